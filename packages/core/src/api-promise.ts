@@ -1,0 +1,38 @@
+/** A promise of the plain result that can also reveal the HTTP answer behind it. */
+
+import type { ResponseInfo } from './errors.js'
+
+export interface WithResponse<T> {
+  readonly data: T
+  readonly response: ResponseInfo
+}
+
+/**
+ * `await gw.s2s.capture(...)` gives the result; `await gw.s2s.capture(...).withResponse()` gives
+ * `{ data, response }` with status, headers, request id, raw body and attempt count. One way,
+ * used by every operation of every package.
+ */
+export class ApiPromise<T> extends Promise<T> {
+  readonly #inner: Promise<WithResponse<T>>
+
+  constructor(inner: Promise<WithResponse<T>>) {
+    super((resolve) => resolve(undefined as T))
+    this.#inner = inner
+  }
+
+  static override get [Symbol.species]() {
+    return Promise
+  }
+
+  /** The result together with the answer it came from. */
+  withResponse(): Promise<WithResponse<T>> {
+    return this.#inner
+  }
+
+  override then<R1 = T, R2 = never>(
+    onfulfilled?: ((value: T) => R1 | PromiseLike<R1>) | null,
+    onrejected?: ((reason: unknown) => R2 | PromiseLike<R2>) | null,
+  ): Promise<R1 | R2> {
+    return this.#inner.then((result) => result.data).then(onfulfilled, onrejected)
+  }
+}

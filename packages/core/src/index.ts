@@ -1,0 +1,46 @@
+/** `@paywire/core`: the transport, retry policies, error tree and secret handling shared by every paywire SDK. */
+export { ApiPromise } from './api-promise.js'
+export type { WithResponse } from './api-promise.js'
+export {
+  ApiError,
+  ConnectionError,
+  PaywireError,
+  RequestValidationError,
+  ResponseTooLargeError,
+  SignatureVerificationError,
+  TimeoutError,
+  UserAbortError,
+  brandErrorClass,
+} from './errors.js'
+export type {
+  ApiErrorInit,
+  ConnectionErrorInit,
+  RequestInfo,
+  ResponseInfo,
+  TimeoutErrorInit,
+  TimeoutPhase,
+  ValidationIssue,
+} from './errors.js'
+export { FORM_TYPE, JSON_TYPE, formBody, jsonBody, withQuery } from './encode.js'
+export type { Query, QueryValue } from './encode.js'
+export type { ErrorEvent, Hooks, Logger, RequestEvent, ResponseEvent, RetryEvent } from './hooks.js'
+export { HttpClient, systemClock } from './http-client.js'
+export type {
+  CallOptions,
+  ClientOptions,
+  Clock,
+  HttpClientConfig,
+  HttpMethod,
+  HttpRequest,
+  RawResponse,
+  ResponseHandler,
+} from './http-client.js'
+export { describeProblem, parseProblemDetails } from './problem-details.js'
+export type { ProblemDetails } from './problem-details.js'
+export { buildRawRequest } from './raw.js'
+export type { RawRequestInput } from './raw.js'
+export { DEFAULT_BACKOFF, parseRetryAfter, safe, unsentOnly, withinWindow } from './retry.js'
+export type { BackoffOptions, RetryPolicy } from './retry.js'
+export { Secret, redactHeaders } from './secret.js'
+export { checkBaseUrl, pathSegment } from './url.js'
+export { closest, validateParams } from './validate.js'

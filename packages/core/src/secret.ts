@@ -1,0 +1,54 @@
+/** A credential that prints as `[redacted]` everywhere (ARCHITECTURE section 6: secrets never leak). */
+
+import { inspect } from 'node:util'
+
+const REDACTED = '[redacted]'
+
+/**
+ * Wraps a credential (card password, API key, client secret). `String()`, template literals,
+ * `JSON.stringify` and `util.inspect` all print `[redacted]`; only `reveal()` gives the value.
+ */
+export class Secret {
+  readonly #value: string
+
+  constructor(value: string) {
+    this.#value = value
+  }
+
+  /** The credential itself; call only where it is used (a header, a hash input). */
+  reveal(): string {
+    return this.#value
+  }
+
+  toString(): string {
+    return REDACTED
+  }
+
+  toJSON(): string {
+    return REDACTED
+  }
+
+  [inspect.custom](): string {
+    return `Secret(${REDACTED})`
+  }
+}
+
+/** Header names whose values are credentials, compared in lowercase. */
+const SECRET_HEADERS = new Set([
+  'authorization',
+  'proxy-authorization',
+  'cookie',
+  'set-cookie',
+  'x-code',
+  'x-service-client-secret',
+  'x-api-key',
+])
+
+/** A copy of `headers` safe to log: credential headers become `[redacted]`. */
+export function redactHeaders(headers: Readonly<Record<string, string>>): Record<string, string> {
+  const safe: Record<string, string> = {}
+  for (const [name, value] of Object.entries(headers)) {
+    safe[name] = SECRET_HEADERS.has(name.toLowerCase()) ? REDACTED : value
+  }
+  return safe
+}

@@ -1,0 +1,7 @@
+/** `@paywire/core/testing`: loopback servers (msw handlers, deliberate faults) and a test clock. */
+export { startMockServer, REMOTE_ADDRESS_HEADER } from './mock-server.js'
+export type { MockServer, MockServerOptions, RecordedRequest } from './mock-server.js'
+export { faults, refusedUrl, startFaultServer } from './fault-server.js'
+export type { FaultBehaviour, FaultServer } from './fault-server.js'
+export { createTestClock } from './test-clock.js'
+export type { TestClock } from './test-clock.js'

@@ -1,0 +1,116 @@
+/**
+ * msw handlers served on a real loopback HTTP server. msw 2 patches only global `fetch`, not
+ * `undici.request()`, so the SDK must reach its mocks over the network, through its real transport.
+ */
+
+import { type IncomingMessage, type ServerResponse, createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { type RequestHandler, getResponse } from 'msw'
+
+/** One request as the server received it, bytes included, for wire assertions. */
+export interface RecordedRequest {
+  readonly method: string
+  /** Path and query, e.g. `/post?x=1`. */
+  readonly url: string
+  /** Header names in lowercase. */
+  readonly headers: Readonly<Record<string, string>>
+  readonly body: string
+  /** The remote address, e.g. `127.0.0.1` (simulators use it for IP allowlists). */
+  readonly remoteAddress: string
+}
+
+export interface MockServer {
+  /** `http://127.0.0.1:<port>` */
+  readonly url: string
+  /** Every request received so far, in order. */
+  readonly requests: readonly RecordedRequest[]
+  /** Replaces the handlers (later ones win ties, as in msw's `use`). */
+  use(...handlers: RequestHandler[]): void
+  /** Restores the handlers given at start. */
+  resetHandlers(): void
+  /** Forgets recorded requests. */
+  clearRequests(): void
+  close(): Promise<void>
+}
+
+export interface MockServerOptions {
+  /** Port to listen on; default a random free port. */
+  readonly port?: number
+}
+
+/** Header a handler can read to learn the caller's address (msw handlers see only a `Request`). */
+export const REMOTE_ADDRESS_HEADER = 'x-paywire-remote-address'
+
+/** Starts a loopback server that answers with `handlers`; unmatched requests get 404 JSON. */
+export async function startMockServer(
+  handlers: readonly RequestHandler[],
+  options: MockServerOptions = {},
+): Promise<MockServer> {
+  const initial = [...handlers]
+  let current = [...handlers]
+  const requests: RecordedRequest[] = []
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' })
+      res.end(`mock server error: ${error instanceof Error ? error.message : String(error)}`)
+    })
+  })
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = []
+    for await (const chunk of req) chunks.push(chunk as Buffer)
+    const body = Buffer.concat(chunks)
+    const headers: Record<string, string> = {}
+    for (const [name, value] of Object.entries(req.headers)) {
+      if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value
+    }
+    const remoteAddress = req.socket.remoteAddress ?? ''
+    requests.push({ method: req.method ?? 'GET', url: req.url ?? '/', headers, body: body.toString('utf8'), remoteAddress })
+
+    const address = server.address() as AddressInfo
+    const request = new Request(`http://127.0.0.1:${address.port}${req.url ?? '/'}`, {
+      method: req.method ?? 'GET',
+      headers: { ...headers, [REMOTE_ADDRESS_HEADER]: remoteAddress },
+      ...(body.length > 0 && req.method !== 'GET' && req.method !== 'HEAD' ? { body } : {}),
+    })
+    const response = await getResponse(current, request)
+    if (!response) {
+      res.writeHead(404, { 'content-type': 'application/json' })
+      res.end(JSON.stringify({ error: 'no mock handler', method: req.method, url: req.url }))
+      return
+    }
+    const outHeaders: Record<string, string[]> = {}
+    response.headers.forEach((value, name) => {
+      if (!outHeaders[name]) outHeaders[name] = []
+      outHeaders[name].push(value)
+    })
+    res.writeHead(response.status, response.statusText, outHeaders)
+    res.end(Buffer.from(await response.arrayBuffer()))
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(options.port ?? 0, '127.0.0.1', () => resolve())
+  })
+  const { port } = server.address() as AddressInfo
+
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    use(...more) {
+      current = [...more, ...current]
+    },
+    resetHandlers() {
+      current = [...initial]
+    },
+    clearRequests() {
+      requests.length = 0
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve())
+        server.closeAllConnections()
+      }),
+  }
+}

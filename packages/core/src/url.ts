@@ -1,0 +1,43 @@
+/** Base URL rules (ARCHITECTURE section 6): `https:` everywhere, plain `http:` only to loopback. */
+
+import { isIP } from 'node:net'
+import { RequestValidationError } from './errors.js'
+
+function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.startsWith('[') ? hostname.slice(1, -1) : hostname
+  if (host === 'localhost' || host.endsWith('.localhost')) return true
+  if (isIP(host) === 4) return host.startsWith('127.')
+  if (isIP(host) === 6) return host === '::1' || host === '0:0:0:0:0:0:0:1'
+  return false
+}
+
+/**
+ * Checks a client's base URL at construction and returns it without a trailing slash.
+ * Credentials in the URL are refused too: secrets never travel in URLs.
+ */
+export function checkBaseUrl(option: string, value: unknown, operation = 'client'): string {
+  const fail = (message: string): never => {
+    throw new RequestValidationError(operation, [{ path: option, message }])
+  }
+  if (typeof value !== 'string' || value === '') return fail('must be a non-empty URL string')
+  let url: URL
+  try {
+    url = new URL(value)
+  } catch {
+    return fail('is not a valid absolute URL')
+  }
+  if (url.username || url.password) return fail('must not contain credentials; pass keys as client options')
+  if (url.search || url.hash) return fail('must not contain a query string or fragment')
+  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
+    return fail(`must use https: (plain http: is allowed only for loopback hosts, got ${url.hostname})`)
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return fail(`must use https:, got ${url.protocol}`)
+  return url.href.replace(/\/+$/, '')
+}
+
+/** Encodes one path variable so `/`, `?`, `#` and `..` in caller data cannot change the route. */
+export function pathSegment(value: string | number): string {
+  const text = String(value)
+  if (text === '.' || text === '..') return text.replace(/\./g, '%2E')
+  return encodeURIComponent(text)
+}

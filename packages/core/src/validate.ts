@@ -1,0 +1,91 @@
+/** Request validation: every issue with its wire path, and nothing is sent (ARCHITECTURE section 2). */
+
+import type { z } from 'zod'
+import { RequestValidationError, type ValidationIssue } from './errors.js'
+
+type AnySchema = z.ZodType
+
+/** Parses `input` with `schema`, or throws `RequestValidationError` listing every issue. */
+export function validateParams<S extends AnySchema>(operation: string, schema: S, input: unknown): z.output<S> {
+  const result = schema.safeParse(input)
+  if (result.success) return result.data
+  throw new RequestValidationError(operation, toIssues(schema, result.error.issues))
+}
+
+function toIssues(schema: AnySchema, issues: readonly z.core.$ZodIssue[]): ValidationIssue[] {
+  const out: ValidationIssue[] = []
+  for (const issue of issues) {
+    const base = issue.path.map(String).join('.')
+    if (issue.code === 'unrecognized_keys') {
+      const known = knownKeysAt(schema, issue.path)
+      for (const key of issue.keys) {
+        const guess = closest(key, known)
+        out.push({
+          path: base ? `${base}.${key}` : key,
+          message: guess ? `unknown field; did you mean "${guess}"?` : 'unknown field',
+        })
+      }
+      continue
+    }
+    out.push({ path: base, message: issue.message })
+  }
+  return out
+}
+
+interface Def {
+  type: string
+  shape?: Record<string, AnySchema>
+  innerType?: AnySchema
+  in?: AnySchema
+  element?: AnySchema
+}
+
+function defOf(schema: AnySchema): Def {
+  return (schema as unknown as { _zod: { def: Def } })._zod.def
+}
+
+/** The field names the schema accepts at `path`, for "did you mean" hints. */
+function knownKeysAt(schema: AnySchema, path: readonly PropertyKey[]): string[] {
+  let current: AnySchema | undefined = schema
+  const steps = [...path]
+  while (current) {
+    const def = defOf(current)
+    if (def.innerType) current = def.innerType
+    else if (def.type === 'pipe' && def.in) current = def.in
+    else if (def.type === 'object' && def.shape) {
+      if (steps.length === 0) return Object.keys(def.shape)
+      current = def.shape[String(steps.shift())]
+    } else if (def.type === 'array' && def.element) {
+      steps.shift()
+      current = def.element
+    } else return []
+  }
+  return []
+}
+
+/** The candidate within edit distance 3 (and less than half the word) of `word`, if any. */
+export function closest(word: string, candidates: readonly string[]): string | undefined {
+  let best: string | undefined
+  let bestDistance = Math.min(3, Math.ceil(word.length / 2))
+  for (const candidate of candidates) {
+    const d = editDistance(word.toLowerCase(), candidate.toLowerCase())
+    if (d <= bestDistance) {
+      best = candidate
+      bestDistance = d - 1
+    }
+  }
+  return best
+}
+
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, i) => i)
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i]
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1
+      row[j] = Math.min((previous[j] as number) + 1, (row[j - 1] as number) + 1, (previous[j - 1] as number) + cost)
+    }
+    previous = row
+  }
+  return previous[b.length] as number
+}

@@ -1,0 +1,9 @@
+import { defineProject } from 'vitest/config'
+
+export default defineProject({
+  test: {
+    name: 'core',
+    include: ['test/**/*.test.ts'],
+    testTimeout: 15_000,
+  },
+})
