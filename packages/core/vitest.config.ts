@@ -1,6 +1,8 @@
 import { defineProject } from 'vitest/config'
+import { alias } from '../../vitest.shared.js'
 
 export default defineProject({
+  resolve: { alias },
   test: {
     name: 'core',
     include: ['test/**/*.test.ts'],
