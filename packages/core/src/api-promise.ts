@@ -29,6 +29,7 @@ export class ApiPromise<T> extends Promise<T> {
     return this.#inner
   }
 
+  // biome-ignore lint/suspicious/noThenProperty: this class is a Promise; `then` must map the inner result.
   override then<R1 = T, R2 = never>(
     onfulfilled?: ((value: T) => R1 | PromiseLike<R1>) | null,
     onrejected?: ((reason: unknown) => R2 | PromiseLike<R2>) | null,

@@ -12,14 +12,14 @@ import {
   type TimeoutPhase,
   UserAbortError,
 } from './errors.js'
-import { type Hooks, type Logger, emit } from './hooks.js'
+import { emit, type Hooks, type Logger } from './hooks.js'
 import {
   type AttemptFailure,
   type BackoffOptions,
   DEFAULT_BACKOFF,
-  type RetryPolicy,
   parseRetryAfter,
   policyAllowsRetry,
+  type RetryPolicy,
   retryDelay,
 } from './retry.js'
 
@@ -230,7 +230,13 @@ export class HttpClient {
       const remaining = deadline - this.#clock.now()
       const attemptTimeout = Math.min(timeout, remaining)
       const phaseOnTimeout: TimeoutPhase | undefined = remaining < timeout ? 'total' : undefined
-      emit(this.#hooks, this.#logger, 'onRequest', { operation: req.operation, method: req.method, url: req.url, attempt, headers })
+      emit(this.#hooks, this.#logger, 'onRequest', {
+        operation: req.operation,
+        method: req.method,
+        url: req.url,
+        attempt,
+        headers,
+      })
       const outcome = await this.#attempt(req, headers, attempt, attemptTimeout, phaseOnTimeout, call.signal)
 
       if (outcome.ok) {
@@ -357,7 +363,11 @@ export class HttpClient {
       const code = errorCode(error)
       const requestSent = !UNSENT_CODES.has(code ?? '')
       if (abortedBy === 'user') {
-        return { ok: false, error: new UserAbortError(req.operation, requestSent, userSignal?.reason), failure: undefined }
+        return {
+          ok: false,
+          error: new UserAbortError(req.operation, requestSent, userSignal?.reason),
+          failure: undefined,
+        }
       }
       if (abortedBy === 'timeout' || code === 'UND_ERR_CONNECT_TIMEOUT') {
         const timeoutPhase = code === 'UND_ERR_CONNECT_TIMEOUT' ? 'connect' : (deadlinePhase ?? phase)

@@ -1,17 +1,9 @@
 /** `@paywire/core`: the transport, retry policies, error tree and secret handling shared by every paywire SDK. */
-export { ApiPromise } from './api-promise.js'
+
 export type { WithResponse } from './api-promise.js'
-export {
-  ApiError,
-  ConnectionError,
-  PaywireError,
-  RequestValidationError,
-  ResponseTooLargeError,
-  SignatureVerificationError,
-  TimeoutError,
-  UserAbortError,
-  brandErrorClass,
-} from './errors.js'
+export { ApiPromise } from './api-promise.js'
+export type { Query, QueryValue } from './encode.js'
+export { FORM_TYPE, formBody, JSON_TYPE, jsonBody, withQuery } from './encode.js'
 export type {
   ApiErrorInit,
   ConnectionErrorInit,
@@ -21,10 +13,18 @@ export type {
   TimeoutPhase,
   ValidationIssue,
 } from './errors.js'
-export { FORM_TYPE, JSON_TYPE, formBody, jsonBody, withQuery } from './encode.js'
-export type { Query, QueryValue } from './encode.js'
+export {
+  ApiError,
+  brandErrorClass,
+  ConnectionError,
+  PaywireError,
+  RequestValidationError,
+  ResponseTooLargeError,
+  SignatureVerificationError,
+  TimeoutError,
+  UserAbortError,
+} from './errors.js'
 export type { ErrorEvent, Hooks, Logger, RequestEvent, ResponseEvent, RetryEvent } from './hooks.js'
-export { HttpClient, systemClock } from './http-client.js'
 export type {
   CallOptions,
   ClientOptions,
@@ -35,12 +35,13 @@ export type {
   RawResponse,
   ResponseHandler,
 } from './http-client.js'
-export { describeProblem, parseProblemDetails } from './problem-details.js'
+export { HttpClient, systemClock } from './http-client.js'
 export type { ProblemDetails } from './problem-details.js'
-export { buildRawRequest } from './raw.js'
+export { describeProblem, parseProblemDetails } from './problem-details.js'
 export type { RawRequestInput } from './raw.js'
-export { DEFAULT_BACKOFF, parseRetryAfter, safe, unsentOnly, withinWindow } from './retry.js'
+export { buildRawRequest } from './raw.js'
 export type { BackoffOptions, RetryPolicy } from './retry.js'
-export { Secret, redactHeaders } from './secret.js'
+export { DEFAULT_BACKOFF, parseRetryAfter, safe, unsentOnly, withinWindow } from './retry.js'
+export { redactHeaders, Secret } from './secret.js'
 export { checkBaseUrl, pathSegment } from './url.js'
 export { closest, validateParams } from './validate.js'

@@ -1,6 +1,6 @@
 /** The raw escape hatch: any method and path on the same pipeline, for what the typed surface lacks. */
 
-import { type Query, jsonBody, formBody, withQuery } from './encode.js'
+import { formBody, jsonBody, type Query, withQuery } from './encode.js'
 import { RequestValidationError } from './errors.js'
 import type { HttpMethod, HttpRequest } from './http-client.js'
 import { type RetryPolicy, safe, unsentOnly } from './retry.js'
@@ -37,7 +37,8 @@ export function buildRawRequest(
     issues.push({ path: 'body', message: 'give either body (JSON) or form, not both' })
   }
   if (issues.length > 0) throw new RequestValidationError(operation, issues)
-  const body = input.form !== undefined ? formBody(input.form) : input.body !== undefined ? jsonBody(input.body) : undefined
+  const body =
+    input.form !== undefined ? formBody(input.form) : input.body !== undefined ? jsonBody(input.body) : undefined
   return {
     operation,
     method: input.method,

@@ -1,6 +1,6 @@
 /** A loopback server that misbehaves on purpose: resets, stalls, HTML 502s, truncated JSON, stale sockets. */
 
-import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http'
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { RecordedRequest } from './mock-server.js'
 

@@ -1,7 +1,8 @@
 /** `@paywire/core/testing`: loopback servers (msw handlers, deliberate faults) and a test clock. */
-export { startMockServer, REMOTE_ADDRESS_HEADER } from './mock-server.js'
-export type { MockServer, MockServerOptions, RecordedRequest } from './mock-server.js'
-export { faults, refusedUrl, startFaultServer } from './fault-server.js'
+
 export type { FaultBehaviour, FaultServer } from './fault-server.js'
-export { createTestClock } from './test-clock.js'
+export { faults, refusedUrl, startFaultServer } from './fault-server.js'
+export type { MockServer, MockServerOptions, RecordedRequest } from './mock-server.js'
+export { REMOTE_ADDRESS_HEADER, startMockServer } from './mock-server.js'
 export type { TestClock } from './test-clock.js'
+export { createTestClock } from './test-clock.js'

@@ -3,9 +3,9 @@
  * `undici.request()`, so the SDK must reach its mocks over the network, through its real transport.
  */
 
-import { type IncomingMessage, type ServerResponse, createServer } from 'node:http'
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { type RequestHandler, getResponse } from 'msw'
+import { getResponse, type RequestHandler } from 'msw'
 
 /** One request as the server received it, bytes included, for wire assertions. */
 export interface RecordedRequest {
@@ -66,7 +66,13 @@ export async function startMockServer(
       if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value
     }
     const remoteAddress = req.socket.remoteAddress ?? ''
-    requests.push({ method: req.method ?? 'GET', url: req.url ?? '/', headers, body: body.toString('utf8'), remoteAddress })
+    requests.push({
+      method: req.method ?? 'GET',
+      url: req.url ?? '/',
+      headers,
+      body: body.toString('utf8'),
+      remoteAddress,
+    })
 
     const address = server.address() as AddressInfo
     const request = new Request(`http://127.0.0.1:${address.port}${req.url ?? '/'}`, {

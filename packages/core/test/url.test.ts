@@ -1,0 +1,54 @@
+import { checkBaseUrl, pathSegment, RequestValidationError } from '@paywire/core'
+import { describe, expect, it } from 'vitest'
+
+describe('base URL check at construction', () => {
+  it.each([
+    'https://pay.example.com',
+    'https://pay.example.com/api/',
+    'http://localhost:8080',
+    'http://api.localhost',
+    'http://127.0.0.1:3000',
+    'http://127.255.0.9',
+    'http://[::1]:8080',
+  ])('accepts %s', (url) => {
+    expect(checkBaseUrl('baseUrl', url)).toBe(url.replace(/\/+$/, ''))
+  })
+
+  it.each([
+    ['http://pay.example.com', /https: .*loopback/],
+    ['http://10.0.0.5', /https:/],
+    ['http://128.0.0.1', /https:/],
+    ['http://localhost.example.com', /https:/],
+    ['ftp://pay.example.com', /must use https:/],
+    ['not a url', /not a valid absolute URL/],
+    ['', /non-empty/],
+    ['https://user:pass@pay.example.com', /credentials/],
+    ['https://pay.example.com/?key=1', /query string/],
+  ])('refuses %s', (url, message) => {
+    const error = (() => {
+      try {
+        checkBaseUrl('checkoutUrl', url)
+      } catch (e) {
+        return e
+      }
+    })()
+    expect(error).toBeInstanceOf(RequestValidationError)
+    expect((error as RequestValidationError).issues[0]?.path).toBe('checkoutUrl')
+    expect((error as RequestValidationError).message).toMatch(message)
+    expect((error as RequestValidationError).message).not.toContain('pass@')
+  })
+})
+
+describe('path variables', () => {
+  it.each([
+    ['abc 1', 'abc%201'],
+    ['a/b', 'a%2Fb'],
+    ['?x=1#y', '%3Fx%3D1%23y'],
+    ['..', '%2E%2E'],
+    ['.', '%2E'],
+    ['é', '%C3%A9'],
+    [42, '42'],
+  ])('encodes %s so it cannot change the route', (value, expected) => {
+    expect(pathSegment(value)).toBe(expected)
+  })
+})
