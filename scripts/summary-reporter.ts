@@ -1,0 +1,23 @@
+/**
+ * Prints one plain closing line, `N passed, N failed, N skipped`, after vitest's own summary, so
+ * CI (and any log reader) can tell the outcome from the last line alone.
+ */
+import type { Reporter, TestModule } from 'vitest/node'
+
+export default class SummaryReporter implements Reporter {
+  onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
+    let passed = 0
+    let failed = 0
+    let skipped = 0
+    for (const module of testModules) {
+      for (const test of module.children.allTests()) {
+        const state = test.result().state
+        if (state === 'passed') passed++
+        else if (state === 'failed') failed++
+        else skipped++
+      }
+      if (module.state() === 'failed' && module.children.size === 0) failed++
+    }
+    process.stdout.write(`\n${passed} passed, ${failed} failed, ${skipped} skipped\n`)
+  }
+}
