@@ -41,6 +41,8 @@ const SECRET_HEADERS = new Set([
   'set-cookie',
   'x-code',
   'x-service-client-secret',
+  // Not a secret by the spec, but an account identifier: logs do not need it.
+  'x-service-internal-client-id',
   'x-api-key',
 ])
 

@@ -35,9 +35,17 @@ export function checkBaseUrl(option: string, value: unknown, operation = 'client
   return url.href.replace(/\/+$/, '')
 }
 
-/** Encodes one path variable so `/`, `?`, `#` and `..` in caller data cannot change the route. */
-export function pathSegment(value: string | number): string {
+/**
+ * Encodes one path variable so `/`, `?` and `#` in caller data cannot change the route. `.`, `..`
+ * and the empty string are refused: URL parsing treats `%2E%2E` as `..` (WHATWG URL), so no encoding
+ * of them is safe.
+ */
+export function pathSegment(value: string | number, field = 'path variable', operation = 'request'): string {
   const text = String(value)
-  if (text === '.' || text === '..') return text.replace(/\./g, '%2E')
+  if (text === '' || /^(\.|%2e){1,2}$/i.test(text)) {
+    throw new RequestValidationError(operation, [
+      { path: field, message: 'must not be empty, "." or ".." (it would change the route)' },
+    ])
+  }
   return encodeURIComponent(text)
 }

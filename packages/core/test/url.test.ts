@@ -44,11 +44,21 @@ describe('path variables', () => {
     ['abc 1', 'abc%201'],
     ['a/b', 'a%2Fb'],
     ['?x=1#y', '%3Fx%3D1%23y'],
-    ['..', '%2E%2E'],
-    ['.', '%2E'],
     ['é', '%C3%A9'],
     [42, '42'],
   ])('encodes %s so it cannot change the route', (value, expected) => {
     expect(pathSegment(value)).toBe(expected)
+  })
+})
+
+describe('path variables that would change the route', () => {
+  it.each(['', '.', '..', '%2e%2E', '%2E'])('refuses %j before sending', (value) => {
+    expect(() => pathSegment(value, 'transReference', 'transactions.get')).toThrow(RequestValidationError)
+    try {
+      pathSegment(value, 'transReference', 'transactions.get')
+    } catch (e) {
+      expect((e as RequestValidationError).issues[0]?.path).toBe('transReference')
+      expect((e as RequestValidationError).operation).toBe('transactions.get')
+    }
   })
 })

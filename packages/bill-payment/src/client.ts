@@ -1,0 +1,112 @@
+/** `BillPayment`: the client of the bill payment service (catalog and transactions, two-header auth). */
+
+import { inspect } from 'node:util'
+import {
+  type ApiPromise,
+  type ClientOptions,
+  checkBaseUrl,
+  HttpClient,
+  type RawRequestInput,
+  RequestValidationError,
+  Secret,
+  type ValidationIssue,
+} from '@paywire/core'
+import pkg from '../package.json' with { type: 'json' }
+import { CatalogResource } from './catalog.js'
+import { type BillPaymentCallOptions, CLIENT_ID_HEADER, CLIENT_SECRET_HEADER, Runner } from './operation.js'
+import { TransactionsResource } from './transactions.js'
+
+/** Options of `new BillPayment(...)`: the service address, both credentials, and every core option. */
+export interface BillPaymentOptions extends ClientOptions {
+  /** `{base_url}` of the spec, e.g. `https://bills.example.com`; plain `http:` only for loopback (simulators). */
+  baseUrl: string
+  /** Sent as `X-Service-Internal-Client-Id` on every call (spec "Authentication"). */
+  clientId: string
+  /** Sent as `X-Service-Client-Secret` on every call; never logged, printed or put in an error. */
+  clientSecret: string
+}
+
+/** Header values must be visible ASCII; a CR/LF could smuggle headers, a space is likely a paste error. */
+const CREDENTIAL_PATTERN = /^[\x21-\x7e]+$/
+
+function credentialIssues(options: Partial<BillPaymentOptions>): ValidationIssue[] {
+  const issues: ValidationIssue[] = []
+  for (const name of ['clientId', 'clientSecret'] as const) {
+    const value: unknown = options[name]
+    if (typeof value !== 'string' || value === '') {
+      issues.push({ path: name, message: 'is required (a non-empty string)' })
+    } else if (!CREDENTIAL_PATTERN.test(value)) {
+      issues.push({ path: name, message: 'must be visible ASCII characters only (no spaces or line breaks)' })
+    }
+  }
+  return issues
+}
+
+/**
+ * Client of the bill payment service (spec: Catalog and Transactions). Every call sends both
+ * `X-Service-Internal-Client-Id` and `X-Service-Client-Secret`; both are kept as `Secret`, and
+ * `util.inspect`/`JSON.stringify` of the client show the base URL only.
+ *
+ * ```ts
+ * const bills = new BillPayment({ baseUrl, clientId, clientSecret })
+ * const { idempotencyKey, transaction } = await bills.transactions.execute({ productId: 'P1', amount: 10 })
+ * ```
+ */
+export class BillPayment {
+  /** The base URL, without a trailing slash. */
+  readonly baseUrl: string
+  /** `bills.catalog.list() / get(id) / enable(body) / disable(body)`. */
+  readonly catalog: CatalogResource
+  /** `bills.transactions.list(query?) / execute(body) / get(transReference) / filter(filter)`. */
+  readonly transactions: TransactionsResource
+  readonly #http: HttpClient
+  readonly #runner: Runner
+  readonly #clientId: Secret
+  readonly #clientSecret: Secret
+  #closing: Promise<void> | undefined
+
+  constructor(options: BillPaymentOptions) {
+    const given: Partial<BillPaymentOptions> = options ?? {}
+    const issues = credentialIssues(given)
+    if (issues.length > 0) throw new RequestValidationError('BillPayment', issues)
+    const { baseUrl, clientId, clientSecret, ...core } = given as BillPaymentOptions
+    this.baseUrl = checkBaseUrl('baseUrl', baseUrl, 'BillPayment')
+    this.#clientId = new Secret(clientId)
+    this.#clientSecret = new Secret(clientSecret)
+    this.#http = new HttpClient({ packageName: 'bill-payment', packageVersion: pkg.version, options: core })
+    this.#runner = new Runner(this.#http, this.baseUrl, () => ({
+      [CLIENT_ID_HEADER]: this.#clientId.reveal(),
+      [CLIENT_SECRET_HEADER]: this.#clientSecret.reveal(),
+    }))
+    this.catalog = new CatalogResource(this.#runner)
+    this.transactions = new TransactionsResource(this.#runner)
+  }
+
+  /**
+   * The raw escape hatch (ARCHITECTURE section 3): any method and path below `baseUrl` on the same
+   * pipeline (auth headers, retries, `BillPaymentError`). Resolves with the parsed JSON, `null` for an
+   * empty body, or the text when the body is not JSON. Retry default: `safe` for GET, else `unsent-only`.
+   */
+  request<T = unknown>(input: RawRequestInput, options?: BillPaymentCallOptions): ApiPromise<T> {
+    return this.#runner.raw(input, options) as ApiPromise<T>
+  }
+
+  /** Closes the client's connection pool (a `dispatcher` you passed is left open). */
+  close(): Promise<void> {
+    this.#closing ??= this.#http.close()
+    return this.#closing
+  }
+
+  /** The User-Agent this client sends. */
+  get userAgent(): string {
+    return this.#http.userAgent
+  }
+
+  toJSON(): { baseUrl: string } {
+    return { baseUrl: this.baseUrl }
+  }
+
+  [inspect.custom](): string {
+    return `BillPayment { baseUrl: ${JSON.stringify(this.baseUrl)} }`
+  }
+}

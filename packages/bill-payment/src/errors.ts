@@ -1,0 +1,146 @@
+/** `BillPaymentError` and the `idempotencyKey` every error of a keyed call carries. */
+
+import {
+  ApiError,
+  brandErrorClass,
+  describeProblem,
+  type HttpRequest,
+  type ProblemDetails,
+  parseProblemDetails,
+  type RawResponse,
+  type ValidationIssue,
+} from '@paywire/core'
+
+/**
+ * A name for the failure, from the HTTP status (the spec documents no error codes):
+ * - `unauthorized` / `forbidden`: 401 / 403, the client id or secret was rejected;
+ * - `bad_request`, `not_found`, `conflict`, `unprocessable`, `rate_limited`, `server_error`: by status;
+ * - `unexpected_response`: a 2xx whose body is not the JSON expected;
+ * - `response_schema_mismatch`: a 2xx whose body failed the `schema` you passed;
+ * - `other`: any other status.
+ */
+export type BillPaymentErrorReason =
+  | 'unauthorized'
+  | 'forbidden'
+  | 'bad_request'
+  | 'not_found'
+  | 'conflict'
+  | 'unprocessable'
+  | 'rate_limited'
+  | 'server_error'
+  | 'unexpected_response'
+  | 'response_schema_mismatch'
+  | 'other'
+
+export interface BillPaymentErrorInit {
+  readonly request: Pick<HttpRequest, 'operation' | 'method' | 'url'>
+  readonly response: RawResponse
+  readonly idempotencyKey: string | undefined
+  /** Set for a 2xx that could not be read; otherwise taken from the status. */
+  readonly reason?: 'unexpected_response' | 'response_schema_mismatch'
+  /** Set with `response_schema_mismatch`: where the body failed your schema. */
+  readonly issues?: readonly ValidationIssue[]
+  readonly message?: string
+}
+
+/** Early returns, one per status family; the spec shows no error codes, so the status decides. */
+function reasonOf(status: number): BillPaymentErrorReason {
+  if (status === 401) return 'unauthorized'
+  if (status === 403) return 'forbidden'
+  if (status === 400) return 'bad_request'
+  if (status === 404) return 'not_found'
+  if (status === 409) return 'conflict'
+  if (status === 422) return 'unprocessable'
+  if (status === 429) return 'rate_limited'
+  if (status >= 500) return 'server_error'
+  return 'other'
+}
+
+const AUTH_ADVICE =
+  'The service rejected the client credentials: check the X-Service-Internal-Client-Id and X-Service-Client-Secret headers (the clientId and clientSecret options).'
+
+function messageOf(init: BillPaymentErrorInit, reason: BillPaymentErrorReason, problem: ProblemDetails | undefined) {
+  const head = `${init.request.operation}: HTTP ${init.response.status}`
+  const detail = problem ? describeProblem(problem) : ''
+  const tail = detail ? ` (${detail})` : ''
+  if (init.message) return `${head}. ${init.message}`
+  if (reason === 'unauthorized' || reason === 'forbidden') return `${head}. ${AUTH_ADVICE}${tail}`
+  if (problem) return `${head}: ${detail || 'the service answered with a ProblemDetails body'}`
+  return `${head}: the body is not ProblemDetails; see rawBody.`
+}
+
+/**
+ * The bill payment service answered with an error (status >= 400), or with a 2xx that cannot be read
+ * as expected. A ProblemDetails body (RFC 9457) is parsed into `problem`; any other body stays in
+ * `body`/`rawBody`. `code` is the problem's `type` when there is one.
+ *
+ * Spec "Authentication": a 401 or 403 means the client id or secret was rejected, and the message
+ * names both headers. `idempotencyKey` is the `Idempotency-Key` the call sent, so an ambiguous
+ * payment can be repeated with the same key.
+ */
+export class BillPaymentError extends ApiError {
+  override name = 'BillPaymentError'
+  readonly reason: BillPaymentErrorReason
+  /** The ProblemDetails body, extension members kept; `undefined` when the body is not one. */
+  readonly problem: ProblemDetails | undefined
+  /** The `Idempotency-Key` header the call sent, if it sent one (`transactions.execute` always does). */
+  readonly idempotencyKey: string | undefined
+  /** With `response_schema_mismatch`: every place the body failed your schema. */
+  readonly issues: readonly ValidationIssue[]
+
+  constructor(init: BillPaymentErrorInit) {
+    const problem = init.response.status >= 400 ? parseProblemDetails(init.response.json) : undefined
+    const reason = init.reason ?? reasonOf(init.response.status)
+    super({
+      operation: init.request.operation,
+      method: init.request.method,
+      url: init.request.url,
+      response: init.response,
+      body: init.response.json,
+      code: problem?.type,
+      message: messageOf(init, reason, problem),
+    })
+    this.reason = reason
+    this.problem = problem
+    this.idempotencyKey = init.idempotencyKey
+    this.issues = init.issues ?? []
+  }
+
+  /** True for 401 and 403: the client id or secret was rejected. */
+  get isAuthError(): boolean {
+    return this.reason === 'unauthorized' || this.reason === 'forbidden'
+  }
+
+  /** True for 404. */
+  get isNotFound(): boolean {
+    return this.reason === 'not_found'
+  }
+}
+brandErrorClass(BillPaymentError, 'BillPaymentError')
+
+/** An error of a call that sent an `Idempotency-Key` (see `idempotencyKeyOf`). */
+export interface WithIdempotencyKey {
+  readonly idempotencyKey: string
+}
+
+/**
+ * Puts `idempotencyKey` on an error thrown by core (`ConnectionError`, `TimeoutError`,
+ * `UserAbortError`, `RequestValidationError`) as a read-only own property, so every error of a keyed
+ * call answers `error.idempotencyKey` the same way `BillPaymentError` does.
+ */
+export function attachIdempotencyKey(error: unknown, key: string): void {
+  if (typeof error !== 'object' || error === null) return
+  if ((error as { idempotencyKey?: unknown }).idempotencyKey !== undefined) return
+  if (!Object.isExtensible(error)) return
+  Object.defineProperty(error, 'idempotencyKey', { value: key, enumerable: true, writable: false, configurable: false })
+}
+
+/**
+ * The `Idempotency-Key` a failed call sent, whatever the error class; `undefined` when the call sent
+ * none. Use it to retry an ambiguous payment: `execute(body, { idempotencyKey: idempotencyKeyOf(err) })`.
+ */
+export function idempotencyKeyOf(error: unknown): string | undefined {
+  if (typeof error !== 'object' || error === null) return undefined
+  const key = (error as { idempotencyKey?: unknown }).idempotencyKey
+  return typeof key === 'string' ? key : undefined
+}

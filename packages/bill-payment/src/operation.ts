@@ -1,0 +1,312 @@
+/**
+ * The shared pipeline of the eight operations: one row describes an operation, `Runner.run` turns a
+ * row and the caller's input into a wire request (auth headers, `Idempotency-Key`, validated JSON) and
+ * the answer into a result or a `BillPaymentError`.
+ */
+
+import { randomUUID } from 'node:crypto'
+import {
+  ApiPromise,
+  buildRawRequest,
+  type CallOptions,
+  type HttpClient,
+  type HttpMethod,
+  type HttpRequest,
+  jsonBody,
+  pathSegment,
+  type Query,
+  type RawRequestInput,
+  type RawResponse,
+  RequestValidationError,
+  type ResponseHandler,
+  type RetryPolicy,
+  safe,
+  type ValidationIssue,
+  withQuery,
+} from '@paywire/core'
+import type { z } from 'zod'
+import { attachIdempotencyKey, BillPaymentError } from './errors.js'
+import { jsonObjectIssues } from './schemas.js'
+
+/** Spec "Authentication": both headers go on every Catalog and Transactions call. */
+export const CLIENT_ID_HEADER = 'X-Service-Internal-Client-Id'
+export const CLIENT_SECRET_HEADER = 'X-Service-Client-Secret'
+/** Spec "Endpoints": shown as a header parameter of `GET /api/catalog/{id}`; paywire sends it on any call that has a key. */
+export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key'
+
+/** Headers the SDK sets itself; a per-call `headers` option may not override them. */
+const MANAGED_HEADERS = new Map(
+  [CLIENT_ID_HEADER, CLIENT_SECRET_HEADER, IDEMPOTENCY_KEY_HEADER].map((name) => [name.toLowerCase(), name]),
+)
+
+/** Options of one bill payment call: the core call options plus an `Idempotency-Key`. */
+export interface BillPaymentCallOptions extends CallOptions {
+  /**
+   * Sent as the `Idempotency-Key` header: 1 to 255 visible ASCII characters. The spec shows the
+   * header but not how the service treats it; `transactions.execute` generates a UUID when omitted.
+   */
+  idempotencyKey?: string
+}
+
+/** Adds a zod schema the 2xx body must satisfy; the call then resolves with the schema's output. */
+export interface WithSchema<S extends z.ZodType> {
+  /** Parses the response body (`null` when empty); a mismatch rejects with `BillPaymentError` (`response_schema_mismatch`). */
+  schema: S
+}
+
+/** `schema` left out: the method resolves with its default open type, or the type parameter you give. */
+export interface WithoutSchema {
+  schema?: undefined
+}
+
+/**
+ * How the default result (no `schema`) is checked: `entity` = a JSON object or `null`; `json` = any
+ * JSON (`null` when empty); `raw` = JSON, `null` when empty, or the text when not JSON (`request()`).
+ */
+export type ResultKind = 'entity' | 'json' | 'raw'
+
+/** One operation of the service (ARCHITECTURE section 1: operations are data). */
+export interface OperationRow {
+  /** `catalog.get`: for errors, hooks and logs. */
+  readonly name: string
+  readonly method: HttpMethod
+  /** Path below the base URL; `{name}` is replaced by the encoded path variable. */
+  readonly path: string
+  /** The path variable's name, as the spec spells it (`id`, `transReference`). */
+  readonly pathParam?: string
+  /** The JSON body's parameter name (`body`, `filter`), when the operation has one. */
+  readonly bodyParam?: string
+  /** Whether the operation takes an open query object. */
+  readonly query?: boolean
+  readonly retry: RetryPolicy
+  readonly result: ResultKind
+  /** Generate an `Idempotency-Key` when the caller gives none (execute). */
+  readonly generatesKey?: boolean
+}
+
+/** What a method hands to the runner: the caller's values, not yet checked. */
+export interface OperationInput {
+  readonly pathValue?: unknown
+  readonly body?: unknown
+  readonly query?: unknown
+}
+
+/** Options as the runner receives them: the public call options with an optional schema. */
+export type RunOptions = BillPaymentCallOptions & { schema?: z.ZodType | undefined; retryWithSameKey?: boolean }
+
+const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/
+
+/** Under which `Idempotency-Key` a call went, for results that return it. */
+export interface RunContext {
+  readonly idempotencyKey: string | undefined
+}
+
+/** The result of `Runner.run`: the promise plus the key it sent. */
+export interface RunResult {
+  readonly promise: ApiPromise<unknown>
+  readonly context: RunContext
+}
+
+function rejected<T>(error: unknown): ApiPromise<T> {
+  // Refused input rejects the returned promise (not a synchronous throw), so `.catch()` sees it too.
+  return new ApiPromise<T>(Promise.reject(error))
+}
+
+/** `ApiPromise` of `promise` with `map` applied to its data; `.withResponse()` keeps working. */
+export function mapData<A, B>(promise: ApiPromise<A>, map: (data: A) => B): ApiPromise<B> {
+  return new ApiPromise(promise.withResponse().then(({ data, response }) => ({ data: map(data), response })))
+}
+
+function pathValueIssues(row: OperationRow, value: unknown): ValidationIssue[] {
+  const name = row.pathParam ?? 'id'
+  if (typeof value === 'number' && Number.isSafeInteger(value)) return []
+  // WHATWG URL parsing turns "%2E%2E" back into a ".." dot segment, so no encoding keeps these in the path.
+  if (value === '.' || value === '..')
+    return [{ path: name, message: 'cannot be "." or ".." (it would change the route)' }]
+  if (typeof value === 'string' && value.trim() !== '') return []
+  return [{ path: name, message: 'must be a non-empty string (or an integer)' }]
+}
+
+function queryIssues(value: unknown): ValidationIssue[] {
+  if (value === undefined) return []
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return [{ path: 'query', message: 'must be an object of query parameters' }]
+  }
+  const issues: ValidationIssue[] = []
+  const scalar = (v: unknown) =>
+    v === undefined || v === null || typeof v === 'string' || typeof v === 'boolean' || Number.isFinite(v)
+  for (const [name, v] of Object.entries(value)) {
+    const values: unknown[] = Array.isArray(v) ? v : [v]
+    if (!values.every(scalar)) {
+      issues.push({
+        path: name,
+        message: 'must be a string, finite number, boolean, null/undefined, or an array of those',
+      })
+    }
+  }
+  return issues
+}
+
+function optionIssues(options: RunOptions): ValidationIssue[] {
+  const issues: ValidationIssue[] = []
+  const key = options.idempotencyKey
+  if (key !== undefined && (typeof key !== 'string' || !KEY_PATTERN.test(key))) {
+    issues.push({ path: 'idempotencyKey', message: 'must be 1 to 255 visible ASCII characters (no spaces)' })
+  }
+  for (const name of Object.keys(options.headers ?? {})) {
+    const managed = MANAGED_HEADERS.get(name.toLowerCase())
+    if (!managed) continue
+    const hint =
+      managed === IDEMPOTENCY_KEY_HEADER ? 'use the idempotencyKey option' : 'it comes from the client options'
+    issues.push({ path: `headers.${name}`, message: `${managed} is set by the SDK; ${hint}` })
+  }
+  const schema = options.schema as unknown
+  if (schema !== undefined && typeof (schema as { safeParse?: unknown })?.safeParse !== 'function') {
+    issues.push({ path: 'schema', message: 'must be a zod schema' })
+  }
+  return issues
+}
+
+/** The 2xx body as a value: parsed JSON, `null` when empty, or a `BillPaymentError` when not JSON. */
+function bodyValue(kind: ResultKind, response: RawResponse, request: HttpRequest, key: string | undefined): unknown {
+  if (response.json !== undefined) return response.json
+  if (response.rawBody.trim() === '') return null
+  if (kind === 'raw') return response.rawBody
+  throw new BillPaymentError({
+    request,
+    response,
+    idempotencyKey: key,
+    reason: 'unexpected_response',
+    message: `The ${response.status} answer is not JSON; see rawBody.${key ? ` Idempotency-Key ${key}.` : ''}`,
+  })
+}
+
+function handlerFor(
+  kind: ResultKind,
+  schema: z.ZodType | undefined,
+  key: string | undefined,
+): ResponseHandler<unknown> {
+  return {
+    decode(response, request) {
+      const value = bodyValue(kind, response, request, key)
+      if (schema) {
+        const parsed = schema.safeParse(value)
+        if (parsed.success) return parsed.data
+        const issues = parsed.error.issues.map((issue) => ({
+          path: issue.path.map(String).join('.'),
+          message: issue.message,
+        }))
+        const list = issues.map((i) => `${i.path || '(body)'}: ${i.message}`).join('; ')
+        throw new BillPaymentError({
+          request,
+          response,
+          idempotencyKey: key,
+          reason: 'response_schema_mismatch',
+          issues,
+          message: `The ${response.status} answer does not match the schema you passed: ${list}`,
+        })
+      }
+      if (kind === 'entity' && (typeof value !== 'object' || Array.isArray(value))) {
+        throw new BillPaymentError({
+          request,
+          response,
+          idempotencyKey: key,
+          reason: 'unexpected_response',
+          message: `Expected a JSON object (or no body); got ${Array.isArray(value) ? 'an array' : typeof value}. Pass a schema to accept another shape.`,
+        })
+      }
+      return value
+    },
+    toError: (response, request) => new BillPaymentError({ request, response, idempotencyKey: key }),
+  }
+}
+
+/** Sends operations for one client; holds the credentials only as a header factory. */
+export class Runner {
+  readonly #http: HttpClient
+  readonly #baseUrl: string
+  readonly #authHeaders: () => Record<string, string>
+
+  constructor(http: HttpClient, baseUrl: string, authHeaders: () => Record<string, string>) {
+    this.#http = http
+    this.#baseUrl = baseUrl
+    this.#authHeaders = authHeaders
+  }
+
+  /** Headers of a call: both credentials, and the key when there is one. */
+  headers(key: string | undefined): Record<string, string> {
+    return { ...this.#authHeaders(), ...(key ? { [IDEMPOTENCY_KEY_HEADER]: key } : {}) }
+  }
+
+  /** Validates, sends and decodes one operation; every error of a keyed call carries its key. */
+  run(row: OperationRow, input: OperationInput, options: RunOptions = {}): RunResult {
+    const key = options.idempotencyKey ?? (row.generatesKey ? randomUUID() : undefined)
+    const build = () => this.#build(row, input, options, key)
+    return {
+      promise: this.#send(build, handlerFor(row.result, options.schema, key), options, key),
+      context: { idempotencyKey: key },
+    }
+  }
+
+  /** The raw escape hatch: `input` sent on the same pipeline, same headers, same error class. */
+  raw(input: RawRequestInput, options: RunOptions = {}): ApiPromise<unknown> {
+    const key = options.idempotencyKey
+    const build = () => {
+      const issues = optionIssues(options)
+      for (const name of Object.keys(input?.headers ?? {})) {
+        const managed = MANAGED_HEADERS.get(name.toLowerCase())
+        if (managed) issues.push({ path: `headers.${name}`, message: `${managed} is set by the SDK` })
+      }
+      if (issues.length > 0) throw new RequestValidationError('request', issues)
+      return buildRawRequest('request', this.#baseUrl, input, this.headers(key))
+    }
+    return this.#send(build, handlerFor('raw', options.schema, key), options, key)
+  }
+
+  #send(
+    build: () => HttpRequest,
+    handler: ResponseHandler<unknown>,
+    options: RunOptions,
+    key: string | undefined,
+  ): ApiPromise<unknown> {
+    let request: HttpRequest
+    try {
+      request = build()
+    } catch (error) {
+      // A key the caller got wrong was never sent, so it is not reported as the call's key.
+      if (typeof key === 'string' && KEY_PATTERN.test(key)) attachIdempotencyKey(error, key)
+      return rejected(error)
+    }
+    const { signal, timeout, maxRetries, headers } = options
+    const call: CallOptions = { signal, timeout, maxRetries, headers }
+    const tagged = this.#http
+      .send(request, handler, call)
+      .withResponse()
+      .catch((error: unknown) => {
+        if (key !== undefined) attachIdempotencyKey(error, key)
+        throw error
+      })
+    return new ApiPromise(tagged)
+  }
+
+  /** Throws `RequestValidationError` with every issue; nothing is sent. */
+  #build(row: OperationRow, input: OperationInput, options: RunOptions, key: string | undefined): HttpRequest {
+    const issues = [...optionIssues(options)]
+    if (row.pathParam) issues.push(...pathValueIssues(row, input.pathValue))
+    if (row.bodyParam) issues.push(...jsonObjectIssues(input.body, row.bodyParam))
+    if (row.query) issues.push(...queryIssues(input.query))
+    if (issues.length > 0) throw new RequestValidationError(row.name, issues)
+
+    let path = row.path
+    if (row.pathParam) path = path.replace(`{${row.pathParam}}`, pathSegment(input.pathValue as string | number))
+    const url = withQuery(this.#baseUrl + path, row.query ? (input.query as Query | undefined) : undefined)
+    return {
+      operation: row.name,
+      method: row.method,
+      url,
+      headers: this.headers(key),
+      ...(row.bodyParam ? { body: jsonBody(input.body) } : {}),
+      retry: options.retryWithSameKey === true ? safe : row.retry,
+    }
+  }
+}

@@ -1,0 +1,42 @@
+/** `@paywire/bill-payment/testing`: the stateful simulator, its msw handlers and fixtures, for your own tests. */
+
+import { type MockServer, startMockServer } from '@paywire/core/testing'
+import { BillPaymentSimulator, type BillPaymentSimulatorOptions } from './simulator.js'
+
+export type { SimulatorProduct } from './fixtures.js'
+export { DEFAULT_PRODUCTS, SIMULATOR_CLIENT_ID, SIMULATOR_CLIENT_SECRET } from './fixtures.js'
+export type {
+  BillPaymentSimulatorOptions,
+  FailNextOptions,
+  LedgerEntry,
+  SimulatorProblem,
+  SimulatorTransaction,
+} from './simulator.js'
+export { BillPaymentSimulator, SIMULATOR_FILTER_KEYS } from './simulator.js'
+
+/** A running simulator: point `new BillPayment({ baseUrl: url, ... })` at `url`. */
+export interface RunningBillPaymentSimulator {
+  /** `http://127.0.0.1:<port>` */
+  readonly url: string
+  readonly simulator: BillPaymentSimulator
+  /** The loopback server: `server.requests` holds every request as received. */
+  readonly server: MockServer
+  /** Client options that authenticate: `{ baseUrl, clientId, clientSecret }`. */
+  readonly clientOptions: { baseUrl: string; clientId: string; clientSecret: string }
+  close(): Promise<void>
+}
+
+/** Starts a simulator on a loopback port (core `startMockServer`), reached through the SDK's real transport. */
+export async function startBillPaymentSimulator(
+  options: BillPaymentSimulatorOptions = {},
+): Promise<RunningBillPaymentSimulator> {
+  const simulator = new BillPaymentSimulator(options)
+  const server = await startMockServer(simulator.handlers)
+  return {
+    url: server.url,
+    simulator,
+    server,
+    clientOptions: { baseUrl: server.url, clientId: simulator.clientId, clientSecret: simulator.clientSecret },
+    close: () => server.close(),
+  }
+}
