@@ -1,0 +1,245 @@
+/** `CardGatewayError`: one named reason per row of the spec's error table, read from both envelope levels. */
+
+import { ApiError, brandErrorClass, type RawResponse } from '@paywire/core'
+
+/**
+ * One snake_case reason per row of the spec's error table (spec Errors), plus `unreadable_response`
+ * (a 2xx body the SDK cannot read) and `unknown` (a code the spec does not list).
+ */
+export type CardGatewayErrorReason =
+  | 'hash_invalid'
+  | 'duplicate_order'
+  | 'refund_not_allowed'
+  | 'invalid_request'
+  | 'invalid_uuid'
+  | 'schedule_not_found'
+  | 'payment_not_found'
+  | 'incorrect_recurring_transaction'
+  | 'ip_not_allowed'
+  | 'payment_does_not_exist'
+  | 'order_does_not_exist'
+  | 'transaction_does_not_exist'
+  | 'route_not_supported'
+  | 'action_not_supported'
+  | 'card_token_invalid'
+  | 'capture_not_pending'
+  | 'refund_requires_settled'
+  | 'refund_only_in_portal'
+  | 'key_environment_mismatch'
+  | 'unreadable_response'
+  | 'unknown'
+
+/** Which entity a not-found answer is about (spec Errors: the code depends on the entity). */
+export type NotFoundEntity = 'transaction' | 'order' | 'payment' | 'schedule' | 'recurring'
+
+/** One element of `errors[]`; its shape is not in the spec, so both known field spellings are read. */
+export interface CardGatewayErrorDetail {
+  readonly code: number | undefined
+  readonly message: string
+  /** The element as received. */
+  readonly raw: unknown
+}
+
+interface Row {
+  readonly reason: CardGatewayErrorReason
+  /** Codes this row is recognised by alone (unique codes). */
+  readonly codes?: readonly number[]
+  /** Message pattern; messages identify the 100000/101000 rows and pre-6.7.0 answers. */
+  readonly message?: RegExp
+  readonly entity?: NotFoundEntity
+}
+
+/** The spec's error table, one row each; checked top to bottom, first match wins. */
+const ROWS: readonly Row[] = [
+  { reason: 'hash_invalid', message: /hash is not valid/i },
+  { reason: 'duplicate_order', message: /duplicate payment/i },
+  { reason: 'refund_only_in_portal', codes: [210002], message: /refund via api is not supported/i },
+  { reason: 'refund_not_allowed', message: /refund is not allowed/i },
+  { reason: 'invalid_uuid', message: /not a valid uuid/i },
+  { reason: 'schedule_not_found', message: /schedule not found/i, entity: 'schedule' },
+  { reason: 'payment_not_found', message: /payment not found/i, entity: 'payment' },
+  { reason: 'incorrect_recurring_transaction', message: /incorrect transaction/i, entity: 'recurring' },
+  { reason: 'ip_not_allowed', message: /ip is not allowed/i },
+  { reason: 'payment_does_not_exist', message: /payment does not exist/i, entity: 'payment' },
+  { reason: 'order_does_not_exist', message: /order does not exist/i, entity: 'order' },
+  { reason: 'transaction_does_not_exist', message: /transaction does not exist/i, entity: 'transaction' },
+  { reason: 'route_not_supported', message: /route or parameters is not supported/i },
+  { reason: 'action_not_supported', codes: [204005], message: /payment action not supported/i },
+  { reason: 'card_token_invalid', codes: [205005], message: /card token is invalid/i },
+  { reason: 'capture_not_pending', codes: [208003], message: /not in pending status/i },
+  { reason: 'refund_requires_settled', codes: [208005], message: /associated with the settled state/i },
+  { reason: 'key_environment_mismatch', codes: [220002], message: /use merchant test key/i },
+  // Last: a validation envelope whose errors[] named nothing more specific.
+  { reason: 'invalid_request', message: /request data is invalid/i },
+]
+
+const NOT_FOUND = new Set<CardGatewayErrorReason>([
+  'schedule_not_found',
+  'payment_not_found',
+  'incorrect_recurring_transaction',
+  'payment_does_not_exist',
+  'order_does_not_exist',
+  'transaction_does_not_exist',
+])
+
+/** What to do next, per reason; `environment` sharpens the key-mixing hint. */
+function hintFor(reason: CardGatewayErrorReason, environment: string | undefined): string | undefined {
+  switch (reason) {
+    case 'hash_invalid':
+      return 'Check that `password` belongs to the same environment as the keys, the `digest` option (md5/sha256) and `hashInputs`; explainSignature() shows each step.'
+    case 'duplicate_order':
+      return 'This order_id was already used by this merchant: use a new order_id for a new payment attempt.'
+    case 'refund_not_allowed':
+    case 'refund_requires_settled':
+      return 'Refunds need a settled payment (and refunds enabled on the merchant account); a pending authorization is cancelled with VOID instead: gw.s2s.void({ trans_id }).'
+    case 'refund_only_in_portal':
+      return "The acquirer accepts refunds only in the connector's admin portal, not via the API."
+    case 'ip_not_allowed':
+      return "Add this server's public IP address to the merchant allowlist in the admin panel."
+    case 'key_environment_mismatch':
+      return environment
+        ? `Live and sandbox credentials are mixed: this client is configured for "${environment}", so merchantKey, clientKey, password and both base URLs must all be the ${environment} ones.`
+        : 'Live and sandbox credentials are mixed: keys, password and base URLs must all belong to the same environment (set `environment` for a sharper hint).'
+    case 'capture_not_pending':
+      return 'Only a pending payment can be captured: look its status up first (gw.s2s.captureIfPending does both).'
+    case 'route_not_supported':
+      return 'S2S CARD accepts only form-encoded POSTs to /post with one of the nine action names.'
+    case 'card_token_invalid':
+      return 'Use the card_token (a single string) of the original sale.'
+    case 'invalid_uuid':
+      return 'schedule_id must be a UUID.'
+    default:
+      return undefined
+  }
+}
+
+export interface CardGatewayErrorInit {
+  readonly operation: string
+  readonly method: string
+  readonly url: string
+  readonly response: RawResponse
+  readonly environment?: string | undefined
+  /** Overrides the reason (used for unreadable 2xx bodies). */
+  readonly reason?: CardGatewayErrorReason
+  readonly message?: string
+}
+
+/**
+ * The gateway answered with an error (spec Errors). `code` is the effective error code (the inner
+ * one when the envelope says `error_code: 0` and `errors[]` holds the real code), `reason` names the
+ * row of the spec's table, `isNotFound` follows the entity rule (and pre-6.7.0 messages).
+ */
+export class CardGatewayError extends ApiError {
+  override name = 'CardGatewayError'
+  /** The effective `error_code`, or `undefined` when the answer had none (e.g. an HTML 502). */
+  override readonly code: number | undefined
+  /** The outer envelope's `error_code` as received. */
+  readonly envelopeCode: number | undefined
+  readonly reason: CardGatewayErrorReason
+  /** `errors[]` as received (validation failures). */
+  readonly errors: readonly CardGatewayErrorDetail[]
+  /** The service's own message (the row's `error_message`). */
+  readonly errorMessage: string | undefined
+  /** Which entity was not found, when this is a not-found answer. */
+  readonly notFoundEntity: NotFoundEntity | undefined
+  /**
+   * True for every not-found answer, whatever its code: 101000 (transaction, order) or 100000
+   * (payment, schedule, recurring; and pre-6.7.0 transaction/order, recognised by message).
+   */
+  readonly isNotFound: boolean
+
+  constructor(init: CardGatewayErrorInit) {
+    const envelope = readEnvelope(init.response.json)
+    const found = init.reason ? undefined : classify(envelope)
+    const reason = init.reason ?? found?.row.reason ?? 'unknown'
+    const code = found?.code ?? envelope.code
+    const errorMessage = found?.message ?? envelope.message
+    const hint = hintFor(reason, init.environment)
+    const message = init.message ?? describe(init.operation, init.response.status, code, errorMessage, envelope, hint)
+    super({ ...init, body: init.response.json, code, message })
+    this.code = code
+    this.envelopeCode = envelope.code
+    this.reason = reason
+    this.errors = envelope.errors
+    this.errorMessage = errorMessage
+    this.isNotFound = NOT_FOUND.has(reason)
+    this.notFoundEntity = this.isNotFound ? found?.row.entity : undefined
+  }
+}
+brandErrorClass(CardGatewayError, 'CardGatewayError')
+
+interface Envelope {
+  readonly code: number | undefined
+  readonly message: string | undefined
+  readonly errors: readonly CardGatewayErrorDetail[]
+}
+
+function toCode(value: unknown): number | undefined {
+  if (typeof value === 'number' && Number.isFinite(value)) return value
+  if (typeof value === 'string' && /^\d+$/.test(value)) return Number(value)
+  return undefined
+}
+
+function readDetail(item: unknown): CardGatewayErrorDetail {
+  if (typeof item === 'string') return { code: undefined, message: item, raw: item }
+  if (typeof item !== 'object' || item === null) return { code: undefined, message: String(item), raw: item }
+  const o = item as Record<string, unknown>
+  const message = o['error_message'] ?? o['message'] ?? o['error']
+  return {
+    code: toCode(o['error_code'] ?? o['code']),
+    message: typeof message === 'string' ? message : JSON.stringify(item),
+    raw: item,
+  }
+}
+
+/** Reads `{ result, error_code, error_message, errors[] }`; tolerant of missing parts. */
+export function readEnvelope(json: unknown): Envelope {
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) {
+    return { code: undefined, message: undefined, errors: [] }
+  }
+  const o = json as Record<string, unknown>
+  const message = o['error_message']
+  const errors = Array.isArray(o['errors']) ? o['errors'].map(readDetail) : []
+  return { code: toCode(o['error_code']), message: typeof message === 'string' ? message : undefined, errors }
+}
+
+function matchRow(code: number | undefined, message: string | undefined): Row | undefined {
+  for (const row of ROWS) {
+    if (message !== undefined && row.message?.test(message)) return row
+    if (code !== undefined && row.codes?.includes(code)) return row
+  }
+  return undefined
+}
+
+/**
+ * Inner `errors[]` first (they carry the real code when the envelope says `error_code: 0`),
+ * then the envelope; an inner "Request data is invalid." never hides a more specific envelope row.
+ */
+function classify(envelope: Envelope): { row: Row; code: number | undefined; message: string | undefined } | undefined {
+  for (const detail of envelope.errors) {
+    const row = matchRow(detail.code, detail.message)
+    if (row && row.reason !== 'invalid_request')
+      return { row, code: detail.code ?? envelope.code, message: detail.message }
+  }
+  const row = matchRow(envelope.code, envelope.message)
+  if (row) {
+    const inner = envelope.errors.find((d) => d.code !== undefined && d.code !== 0)?.code
+    const code = envelope.code === 0 && inner !== undefined ? inner : envelope.code
+    return { row, code, message: envelope.message }
+  }
+  return undefined
+}
+
+function describe(
+  operation: string,
+  status: number,
+  code: number | undefined,
+  errorMessage: string | undefined,
+  envelope: Envelope,
+  hint: string | undefined,
+): string {
+  const what = errorMessage ?? `HTTP ${status} without an error envelope`
+  const codeText = code === undefined ? `HTTP ${status}` : `error_code ${code}, HTTP ${status}`
+  const details = envelope.errors.length > 0 ? ` Errors: ${envelope.errors.map((d) => d.message).join('; ')}.` : ''
+  return `${operation}: ${what} (${codeText}).${details}${hint ? ` ${hint}` : ''}`
+}

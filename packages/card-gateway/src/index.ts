@@ -1,0 +1,59 @@
+/** `@paywire/card-gateway`: Checkout (JSON) and the nine S2S CARD actions, signing, typed errors, callbacks. */
+
+export type { ApiPromise, CallOptions } from '@paywire/core'
+// Re-exported so callers catch every SDK error from one import.
+export {
+  ApiError,
+  ConnectionError,
+  PaywireError,
+  RequestValidationError,
+  SignatureVerificationError,
+  TimeoutError,
+  UserAbortError,
+} from '@paywire/core'
+export type { CallbackEvent, CallbackOptions, CallbackStatus, Callbacks, CallbackType } from './callbacks.js'
+export { CHECKOUT_CALLBACK_FIELDS, dedupeKey, isFinal, isStuckChallenge } from './callbacks.js'
+export type {
+  Checkout,
+  CheckoutCreditParams,
+  CheckoutCreditResult,
+  CheckoutPurchaseParams,
+  CheckoutPurchaseResult,
+  CheckoutStatusParams,
+  CheckoutStatusResult,
+} from './checkout.js'
+export { DEDUP_WINDOW_MS } from './checkout.js'
+export type { CardGatewayOptions, CardGatewayRawRequest } from './client.js'
+export { CardGateway } from './client.js'
+export type { CardGatewayOperation } from './context.js'
+export type { CardGatewayErrorDetail, CardGatewayErrorReason, NotFoundEntity } from './errors.js'
+export { CardGatewayError } from './errors.js'
+export type {
+  S2s,
+  S2sActionName,
+  S2sActionResult,
+  S2sCaptureIfPendingResult,
+  S2sCaptureParams,
+  S2sCaptureResult,
+  S2sCreateScheduleParams,
+  S2sCreateScheduleResult,
+  S2sCreditVoidParams,
+  S2sCreditVoidResult,
+  S2sDeleteScheduleParams,
+  S2sDeleteScheduleResult,
+  S2sGetTransStatusByOrderParams,
+  S2sGetTransStatusByOrderResult,
+  S2sGetTransStatusParams,
+  S2sGetTransStatusResult,
+  S2sIntervalUnit,
+  S2sRecurringSaleParams,
+  S2sRecurringSaleResult,
+  S2sUpdateScheduleParams,
+  S2sUpdateScheduleResult,
+  S2sVoidParams,
+  S2sVoidResult,
+} from './s2s.js'
+export { S2S_ACTIONS } from './s2s.js'
+export type { CheckoutPaymentStatus, S2sResultValue, S2sStatus } from './schemas.js'
+export type { DigestName, SignatureExplanation, SignatureInput } from './signature.js'
+export { asciiUpper, explainSignature, sign } from './signature.js'

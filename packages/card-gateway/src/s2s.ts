@@ -1,0 +1,310 @@
+/** S2S CARD actions: one row per action — its fields, hash inputs and retry policy (form-encoded, POST {s2sUrl}/post). */
+
+import {
+  type ApiPromise,
+  type CallOptions,
+  formBody,
+  type RetryPolicy,
+  safe,
+  unsentOnly,
+  validateParams,
+  withinWindow,
+} from '@paywire/core'
+import { z } from 'zod'
+import { DEDUP_WINDOW_MS } from './checkout.js'
+import { type CardGatewayOperation, type GatewayContext, gatewayHandler, guarded } from './context.js'
+import {
+  amountString,
+  httpsUrl,
+  lenient,
+  nonEmpty,
+  positiveInt,
+  type S2sResultValue,
+  type S2sStatus,
+  uuid,
+} from './schemas.js'
+import { pickInputs } from './signature.js'
+
+/** The nine action names (spec S2S CARD); no other name can be sent through the typed surface (rule 1). */
+export type S2sActionName =
+  | 'GET_TRANS_STATUS'
+  | 'GET_TRANS_STATUS_BY_ORDER'
+  | 'CAPTURE'
+  | 'VOID'
+  | 'CREDITVOID'
+  | 'RECURRING_SALE'
+  | 'CREATE_SCHEDULE'
+  | 'DELETE_SCHEDULE'
+  | 'UPDATE_SCHEDULE'
+
+/** `interval_unit` values (PLATFORM_NOTES). */
+export type S2sIntervalUnit = 'day' | 'month'
+
+interface ActionRow<S extends z.ZodType> {
+  readonly action: S2sActionName
+  readonly operation: CardGatewayOperation
+  /** Strict: an unknown key is refused with the closest wire name suggested (typo guard). */
+  readonly params: S
+  /** Wire fields signed, in order; the password is appended last (spec Authentication 5). */
+  readonly hashInputs: readonly string[]
+  readonly retry: RetryPolicy
+}
+
+function row<S extends z.ZodType>(r: ActionRow<S>): ActionRow<S> {
+  return r
+}
+
+const intervalUnit = z.enum(['day', 'month'], { error: 'must be "day" or "month"' })
+
+const byTransId = z.strictObject({ trans_id: nonEmpty })
+const amountOptional = z.strictObject({ trans_id: nonEmpty, amount: amountString.optional() })
+
+/** The action table. Adding an action is adding a row here and a one-line method below. */
+export const S2S_ACTIONS = {
+  getTransStatus: row({
+    action: 'GET_TRANS_STATUS',
+    operation: 's2s.getTransStatus',
+    params: byTransId,
+    hashInputs: ['trans_id'],
+    retry: safe, // a lookup (spec rule 3, Limits 2)
+  }),
+  getTransStatusByOrder: row({
+    action: 'GET_TRANS_STATUS_BY_ORDER',
+    operation: 's2s.getTransStatusByOrder',
+    params: z.strictObject({ order_id: nonEmpty }),
+    hashInputs: ['order_id'],
+    retry: safe,
+  }),
+  capture: row({
+    action: 'CAPTURE',
+    operation: 's2s.capture',
+    params: amountOptional, // amount: partial capture (PLATFORM_NOTES)
+    hashInputs: ['trans_id'],
+    retry: unsentOnly, // a repeated capture can act twice
+  }),
+  void: row({
+    action: 'VOID',
+    operation: 's2s.void',
+    params: byTransId,
+    hashInputs: ['trans_id'],
+    retry: unsentOnly,
+  }),
+  creditVoid: row({
+    action: 'CREDITVOID',
+    operation: 's2s.creditVoid',
+    params: amountOptional, // amount: partial refund (PLATFORM_NOTES)
+    hashInputs: ['trans_id'],
+    retry: unsentOnly,
+  }),
+  recurringSale: row({
+    action: 'RECURRING_SALE',
+    operation: 's2s.recurringSale',
+    params: z.strictObject({
+      order_id: nonEmpty,
+      order_amount: amountString,
+      order_description: nonEmpty,
+      order_currency: nonEmpty.optional(),
+      recurring_first_trans_id: nonEmpty,
+      recurring_token: nonEmpty,
+      term_url_3ds: httpsUrl.optional(),
+    }),
+    hashInputs: ['order_id'],
+    retry: withinWindow(DEDUP_WINDOW_MS), // carries order_id: the gateway dedups within 15 s
+  }),
+  createSchedule: row({
+    action: 'CREATE_SCHEDULE',
+    operation: 's2s.createSchedule',
+    params: z.strictObject({
+      name: nonEmpty,
+      interval_length: positiveInt,
+      interval_unit: intervalUnit,
+      payments_count: positiveInt,
+      schedule_id: uuid.optional(),
+    }),
+    // The spec gives no identifier for CREATE_SCHEDULE: the documented default signs the password alone.
+    hashInputs: [],
+    retry: unsentOnly,
+  }),
+  deleteSchedule: row({
+    action: 'DELETE_SCHEDULE',
+    operation: 's2s.deleteSchedule',
+    params: z.strictObject({ schedule_id: uuid }),
+    hashInputs: ['schedule_id'],
+    retry: unsentOnly,
+  }),
+  updateSchedule: row({
+    action: 'UPDATE_SCHEDULE',
+    operation: 's2s.updateSchedule',
+    params: z.strictObject({
+      schedule_id: uuid,
+      name: nonEmpty.optional(),
+      interval_length: positiveInt.optional(),
+      interval_unit: intervalUnit.optional(),
+      payments_count: positiveInt.optional(),
+    }),
+    hashInputs: ['schedule_id'],
+    retry: unsentOnly,
+  }),
+} as const
+
+type Actions = typeof S2S_ACTIONS
+type ParamsOf<K extends keyof Actions> = z.input<Actions[K]['params']>
+
+export type S2sGetTransStatusParams = ParamsOf<'getTransStatus'>
+export type S2sGetTransStatusByOrderParams = ParamsOf<'getTransStatusByOrder'>
+export type S2sCaptureParams = ParamsOf<'capture'>
+export type S2sVoidParams = ParamsOf<'void'>
+export type S2sCreditVoidParams = ParamsOf<'creditVoid'>
+export type S2sRecurringSaleParams = ParamsOf<'recurringSale'>
+export type S2sCreateScheduleParams = ParamsOf<'createSchedule'>
+export type S2sDeleteScheduleParams = ParamsOf<'deleteSchedule'>
+export type S2sUpdateScheduleParams = ParamsOf<'updateSchedule'>
+
+/** An S2S answer (PLATFORM_NOTES): the commonly present fields typed, every other field kept. */
+export interface S2sActionResult {
+  readonly action?: string
+  readonly result?: S2sResultValue
+  readonly status?: S2sStatus
+  readonly order_id?: string
+  readonly trans_id?: string
+  readonly trans_date?: string
+  readonly descriptor?: string
+  readonly amount?: string
+  readonly currency?: string
+  readonly decline_reason?: string
+  readonly recurring_token?: string
+  readonly schedule_id?: string
+  readonly redirect_url?: string
+  readonly redirect_params?: unknown
+  readonly redirect_method?: string
+  readonly [field: string]: unknown
+}
+
+export type S2sGetTransStatusResult = S2sActionResult
+export type S2sGetTransStatusByOrderResult = S2sActionResult
+export type S2sCaptureResult = S2sActionResult
+export type S2sVoidResult = S2sActionResult
+/** CREDITVOID answers `ACCEPTED` at once; the outcome arrives later by callback (PLATFORM_NOTES). */
+export type S2sCreditVoidResult = S2sActionResult
+export type S2sRecurringSaleResult = S2sActionResult
+export type S2sCreateScheduleResult = S2sActionResult
+export type S2sDeleteScheduleResult = S2sActionResult
+export type S2sUpdateScheduleResult = S2sActionResult
+
+/** Outcome of `captureIfPending`: either the capture's answer, or why nothing was captured. */
+export type S2sCaptureIfPendingResult =
+  | { readonly captured: true; readonly lookup: S2sGetTransStatusResult; readonly capture: S2sCaptureResult }
+  | { readonly captured: false; readonly lookup: S2sGetTransStatusResult; readonly status: S2sStatus | undefined }
+
+const STRING_FIELDS = [
+  'action',
+  'result',
+  'status',
+  'order_id',
+  'trans_id',
+  'trans_date',
+  'descriptor',
+  'amount',
+  'currency',
+  'decline_reason',
+  'recurring_token',
+  'schedule_id',
+  'redirect_url',
+  'redirect_method',
+]
+
+/** The S2S CARD interface: form-encoded actions carrying `client_key` (spec Authentication 1). */
+export class S2s {
+  readonly #ctx: GatewayContext
+
+  /** @internal */
+  constructor(ctx: GatewayContext) {
+    this.#ctx = ctx
+  }
+
+  /** GET_TRANS_STATUS: reads a transaction's state; safe to repeat (spec rule 3). */
+  getTransStatus(params: S2sGetTransStatusParams, call?: CallOptions): ApiPromise<S2sGetTransStatusResult> {
+    return this.#send(S2S_ACTIONS.getTransStatus, params, call)
+  }
+
+  /** GET_TRANS_STATUS_BY_ORDER: reads a transaction's state by order_id; safe to repeat. */
+  getTransStatusByOrder(
+    params: S2sGetTransStatusByOrderParams,
+    call?: CallOptions,
+  ): ApiPromise<S2sGetTransStatusByOrderResult> {
+    return this.#send(S2S_ACTIONS.getTransStatusByOrder, params, call)
+  }
+
+  /** CAPTURE: only a `pending` payment (spec rule 1: else 208003); never retried once sent. */
+  capture(params: S2sCaptureParams, call?: CallOptions): ApiPromise<S2sCaptureResult> {
+    return this.#send(S2S_ACTIONS.capture, params, call)
+  }
+
+  /** VOID: cancels a `pending` authorization (spec rule 2); never retried once sent. */
+  void(params: S2sVoidParams, call?: CallOptions): ApiPromise<S2sVoidResult> {
+    return this.#send(S2S_ACTIONS.void, params, call)
+  }
+
+  /** CREDITVOID: answers `ACCEPTED`, outcome by callback; never retried once sent. */
+  creditVoid(params: S2sCreditVoidParams, call?: CallOptions): ApiPromise<S2sCreditVoidResult> {
+    return this.#send(S2S_ACTIONS.creditVoid, params, call)
+  }
+
+  /** RECURRING_SALE: charges again from an initial recurring transaction (rule 4: the pair must match). */
+  recurringSale(params: S2sRecurringSaleParams, call?: CallOptions): ApiPromise<S2sRecurringSaleResult> {
+    return this.#send(S2S_ACTIONS.recurringSale, params, call)
+  }
+
+  /** CREATE_SCHEDULE: answers with `schedule_id` (PLATFORM_NOTES). */
+  createSchedule(params: S2sCreateScheduleParams, call?: CallOptions): ApiPromise<S2sCreateScheduleResult> {
+    return this.#send(S2S_ACTIONS.createSchedule, params, call)
+  }
+
+  /** DELETE_SCHEDULE: the way to cancel a schedule (rule 1: there is no CANCEL_SCHEDULE). */
+  deleteSchedule(params: S2sDeleteScheduleParams, call?: CallOptions): ApiPromise<S2sDeleteScheduleResult> {
+    return this.#send(S2S_ACTIONS.deleteSchedule, params, call)
+  }
+
+  /** UPDATE_SCHEDULE: changes a schedule; schedule_id must be a UUID (rule 2). */
+  updateSchedule(params: S2sUpdateScheduleParams, call?: CallOptions): ApiPromise<S2sUpdateScheduleResult> {
+    return this.#send(S2S_ACTIONS.updateSchedule, params, call)
+  }
+
+  /**
+   * Spec rule 3 as one call: a status lookup, then CAPTURE only when the status is `PENDING`.
+   * It cannot capture twice: the lookup is the only retried step, and CAPTURE is sent at most once
+   * (`unsent-only`); if its outcome is unknown the error says `requestSent`, reconcile with a lookup.
+   */
+  async captureIfPending(params: S2sCaptureParams, call?: CallOptions): Promise<S2sCaptureIfPendingResult> {
+    const lookup = await this.getTransStatus({ trans_id: params.trans_id }, call)
+    if (lookup.status?.toUpperCase() !== 'PENDING') return { captured: false, lookup, status: lookup.status }
+    const capture = await this.capture(params, call)
+    return { captured: true, lookup, capture }
+  }
+
+  #send<S extends z.ZodType>(
+    row: ActionRow<S>,
+    input: unknown,
+    call: CallOptions | undefined,
+  ): ApiPromise<S2sActionResult> {
+    return guarded(() => this.#build(row, input, call))
+  }
+
+  #build<S extends z.ZodType>(
+    row: ActionRow<S>,
+    input: unknown,
+    call: CallOptions | undefined,
+  ): ApiPromise<S2sActionResult> {
+    const ctx = this.#ctx
+    const params = validateParams(row.operation, row.params, input) as Record<string, string | number | undefined>
+    const fields: Record<string, string> = { action: row.action, client_key: ctx.clientKey() }
+    for (const [name, value] of Object.entries(params)) if (value !== undefined) fields[name] = String(value)
+    // Signed from the very strings that are form-encoded next (spec Authentication 4).
+    fields['hash'] = ctx.sign(pickInputs(fields, ctx.hashInputs(row.operation, row.hashInputs)))
+    return ctx.http.send(
+      { operation: row.operation, method: 'POST', url: `${ctx.s2sUrl}/post`, body: formBody(fields), retry: row.retry },
+      gatewayHandler(ctx, (body) => lenient<S2sActionResult>(body, STRING_FIELDS)),
+      call,
+    )
+  }
+}

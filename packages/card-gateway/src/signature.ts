@@ -1,0 +1,93 @@
+/** The request signature: `sha1(inner(UPPER(concat)))` over the exact wire strings (spec Authentication 4–5). */
+
+import { createHash } from 'node:crypto'
+import type { Secret } from '@paywire/core'
+
+/** Inner digest: `md5` by default; some accounts switch to `sha256` in the admin panel (PLATFORM_NOTES). */
+export type DigestName = 'md5' | 'sha256'
+
+/**
+ * Uppercases ASCII `a`–`z` only, like PHP `strtoupper` (PLATFORM_NOTES): `toUpperCase` would turn
+ * `é` into `É` and `ß` into `SS`, and the gateway's hash would no longer match.
+ */
+export function asciiUpper(text: string): string {
+  return text.replace(/[a-z]+/g, (run) => run.toUpperCase())
+}
+
+function reveal(password: string | Secret): string {
+  return typeof password === 'string' ? password : password.reveal()
+}
+
+function hex(algorithm: string, text: string): string {
+  return createHash(algorithm).update(text, 'utf8').digest('hex')
+}
+
+/**
+ * Signs `values` (the wire strings, in hash-input order) with `password` appended last:
+ * `sha1(md5(UPPER(values… + password)))`, both digests as lowercase hex, UTF-8, no separators.
+ */
+export function sign(values: readonly string[], password: string | Secret, digest: DigestName = 'md5'): string {
+  const upper = asciiUpper(values.join('') + reveal(password))
+  return hex('sha1', hex(digest, upper))
+}
+
+/** One value that went into a signature, by wire field name. */
+export interface SignatureInput {
+  readonly name: string
+  /** The wire string; `undefined` when the field was absent (it then contributes nothing). */
+  readonly value: string | undefined
+}
+
+/** Each step of a signature, for debugging "Hash is not valid"; the password is masked everywhere. */
+export interface SignatureExplanation {
+  readonly digest: DigestName
+  readonly inputs: readonly SignatureInput[]
+  /** The concatenation, with the password shown as `{password}`. */
+  readonly concatenation: string
+  /** The uppercased concatenation, with the password shown as `{PASSWORD}`. */
+  readonly uppercased: string
+  /** The inner digest (md5 or sha256) as lowercase hex text. */
+  readonly innerHex: string
+  /** The final sha1, as sent in `hash`. */
+  readonly hash: string
+}
+
+/**
+ * Explains a signature step by step (spec Authentication 4): which inputs, the concatenation and
+ * the uppercased text with the password masked, the inner hex digest and the final hash.
+ */
+export function explainSignature(
+  inputs: readonly SignatureInput[] | readonly string[],
+  password: string | Secret,
+  digest: DigestName = 'md5',
+): SignatureExplanation {
+  const named: SignatureInput[] = inputs.map((input, i) =>
+    typeof input === 'string' ? { name: `#${i + 1}`, value: input } : input,
+  )
+  const joined = named.map((input) => input.value ?? '').join('')
+  const upper = asciiUpper(joined + reveal(password))
+  const innerHex = hex(digest, upper)
+  return {
+    digest,
+    inputs: named,
+    concatenation: `${joined}{password}`,
+    uppercased: `${asciiUpper(joined)}{PASSWORD}`,
+    innerHex,
+    hash: hex('sha1', innerHex),
+  }
+}
+
+/** Reads the hash inputs named in `names` from flat wire fields (`order.number` reads nested objects). */
+export function pickInputs(fields: Readonly<Record<string, unknown>>, names: readonly string[]): SignatureInput[] {
+  return names.map((name) => ({ name, value: readPath(fields, name) }))
+}
+
+function readPath(fields: Readonly<Record<string, unknown>>, path: string): string | undefined {
+  let current: unknown = fields
+  for (const step of path.split('.')) {
+    if (typeof current !== 'object' || current === null) return undefined
+    current = (current as Record<string, unknown>)[step]
+  }
+  if (current === undefined || current === null) return undefined
+  return typeof current === 'string' ? current : String(current)
+}

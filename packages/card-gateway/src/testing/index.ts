@@ -1,0 +1,45 @@
+/** `@paywire/card-gateway/testing`: msw handlers, a stateful simulator with a ledger, and signed-callback helpers. */
+
+import { type MockServer, startMockServer } from '@paywire/core/testing'
+import type { RequestHandler } from 'msw'
+import { CardGatewaySimulator, type CardGatewaySimulatorOptions } from './simulator.js'
+
+export type {
+  CardGatewaySimulatorOptions,
+  LedgerEntry,
+  PayOptions,
+  SimulatedPayment,
+  SimulatedPaymentStatus,
+  SimulatedSchedule,
+} from './simulator.js'
+export {
+  CardGatewaySimulator,
+  SIMULATOR_CREDENTIALS,
+  SIMULATOR_DEDUP_WINDOW_MS,
+  SIMULATOR_LIVE_KEYS,
+  signCallback,
+  simulatorHash,
+  TEST_CARDS,
+} from './simulator.js'
+
+/** msw handlers of a fresh simulator (or of `simulator`), for your own msw setup. */
+export function cardGatewayHandlers(simulator: CardGatewaySimulator = new CardGatewaySimulator()): RequestHandler[] {
+  return simulator.handlers
+}
+
+export interface StartedCardGatewaySimulator {
+  /** Base URL serving both Checkout and S2S CARD: pass it as `checkoutUrl` and `s2sUrl`. */
+  readonly url: string
+  readonly simulator: CardGatewaySimulator
+  readonly server: MockServer
+  close(): Promise<void>
+}
+
+/** Starts a simulator on a loopback port (through core's `startMockServer`). */
+export async function startCardGatewaySimulator(
+  options: CardGatewaySimulatorOptions = {},
+): Promise<StartedCardGatewaySimulator> {
+  const simulator = new CardGatewaySimulator(options)
+  const server = await startMockServer(simulator.handlers)
+  return { url: server.url, simulator, server, close: () => server.close() }
+}

@@ -1,0 +1,73 @@
+/** Per-test setup: a simulator on loopback and a client talking to it through the real undici transport. */
+
+import { onTestFinished } from 'vitest'
+import { CardGateway, type CardGatewayOptions } from '../src/index.js'
+import {
+  type CardGatewaySimulatorOptions,
+  SIMULATOR_CREDENTIALS,
+  startCardGatewaySimulator,
+  TEST_CARDS,
+} from '../src/testing/index.js'
+
+export const PASSWORD = SIMULATOR_CREDENTIALS.password
+
+export async function setup(options: { sim?: CardGatewaySimulatorOptions; client?: Partial<CardGatewayOptions> } = {}) {
+  const started = await startCardGatewaySimulator(options.sim)
+  const gw = new CardGateway({
+    checkoutUrl: started.url,
+    s2sUrl: started.url,
+    merchantKey: SIMULATOR_CREDENTIALS.merchantKey,
+    clientKey: SIMULATOR_CREDENTIALS.clientKey,
+    password: SIMULATOR_CREDENTIALS.password,
+    environment: 'sandbox',
+    ...options.client,
+  })
+  onTestFinished(async () => {
+    await gw.close()
+    await started.close()
+  })
+  return { gw, ...started }
+}
+
+export type Setup = Awaited<ReturnType<typeof setup>>
+
+let counter = 0
+/** A fresh order number per call, so tests never share dedup state. */
+export function orderId(prefix = 'order'): string {
+  counter += 1
+  return `${prefix}-${process.pid}-${counter}`
+}
+
+/** Purchase through the client, then the payer pays with a test card on the simulator. */
+export async function paidPayment(
+  ctx: Setup,
+  options: { expiry?: string; capture?: boolean; recurring?: boolean; amount?: string } = {},
+) {
+  const number = orderId()
+  await ctx.gw.checkout.purchase({
+    order: { number, amount: options.amount ?? '10.00', currency: 'USD', description: 'Test order' },
+    success_url: 'https://shop.example/ok',
+    cancel_url: 'https://shop.example/cancel',
+    ...(options.recurring ? { recurring_init: true } : {}),
+  })
+  return ctx.simulator.pay(number, {
+    card: TEST_CARDS.number,
+    expiry: options.expiry ?? TEST_CARDS.success,
+    capture: options.capture ?? false,
+  })
+}
+
+/** Decodes a recorded form body without normalising anything. */
+export function form(body: string): Record<string, string> {
+  return Object.fromEntries(new URLSearchParams(body))
+}
+
+/** Awaits a promise that must reject, returning the rejection. */
+export async function rejection(promise: PromiseLike<unknown>): Promise<unknown> {
+  try {
+    await promise
+  } catch (error) {
+    return error
+  }
+  throw new Error('expected the call to fail')
+}

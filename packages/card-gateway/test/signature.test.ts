@@ -1,0 +1,87 @@
+import { readFileSync } from 'node:fs'
+import { describe, expect, it } from 'vitest'
+import { asciiUpper, explainSignature, sign } from '../src/index.js'
+
+interface Vector {
+  name: string
+  digest: 'md5' | 'sha256'
+  password: string
+  values: string[]
+  uppercased: string
+  inner: string
+  hash: string
+}
+
+// Computed by test/fixtures/generate-vectors.sh with coreutils (tr, md5sum, sha1sum, sha256sum), never by the SDK.
+const vectors: Vector[] = JSON.parse(
+  readFileSync(new URL('./fixtures/signature-vectors.json', import.meta.url), 'utf8'),
+)
+
+describe('signature: hash = sha1(md5(UPPER(concat)))', () => {
+  it.each(vectors.map((v) => [v.name, v] as const))('matches the independent vector "%s"', (_name, v) => {
+    expect(sign(v.values, v.password, v.digest)).toBe(v.hash)
+    const explained = explainSignature(v.values, v.password, v.digest)
+    expect(explained.innerHex).toBe(v.inner)
+    expect(explained.hash).toBe(v.hash)
+  })
+
+  it('uppercases ASCII a-z only: é and ß stay as they are (PHP strtoupper)', () => {
+    expect(asciiUpper('Café straße Ünïcode')).toBe('CAFé STRAßE ÜNïCODE')
+    const v = vectors.find((x) => x.name === 'purchase-non-ascii') as Vector
+    expect(asciiUpper(v.values.join('') + v.password)).toBe(v.uppercased)
+  })
+
+  it('differs from a naive String.prototype.toUpperCase signature for non-ASCII input', () => {
+    const v = vectors.find((x) => x.name === 'purchase-non-ascii') as Vector
+    expect('straße'.toUpperCase()).toBe('STRASSE')
+    expect(sign(v.values, v.password)).toBe(v.hash)
+  })
+
+  it('supports the inner sha256 digest (admin option)', () => {
+    const v = vectors.find((x) => x.name === 'purchase-sha256') as Vector
+    expect(v.inner).toHaveLength(64)
+    expect(sign(v.values, v.password, 'sha256')).toBe(v.hash)
+  })
+
+  it('produces lowercase hex of 40 characters', () => {
+    expect(sign(['x'], 'p')).toMatch(/^[0-9a-f]{40}$/)
+  })
+})
+
+describe('explainSignature', () => {
+  it('shows each step with the password masked', () => {
+    const v = vectors.find((x) => x.name === 'purchase') as Vector
+    const explained = explainSignature(
+      [
+        { name: 'order.number', value: 'order-1001' },
+        { name: 'order.amount', value: '10.00' },
+        { name: 'order.currency', value: 'USD' },
+        { name: 'order.description', value: 'Test order' },
+      ],
+      v.password,
+    )
+    expect(explained.concatenation).toBe('order-100110.00USDTest order{password}')
+    expect(explained.uppercased).toBe('ORDER-100110.00USDTEST ORDER{PASSWORD}')
+    expect(explained.innerHex).toBe(v.inner)
+    expect(explained.hash).toBe(v.hash)
+    expect(JSON.stringify(explained)).not.toContain(v.password)
+    expect(JSON.stringify(explained)).not.toContain(v.password.toUpperCase())
+  })
+
+  it('the client explains with its own password without revealing it', async () => {
+    const { CardGateway } = await import('../src/index.js')
+    const gw = new CardGateway({
+      checkoutUrl: 'https://checkout.example',
+      s2sUrl: 'https://s2s.example',
+      merchantKey: 'mk',
+      clientKey: 'ck',
+      password: 'Pa55word',
+    })
+    const v = vectors.find((x) => x.name === 'trans-id') as Vector
+    const explained = gw.explainSignature([{ name: 'trans_id', value: v.values[0] }])
+    expect(explained.hash).toBe(v.hash)
+    expect(JSON.stringify(explained)).not.toMatch(/pa55word/i)
+    expect(gw.sign(v.values)).toBe(v.hash)
+    await gw.close()
+  })
+})

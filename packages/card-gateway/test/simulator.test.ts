@@ -1,0 +1,107 @@
+import { describe, expect, it } from 'vitest'
+import { CardGatewaySimulator, cardGatewayHandlers, TEST_CARDS } from '../src/testing/index.js'
+import { orderId, paidPayment, setup } from './helpers.js'
+
+const urls = { success_url: 'https://shop.example/ok', cancel_url: 'https://shop.example/cancel' }
+
+describe('simulator: 15 s dedup window by merchant_key + order_id', () => {
+  it('a repeat inside the window returns the original outcome without a second session', async () => {
+    let now = 5_000_000
+    const ctx = await setup({ sim: { now: () => now } })
+    const params = { order: { number: orderId(), amount: '3.00', currency: 'USD', description: 'Test order' }, ...urls }
+    const first = await ctx.gw.checkout.purchase(params)
+    now += 14_999
+    const second = await ctx.gw.checkout.purchase(params)
+    expect(second).toEqual(first)
+    expect(ctx.simulator.ledger.filter((e) => e.kind === 'session')).toHaveLength(1)
+  })
+
+  it('after the window the reuse is refused with "order_id: Duplicate payment."', async () => {
+    let now = 5_000_000
+    const ctx = await setup({ sim: { now: () => now } })
+    const params = { order: { number: orderId(), amount: '3.00', currency: 'USD', description: 'Test order' }, ...urls }
+    await ctx.gw.checkout.purchase(params)
+    now += 15_000
+    await expect(ctx.gw.checkout.purchase(params)).rejects.toMatchObject({
+      errorMessage: 'order_id: Duplicate payment.',
+    })
+  })
+
+  it('RECURRING_SALE is deduplicated the same way', async () => {
+    let now = 0
+    const ctx = await setup({ sim: { now: () => now } })
+    const first = await paidPayment(ctx, { capture: true, recurring: true })
+    const params = {
+      order_id: orderId('rec'),
+      order_amount: '2.00',
+      order_description: 'Plan',
+      recurring_first_trans_id: first.trans_id,
+      recurring_token: first.recurring_token as string,
+    }
+    const a = await ctx.gw.s2s.recurringSale(params)
+    const b = await ctx.gw.s2s.recurringSale(params)
+    expect(b.trans_id).toBe(a.trans_id)
+    expect(ctx.simulator.ledger.filter((e) => e.kind === 'recurring_sale')).toHaveLength(1)
+    now += 20_000
+    await expect(ctx.gw.s2s.recurringSale(params)).rejects.toMatchObject({ reason: 'duplicate_order' })
+  })
+})
+
+describe('simulator: test cards drive outcomes', () => {
+  it.each([
+    [TEST_CARDS.success, 'pending'],
+    [TEST_CARDS.decline, 'decline'],
+    [TEST_CARDS.captureFails, 'pending'],
+    [TEST_CARDS.threeDsSuccess, '3ds'],
+    [TEST_CARDS.threeDsDecline, '3ds'],
+  ])('expiry %s leaves the payment %s', async (expiry, status) => {
+    const ctx = await setup()
+    const p = await paidPayment(ctx, { expiry })
+    expect(p.status).toBe(status)
+    expect((await ctx.gw.checkout.status({ payment_id: p.payment_id })).status).toBe(status)
+  })
+
+  it('an unknown card declines', async () => {
+    const ctx = await setup()
+    const number = orderId()
+    await ctx.gw.checkout.purchase({ order: { number, amount: '1.00', currency: 'USD', description: 'xx' }, ...urls })
+    expect(ctx.simulator.pay(number, { card: '4000000000000002', expiry: TEST_CARDS.success }).status).toBe('decline')
+  })
+
+  it('records a ledger of every side effect', async () => {
+    const ctx = await setup()
+    const p = await paidPayment(ctx)
+    await ctx.gw.s2s.capture({ trans_id: p.trans_id })
+    await ctx.gw.s2s.creditVoid({ trans_id: p.trans_id })
+    expect(ctx.simulator.ledger.map((e) => e.kind)).toEqual(['session', 'charge', 'capture', 'refund'])
+    expect(ctx.simulator.ledger.every((e) => typeof e.at === 'number')).toBe(true)
+  })
+})
+
+describe('simulator: checks', () => {
+  it('checks the hash, the keys and the allowlist on every request', async () => {
+    const ctx = await setup({ sim: { allowedIps: ['198.51.100.1'] } })
+    await expect(ctx.gw.s2s.getTransStatus({ trans_id: 't' })).rejects.toMatchObject({ reason: 'ip_not_allowed' })
+    ctx.simulator.allowedIps = undefined
+    await expect(ctx.gw.s2s.getTransStatus({ trans_id: 't' })).rejects.toMatchObject({
+      reason: 'transaction_does_not_exist',
+    })
+  })
+
+  it('exports its handlers for an msw setup of your own', () => {
+    const sim = new CardGatewaySimulator()
+    expect(cardGatewayHandlers(sim)).toHaveLength(4)
+  })
+
+  it('signs callbacks the client verifies', async () => {
+    const ctx = await setup()
+    const body = ctx.simulator.signCallback({
+      id: 'p',
+      order_number: 'o',
+      order_amount: '1.00',
+      order_currency: 'EUR',
+      order_description: 'ß',
+    })
+    expect(ctx.gw.callbacks.verify(body).order_description).toBe('ß')
+  })
+})
