@@ -1,9 +1,9 @@
-/** Test-time resolution: packages import `@paywire/core` from source, so tests never need a build first. */
+/** Test-time resolution: packages import each other from source, so tests never need a build first. */
 import { fileURLToPath } from 'node:url'
 
-const core = (path: string) => fileURLToPath(new URL(`./packages/core/src/${path}`, import.meta.url))
+const source = (path: string) => fileURLToPath(new URL(`./packages/${path}`, import.meta.url))
 
-export const alias = [
-  { find: /^@paywire\/core\/testing$/, replacement: core('testing/index.ts') },
-  { find: /^@paywire\/core$/, replacement: core('index.ts') },
-]
+export const alias = ['core', 'card-gateway', 'remittance', 'bill-payment'].flatMap((name) => [
+  { find: new RegExp(`^@paywire/${name}/testing$`), replacement: source(`${name}/src/testing/index.ts`) },
+  { find: new RegExp(`^@paywire/${name}$`), replacement: source(`${name}/src/index.ts`) },
+])
