@@ -2,4 +2,4 @@
  * The test projects, one per package (plus examples and bench sanity tests). Vitest 4 no longer
  * reads this file on its own; `vitest.config.ts` imports the list as `test.projects`.
  */
-export const projects = ['packages/*']
+export const projects = ['packages/*', 'tests/reliability']

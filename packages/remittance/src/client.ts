@@ -1,0 +1,96 @@
+/** `Remittance`: the client of the remittance service — one key, three groups, one pipeline. */
+
+import { inspect } from 'node:util'
+import {
+  type ApiPromise,
+  type CallOptions,
+  type ClientOptions,
+  checkBaseUrl,
+  HttpClient,
+  type RawRequestInput,
+  RequestValidationError,
+  Secret,
+} from '@paywire/core'
+import pkg from '../package.json' with { type: 'json' }
+import { Beneficiaries } from './beneficiaries.js'
+import { Lookup } from './lookup.js'
+import { OperationRunner } from './operation.js'
+import { Transactions } from './transactions.js'
+
+/** Options of `new Remittance(...)`: the service's address and key, plus every core option. */
+export interface RemittanceOptions extends ClientOptions {
+  /** `{base_url}` of the service: `https:` (plain `http:` only to loopback, for the simulator). */
+  readonly baseUrl: string
+  /** The API key, sent in the `x-code` header of every call (spec Authentication 1); never logged. */
+  readonly apiKey: string | Secret
+}
+
+/**
+ * The remittance service client (ARCHITECTURE section 3):
+ * `remit.beneficiaries`, `remit.lookup`, `remit.transactions`, and `remit.request` for anything else.
+ */
+export class Remittance {
+  /** Register, update and find beneficiaries. */
+  readonly beneficiaries: Beneficiaries
+  /** Rates, name enquiry, reference data, transaction status. */
+  readonly lookup: Lookup
+  /** Transfers (mobile, cash collection, bank) and confirm. */
+  readonly transactions: Transactions
+  readonly #http: HttpClient
+  readonly #baseUrl: string
+  readonly #run: OperationRunner
+
+  constructor(options: RemittanceOptions) {
+    if (typeof options !== 'object' || options === null) {
+      throw new RequestValidationError('Remittance', [{ path: '(options)', message: 'must be an object' }])
+    }
+    const { baseUrl, apiKey, ...coreOptions } = options
+    this.#baseUrl = checkBaseUrl('baseUrl', baseUrl, 'Remittance')
+    const key = checkApiKey(apiKey)
+    this.#http = new HttpClient({ packageName: 'remittance', packageVersion: pkg.version, options: coreOptions })
+    this.#run = new OperationRunner(this.#http, this.#baseUrl, key)
+    this.beneficiaries = new Beneficiaries(this.#run)
+    this.lookup = new Lookup(this.#run)
+    this.transactions = new Transactions(this.#run)
+  }
+
+  /** The base URL calls go to (no trailing slash). */
+  get baseUrl(): string {
+    return this.#baseUrl
+  }
+
+  /**
+   * The raw escape hatch: any method and path below the base URL, with the `x-code` key, retries
+   * (`safe` for GET, `unsent-only` otherwise, unless `retry` says), and `RemittanceError`s.
+   * `T` is not checked: the parsed JSON is returned as it came.
+   */
+  request<T = unknown>(input: RawRequestInput, call?: CallOptions): ApiPromise<T> {
+    return this.#run.raw<T>(input, call)
+  }
+
+  /** Closes the client's connection pool (a caller-supplied `dispatcher` is left open). */
+  close(): Promise<void> {
+    return this.#http.close()
+  }
+
+  /** Base URL only: the key never prints. */
+  toJSON(): { baseUrl: string } {
+    return { baseUrl: this.#baseUrl }
+  }
+
+  [inspect.custom](): string {
+    return `Remittance { baseUrl: ${JSON.stringify(this.#baseUrl)} }`
+  }
+}
+
+/** The key must be usable as a header value; the error never repeats it. */
+function checkApiKey(value: unknown): Secret {
+  const fail = (message: string): never => {
+    throw new RequestValidationError('Remittance', [{ path: 'apiKey', message }])
+  }
+  const key = value instanceof Secret ? value.reveal() : value
+  if (typeof key !== 'string' || key.trim() === '') return fail('must be a non-empty string (or a Secret)')
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
+  if (/[\u0000-\u001f\u007f]/.test(key)) return fail('must not contain control characters (it is sent as a header)')
+  return value instanceof Secret ? value : new Secret(key)
+}

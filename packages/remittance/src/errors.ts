@@ -1,0 +1,179 @@
+/** `RemittanceError`: the service's error answers (ProblemDetails, RFC 9457) and unreadable successes. */
+
+import {
+  ApiError,
+  brandErrorClass,
+  type ConnectionError,
+  describeProblem,
+  type HttpRequest,
+  PaywireError,
+  type ProblemDetails,
+  parseProblemDetails,
+  type RawResponse,
+  RequestValidationError,
+} from '@paywire/core'
+
+/**
+ * What kind of failure the answer was, one name per row:
+ * - `unauthorized`: 401/403, the `x-code` key was missing or not accepted (spec Authentication 2);
+ * - `validation_failed`: 400, the service refused the body (spec Errors);
+ * - `not_found`: 404, no such beneficiary, transaction or reference;
+ * - `upstream_failure`: 502, the platform behind the service failed (spec Errors);
+ * - `invalid_response`: a 2xx whose body is not JSON, or not what the caller's `schema` expects;
+ * - `http_error`: any other status.
+ */
+export type RemittanceErrorReason =
+  | 'unauthorized'
+  | 'validation_failed'
+  | 'not_found'
+  | 'upstream_failure'
+  | 'invalid_response'
+  | 'http_error'
+
+export interface RemittanceErrorInit {
+  readonly request: Pick<HttpRequest, 'operation' | 'method' | 'url'>
+  readonly response: RawResponse
+  /** Overrides the reason read from the status (used for unreadable 2xx answers). */
+  readonly reason?: RemittanceErrorReason
+  /** Overrides the message built from the answer. */
+  readonly message?: string
+  /** The transfer's idempotency key, when the failed call was a transfer. */
+  readonly agentTransactionRef?: string | undefined
+}
+
+const EMPTY_FIELD_ERRORS: Readonly<Record<string, readonly string[]>> = Object.freeze({})
+
+/**
+ * The remittance service answered with an error (spec Errors: 400 and 502 carry a ProblemDetails
+ * record). `problem` keeps every member (`type, title, status, detail, instance`, extensions such
+ * as `traceId`, the ASP.NET `errors` map); it is `undefined` when the body is not ProblemDetails
+ * (an HTML page from a proxy, an empty body), and `rawBody` still holds what came.
+ */
+export class RemittanceError extends ApiError {
+  override name = 'RemittanceError'
+  /** The ProblemDetails record, every member kept; `undefined` when the body was not one. */
+  readonly problem: ProblemDetails | undefined
+  readonly reason: RemittanceErrorReason
+  /** The transfer's `agentTransactionRef`, when the call was a transfer: reconcile with it. */
+  readonly agentTransactionRef: string | undefined
+
+  constructor(init: RemittanceErrorInit) {
+    const { request, response } = init
+    const problem = response.status >= 400 ? parseProblemDetails(response.json) : undefined
+    const reason = init.reason ?? reasonFor(response.status)
+    super({
+      operation: request.operation,
+      method: request.method,
+      url: request.url,
+      response,
+      body: response.json,
+      code: problem?.type,
+      message: init.message ?? messageFor(request.operation, reason, response, problem, init.agentTransactionRef),
+    })
+    this.problem = problem
+    this.reason = reason
+    this.agentTransactionRef = init.agentTransactionRef
+  }
+
+  /** ProblemDetails `title`. */
+  get title(): string | undefined {
+    return this.problem?.title
+  }
+
+  /** ProblemDetails `detail`. */
+  get detail(): string | undefined {
+    return this.problem?.detail
+  }
+
+  /** ProblemDetails `instance`. */
+  get instance(): string | undefined {
+    return this.problem?.instance
+  }
+
+  /** The ASP.NET validation map `{ field: [messages] }`; empty when the answer had none. */
+  get fieldErrors(): Readonly<Record<string, readonly string[]>> {
+    return this.problem?.errors ?? EMPTY_FIELD_ERRORS
+  }
+
+  /** The ASP.NET `traceId` extension, for the service's support desk. */
+  get traceId(): string | undefined {
+    const traceId = this.problem?.traceId
+    return typeof traceId === 'string' ? traceId : undefined
+  }
+}
+brandErrorClass(RemittanceError, 'RemittanceError')
+
+/** Status to reason: early returns, one documented row each. */
+function reasonFor(status: number): RemittanceErrorReason {
+  if (status === 401 || status === 403) return 'unauthorized' // spec Authentication 2: status unspecified
+  if (status === 400) return 'validation_failed' // spec Errors: 400 with an error record
+  if (status === 404) return 'not_found'
+  if (status === 502) return 'upstream_failure' // spec Errors: 502 "on upstream failure"
+  if (status < 400) return 'invalid_response'
+  return 'http_error'
+}
+
+function describeBody(response: RawResponse): string {
+  if (response.rawBody.trim() === '') return 'The answer had an empty body.'
+  const type = response.headers['content-type'] ?? 'no content type'
+  return `The answer is not a ProblemDetails record (${type}, ${Buffer.byteLength(response.rawBody)} bytes; see rawBody).`
+}
+
+function messageFor(
+  operation: string,
+  reason: RemittanceErrorReason,
+  response: RawResponse,
+  problem: ProblemDetails | undefined,
+  agentTransactionRef: string | undefined,
+): string {
+  const described = problem ? describeProblem(problem) : ''
+  const what = described ? sentence(described) : describeBody(response)
+  const status = `HTTP ${response.status}`
+  const head = {
+    unauthorized: `the service rejected the API key sent in the x-code header (${status}); check the apiKey option.`,
+    validation_failed: `the service refused the request (${status}).`,
+    not_found: `not found (${status}).`,
+    upstream_failure: `the service reports an upstream failure (${status}).`,
+    invalid_response: `the success answer (${status}) could not be read.`,
+    http_error: `the service answered ${status}.`,
+  }[reason]
+  const reconcile =
+    agentTransactionRef !== undefined && reason !== 'validation_failed' && reason !== 'unauthorized'
+      ? ` The transfer may have been executed: look up agentTransactionRef ${agentTransactionRef} before repeating it.`
+      : ''
+  return `${operation}: ${head} ${what}${reconcile}`
+}
+
+function sentence(text: string): string {
+  return /[.!?]$/.test(text) ? text : `${text}.`
+}
+
+/** A `ConnectionError` (or `TimeoutError`) of a transfer: it carries the transfer's `agentTransactionRef`. */
+export type TransferConnectionError = ConnectionError & { readonly agentTransactionRef: string }
+
+/**
+ * Puts the transfer's `agentTransactionRef` on an error thrown by a transfer call, keeping its
+ * class (a `TimeoutError` stays one): the caller reconciles through the status lookup with it.
+ */
+export function withAgentTransactionRef(error: unknown, agentTransactionRef: string): unknown {
+  if (!(error instanceof PaywireError)) return error
+  if (error instanceof RemittanceError || error instanceof RequestValidationError) return error
+  Object.defineProperty(error, 'agentTransactionRef', {
+    value: agentTransactionRef,
+    enumerable: true,
+    writable: false,
+    configurable: true,
+  })
+  const sent = (error as { requestSent?: unknown }).requestSent === true
+  error.message = sent
+    ? `${error.message} agentTransactionRef ${agentTransactionRef}: look it up with lookup.transactionStatus before repeating the transfer.`
+    : `${error.message} agentTransactionRef ${agentTransactionRef}.`
+  return error
+}
+
+/** The `agentTransactionRef` an error of a transfer call carries, if any. */
+export function agentTransactionRefOf(error: unknown): string | undefined {
+  if (typeof error !== 'object' || error === null) return undefined
+  const value = (error as { agentTransactionRef?: unknown }).agentTransactionRef
+  return typeof value === 'string' ? value : undefined
+}

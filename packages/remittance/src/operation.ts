@@ -1,0 +1,251 @@
+/** The shared pipeline of every remittance operation: a table row in, one `HttpClient.send` out. */
+
+import { randomUUID } from 'node:crypto'
+import {
+  ApiPromise,
+  buildRawRequest,
+  type CallOptions,
+  type HttpClient,
+  type HttpMethod,
+  type HttpRequest,
+  jsonBody,
+  pathSegment,
+  type RawRequestInput,
+  type RawResponse,
+  type ResponseHandler,
+  type RetryPolicy,
+  type Secret,
+  validateParams,
+  type WithResponse,
+  withQuery,
+} from '@paywire/core'
+import { z } from 'zod'
+import { RemittanceError, withAgentTransactionRef } from './errors.js'
+import { type LookupQuery, pathValue, querySchema, type RemittanceResult } from './schemas.js'
+
+/** One endpoint of the spec's table. */
+export interface OperationRow {
+  /** `group.method`, as errors and hooks name it. */
+  readonly name: string
+  readonly method: HttpMethod
+  /** Path below the base URL; `{name}` marks the one path variable, if any. */
+  readonly path: string
+  /** Body schema (POST/PUT); absent for GETs and for confirm. */
+  readonly body?: z.ZodType
+  /** Whether the operation takes an optional query object (GET lookups). */
+  readonly query?: boolean
+  readonly retry: RetryPolicy
+}
+
+/** A zod schema the caller gives to check and type an undocumented success body. */
+export type ResultSchema = z.ZodType
+
+/** The result type: the schema's output when one is given, otherwise the parsed JSON. */
+export type ResultOf<S extends ResultSchema | undefined> = S extends ResultSchema ? z.output<S> : RemittanceResult
+
+/** Per-call options: the core ones plus an optional `schema` for the success body. */
+export interface RemittanceCallOptions<S extends ResultSchema | undefined = undefined> extends CallOptions {
+  /**
+   * Checks the success body (the spec documents none) and types the result with it; a body that
+   * does not match rejects with `RemittanceError` (`reason: 'invalid_response'`).
+   */
+  readonly schema?: S
+}
+
+/** What a transfer resolves to: the idempotency key it was sent with and the service's answer. */
+export interface TransferResult<T = RemittanceResult> {
+  /** The caller's `agentTransactionRef`, or the UUID generated for this transfer. */
+  readonly agentTransactionRef: string
+  readonly data: T
+}
+
+interface OperationInput {
+  readonly body?: unknown
+  readonly pathValue?: unknown
+  readonly query?: LookupQuery | undefined
+}
+
+const PATH_VARIABLE = /\{(\w+)\}/
+
+/** Runs operation rows for one client; holds the API key, which only ever goes into `x-code`. */
+export class OperationRunner {
+  readonly #http: HttpClient
+  readonly #baseUrl: string
+  readonly #apiKey: Secret
+
+  constructor(http: HttpClient, baseUrl: string, apiKey: Secret) {
+    this.#http = http
+    this.#baseUrl = baseUrl
+    this.#apiKey = apiKey
+  }
+
+  /** Validates, encodes and sends one operation; a validation failure rejects and sends nothing. */
+  call<S extends ResultSchema | undefined>(
+    row: OperationRow,
+    input: OperationInput,
+    options: RemittanceCallOptions<S> | undefined,
+  ): ApiPromise<ResultOf<S>> {
+    const { schema, ...call } = options ?? {}
+    let request: HttpRequest
+    try {
+      request = this.#build(row, input)
+    } catch (error) {
+      return rejected(error)
+    }
+    return this.#http.send(request, resultHandler<ResultOf<S>>(schema, undefined), call)
+  }
+
+  /**
+   * A transfer: fills `agentTransactionRef` with a UUID when the caller gave none, returns it with
+   * the result and puts it on every error, so an unknown outcome can be reconciled.
+   */
+  transfer<S extends ResultSchema | undefined>(
+    row: OperationRow,
+    body: unknown,
+    options: RemittanceCallOptions<S> | undefined,
+  ): ApiPromise<TransferResult<ResultOf<S>>> {
+    const { schema, ...call } = options ?? {}
+    let request: HttpRequest
+    let agentTransactionRef: string
+    try {
+      const given = isRecord(body) ? body.agentTransactionRef : undefined
+      agentTransactionRef = typeof given === 'string' ? given : randomUUID()
+      const filled = isRecord(body) && given === undefined ? { ...body, agentTransactionRef } : body
+      request = this.#build(row, { body: filled })
+    } catch (error) {
+      return rejected(error)
+    }
+    const inner: Promise<WithResponse<TransferResult<ResultOf<S>>>> = this.#http
+      .send(request, resultHandler<ResultOf<S>>(schema, agentTransactionRef), call)
+      .withResponse()
+      .then(
+        ({ data, response }) => ({ data: { agentTransactionRef, data }, response }),
+        (error: unknown) => {
+          throw withAgentTransactionRef(error, agentTransactionRef)
+        },
+      )
+    return new ApiPromise(inner)
+  }
+
+  /** The raw escape hatch: any method and path, same key, same pipeline, same error class. */
+  raw<T>(input: RawRequestInput, call: CallOptions | undefined): ApiPromise<T> {
+    let request: HttpRequest
+    try {
+      request = buildRawRequest('request', this.#baseUrl, input, this.#authHeaders())
+    } catch (error) {
+      return rejected(error)
+    }
+    return this.#http.send(request, resultHandler<T>(undefined, undefined), call)
+  }
+
+  #authHeaders(): Record<string, string> {
+    // Spec Authentication 1: every call carries the key in `x-code`.
+    return { 'x-code': this.#apiKey.reveal() }
+  }
+
+  #build(row: OperationRow, input: OperationInput): HttpRequest {
+    let path = row.path
+    const variable = PATH_VARIABLE.exec(row.path)?.[1]
+    if (variable !== undefined) {
+      const checked = validateParams(row.name, pathSchemaFor(variable), { [variable]: input.pathValue })
+      path = path.replace(`{${variable}}`, pathSegment(checked[variable] ?? ''))
+    }
+    let url = this.#baseUrl + path
+    if (row.query) {
+      const query = validateParams(row.name, querySchema, input.query)
+      url = withQuery(url, query)
+    }
+    const body = row.body ? jsonBody(validateParams(row.name, row.body, input.body)) : undefined
+    return {
+      operation: row.name,
+      method: row.method,
+      url,
+      headers: this.#authHeaders(),
+      ...(body ? { body } : {}),
+      retry: row.retry,
+    }
+  }
+}
+
+type PathSchema = z.ZodType<Record<string, string>>
+
+const pathSchemas = new Map<string, PathSchema>()
+
+/** `{ [variable]: non-empty string }`, so a validation issue names the spec's variable (`posid`). */
+function pathSchemaFor(variable: string): PathSchema {
+  let schema = pathSchemas.get(variable)
+  if (!schema) {
+    schema = z.object({ [variable]: pathValue })
+    pathSchemas.set(variable, schema)
+  }
+  return schema
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+function rejected<T>(error: unknown): ApiPromise<T> {
+  const inner = Promise.reject(error)
+  // The rejection surfaces when the caller awaits; until then it must not count as unhandled.
+  inner.catch(() => {})
+  return new ApiPromise<T>(inner)
+}
+
+/**
+ * Success bodies are undocumented: empty is a success (`undefined`), JSON is returned as parsed
+ * (checked with the caller's schema when given), anything else is an unreadable answer.
+ */
+function resultHandler<T>(
+  schema: ResultSchema | undefined,
+  agentTransactionRef: string | undefined,
+): ResponseHandler<T> {
+  return {
+    decode(response: RawResponse, request: HttpRequest): T {
+      const value = readJson(response, request, agentTransactionRef)
+      if (!schema) return value as T
+      const parsed = schema.safeParse(value)
+      if (parsed.success) return parsed.data as T
+      const issues = parsed.error.issues
+        .slice(0, 3)
+        .map((issue) => `${issue.path.map(String).join('.') || '(body)'}: ${issue.message}`)
+        .join('; ')
+      throw new RemittanceError({
+        request,
+        response,
+        reason: 'invalid_response',
+        agentTransactionRef,
+        message: `${request.operation}: the success answer (HTTP ${response.status}) does not match the given schema: ${issues}.`,
+      })
+    },
+    toError(response: RawResponse, request: HttpRequest) {
+      return new RemittanceError({ request, response, agentTransactionRef })
+    },
+  }
+}
+
+function readJson(
+  response: RawResponse,
+  request: HttpRequest,
+  agentTransactionRef: string | undefined,
+): RemittanceResult {
+  if (response.json !== undefined) return response.json as RemittanceResult
+  const text = response.rawBody.trim()
+  if (text === '') return undefined
+  try {
+    // Core parses only objects, arrays and strings; a bare `42` or `true` is JSON too.
+    return JSON.parse(text) as RemittanceResult
+  } catch {
+    throw new RemittanceError({
+      request,
+      response,
+      reason: 'invalid_response',
+      agentTransactionRef,
+      message: `${request.operation}: the success answer (HTTP ${response.status}) is not JSON (${response.headers['content-type'] ?? 'no content type'}); see rawBody.${
+        agentTransactionRef === undefined
+          ? ''
+          : ` The transfer may have been executed: look up agentTransactionRef ${agentTransactionRef} before repeating it.`
+      }`,
+    })
+  }
+}

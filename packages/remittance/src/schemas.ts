@@ -1,0 +1,279 @@
+/** Wire types and zod schemas of every remittance request body (spec "Resources and their fields"). */
+
+import type { Query } from '@paywire/core'
+import { z } from 'zod'
+
+/**
+ * Any JSON value. Success bodies are undocumented (spec "Status codes and response bodies …: not
+ * shown"), so results are typed as the JSON they are: inspect them by narrowing, or pass a zod
+ * `schema` in the call options to have them checked and typed.
+ */
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue }
+
+/** A parsed success body, or `undefined` when the answer had no body (an empty 201 is a success). */
+export type RemittanceResult = JsonValue | undefined
+
+/** Query parameters of a GET lookup (spec: "Query parameters of the lookup GET endpoints: not shown"). */
+export type LookupQuery = Query
+
+// ---- field rules ------------------------------------------------------------------------------
+
+const text = z.string()
+
+/** Spec Limits are "not shown"; any amount must still be a finite number >= 0 to mean money. */
+const amount = z.number().nonnegative()
+
+/** SLE is the redenominated leone with 2 decimals (PLATFORM_NOTES, Remittance [public]). */
+const amountSle = amount.refine((value) => Number(value.toFixed(2)) === value, {
+  message: 'SLE amounts have at most 2 decimal places',
+})
+
+/** The natural idempotency key (PLATFORM_NOTES [client]); an empty one could not identify a transfer. */
+const reference = z.string().min(1, 'must not be empty')
+
+/** Finds the first part of `value` that `JSON.stringify` would drop or change, with its path. */
+function nonJsonAt(
+  value: unknown,
+  path: (string | number)[],
+): { path: (string | number)[]; found: string } | undefined {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return undefined
+  if (typeof value === 'number') return Number.isFinite(value) ? undefined : { path, found: String(value) }
+  if (Array.isArray(value)) {
+    for (const [index, item] of value.entries()) {
+      const bad = nonJsonAt(item, [...path, index])
+      if (bad) return bad
+    }
+    return undefined
+  }
+  if (typeof value === 'object') {
+    const proto = Object.getPrototypeOf(value)
+    if (proto !== Object.prototype && proto !== null) return { path, found: proto?.constructor?.name ?? 'object' }
+    for (const [key, item] of Object.entries(value)) {
+      if (item === undefined) continue
+      const bad = nonJsonAt(item, [...path, key])
+      if (bad) return bad
+    }
+    return undefined
+  }
+  return { path, found: typeof value }
+}
+
+/** A member of an open record: any JSON value, reported with its exact path when it is not one. */
+const jsonMember = z.unknown().superRefine((value, ctx) => {
+  if (value === undefined) return
+  const bad = nonJsonAt(value, [])
+  if (bad) {
+    ctx.addIssue({
+      code: 'custom',
+      path: bad.path,
+      message: `must be a JSON value (string, finite number, boolean, null, array or plain object), got ${bad.found}`,
+    })
+  }
+})
+
+// ---- beneficiaries ------------------------------------------------------------------------------
+
+/**
+ * CreateBeneficiaryRequest: "All fields are strings". The spec shows no required flags, so every
+ * field is optional here and the service decides what it needs (its 400 names the missing fields).
+ */
+export interface BeneficiaryFields {
+  readonly linkedRemitterId?: string
+  readonly firstName?: string
+  readonly lastName?: string
+  readonly address1?: string
+  readonly city?: string
+  readonly state?: string
+  readonly postcode?: string
+  readonly country?: string
+  readonly nationality?: string
+  readonly telephone?: string
+  readonly posid?: string
+  readonly mobile?: string
+  readonly idDetails?: string
+}
+
+/** Body of `POST /api/beneficiaries` (CreateBeneficiaryRequest). */
+export type BeneficiariesCreateParams = BeneficiaryFields
+
+/**
+ * Body of `PUT /api/beneficiaries`. UpdateBeneficiaryRequest's fields are not shown: the
+ * beneficiary fields are typed as strings when present (a guess: an update carries the same
+ * fields), every other member passes through as JSON.
+ */
+export interface BeneficiariesUpdateParams extends BeneficiaryFields {
+  readonly [field: string]: unknown
+}
+
+const beneficiaryShape = {
+  linkedRemitterId: text.optional(),
+  firstName: text.optional(),
+  lastName: text.optional(),
+  address1: text.optional(),
+  city: text.optional(),
+  state: text.optional(),
+  postcode: text.optional(),
+  country: text.optional(),
+  nationality: text.optional(),
+  telephone: text.optional(),
+  posid: text.optional(),
+  mobile: text.optional(),
+  idDetails: text.optional(),
+}
+
+/** The field names the spec lists for CreateBeneficiaryRequest, in its order. */
+export const BENEFICIARY_FIELDS = Object.keys(beneficiaryShape) as (keyof BeneficiaryFields)[]
+
+export const beneficiaryCreateSchema = z.strictObject(beneficiaryShape)
+export const beneficiaryUpdateSchema = z.object(beneficiaryShape).catchall(jsonMember)
+
+// ---- lookups ------------------------------------------------------------------------------------
+
+/** Rate lookup request: `sendingAmountSLE` and `receivingAmountFX` numbers, the rest strings. */
+export interface LookupRatesParams {
+  /** Amount in SLE (at most 2 decimals). */
+  readonly sendingAmountSLE?: number
+  /** Amount in the destination currency. */
+  readonly receivingAmountFX?: number
+  /** `SOURCE` or `DESTINATION` upstream (PLATFORM_NOTES [guess, strong]); not enforced. */
+  readonly amountType?: string
+  readonly sourceCurrency?: string
+  readonly destinationCountry?: string
+  readonly destCurrency?: string
+  readonly serviceType?: string
+}
+
+export const ratesSchema = z.strictObject({
+  sendingAmountSLE: amountSle.optional(),
+  receivingAmountFX: amount.optional(),
+  amountType: text.optional(),
+  sourceCurrency: text.optional(),
+  destinationCountry: text.optional(),
+  destCurrency: text.optional(),
+  serviceType: text.optional(),
+})
+
+/** Body of `POST /api/lookup/name-enquiry`: NameEnquiryRequest's fields are not shown, so any JSON members. */
+export interface LookupNameEnquiryParams {
+  readonly [field: string]: unknown
+}
+
+export const nameEnquirySchema = z.object({}).catchall(jsonMember)
+
+/**
+ * GetTransactionFeesRequest: the spec names this schema but no endpoint uses it, and its fields are
+ * not shown. Exported for `remit.request(...)` if the service documents a fee endpoint later.
+ */
+export interface TransactionFeesRequest {
+  readonly [field: string]: unknown
+}
+
+// ---- transactions -------------------------------------------------------------------------------
+
+/** Fields common to the mobile transfer and cash collection requests: strings, except `amountSLE` and `fees`. */
+export interface TransactionCommonFields {
+  readonly remitterId?: string
+  readonly beneficiaryId?: string
+  readonly destinationCountry?: string
+  /** `Account`, `Cash Collection` or `Mobile Transfer` upstream (PLATFORM_NOTES [guess, strong]). */
+  readonly transType?: string
+  readonly purpose?: string
+  readonly sourceOfIncome?: string
+  readonly paymentMethod?: string
+  readonly amountDeposited?: string
+  readonly bankBranchDeposited?: string
+  readonly serviceLevel?: string
+  readonly smsConfirmation?: string
+  readonly smsNotification?: string
+  readonly smsMobile?: string
+  readonly sourceCurrency?: string
+  readonly destinationCurrency?: string
+  readonly amountType?: string
+  /**
+   * The idempotency key (PLATFORM_NOTES [client]: a reused one is rejected). Filled with a random
+   * UUID when omitted, and returned with the result and on every error of the call.
+   */
+  readonly agentTransactionRef?: string
+  readonly benefTransRef?: string
+  readonly amountToSend?: string
+  /** Amount in SLE (at most 2 decimals). */
+  readonly amountSLE?: number
+  readonly fees?: number
+}
+
+/** Body of `POST /api/transactions/mobile-transfer`. */
+export interface TransactionsMobileTransferParams extends TransactionCommonFields {
+  readonly beneficiaryMobileTransferNumber?: string
+  readonly beneficiaryMobileTransferNetworkId?: string
+  readonly beneficiaryMobileTransferNetworkCreditTypeId?: string
+}
+
+/** Body of `POST /api/transactions/cash-collection`. */
+export interface TransactionsCashCollectionParams extends TransactionCommonFields {
+  readonly collectionPointId?: string
+  /** The PIN the beneficiary collects with; never logged by the SDK (bodies are not logged). */
+  readonly collectionPin?: string
+}
+
+/**
+ * Body of the bank transfer (BankTransferTransactionRequest, fields not shown). The common
+ * transaction fields are typed when present (a guess: every transfer shares them, and
+ * `agentTransactionRef` is needed for reconciliation); every other member passes through as JSON.
+ */
+export interface TransactionsBankTransferParams extends TransactionCommonFields {
+  readonly [field: string]: unknown
+}
+
+const transactionShape = {
+  remitterId: text.optional(),
+  beneficiaryId: text.optional(),
+  destinationCountry: text.optional(),
+  transType: text.optional(),
+  purpose: text.optional(),
+  sourceOfIncome: text.optional(),
+  paymentMethod: text.optional(),
+  amountDeposited: text.optional(),
+  bankBranchDeposited: text.optional(),
+  serviceLevel: text.optional(),
+  smsConfirmation: text.optional(),
+  smsNotification: text.optional(),
+  smsMobile: text.optional(),
+  sourceCurrency: text.optional(),
+  destinationCurrency: text.optional(),
+  amountType: text.optional(),
+  agentTransactionRef: reference.optional(),
+  benefTransRef: text.optional(),
+  amountToSend: text.optional(),
+  amountSLE: amountSle.optional(),
+  fees: amount.optional(),
+}
+
+export const mobileTransferSchema = z.strictObject({
+  ...transactionShape,
+  beneficiaryMobileTransferNumber: text.optional(),
+  beneficiaryMobileTransferNetworkId: text.optional(),
+  beneficiaryMobileTransferNetworkCreditTypeId: text.optional(),
+})
+
+export const cashCollectionSchema = z.strictObject({
+  ...transactionShape,
+  collectionPointId: text.optional(),
+  collectionPin: text.optional(),
+})
+
+export const bankTransferSchema = z.object(transactionShape).catchall(jsonMember)
+
+// ---- path variables and queries -----------------------------------------------------------------
+
+/**
+ * A path variable: a non-empty string, URL-encoded when sent. `.` and `..` are refused: URL
+ * parsers (undici's included) read even their encoded forms `%2E%2E` as dot segments, so they
+ * would send the call to another route.
+ */
+export const pathValue = z
+  .string()
+  .min(1, 'must not be empty')
+  .refine((value) => value !== '.' && value !== '..', 'must not be "." or ".." (it would change the route)')
+
+const queryScalar = z.union([z.string(), z.number(), z.boolean(), z.null(), z.undefined()])
+export const querySchema = z.record(z.string(), z.union([queryScalar, z.array(queryScalar)])).optional()

@@ -1,0 +1,708 @@
+/** A stateful remittance service for tests: msw handlers over beneficiaries, fixtures, rates and transfers. */
+
+import { type MockServer, startMockServer } from '@paywire/core/testing'
+import { HttpResponse, http, type RequestHandler } from 'msw'
+import { type RemittanceFixtures, remittanceFixtures } from './fixtures.js'
+
+/** The key the simulator accepts unless told otherwise. */
+export const SIMULATOR_API_KEY = 'sim-remittance-key'
+
+export interface RemittanceSimulatorOptions {
+  /** The only `x-code` value accepted; default `SIMULATOR_API_KEY`. */
+  readonly apiKey?: string
+  /** Replaces parts of the default fixtures (countries, banks, rates, fees…). */
+  readonly fixtures?: Partial<RemittanceFixtures>
+  /**
+   * What `POST /api/beneficiaries` answers with its 201: the stored record (default), or an empty
+   * body (the spec documents none; both must be successes for the client).
+   */
+  readonly createdBody?: 'record' | 'empty'
+}
+
+/** How an injected failure answers. */
+export interface FailureOptions {
+  /** Default 502 (spec: "502 on upstream failure"). */
+  readonly status?: number
+  /** `problem` (ProblemDetails, default), `html` (a proxy's error page) or `empty`. */
+  readonly body?: 'problem' | 'html' | 'empty'
+}
+
+/** A stored beneficiary: the wire fields as sent, plus the id the simulator gave it. */
+export interface SimulatedBeneficiary {
+  readonly beneficiaryId: string
+  readonly [field: string]: string
+}
+
+export type TransferKind = 'mobile-transfer' | 'cash-collection' | 'bank-transfer'
+
+/** One executed transfer, as the simulated platform booked it. */
+export interface LedgerEntry {
+  readonly transactionId: string
+  readonly kind: TransferKind
+  readonly agentTransactionRef: string
+  readonly beneficiaryId: string
+  readonly amountSLE: number
+  readonly fees: number
+  readonly destCurrency: string
+  readonly receivingAmountFX: number
+  /** `ENTERED` when created, `AGENT_OK` once confirmed, or whatever `setStatus` set. */
+  readonly status: string
+  /** Given by confirm; the status lookup takes it (or the `agentTransactionRef`). */
+  readonly referenceNumber: string | undefined
+  /** The request body exactly as parsed. */
+  readonly body: Readonly<Record<string, unknown>>
+}
+
+type FieldType = 'string' | 'number'
+type Errors = Record<string, string[]>
+type Body = Record<string, unknown>
+
+const PROBLEM_TYPE = 'application/problem+json'
+const RFC = 'https://tools.ietf.org/html/rfc9110#section-15'
+
+const BENEFICIARY_TYPES: Record<string, FieldType> = Object.fromEntries(
+  [
+    'linkedRemitterId',
+    'firstName',
+    'lastName',
+    'address1',
+    'city',
+    'state',
+    'postcode',
+    'country',
+    'nationality',
+    'telephone',
+    'posid',
+    'mobile',
+    'idDetails',
+  ].map((name) => [name, 'string' as const]),
+)
+
+const RATE_TYPES: Record<string, FieldType> = {
+  sendingAmountSLE: 'number',
+  receivingAmountFX: 'number',
+  amountType: 'string',
+  sourceCurrency: 'string',
+  destinationCountry: 'string',
+  destCurrency: 'string',
+  serviceType: 'string',
+}
+
+const TRANSACTION_TYPES: Record<string, FieldType> = {
+  ...Object.fromEntries(
+    [
+      'remitterId',
+      'beneficiaryId',
+      'destinationCountry',
+      'transType',
+      'purpose',
+      'sourceOfIncome',
+      'paymentMethod',
+      'amountDeposited',
+      'bankBranchDeposited',
+      'serviceLevel',
+      'smsConfirmation',
+      'smsNotification',
+      'smsMobile',
+      'sourceCurrency',
+      'destinationCurrency',
+      'amountType',
+      'agentTransactionRef',
+      'benefTransRef',
+      'amountToSend',
+    ].map((name) => [name, 'string' as const]),
+  ),
+  amountSLE: 'number',
+  fees: 'number',
+}
+
+const MOBILE_TYPES: Record<string, FieldType> = {
+  ...TRANSACTION_TYPES,
+  beneficiaryMobileTransferNumber: 'string',
+  beneficiaryMobileTransferNetworkId: 'string',
+  beneficiaryMobileTransferNetworkCreditTypeId: 'string',
+}
+
+const CASH_TYPES: Record<string, FieldType> = {
+  ...TRANSACTION_TYPES,
+  collectionPointId: 'string',
+  collectionPin: 'string',
+}
+
+/** The bank transfer's fields are not shown: the simulator's guess is the common fields plus these. */
+const BANK_TYPES: Record<string, FieldType> = { ...TRANSACTION_TYPES, bankId: 'string', accountNumber: 'string' }
+
+const round2 = (value: number): number => Math.round(value * 100) / 100
+
+interface Failure {
+  readonly path: string
+  remaining: number
+  readonly options: FailureOptions
+}
+
+interface MutableEntry extends Omit<LedgerEntry, 'status' | 'referenceNumber'> {
+  status: string
+  referenceNumber: string | undefined
+}
+
+/**
+ * The simulated service. Rules it follows, spec first, then PLATFORM_NOTES, then its own guesses:
+ * - every call needs `x-code` equal to `apiKey`, else 401 ProblemDetails (spec Authentication 2);
+ * - bodies must be JSON objects with the spec's JSON types, else 400 ProblemDetails with an ASP.NET
+ *   `errors` map (spec Errors; PLATFORM_NOTES [public]); amounts in SLE have at most 2 decimals;
+ * - simulator guesses: beneficiaries need `firstName`, `lastName` and `telephone`; updates name the
+ *   `beneficiaryId`; transfers need `remitterId`, a known `beneficiaryId`, `destinationCountry`,
+ *   `amountSLE` > 0 and `agentTransactionRef`, plus the mobile network/number, the collection point,
+ *   or `bankId` and `accountNumber`;
+ * - a reused `agentTransactionRef` is refused with 400 (PLATFORM_NOTES [client]), naming the
+ *   original `transactionId` as an extension member;
+ * - a transfer returns `transactionId`; confirm returns `referenceNumber` (PLATFORM_NOTES [guess,
+ *   strong]); the status lookup finds a transaction by `referenceNumber` or `agentTransactionRef`;
+ * - `failNext` injects upstream failures (502 by default) before anything else happens.
+ */
+export class RemittanceSimulator {
+  readonly apiKey: string
+  readonly fixtures: RemittanceFixtures
+  /** msw handlers; serve them with `startMockServer` (or use `startRemittanceSimulator`). */
+  readonly handlers: RequestHandler[]
+  readonly #createdBody: 'record' | 'empty'
+  #beneficiaries: SimulatedBeneficiary[] = []
+  #ledger: MutableEntry[] = []
+  #failures: Failure[] = []
+  #sequence = 0
+  #traces = 0
+
+  constructor(options: RemittanceSimulatorOptions = {}) {
+    this.apiKey = options.apiKey ?? SIMULATOR_API_KEY
+    this.fixtures = { ...remittanceFixtures, ...options.fixtures }
+    this.#createdBody = options.createdBody ?? 'record'
+    this.handlers = this.#buildHandlers()
+  }
+
+  /** Beneficiaries stored so far (copies). */
+  get beneficiaries(): readonly SimulatedBeneficiary[] {
+    return this.#beneficiaries.map((b) => ({ ...b }))
+  }
+
+  /** Every executed transfer, in order (copies). */
+  get ledger(): readonly LedgerEntry[] {
+    return this.#ledger.map((entry) => ({ ...entry }))
+  }
+
+  /**
+   * The next `count` requests whose path is `path` (or below it, e.g. `/api/transactions/confirm`),
+   * or any request for `'*'`, fail with an upstream error before auth or any state change.
+   */
+  failNext(path: string, count = 1, options: FailureOptions = {}): void {
+    this.#failures.push({ path, remaining: count, options })
+  }
+
+  /** Moves a transaction (by transaction id, reference number or agentTransactionRef) to `status`. */
+  setStatus(id: string, status: string): void {
+    const entry = this.#findTransaction(id)
+    if (!entry) throw new Error(`no simulated transaction ${id}`)
+    entry.status = status
+  }
+
+  /** Forgets beneficiaries, transfers and pending failures. */
+  reset(): void {
+    this.#beneficiaries = []
+    this.#ledger = []
+    this.#failures = []
+    this.#sequence = 0
+  }
+
+  #next(prefix: string): string {
+    this.#sequence += 1
+    return `${prefix}${String(this.#sequence).padStart(6, '0')}`
+  }
+
+  #findTransaction(id: string): MutableEntry | undefined {
+    return this.#ledger.find(
+      (entry) => entry.transactionId === id || entry.referenceNumber === id || entry.agentTransactionRef === id,
+    )
+  }
+
+  // ---- answers ------------------------------------------------------------------------------
+
+  #problem(status: number, title: string, detail?: string, extra: Body = {}): Response {
+    const body = {
+      type: `${RFC}.${status >= 500 ? '6' : '5'}.${statusSection(status)}`,
+      title,
+      status,
+      ...(detail === undefined ? {} : { detail }),
+      traceId: `00-${this.#trace()}-00`,
+      ...extra,
+    }
+    return HttpResponse.json(body, { status, headers: { 'content-type': PROBLEM_TYPE } })
+  }
+
+  #trace(): string {
+    this.#traces += 1
+    return `${this.#traces.toString(16).padStart(32, '0')}-${'0'.repeat(15)}1`
+  }
+
+  #validation(errors: Errors, title = 'One or more validation errors occurred.'): Response {
+    return this.#problem(400, title, undefined, { errors })
+  }
+
+  #failure(pathname: string): Response | undefined {
+    const failure = this.#failures.find(
+      (f) => f.remaining > 0 && (f.path === '*' || pathname === f.path || pathname.startsWith(`${f.path}/`)),
+    )
+    if (!failure) return undefined
+    failure.remaining -= 1
+    this.#failures = this.#failures.filter((f) => f.remaining > 0)
+    const status = failure.options.status ?? 502
+    const kind = failure.options.body ?? 'problem'
+    if (kind === 'empty') return new HttpResponse(null, { status })
+    if (kind === 'html') {
+      return new HttpResponse(
+        `<html><head><title>${status} Bad Gateway</title></head><body><h1>${status} Bad Gateway</h1></body></html>`,
+        { status, headers: { 'content-type': 'text/html' } },
+      )
+    }
+    return this.#problem(status, 'Bad Gateway', 'The remittance platform did not answer (simulated upstream failure).')
+  }
+
+  // ---- routing ------------------------------------------------------------------------------
+
+  /** Wraps a route: injected failures first, then the `x-code` check, then the route itself. */
+  #route(
+    method: 'get' | 'post' | 'put',
+    path: string,
+    answer: (request: Request, params: Record<string, string>, url: URL) => Response | Promise<Response>,
+  ): RequestHandler {
+    return http[method](`*${path}`, async ({ request, params }) => {
+      const url = new URL(request.url)
+      const failure = this.#failure(url.pathname)
+      if (failure) return failure
+      const key = request.headers.get('x-code')
+      if (key === null || key === '') {
+        return this.#problem(401, 'Unauthorized', 'The x-code header is missing.')
+      }
+      if (key !== this.apiKey) return this.#problem(401, 'Unauthorized', 'The x-code header holds an unknown API key.')
+      const flat: Record<string, string> = {}
+      for (const [name, value] of Object.entries(params)) if (typeof value === 'string') flat[name] = value
+      return answer(request, flat, url)
+    })
+  }
+
+  /** Reads a JSON object body, or answers the 415/400 the service would. */
+  async #body(request: Request): Promise<Body | Response> {
+    const type = request.headers.get('content-type') ?? ''
+    if (!type.includes('json'))
+      return this.#problem(415, 'Unsupported Media Type', `Expected JSON, got ${type || 'none'}.`)
+    const text = await request.text()
+    let value: unknown
+    try {
+      value = JSON.parse(text)
+    } catch {
+      return this.#validation({ $: ['The request body is not valid JSON.'] })
+    }
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      return this.#validation({ $: ['The request body must be a JSON object.'] })
+    }
+    return value as Body
+  }
+
+  #buildHandlers(): RequestHandler[] {
+    const f = this.fixtures
+    const list = (items: readonly object[]) => (_request: Request, _params: Record<string, string>, url: URL) =>
+      HttpResponse.json(filterByQuery(items, url.searchParams))
+    return [
+      this.#route('post', '/api/beneficiaries', (request) => this.#createBeneficiary(request)),
+      this.#route('put', '/api/beneficiaries', (request) => this.#updateBeneficiary(request)),
+      this.#route('get', '/api/beneficiaries/posid/:posid', (_r, params) =>
+        HttpResponse.json(this.#beneficiaries.filter((b) => b.posid === params.posid)),
+      ),
+      this.#route('get', '/api/beneficiaries/any/:searchValue', (_r, params) => {
+        const needle = (params.searchValue ?? '').toLowerCase()
+        return HttpResponse.json(
+          this.#beneficiaries.filter((b) => Object.values(b).some((v) => v.toLowerCase().includes(needle))),
+        )
+      }),
+      this.#route('get', '/api/beneficiaries/telephone/:telephone', (_r, params) => {
+        const digits = onlyDigits(params.telephone ?? '')
+        return HttpResponse.json(
+          this.#beneficiaries.filter(
+            (b) => digits !== '' && (onlyDigits(b.telephone ?? '') === digits || onlyDigits(b.mobile ?? '') === digits),
+          ),
+        )
+      }),
+      this.#route('post', '/api/lookup/name-enquiry', async (request) => {
+        const body = await this.#body(request)
+        if (body instanceof Response) return body
+        return this.#nameEnquiry(body.bankCode, body.accountNumber)
+      }),
+      this.#route('get', '/api/lookup/name-enquiry', (_r, _p, url) =>
+        this.#nameEnquiry(
+          url.searchParams.get('bankCode') ?? undefined,
+          url.searchParams.get('accountNumber') ?? undefined,
+        ),
+      ),
+      this.#route('post', '/api/lookup/rates', (request) => this.#rates(request)),
+      this.#route('get', '/api/lookup/destination-countries', list(f.destinationCountries)),
+      this.#route('get', '/api/lookup/delivery-bank-branches', list(f.deliveryBankBranches)),
+      this.#route('get', '/api/lookup/delivery-banks', list(f.deliveryBanks)),
+      this.#route('get', '/api/lookup/collection-points', list(f.collectionPoints)),
+      this.#route('get', '/api/lookup/mobile-operator-credit-types', list(f.mobileOperatorCreditTypes)),
+      this.#route('get', '/api/lookup/mobile-operators', list(f.mobileOperators)),
+      this.#route('get', '/api/lookup/banks', list(f.banks)),
+      this.#route('get', '/api/lookup/transaction/status/:referenceNumber', (_r, params) => {
+        const entry = this.#findTransaction(params.referenceNumber ?? '')
+        if (!entry || entry.transactionId === params.referenceNumber) {
+          return this.#problem(404, 'Not Found', `No transaction with reference ${params.referenceNumber}.`)
+        }
+        return HttpResponse.json(statusView(entry))
+      }),
+      this.#route('post', '/api/transactions/mobile-transfer', (request) => this.#transfer(request, 'mobile-transfer')),
+      this.#route('post', '/api/transactions/cash-collection', (request) => this.#transfer(request, 'cash-collection')),
+      this.#route('post', '/api/transactions/bank-transfer', (request) => this.#transfer(request, 'bank-transfer')),
+      this.#route('post', '/api/transactions/confirm/:transactionId', (_r, params) =>
+        this.#confirm(params.transactionId),
+      ),
+    ]
+  }
+
+  // ---- beneficiaries ------------------------------------------------------------------------
+
+  async #createBeneficiary(request: Request): Promise<Response> {
+    const body = await this.#body(request)
+    if (body instanceof Response) return body
+    const errors = { ...typeErrors(body, BENEFICIARY_TYPES), ...required(body, ['firstName', 'lastName', 'telephone']) }
+    if (Object.keys(errors).length > 0) return this.#validation(errors)
+    const record: SimulatedBeneficiary = { ...stringFields(body, BENEFICIARY_TYPES), beneficiaryId: this.#next('BEN') }
+    this.#beneficiaries.push(record)
+    if (this.#createdBody === 'empty') return new HttpResponse(null, { status: 201 })
+    return HttpResponse.json(record, { status: 201 })
+  }
+
+  async #updateBeneficiary(request: Request): Promise<Response> {
+    const body = await this.#body(request)
+    if (body instanceof Response) return body
+    const errors = {
+      ...typeErrors(body, { ...BENEFICIARY_TYPES, beneficiaryId: 'string' }),
+      ...required(body, ['beneficiaryId']),
+    }
+    if (Object.keys(errors).length > 0) return this.#validation(errors)
+    const index = this.#beneficiaries.findIndex((b) => b.beneficiaryId === body.beneficiaryId)
+    const existing = this.#beneficiaries[index]
+    if (!existing) return this.#problem(404, 'Not Found', `No beneficiary ${String(body.beneficiaryId)}.`)
+    const updated: SimulatedBeneficiary = { ...existing, ...stringFields(body, BENEFICIARY_TYPES) }
+    this.#beneficiaries[index] = updated
+    return HttpResponse.json(updated)
+  }
+
+  // ---- lookups ------------------------------------------------------------------------------
+
+  #nameEnquiry(bankCode: unknown, accountNumber: unknown): Response {
+    const errors: Errors = {}
+    if (typeof bankCode !== 'string' || bankCode === '') errors.bankCode = ['The bankCode field is required.']
+    if (typeof accountNumber !== 'string' || accountNumber === '') {
+      errors.accountNumber = ['The accountNumber field is required.']
+    }
+    if (Object.keys(errors).length > 0) return this.#validation(errors)
+    const account = this.fixtures.accounts.find((a) => a.bankCode === bankCode && a.accountNumber === accountNumber)
+    if (!account) return this.#problem(404, 'Not Found', 'No account with this number at this bank.')
+    return HttpResponse.json(account)
+  }
+
+  async #rates(request: Request): Promise<Response> {
+    const body = await this.#body(request)
+    if (body instanceof Response) return body
+    const errors = typeErrors(body, RATE_TYPES)
+    if (Object.keys(errors).length > 0) return this.#validation(errors)
+    const amountType = body.amountType ?? (body.receivingAmountFX !== undefined ? 'DESTINATION' : 'SOURCE')
+    if (amountType !== 'SOURCE' && amountType !== 'DESTINATION') {
+      return this.#validation({ amountType: ['The amountType must be SOURCE or DESTINATION.'] })
+    }
+    if (body.sourceCurrency !== undefined && body.sourceCurrency !== 'SLE') {
+      return this.#validation({ sourceCurrency: ['Only SLE can be sent.'] })
+    }
+    const currency = this.#currency(body.destCurrency, body.destinationCountry)
+    if (typeof currency !== 'string') return this.#validation(currency)
+    const rate = this.fixtures.rates[currency] as number
+    let sending: number
+    let receiving: number
+    if (amountType === 'SOURCE') {
+      if (typeof body.sendingAmountSLE !== 'number') {
+        return this.#validation({
+          sendingAmountSLE: ['The sendingAmountSLE field is required when amountType is SOURCE.'],
+        })
+      }
+      sending = body.sendingAmountSLE
+      receiving = round2(sending * rate)
+    } else {
+      if (typeof body.receivingAmountFX !== 'number') {
+        return this.#validation({
+          receivingAmountFX: ['The receivingAmountFX field is required when amountType is DESTINATION.'],
+        })
+      }
+      receiving = body.receivingAmountFX
+      sending = Math.ceil((receiving / rate) * 100 - 1e-9) / 100
+    }
+    const moneyErrors = { ...sleErrors('sendingAmountSLE', sending), ...nonNegative('receivingAmountFX', receiving) }
+    if (Object.keys(moneyErrors).length > 0) return this.#validation(moneyErrors)
+    const fees = this.#fees(sending)
+    return HttpResponse.json({
+      sourceCurrency: 'SLE',
+      destCurrency: currency,
+      destinationCountry: body.destinationCountry ?? null,
+      serviceType: body.serviceType ?? null,
+      amountType,
+      rate,
+      sendingAmountSLE: sending,
+      receivingAmountFX: receiving,
+      fees,
+      totalAmountSLE: round2(sending + fees),
+    })
+  }
+
+  #fees(amountSle: number): number {
+    return Math.max(this.fixtures.fees.minimumSLE, round2((amountSle * this.fixtures.fees.percent) / 100))
+  }
+
+  /** The destination currency from `destCurrency` or the country; an errors map when neither is known. */
+  #currency(destCurrency: unknown, destinationCountry: unknown): string | Errors {
+    if (typeof destCurrency === 'string') {
+      return destCurrency in this.fixtures.rates
+        ? destCurrency
+        : { destCurrency: [`No rate for currency ${destCurrency}.`] }
+    }
+    if (destinationCountry === undefined) {
+      return { destinationCountry: ['The destinationCountry or destCurrency field is required.'] }
+    }
+    const country = this.fixtures.destinationCountries.find((c) => c.countryCode === destinationCountry)
+    if (!country) return { destinationCountry: [`Unknown destination country ${String(destinationCountry)}.`] }
+    if (!(country.currency in this.fixtures.rates))
+      return { destCurrency: [`No rate for currency ${country.currency}.`] }
+    return country.currency
+  }
+
+  // ---- transactions -------------------------------------------------------------------------
+
+  async #transfer(request: Request, kind: TransferKind): Promise<Response> {
+    const body = await this.#body(request)
+    if (body instanceof Response) return body
+    const types = { 'mobile-transfer': MOBILE_TYPES, 'cash-collection': CASH_TYPES, 'bank-transfer': BANK_TYPES }[kind]
+    const extra = {
+      'mobile-transfer': ['beneficiaryMobileTransferNumber', 'beneficiaryMobileTransferNetworkId'],
+      'cash-collection': ['collectionPointId'],
+      'bank-transfer': ['bankId', 'accountNumber'],
+    }[kind]
+    const errors: Errors = {
+      ...typeErrors(body, types),
+      ...required(body, [
+        'remitterId',
+        'beneficiaryId',
+        'destinationCountry',
+        'amountSLE',
+        'agentTransactionRef',
+        ...extra,
+      ]),
+    }
+    if (Object.keys(errors).length > 0) return this.#validation(errors)
+    const amountSle = body.amountSLE as number
+    const moneyErrors = sleErrors('amountSLE', amountSle)
+    if (amountSle === 0) moneyErrors.amountSLE = ['The amountSLE must be greater than 0.']
+    if (Object.keys(moneyErrors).length > 0) return this.#validation(moneyErrors)
+    if (!this.#beneficiaries.some((b) => b.beneficiaryId === body.beneficiaryId)) {
+      return this.#validation({ beneficiaryId: [`Unknown beneficiary ${String(body.beneficiaryId)}.`] })
+    }
+    const currency = this.#currency(body.destinationCurrency, body.destinationCountry)
+    if (typeof currency !== 'string') return this.#validation(currency)
+    const referenceErrors = this.#referenceErrors(kind, body)
+    if (Object.keys(referenceErrors).length > 0) return this.#validation(referenceErrors)
+    const agentTransactionRef = body.agentTransactionRef as string
+    const earlier = this.#ledger.find((entry) => entry.agentTransactionRef === agentTransactionRef)
+    if (earlier) {
+      return this.#problem(
+        400,
+        'Duplicate agentTransactionRef',
+        `agentTransactionRef ${agentTransactionRef} was already used by transaction ${earlier.transactionId}.`,
+        {
+          errors: { agentTransactionRef: ['This agentTransactionRef has already been used.'] },
+          transactionId: earlier.transactionId,
+        },
+      )
+    }
+    const entry: MutableEntry = {
+      transactionId: this.#next('TX'),
+      kind,
+      agentTransactionRef,
+      beneficiaryId: body.beneficiaryId as string,
+      amountSLE: amountSle,
+      fees: this.#fees(amountSle),
+      destCurrency: currency,
+      receivingAmountFX: round2(amountSle * (this.fixtures.rates[currency] as number)),
+      status: 'ENTERED',
+      referenceNumber: undefined,
+      body: structuredClone(body),
+    }
+    this.#ledger.push(entry)
+    return HttpResponse.json(
+      {
+        transactionId: entry.transactionId,
+        agentTransactionRef,
+        status: entry.status,
+        transType: {
+          'mobile-transfer': 'Mobile Transfer',
+          'cash-collection': 'Cash Collection',
+          'bank-transfer': 'Account',
+        }[kind],
+        amountSLE: entry.amountSLE,
+        fees: entry.fees,
+        destCurrency: entry.destCurrency,
+        receivingAmountFX: entry.receivingAmountFX,
+      },
+      { status: 201 },
+    )
+  }
+
+  /** The network, collection point or bank named in the body must exist in the fixtures. */
+  #referenceErrors(kind: TransferKind, body: Body): Errors {
+    const f = this.fixtures
+    if (
+      kind === 'mobile-transfer' &&
+      !f.mobileOperators.some((o) => o.networkId === body.beneficiaryMobileTransferNetworkId)
+    ) {
+      return { beneficiaryMobileTransferNetworkId: ['Unknown mobile network.'] }
+    }
+    if (
+      kind === 'mobile-transfer' &&
+      body.beneficiaryMobileTransferNetworkCreditTypeId !== undefined &&
+      !f.mobileOperatorCreditTypes.some(
+        (t) =>
+          t.creditTypeId === body.beneficiaryMobileTransferNetworkCreditTypeId &&
+          t.networkId === body.beneficiaryMobileTransferNetworkId,
+      )
+    ) {
+      return { beneficiaryMobileTransferNetworkCreditTypeId: ['Unknown credit type for this network.'] }
+    }
+    if (kind === 'cash-collection' && !f.collectionPoints.some((p) => p.collectionPointId === body.collectionPointId)) {
+      return { collectionPointId: ['Unknown collection point.'] }
+    }
+    if (kind === 'bank-transfer' && !f.deliveryBanks.some((b) => b.bankId === body.bankId)) {
+      return { bankId: ['Unknown delivery bank.'] }
+    }
+    return {}
+  }
+
+  #confirm(transactionId: string | undefined): Response {
+    const entry = this.#ledger.find((e) => e.transactionId === transactionId)
+    if (!entry) return this.#problem(404, 'Not Found', `No transaction ${transactionId}.`)
+    if (entry.referenceNumber !== undefined) {
+      return this.#problem(400, 'Transaction already confirmed', `Transaction ${transactionId} is already confirmed.`, {
+        referenceNumber: entry.referenceNumber,
+      })
+    }
+    entry.referenceNumber = this.#next('RN')
+    entry.status = 'AGENT_OK'
+    return HttpResponse.json({
+      transactionId: entry.transactionId,
+      referenceNumber: entry.referenceNumber,
+      status: entry.status,
+    })
+  }
+}
+
+// ---- helpers --------------------------------------------------------------------------------
+
+function statusSection(status: number): number {
+  const sections: Record<number, number> = { 400: 1, 401: 2, 403: 4, 404: 5, 415: 16, 500: 1, 502: 3, 503: 4 }
+  return sections[status] ?? 1
+}
+
+function typeErrors(body: Body, types: Record<string, FieldType>): Errors {
+  const errors: Errors = {}
+  for (const [name, type] of Object.entries(types)) {
+    const value = body[name]
+    if (value === undefined || value === null) continue
+    const ok = type === 'number' ? typeof value === 'number' && Number.isFinite(value) : typeof value === 'string'
+    if (!ok) {
+      const target = type === 'number' ? 'System.Decimal' : 'System.String'
+      errors[name] = [`The JSON value could not be converted to ${target}. Path: $.${name}`]
+    }
+  }
+  return errors
+}
+
+function required(body: Body, names: readonly string[]): Errors {
+  const errors: Errors = {}
+  for (const name of names) {
+    const value = body[name]
+    if (value === undefined || value === null || value === '') errors[name] = [`The ${name} field is required.`]
+  }
+  return errors
+}
+
+function sleErrors(name: string, value: number): Errors {
+  if (value < 0) return { [name]: [`The ${name} must not be negative.`] }
+  if (round2(value) !== value) return { [name]: [`The ${name} has more than 2 decimal places (SLE).`] }
+  return {}
+}
+
+function nonNegative(name: string, value: number): Errors {
+  return value < 0 ? { [name]: [`The ${name} must not be negative.`] } : {}
+}
+
+function stringFields(body: Body, types: Record<string, FieldType>): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const name of Object.keys(types)) {
+    const value = body[name]
+    if (typeof value === 'string') out[name] = value
+  }
+  return out
+}
+
+function onlyDigits(value: string): string {
+  return value.replace(/\D/g, '')
+}
+
+/** Keeps items whose field equals each query parameter that names one of their fields (case-insensitive). */
+function filterByQuery(items: readonly object[], query: URLSearchParams): object[] {
+  return items.filter((item) => {
+    for (const [name, wanted] of query) {
+      const field = Object.keys(item).find((key) => key.toLowerCase() === name.toLowerCase())
+      if (field === undefined) continue
+      const value = (item as Record<string, unknown>)[field]
+      if (String(value).toLowerCase() !== wanted.toLowerCase()) return false
+    }
+    return true
+  })
+}
+
+function statusView(entry: MutableEntry): Body {
+  return {
+    referenceNumber: entry.referenceNumber ?? null,
+    transactionId: entry.transactionId,
+    agentTransactionRef: entry.agentTransactionRef,
+    status: entry.status,
+    amountSLE: entry.amountSLE,
+    fees: entry.fees,
+    destCurrency: entry.destCurrency,
+    receivingAmountFX: entry.receivingAmountFX,
+  }
+}
+
+/** A running simulator on a loopback port. */
+export interface StartedRemittanceSimulator {
+  /** The base URL to give `new Remittance({ baseUrl })`. */
+  readonly url: string
+  /** The key the simulator accepts. */
+  readonly apiKey: string
+  readonly simulator: RemittanceSimulator
+  /** The loopback server: `server.requests` holds every request as received. */
+  readonly server: MockServer
+  close(): Promise<void>
+}
+
+/** Starts a `RemittanceSimulator` on a real loopback port, for the client's real transport. */
+export async function startRemittanceSimulator(
+  options: RemittanceSimulatorOptions = {},
+): Promise<StartedRemittanceSimulator> {
+  const simulator = new RemittanceSimulator(options)
+  const server = await startMockServer(simulator.handlers)
+  return { url: server.url, apiKey: simulator.apiKey, simulator, server, close: () => server.close() }
+}
