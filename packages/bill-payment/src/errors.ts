@@ -128,11 +128,12 @@ export interface WithIdempotencyKey {
  * `UserAbortError`, `RequestValidationError`) as a read-only own property, so every error of a keyed
  * call answers `error.idempotencyKey` the same way `BillPaymentError` does.
  */
-export function attachIdempotencyKey(error: unknown, key: string): void {
-  if (typeof error !== 'object' || error === null) return
-  if ((error as { idempotencyKey?: unknown }).idempotencyKey !== undefined) return
-  if (!Object.isExtensible(error)) return
+export function attachIdempotencyKey(error: unknown, key: string): unknown {
+  if (typeof error !== 'object' || error === null) return error
+  if ((error as { idempotencyKey?: unknown }).idempotencyKey !== undefined) return error
+  if (!Object.isExtensible(error)) return error
   Object.defineProperty(error, 'idempotencyKey', { value: key, enumerable: true, writable: false, configurable: false })
+  return error
 }
 
 /**

@@ -107,16 +107,6 @@ export interface RunResult {
   readonly context: RunContext
 }
 
-function rejected<T>(error: unknown): ApiPromise<T> {
-  // Refused input rejects the returned promise (not a synchronous throw), so `.catch()` sees it too.
-  return new ApiPromise<T>(Promise.reject(error))
-}
-
-/** `ApiPromise` of `promise` with `map` applied to its data; `.withResponse()` keeps working. */
-export function mapData<A, B>(promise: ApiPromise<A>, map: (data: A) => B): ApiPromise<B> {
-  return new ApiPromise(promise.withResponse().then(({ data, response }) => ({ data: map(data), response })))
-}
-
 function pathValueIssues(row: OperationRow, value: unknown): ValidationIssue[] {
   const name = row.pathParam ?? 'id'
   if (typeof value === 'number' && Number.isSafeInteger(value)) return []
@@ -275,18 +265,12 @@ export class Runner {
     } catch (error) {
       // A key the caller got wrong was never sent, so it is not reported as the call's key.
       if (typeof key === 'string' && KEY_PATTERN.test(key)) attachIdempotencyKey(error, key)
-      return rejected(error)
+      return ApiPromise.rejected(error)
     }
     const { signal, timeout, maxRetries, headers } = options
     const call: CallOptions = { signal, timeout, maxRetries, headers }
-    const tagged = this.#http
-      .send(request, handler, call)
-      .withResponse()
-      .catch((error: unknown) => {
-        if (key !== undefined) attachIdempotencyKey(error, key)
-        throw error
-      })
-    return new ApiPromise(tagged)
+    if (key === undefined) return this.#http.send(request, handler, call)
+    return this.#http.send(request, handler, call).mapError((error) => attachIdempotencyKey(error, key))
   }
 
   /** Throws `RequestValidationError` with every issue; nothing is sent. */

@@ -2,14 +2,13 @@
 
 import { type ApiPromise, safe, unsentOnly } from '@paywire/core'
 import type { z } from 'zod'
-import {
-  type BillPaymentCallOptions,
-  mapData,
-  type OperationRow,
-  type Runner,
-  type RunOptions,
-  type WithoutSchema,
-  type WithSchema,
+import type {
+  BillPaymentCallOptions,
+  OperationRow,
+  Runner,
+  RunOptions,
+  WithoutSchema,
+  WithSchema,
 } from './operation.js'
 import type {
   Transaction,
@@ -114,7 +113,7 @@ export class TransactionsResource {
   ): ApiPromise<TransactionsExecuteResult<unknown>> {
     const { promise, context } = this.#runner.run(transactionsOperations.execute, { body }, options)
     const idempotencyKey = context.idempotencyKey as string
-    return mapData(promise, (transaction) => ({ idempotencyKey, transaction }))
+    return promise.map((transaction) => ({ idempotencyKey, transaction }))
   }
 
   /** `GET /api/transactions/{transReference}`: one transaction by reference (URL-encoded). */

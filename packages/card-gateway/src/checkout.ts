@@ -1,7 +1,7 @@
 /** Checkout (JSON): purchase, credit and status lookup — one row per operation with its hash inputs and retry policy. */
 
 import {
-  type ApiPromise,
+  ApiPromise,
   type CallOptions,
   jsonBody,
   type RawResponse,
@@ -16,7 +16,6 @@ import {
   type CardGatewayOperation,
   type GatewayContext,
   gatewayHandler,
-  guarded,
   type RequestLike,
   unreadableError,
 } from './context.js'
@@ -236,7 +235,7 @@ export class Checkout {
   }
 
   #send<S extends z.ZodType, R>(row: CheckoutRow<S, R>, input: unknown, call: CallOptions | undefined): ApiPromise<R> {
-    return guarded(() => this.#build(row, input, call))
+    return ApiPromise.try(() => this.#build(row, input, call))
   }
 
   #build<S extends z.ZodType, R>(row: CheckoutRow<S, R>, input: unknown, call: CallOptions | undefined): ApiPromise<R> {

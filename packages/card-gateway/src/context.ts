@@ -1,6 +1,6 @@
 /** What the operation groups share: transport, keys, signer and the response handler (internal). */
 
-import { ApiPromise, type HttpClient, type RawResponse, type ResponseHandler } from '@paywire/core'
+import type { HttpClient, RawResponse, ResponseHandler } from '@paywire/core'
 import { CardGatewayError } from './errors.js'
 import { asObject } from './schemas.js'
 import type { SignatureInput } from './signature.js'
@@ -84,16 +84,4 @@ function isErrorEnvelope(body: Record<string, unknown>): boolean {
   if (body['result'] === 'ERROR') return true
   const code = body['error_code']
   return body['result'] === undefined && typeof body['error_message'] === 'string' && code !== undefined
-}
-
-/**
- * Runs `build` and returns its promise; a refusal before sending (validation) becomes a rejected
- * `ApiPromise` too, so every method fails the same way whether or not anything was sent.
- */
-export function guarded<T>(build: () => ApiPromise<T>): ApiPromise<T> {
-  try {
-    return build()
-  } catch (error) {
-    return new ApiPromise<T>(Promise.reject(error))
-  }
 }

@@ -1,7 +1,7 @@
 /** S2S CARD actions: one row per action — its fields, hash inputs and retry policy (form-encoded, POST {s2sUrl}/post). */
 
 import {
-  type ApiPromise,
+  ApiPromise,
   type CallOptions,
   formBody,
   type RetryPolicy,
@@ -12,7 +12,7 @@ import {
 } from '@paywire/core'
 import { z } from 'zod'
 import { DEDUP_WINDOW_MS } from './checkout.js'
-import { type CardGatewayOperation, type GatewayContext, gatewayHandler, guarded } from './context.js'
+import { type CardGatewayOperation, type GatewayContext, gatewayHandler } from './context.js'
 import {
   amountString,
   httpsUrl,
@@ -287,7 +287,7 @@ export class S2s {
     input: unknown,
     call: CallOptions | undefined,
   ): ApiPromise<S2sActionResult> {
-    return guarded(() => this.#build(row, input, call))
+    return ApiPromise.try(() => this.#build(row, input, call))
   }
 
   #build<S extends z.ZodType>(

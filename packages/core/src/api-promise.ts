@@ -24,6 +24,37 @@ export class ApiPromise<T> extends Promise<T> {
     return Promise
   }
 
+  /** A call refused before anything was sent (validation): it rejects like any failed call. */
+  static rejected<T>(error: unknown): ApiPromise<T> {
+    return new ApiPromise<T>(Promise.reject(error))
+  }
+
+  /**
+   * Runs `start`; an error it throws before sending becomes a rejection, so a method fails the same
+   * way (`await` / `.catch`) whether or not anything reached the wire.
+   */
+  static try<T>(start: () => ApiPromise<T>): ApiPromise<T> {
+    try {
+      return start()
+    } catch (error) {
+      return ApiPromise.rejected(error)
+    }
+  }
+
+  /** The same call with its result mapped; `.withResponse()` keeps working. */
+  map<U>(transform: (data: T) => U): ApiPromise<U> {
+    return new ApiPromise(this.#inner.then(({ data, response }) => ({ data: transform(data), response })))
+  }
+
+  /** The same call with its error replaced or enriched (e.g. with a reconciliation key). */
+  mapError(transform: (error: unknown) => unknown): ApiPromise<T> {
+    return new ApiPromise(
+      this.#inner.catch((error: unknown) => {
+        throw transform(error)
+      }),
+    )
+  }
+
   /** The result together with the answer it came from. */
   withResponse(): Promise<WithResponse<T>> {
     return this.#inner

@@ -176,3 +176,28 @@ describe('ProblemDetails (RFC 9457)', () => {
     expect(parseProblemDetails({ status: '400', title: 'x' })).toEqual({ title: 'x' })
   })
 })
+
+describe('ApiPromise helpers', () => {
+  const response = { status: 200, headers: {}, requestId: undefined, rawBody: '1', attempts: 1 }
+
+  it('rejected() and try() turn a refusal before sending into a rejection', async () => {
+    const refusal = new RequestValidationError('op', [{ path: 'a', message: 'bad' }])
+    await expect(ApiPromise.rejected(refusal)).rejects.toBe(refusal)
+    const started = ApiPromise.try(() => {
+      throw refusal
+    })
+    expect(started).toBeInstanceOf(ApiPromise)
+    await expect(started.withResponse()).rejects.toBe(refusal)
+  })
+
+  it('map() transforms the data and keeps the response', async () => {
+    const mapped = new ApiPromise(Promise.resolve({ data: 1, response })).map((n) => n + 1)
+    expect(await mapped).toBe(2)
+    expect((await mapped.withResponse()).response).toBe(response)
+  })
+
+  it('mapError() replaces the error of a failed call', async () => {
+    const failed = new ApiPromise<number>(Promise.reject(new Error('a'))).mapError(() => new Error('b'))
+    await expect(failed).rejects.toThrow('b')
+  })
+})

@@ -16,7 +16,6 @@ import {
   type RetryPolicy,
   type Secret,
   validateParams,
-  type WithResponse,
   withQuery,
 } from '@paywire/core'
 import { z } from 'zod'
@@ -90,7 +89,7 @@ export class OperationRunner {
     try {
       request = this.#build(row, input)
     } catch (error) {
-      return rejected(error)
+      return ApiPromise.rejected(error)
     }
     return this.#http.send(request, resultHandler<ResultOf<S>>(schema, undefined), call)
   }
@@ -113,18 +112,12 @@ export class OperationRunner {
       const filled = isRecord(body) && given === undefined ? { ...body, agentTransactionRef } : body
       request = this.#build(row, { body: filled })
     } catch (error) {
-      return rejected(error)
+      return ApiPromise.rejected(error)
     }
-    const inner: Promise<WithResponse<TransferResult<ResultOf<S>>>> = this.#http
+    return this.#http
       .send(request, resultHandler<ResultOf<S>>(schema, agentTransactionRef), call)
-      .withResponse()
-      .then(
-        ({ data, response }) => ({ data: { agentTransactionRef, data }, response }),
-        (error: unknown) => {
-          throw withAgentTransactionRef(error, agentTransactionRef)
-        },
-      )
-    return new ApiPromise(inner)
+      .map((data) => ({ agentTransactionRef, data }))
+      .mapError((error) => withAgentTransactionRef(error, agentTransactionRef))
   }
 
   /** The raw escape hatch: any method and path, same key, same pipeline, same error class. */
@@ -133,7 +126,7 @@ export class OperationRunner {
     try {
       request = buildRawRequest('request', this.#baseUrl, input, this.#authHeaders())
     } catch (error) {
-      return rejected(error)
+      return ApiPromise.rejected(error)
     }
     return this.#http.send(request, resultHandler<T>(undefined, undefined), call)
   }
@@ -183,13 +176,6 @@ function pathSchemaFor(variable: string): PathSchema {
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
-
-function rejected<T>(error: unknown): ApiPromise<T> {
-  const inner = Promise.reject(error)
-  // The rejection surfaces when the caller awaits; until then it must not count as unhandled.
-  inner.catch(() => {})
-  return new ApiPromise<T>(inner)
 }
 
 /**
