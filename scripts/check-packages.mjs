@@ -158,7 +158,7 @@ ${services.map((_, i) => `  if (error instanceof E${i}) return String(error.stat
   if (error instanceof PaywireError) return error.message
   return 'unknown'
 }
-export const clients = [${services.map((n, i) => `C${i}`).join(', ')}]
+export const clients = [${services.map((_, i) => `C${i}`).join(', ')}]
 export { options }
 `
 writeFileSync(join(consumer, 'consumer.mts'), tsConsumer)
