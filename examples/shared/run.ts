@@ -5,7 +5,7 @@ import { inspect } from 'node:util'
 
 /** Prints one step of an example: what was called with which fields, and what came back. */
 export function show(label: string, value?: unknown): void {
-  const text = value === undefined ? '' : ` ${inspect(value, { depth: 4, breakLength: 110, compact: 3 })}`
+  const text = value === undefined ? '' : ` ${inspect(value, { depth: 4, breakLength: 160, compact: 6 })}`
   console.log(`  ${label}${text}`)
 }
 

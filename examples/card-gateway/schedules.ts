@@ -1,0 +1,36 @@
+/**
+ * Card gateway: create a recurring schedule, change it, and delete it. There is no action to read
+ * a schedule and no CANCEL_SCHEDULE: a schedule is cancelled with DELETE_SCHEDULE (spec S2S rule 1).
+ *
+ * Run: npx tsx examples/card-gateway/schedules.ts
+ * Env: PAYWIRE_CARD_* (see purchase-and-status.ts; else a local simulator)
+ */
+import { CardGateway } from '@paywire/card-gateway'
+import { cardGatewayConnection } from '../shared/connect.js'
+import { runIfMain, show } from '../shared/run.js'
+
+export async function main(): Promise<void> {
+  const connection = await cardGatewayConnection()
+  const gw = new CardGateway(connection.options)
+  try {
+    const created = await gw.s2s.createSchedule({
+      name: 'Monthly beans',
+      interval_length: 1,
+      interval_unit: 'month',
+      payments_count: 12,
+    })
+    const schedule_id = String(created.schedule_id)
+    show('s2s.createSchedule →', { schedule_id })
+
+    const updated = await gw.s2s.updateSchedule({ schedule_id, payments_count: 6 })
+    show('s2s.updateSchedule({ payments_count: 6 }) →', { result: updated.result })
+
+    const deleted = await gw.s2s.deleteSchedule({ schedule_id })
+    show('s2s.deleteSchedule →', { result: deleted.result })
+  } finally {
+    await gw.close()
+    await connection.close()
+  }
+}
+
+runIfMain(import.meta.url, main)

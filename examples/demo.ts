@@ -1,0 +1,73 @@
+/**
+ * The demo: runs every example against the embedded simulators (or your sandboxes, when the
+ * PAYWIRE_* variables are set) and prints a transcript. Exits 0 only when every example ends as expected.
+ *
+ * Run: pnpm demo
+ */
+import { readFileSync } from 'node:fs'
+import { performance } from 'node:perf_hooks'
+
+const EXAMPLES: Record<string, readonly string[]> = {
+  'card-gateway': [
+    'purchase-and-status',
+    's2s-status',
+    'capture-flow',
+    'void-and-creditvoid',
+    'credit',
+    'recurring-sale',
+    'schedules',
+    'callback-server',
+    'callback-express',
+    'error-handling',
+  ],
+  remittance: ['beneficiaries', 'rates', 'mobile-transfer', 'cash-and-bank', 'problem-details'],
+  'bill-payment': ['pay-a-bill', 'enable-disable'],
+}
+
+const SANDBOX_VARIABLES: Record<string, readonly string[]> = {
+  'card-gateway': [
+    'PAYWIRE_CARD_CHECKOUT_URL',
+    'PAYWIRE_CARD_S2S_URL',
+    'PAYWIRE_CARD_MERCHANT_KEY',
+    'PAYWIRE_CARD_CLIENT_KEY',
+    'PAYWIRE_CARD_PASSWORD',
+  ],
+  remittance: ['PAYWIRE_REMIT_BASE_URL', 'PAYWIRE_REMIT_API_KEY'],
+  'bill-payment': ['PAYWIRE_BILLS_BASE_URL', 'PAYWIRE_BILLS_CLIENT_ID', 'PAYWIRE_BILLS_CLIENT_SECRET'],
+}
+
+/** The example's first doc line, as its title. */
+function titleOf(file: URL): string {
+  const doc = /\/\*\*\s*\n\s*\*\s*(.+)/.exec(readFileSync(file, 'utf8'))
+  return doc?.[1] ?? ''
+}
+
+/** Shows which variables are set without showing a value: secrets stay masked. */
+function target(pkg: string): string {
+  const names = SANDBOX_VARIABLES[pkg] ?? []
+  const set = names.filter((name) => process.env[name])
+  if (set.length < names.length) return 'embedded simulator on 127.0.0.1 (no account, no network)'
+  return `your sandbox (${names.map((name) => `${name}=${name.endsWith('_URL') ? process.env[name] : '[masked]'}`).join(' ')})`
+}
+
+let passed = 0
+let failed = 0
+for (const [pkg, names] of Object.entries(EXAMPLES)) {
+  console.log(`\n━━ @paywire/${pkg} → ${target(pkg)}`)
+  for (const name of names) {
+    const file = new URL(`./${pkg}/${name}.ts`, import.meta.url)
+    console.log(`\n▶ ${pkg}/${name}.ts — ${titleOf(file)}`)
+    const started = performance.now()
+    try {
+      const example = (await import(file.href)) as { main(): Promise<void> }
+      await example.main()
+      passed++
+      console.log(`✔ ended as expected (${Math.round(performance.now() - started)} ms)`)
+    } catch (error) {
+      failed++
+      console.log(`✘ ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`)
+    }
+  }
+}
+console.log(`\n${passed} examples passed, ${failed} failed`)
+process.exitCode = failed === 0 ? 0 : 1

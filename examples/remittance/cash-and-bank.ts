@@ -1,0 +1,38 @@
+/**
+ * Remittance: a cash collection at an agent and a transfer to a bank account. The bank transfer
+ * body is not shown by the spec: the known transaction fields are typed, any other member is passed on.
+ *
+ * Run: npx tsx examples/remittance/cash-and-bank.ts
+ * Env: PAYWIRE_REMIT_BASE_URL, PAYWIRE_REMIT_API_KEY (else a local simulator)
+ */
+import { Remittance } from '@paywire/remittance'
+import { remittanceConnection } from '../shared/connect.js'
+import { runIfMain, show } from '../shared/run.js'
+import { ghanaBeneficiary, transferBasics } from './shared.js'
+
+export async function main(): Promise<void> {
+  const connection = await remittanceConnection()
+  const remit = new Remittance(connection.options)
+  try {
+    const beneficiaryId = await ghanaBeneficiary(remit)
+
+    const cash = await remit.transactions.cashCollection({
+      ...transferBasics(beneficiaryId),
+      collectionPointId: 'CP-GH-001',
+      collectionPin: '4821',
+    })
+    show(`transactions.cashCollection (agentTransactionRef ${cash.agentTransactionRef}) →`, cash.data)
+
+    const bank = await remit.transactions.bankTransfer({
+      ...transferBasics(beneficiaryId),
+      bankId: 'GH-GCB',
+      accountNumber: '0012345678',
+    })
+    show(`transactions.bankTransfer (agentTransactionRef ${bank.agentTransactionRef}) →`, bank.data)
+  } finally {
+    await remit.close()
+    await connection.close()
+  }
+}
+
+runIfMain(import.meta.url, main)
