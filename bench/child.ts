@@ -1,0 +1,28 @@
+/** Forks a bench TypeScript file as a child process under the tsx loader, with explicit node flags. */
+
+import { type ChildProcess, fork } from 'node:child_process'
+
+/**
+ * Forks `file` with `nodeFlags` only: the parent's own flags (e.g. `--cpu-prof`) do not follow.
+ * The child gets an IPC channel and shares the parent's stdout and stderr.
+ */
+export function forkTs(file: string, nodeFlags: readonly string[] = [], args: readonly string[] = []): ChildProcess {
+  return fork(file, [...args], {
+    execArgv: [...nodeFlags, '--import', import.meta.resolve('tsx')],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  })
+}
+
+/** Resolves with the child's first IPC message; rejects if it exits or fails before sending one. */
+export function firstMessage(child: ChildProcess): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const onExit = (code: number | null) =>
+      reject(new Error(`child ${child.pid} exited (code ${code}) before reporting`))
+    child.once('error', reject)
+    child.once('exit', onExit)
+    child.once('message', (message) => {
+      child.off('exit', onExit)
+      resolve(message)
+    })
+  })
+}

@@ -1,0 +1,141 @@
+/**
+ * `pnpm bench` (full) or `pnpm bench --quick` (CI: a second or two per scenario, speed not judged).
+ * Profiling and partial runs: `--only s2s-status,bill-execute`, `--clients sdk,undici`,
+ * `--skip signer,cold,size,memory`; a partial run writes `results/partial.json`.
+ */
+
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { parseArgs } from 'node:util'
+import { CLIENT_NAMES, type ClientName, createScenarios, SCENARIO_NAMES, type ScenarioName } from './clients.js'
+import { type ColdStartResult, measureColdStart } from './cold-start.js'
+import { type MemoryResult, measureMemory } from './memory.js'
+import { machine, type Report, renderReport, writeReport } from './report.js'
+import { startServer } from './server.js'
+import { measureSigner, type SignerResult } from './signer.js'
+import { measureSizes, type SizeResult } from './size.js'
+import { checkTargets } from './targets.js'
+import { measureScenario, type ScenarioResult } from './throughput.js'
+
+const RESULTS = join(dirname(fileURLToPath(import.meta.url)), 'results')
+const EXTRAS = ['signer', 'cold', 'size', 'memory', 'load'] as const
+type Extra = (typeof EXTRAS)[number]
+
+const SETTINGS = {
+  full: {
+    concurrency: 16,
+    warmupMs: 150,
+    durationMs: 600,
+    rounds: 7,
+    scenarioWarmupMs: 500,
+    signerRounds: 5,
+    signerMs: 400,
+    coldRuns: 15,
+    memoryCalls: 100_000,
+  },
+  quick: {
+    concurrency: 16,
+    warmupMs: 50,
+    durationMs: 100,
+    rounds: 3,
+    scenarioWarmupMs: 100,
+    signerRounds: 3,
+    signerMs: 100,
+    coldRuns: 5,
+    memoryCalls: 5_000,
+  },
+} as const
+
+function pick<T extends string>(flag: string, value: string | undefined, allowed: readonly T[]): T[] {
+  if (value === undefined) return [...allowed]
+  const chosen = value.split(',').map((v) => v.trim())
+  for (const v of chosen)
+    if (!allowed.includes(v as T)) throw new Error(`--${flag}: "${v}" is not one of ${allowed.join(', ')}`)
+  return chosen as T[]
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      quick: { type: 'boolean', default: false },
+      only: { type: 'string' },
+      clients: { type: 'string' },
+      skip: { type: 'string' },
+    },
+  })
+  const settings = values.quick ? SETTINGS.quick : SETTINGS.full
+  const scenarioNames = pick<ScenarioName>('only', values.only, SCENARIO_NAMES)
+  const clientNames = pick<ClientName>('clients', values.clients, CLIENT_NAMES)
+  const skipped = new Set<Extra>(values.skip === undefined ? [] : pick<Extra>('skip', values.skip, EXTRAS))
+  const partial = values.only !== undefined || values.clients !== undefined || skipped.size > 0
+  const mode = partial ? 'partial' : values.quick ? 'quick' : 'full'
+  const log = (text: string) => process.stderr.write(`${text}\n`)
+
+  const server = await startServer()
+  log(`bench server pid ${server.pid} at ${server.url}; client pid ${process.pid}`)
+  const { scenarios: all, close } = createScenarios(server.url)
+  const scenarios: ScenarioResult[] = []
+  let signer: SignerResult | undefined
+  let coldStart: ColdStartResult[] | undefined
+  let nodeEmptyMs: number | undefined
+  let sizes: SizeResult[] | undefined
+  let memory: MemoryResult | undefined
+  try {
+    if (!skipped.has('load')) {
+      for (const scenario of all.filter((s) => scenarioNames.includes(s.name))) {
+        log(`load: ${scenario.label}`)
+        const result = await measureScenario(
+          scenario,
+          {
+            load: { concurrency: settings.concurrency, warmupMs: settings.warmupMs, durationMs: settings.durationMs },
+            rounds: settings.rounds,
+            warmupMs: settings.scenarioWarmupMs,
+            clients: clientNames,
+          },
+          (client, round, s) =>
+            log(
+              `  round ${round + 1} ${client.padEnd(6)} ${s.rps.toFixed(0)} req/s ${s.cpuUsPerRequest.toFixed(1)} µs/req`,
+            ),
+        )
+        scenarios.push(result)
+      }
+    }
+    await close()
+    if (!skipped.has('signer')) {
+      log('signer')
+      signer = await measureSigner(settings.signerRounds, settings.signerMs)
+    }
+    if (!skipped.has('memory')) {
+      log(`memory: ${settings.memoryCalls} calls`)
+      memory = await measureMemory(server.url, settings.memoryCalls, settings.concurrency)
+    }
+  } finally {
+    await server.stop()
+  }
+  if (!skipped.has('cold')) {
+    log(`cold start: ${settings.coldRuns} runs`)
+    const cold = measureColdStart(settings.coldRuns)
+    coldStart = cold.results
+    nodeEmptyMs = cold.nodeEmptyMs
+  }
+  if (!skipped.has('size')) sizes = await measureSizes()
+
+  const measured = { scenarios, signer, coldStart, sizes, memory }
+  const report: Report = {
+    mode,
+    machine: machine(),
+    settings: { ...settings, server: 'node:http, separate process, loopback' },
+    ...measured,
+    nodeEmptyMs,
+    targets: checkTargets(measured),
+  }
+  process.stdout.write(renderReport(report))
+  const file = join(RESULTS, `${mode === 'full' ? 'latest' : mode}.json`)
+  writeReport(file, report)
+  log(`wrote ${file}`)
+}
+
+main().catch((error: unknown) => {
+  console.error(error)
+  process.exitCode = 1
+})

@@ -1,0 +1,59 @@
+/**
+ * Signer throughput: the card gateway's public `sign` (the function its client calls for every
+ * request) against the bare node:crypto chain doing the minimum the hash needs.
+ */
+
+import { createHash } from 'node:crypto'
+import { sign } from '@paywire/card-gateway'
+import { interleave, median, opsPerSecond } from './measure.js'
+import { CREDENTIALS, PURCHASE_PARAMS } from './requests.js'
+
+/** The Checkout purchase hash inputs: order number, amount, currency, description. */
+const VALUES = [
+  PURCHASE_PARAMS.order.number,
+  PURCHASE_PARAMS.order.amount,
+  PURCHASE_PARAMS.order.currency,
+  PURCHASE_PARAMS.order.description,
+]
+
+/** Join, uppercase (`toUpperCase` equals ASCII-only uppercasing for these ASCII inputs), md5 hex, sha1 hex. */
+function bare(values: readonly string[], password: string): string {
+  const inner = createHash('md5')
+    .update((values.join('') + password).toUpperCase(), 'utf8')
+    .digest('hex')
+  return createHash('sha1').update(inner, 'utf8').digest('hex')
+}
+
+export interface SignerResult {
+  readonly what: string
+  readonly baseline: string
+  readonly sdkOpsPerSec: number
+  readonly bareOpsPerSec: number
+  /** sdk / bare, higher is better. */
+  readonly ratio: number
+  readonly samples: { readonly sdk: number[]; readonly bare: number[] }
+}
+
+export async function measureSigner(rounds: number, durationMs: number): Promise<SignerResult> {
+  const password = CREDENTIALS.password
+  if (sign(VALUES, password) !== bare(VALUES, password)) throw new Error('sign() and the bare chain disagree')
+  const samples = await interleave(['sdk', 'bare'] as const, rounds, async (name) => {
+    const ops =
+      name === 'sdk'
+        ? opsPerSecond(() => sign(VALUES, password), durationMs)
+        : opsPerSecond(() => bare(VALUES, password), durationMs)
+    // Yield between windows so timers and GC are not starved.
+    await new Promise((resolve) => setImmediate(resolve))
+    return ops
+  })
+  const sdkOpsPerSec = median(samples.sdk)
+  const bareOpsPerSec = median(samples.bare)
+  return {
+    what: "sign(values, password) exported by @paywire/card-gateway (the client's own signer)",
+    baseline: 'node:crypto: join + toUpperCase + md5 hex + sha1 hex',
+    sdkOpsPerSec,
+    bareOpsPerSec,
+    ratio: sdkOpsPerSec / bareOpsPerSec,
+    samples,
+  }
+}
