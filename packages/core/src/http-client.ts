@@ -7,11 +7,13 @@ import {
   type ApiError,
   ConnectionError,
   PaywireError,
+  RequestValidationError,
   type ResponseInfo,
   ResponseTooLargeError,
   TimeoutError,
   type TimeoutPhase,
   UserAbortError,
+  type ValidationIssue,
 } from './errors.js'
 import { emit, type Hooks, type Logger } from './hooks.js'
 import {
@@ -135,6 +137,8 @@ const UNSENT_CODES = new Set([
   'EHOSTUNREACH',
   'EADDRNOTAVAIL',
   'UND_ERR_CONNECT_TIMEOUT',
+  // undici refused the request's own arguments before writing anything.
+  'UND_ERR_INVALID_ARG',
 ])
 
 function errorCode(error: unknown): string | undefined {
@@ -145,10 +149,34 @@ function errorCode(error: unknown): string | undefined {
   return e.cause === undefined ? undefined : errorCode(e.cause)
 }
 
-function positive(name: string, value: number | undefined, fallback: number): number {
+function positive(name: string, value: number | undefined, fallback: number, operation = 'client'): number {
   if (value === undefined) return fallback
-  if (!Number.isFinite(value) || value < 0) throw new RangeError(`${name} must be a finite number >= 0`)
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
+    throw new RequestValidationError(operation, [{ path: name, message: 'must be a finite number >= 0' }])
+  }
   return value
+}
+
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
+// Visible Latin-1 and tabs: what HTTP/1.1 carries as field values without reinterpretation.
+const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/
+
+/**
+ * Header problems undici would only report once the request is under way; found here, they are
+ * a `RequestValidationError` and nothing is sent. Values are never quoted: some are credentials.
+ */
+function headerIssues(headers: Readonly<Record<string, string>>): ValidationIssue[] {
+  const issues: ValidationIssue[] = []
+  for (const [name, value] of Object.entries(headers)) {
+    if (!HEADER_NAME.test(name)) issues.push({ path: `headers.${name}`, message: 'is not a valid header name' })
+    else if (typeof value !== 'string' || !HEADER_VALUE.test(value)) {
+      issues.push({
+        path: `headers.${name}`,
+        message: 'value must be a string of visible Latin-1 characters (no line breaks or control characters)',
+      })
+    }
+  }
+  return issues
 }
 
 type AttemptOutcome =
@@ -214,8 +242,8 @@ export class HttpClient {
   }
 
   async #run<T>(req: HttpRequest, handler: ResponseHandler<T>, call: CallOptions): Promise<WithResponse<T>> {
-    const timeout = positive('timeout', call.timeout, this.#timeout)
-    const maxRetries = Math.floor(positive('maxRetries', call.maxRetries, this.#maxRetries))
+    const timeout = positive('timeout', call.timeout, this.#timeout, req.operation)
+    const maxRetries = Math.floor(positive('maxRetries', call.maxRetries, this.#maxRetries, req.operation))
     const started = this.#clock.now()
     const deadline = started + this.#totalTimeout
     const headers: Record<string, string> = {
@@ -225,6 +253,8 @@ export class HttpClient {
       ...call.headers,
     }
     if (req.body) headers['content-type'] = req.body.contentType
+    const issues = headerIssues(headers)
+    if (issues.length > 0) throw this.#fail(req, new RequestValidationError(req.operation, issues))
 
     for (let attempt = 1; ; attempt++) {
       if (call.signal?.aborted) throw new UserAbortError(req.operation, attempt > 1, call.signal.reason)
@@ -251,7 +281,7 @@ export class HttpClient {
           requestId: response.requestId,
           headers: response.headers,
         })
-        if (response.status < 400) return { data: handler.decode(response, req), response }
+        if (response.status < 400) return { data: this.#decode(handler, response, req), response }
         const retryAfterMs = parseRetryAfter(response.headers['retry-after'], this.#clock.now())
         const failure: AttemptFailure = { kind: 'status', status: response.status, retryAfterMs }
         const delay = this.#retryDelay(req.retry, failure, attempt, maxRetries, started, deadline)
@@ -289,6 +319,15 @@ export class HttpClient {
       if (resumeAt - started >= policy.windowMs) return undefined
     }
     return delay
+  }
+
+  /** A 2xx the service package cannot read is an error like any other: observers hear of it. */
+  #decode<T>(handler: ResponseHandler<T>, response: RawResponse, req: HttpRequest): T {
+    try {
+      return handler.decode(response, req)
+    } catch (error) {
+      throw error instanceof PaywireError ? this.#fail(req, error) : error
+    }
   }
 
   #retrying(req: HttpRequest, attempt: number, delayMs: number, reason: string): void {

@@ -5,7 +5,8 @@ import { RequestValidationError } from './errors.js'
 
 function isLoopbackHost(hostname: string): boolean {
   const host = hostname.startsWith('[') ? hostname.slice(1, -1) : hostname
-  if (host === 'localhost' || host.endsWith('.localhost')) return true
+  // Only the literal name: `*.localhost` goes through the system resolver, which may answer otherwise.
+  if (host === 'localhost') return true
   if (isIP(host) === 4) return host.startsWith('127.')
   if (isIP(host) === 6) return host === '::1' || host === '0:0:0:0:0:0:0:1'
   return false
@@ -42,10 +43,13 @@ export function checkBaseUrl(option: string, value: unknown, operation = 'client
  */
 export function pathSegment(value: string | number, field = 'path variable', operation = 'request'): string {
   const text = String(value)
-  if (text === '' || /^(\.|%2e){1,2}$/i.test(text)) {
-    throw new RequestValidationError(operation, [
-      { path: field, message: 'must not be empty, "." or ".." (it would change the route)' },
-    ])
+  const refuse = (message: string): never => {
+    throw new RequestValidationError(operation, [{ path: field, message }])
   }
-  return encodeURIComponent(text)
+  if (text === '' || /^(\.|%2e){1,2}$/i.test(text)) refuse('must not be empty, "." or ".." (it would change the route)')
+  try {
+    return encodeURIComponent(text)
+  } catch {
+    return refuse('must be well-formed Unicode (it holds a lone surrogate)')
+  }
 }

@@ -201,3 +201,52 @@ describe('ApiPromise helpers', () => {
     await expect(failed).rejects.toThrow('b')
   })
 })
+
+describe('checks before sending', () => {
+  it.each([
+    [{ 'x-code': 'ключ' }, 'headers.x-code'],
+    [{ 'x-note': 'a\nb' }, 'headers.x-note'],
+    [{ 'bad name': 'value-9f3' }, 'headers.bad name'],
+  ])(
+    'refuses header %j with RequestValidationError, never quoting the value, and sends nothing',
+    async (headers, path) => {
+      const s = await startFaultServer(faults.json(200, {}))
+      const client = makeClient()
+      const error = await client
+        .send({ operation: 'o', method: 'GET', url: s.url, retry: { kind: 'safe' } }, jsonHandler, { headers })
+        .catch((e: unknown) => e)
+      await client.close()
+      await s.close()
+      expect(error).toBeInstanceOf(RequestValidationError)
+      expect((error as RequestValidationError).issues[0]?.path).toBe(path)
+      expect((error as Error).message).not.toContain(Object.values(headers)[0])
+      expect(s.requests).toHaveLength(0)
+    },
+  )
+
+  it.each([
+    ['timeout', -1],
+    ['maxRetries', Number.NaN],
+    ['maxResponseBytes', Number.POSITIVE_INFINITY],
+  ])('refuses client option %s = %s with RequestValidationError', (name, value) => {
+    expect(() => makeClient({ [name]: value })).toThrow(RequestValidationError)
+  })
+
+  it('a 2xx the service cannot read reaches onError like any other failure', async () => {
+    const s = await startFaultServer(faults.text(200, 'not json'))
+    const errors: string[] = []
+    const client = makeClient({ hooks: { onError: (e) => errors.push(e.error.name) } })
+    const unreadable = {
+      decode: () => {
+        throw new RequestValidationError('o', [{ path: 'body', message: 'unreadable' }])
+      },
+      toError: jsonHandler.toError,
+    }
+    await expect(
+      client.send({ operation: 'o', method: 'GET', url: s.url, retry: { kind: 'safe' } }, unreadable),
+    ).rejects.toThrow()
+    await client.close()
+    await s.close()
+    expect(errors).toEqual(['RequestValidationError'])
+  })
+})
