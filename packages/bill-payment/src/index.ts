@@ -8,6 +8,7 @@ export {
   ConnectionError,
   PaywireError,
   RequestValidationError,
+  ResponseTooLargeError,
   TimeoutError,
   UserAbortError,
 } from '@paywire/core'

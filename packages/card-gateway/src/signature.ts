@@ -6,7 +6,7 @@ import type { Secret } from '@paywire/core'
 /** Inner digest: `md5` by default; some accounts switch to `sha256` in the admin panel (PLATFORM_NOTES). */
 export type DigestName = 'md5' | 'sha256'
 
-const NON_ASCII = /[^\x00-\x7f]/
+const NON_ASCII = /[\u0080-\uffff]/
 
 /**
  * Uppercases ASCII `a`–`z` only, like PHP `strtoupper` (PLATFORM_NOTES): `toUpperCase` would turn

@@ -7,6 +7,7 @@ export {
   ConnectionError,
   PaywireError,
   RequestValidationError,
+  ResponseTooLargeError,
   Secret,
   TimeoutError,
   UserAbortError,
