@@ -7,5 +7,7 @@ export default defineProject({
     name: 'reliability',
     include: ['**/*.test.ts'],
     testTimeout: 60_000,
+    // load.test.ts measures the heap after a forced GC.
+    execArgv: ['--expose-gc'],
   },
 })

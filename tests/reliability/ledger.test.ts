@@ -1,0 +1,512 @@
+/**
+ * Side-effect ledger (issue 8): ≥ 1000 seeded random operations per simulator with injected faults
+ * (a fault proxy in front of the simulator, plus each simulator's own fault knobs). Operations run
+ * one at a time, so every ledger entry is attributed to the call that caused it. Afterwards: nothing
+ * was executed twice, the SDK never re-sent a write that may have arrived, every ambiguous outcome
+ * reached the caller as `ConnectionError { requestSent: true }` carrying its key, and every definite
+ * error (an answered 4xx/5xx) left the ledger untouched (bill payment's injected "acted, then 503" aside,
+ * which carries the `Idempotency-Key` and is replayed safely).
+ */
+
+import { BillPaymentError, idempotencyKeyOf } from '@paywire/bill-payment'
+import { startBillPaymentSimulator } from '@paywire/bill-payment/testing'
+import { CardGatewayError } from '@paywire/card-gateway'
+import { startCardGatewaySimulator, TEST_CARDS } from '@paywire/card-gateway/testing'
+import { ApiError, type ClientOptions, ConnectionError, TimeoutError } from '@paywire/core'
+import { createTestClock, refusedUrl } from '@paywire/core/testing'
+import { agentTransactionRefOf, RemittanceError } from '@paywire/remittance'
+import { startRemittanceSimulator } from '@paywire/remittance/testing'
+import { afterAll, describe, expect, it } from 'vitest'
+import { billPayment, cardGateway, outcome, remittance } from './support/packages.js'
+import { integer, mulberry32, pick, type Random, seedFromEnv, weighted } from './support/random.js'
+import { recordResults } from './support/results.js'
+import { type FaultProxy, OP_HEADER, type ProxyMode, startFaultProxy } from './support/servers.js'
+
+const OPERATIONS = 1_000
+const SEED = seedFromEnv(20_260_108)
+/** Per-call timeout of calls whose answer the proxy withholds (kept short: each one costs real time). */
+const STALL_TIMEOUT_MS = 250
+/** Generous for everything else: a slow answer on a loaded machine must not look like a fault. */
+const CALL_TIMEOUT_MS = 10_000
+
+type Mode = ProxyMode | 'refused'
+
+/** One operation as the caller lived it. */
+interface Op {
+  readonly i: number
+  readonly opId: string
+  readonly kind: string
+  /** Not retry-safe: the SDK must never send it twice. */
+  readonly write: boolean
+  readonly mode: Mode
+  readonly native: string | undefined
+  error: unknown
+  /** Ledger entries this operation caused. */
+  delta: number
+}
+
+/** The proxy fault of an operation's first attempt: 75 % clean, the rest spread over the fault kinds. */
+function planMode(random: Random, refusable: boolean): Mode {
+  if (random() < 0.75) return 'pass'
+  return weighted(random, {
+    'drop-after-forward': 34,
+    'reset-before-forward': 26,
+    unavailable: 24,
+    'stall-after-forward': 6,
+    refused: refusable ? 10 : 0,
+  })
+}
+
+function callOptions(op: Op): { headers: Record<string, string>; timeout: number } {
+  return {
+    headers: { [OP_HEADER]: op.opId },
+    timeout: op.mode === 'stall-after-forward' ? STALL_TIMEOUT_MS : CALL_TIMEOUT_MS,
+  }
+}
+
+function clientOptions(): ClientOptions {
+  return { maxRetries: 2, totalTimeout: 60_000, clock: createTestClock(), random: () => 0.5 }
+}
+
+function countBy<T>(items: readonly T[], key: (item: T) => string | undefined): Map<string, number> {
+  const counts = new Map<string, number>()
+  for (const item of items) {
+    const k = key(item)
+    if (k !== undefined) counts.set(k, (counts.get(k) ?? 0) + 1)
+  }
+  return counts
+}
+
+function maxCount(counts: Map<string, number>): number {
+  return Math.max(0, ...counts.values())
+}
+
+/** The checks every package shares, over the operation log and the proxy log. */
+function checkCommon(ops: readonly Op[], proxy: FaultProxy, isAmbiguous: (op: Op) => boolean) {
+  const sent = countBy(proxy.log, (r) => r.opId)
+  let ambiguous = 0
+  for (const op of ops) {
+    const error = op.error
+    if (op.write) {
+      // Never re-sent once it may have arrived.
+      expect(sent.get(op.opId) ?? 0, `${op.kind} #${op.i} sent more than once`).toBeLessThanOrEqual(1)
+    }
+    if (op.mode === 'refused') {
+      expect(error, `${op.kind} #${op.i} refused`).toBeInstanceOf(ConnectionError)
+      expect(error).toMatchObject({ requestSent: false })
+      expect(op.delta).toBe(0)
+      continue
+    }
+    if (isAmbiguous(op)) {
+      ambiguous += 1
+      expect(error, `${op.kind} #${op.i} (${op.mode}) must report an unknown outcome`).toBeInstanceOf(ConnectionError)
+      expect(error).toMatchObject({ requestSent: true })
+      if (op.mode === 'stall-after-forward') expect(error).toBeInstanceOf(TimeoutError)
+    }
+    // Something happened but the caller was told it failed: that must be flagged as unknown (bill
+    // payment's injected "acted, then 5xx" is checked apart: it must carry the Idempotency-Key).
+    if (op.delta > 0 && error !== undefined && op.native !== 'after') {
+      expect(error, `${op.kind} #${op.i} acted but reported`).toBeInstanceOf(ConnectionError)
+      expect(error).toMatchObject({ requestSent: true })
+    }
+    // A definite answer (an error status) means nothing was done.
+    if (error instanceof ApiError && op.native !== 'after') expect(op.delta, `${op.kind} #${op.i}`).toBe(0)
+  }
+  return ambiguous
+}
+
+function figures(ops: readonly Op[], proxy: FaultProxy, ambiguous: number, ledgerEntries: number) {
+  return {
+    seed: SEED,
+    operations: ops.length,
+    writes: ops.filter((op) => op.write).length,
+    requestsThroughProxy: proxy.log.length,
+    faults: Object.fromEntries(countBy(ops, (op) => op.mode)),
+    nativeFaults: Object.fromEntries(countBy(ops, (op) => op.native)),
+    ambiguousOutcomes: ambiguous,
+    errorsSeen: Object.fromEntries(
+      countBy(ops, (op) => (op.error instanceof Error ? op.error.constructor.name : undefined)),
+    ),
+    ledgerEntries,
+    duplicates: 0,
+  }
+}
+
+const results: Record<string, unknown> = {}
+afterAll(() => recordResults('ledger', { seed: SEED, packages: results }))
+
+describe(`side-effect ledger (seed ${SEED}, ${OPERATIONS} operations per simulator)`, () => {
+  it(`card gateway: ${OPERATIONS} random operations never charge, capture, void or refund twice (seed ${SEED})`, async () => {
+    const random = mulberry32(SEED)
+    const frozen = Date.UTC(2026, 0, 1)
+    // A frozen simulator clock keeps every repeat inside the 15 s dedup window.
+    const started = await startCardGatewaySimulator({
+      password: 'Card-Pw-9f4Q-zX7!-never-on-the-wire',
+      merchantKey: 'rel-merchant-key',
+      clientKey: 'rel-client-key',
+      now: () => frozen,
+    })
+    const plan = new Map<string, Mode>()
+    const proxy = await startFaultProxy(started.url, (opId, attempt) =>
+      attempt === 1 ? ((plan.get(opId) ?? 'pass') as ProxyMode) : 'pass',
+    )
+    const gw = cardGateway(proxy.url, clientOptions())
+    const refused = cardGateway(await refusedUrl(), clientOptions())
+    const sim = started.simulator
+    const ops: Op[] = []
+    const orders: string[] = []
+    try {
+      for (let i = 0; i < OPERATIONS; i++) {
+        const payments = sim.payments
+        const kind =
+          orders.length === 0
+            ? 'purchase'
+            : weighted(random, {
+                purchase: 20,
+                repeatPurchase: 6,
+                capture: 20,
+                void: 12,
+                creditVoid: 10,
+                getTransStatus: 20,
+                status: 12,
+              })
+        const write = kind === 'capture' || kind === 'void' || kind === 'creditVoid'
+        const op: Op = {
+          i,
+          opId: `card-${i}`,
+          kind,
+          write,
+          mode: planMode(random, write),
+          native: undefined,
+          error: undefined,
+          delta: 0,
+        }
+        if (op.mode !== 'refused') plan.set(op.opId, op.mode as ProxyMode)
+        const client = op.mode === 'refused' ? refused : gw
+        const call = callOptions(op)
+        const before = sim.ledger.length
+        const trans = payments.length > 0 ? pick(random, payments).trans_id : 'none'
+        const order = kind === 'purchase' ? `L${SEED}-${i}` : pick(random, orders.length > 0 ? orders : ['none'])
+        const purchase = {
+          order: { number: order, amount: '25.00', currency: 'USD', description: `ledger order ${order}` },
+          success_url: 'https://shop.example/ok',
+          cancel_url: 'https://shop.example/cancel',
+        }
+        const run: Record<string, () => Promise<unknown>> = {
+          purchase: () => client.checkout.purchase(purchase, call),
+          repeatPurchase: () => client.checkout.purchase(purchase, call),
+          capture: () => client.s2s.capture({ trans_id: trans }, call),
+          void: () => client.s2s.void({ trans_id: trans }, call),
+          creditVoid: () => client.s2s.creditVoid({ trans_id: trans }, call),
+          getTransStatus: () => client.s2s.getTransStatus({ trans_id: trans }, call),
+          status: () => client.checkout.status({ order_id: order }, call),
+        }
+        op.error = (await outcome((run[kind] as () => Promise<unknown>)())).error
+        op.delta = sim.ledger.length - before
+        ops.push(op)
+        // The payer completes the hosted page: the charge is the simulator's, not the SDK's.
+        if (kind === 'purchase' && sim.payment(order)?.status === 'prepare') {
+          orders.push(order)
+          const expiry = weighted(random, { success: 60, captureFails: 15, decline: 15, none: 10 })
+          if (expiry !== 'none') sim.pay(order, { card: TEST_CARDS.number, expiry: TEST_CARDS[expiry] })
+        }
+      }
+      const ambiguous = checkCommon(
+        ops,
+        proxy,
+        (op) =>
+          op.write &&
+          (op.mode === 'drop-after-forward' || op.mode === 'reset-before-forward' || op.mode === 'stall-after-forward'),
+      )
+      // Retry-safe calls (lookups, purchase inside the dedup window) rode out every fault.
+      for (const op of ops.filter((o) => !o.write && o.mode !== 'refused')) {
+        if (op.error !== undefined) expect(op.error, `${op.kind} #${op.i}`).toBeInstanceOf(CardGatewayError)
+        expect(op.error).not.toBeInstanceOf(ConnectionError)
+      }
+
+      const ledger = sim.ledger
+      const per = (kind: string) =>
+        countBy(
+          ledger.filter((e) => e.kind === kind),
+          (e) => e.trans_id,
+        )
+      expect(
+        maxCount(
+          countBy(
+            ledger.filter((e) => e.kind === 'session'),
+            (e) => e.order_id,
+          ),
+        ),
+        'an order opened twice',
+      ).toBeLessThanOrEqual(1)
+      expect(maxCount(per('charge')), 'a payment charged twice').toBeLessThanOrEqual(1)
+      expect(maxCount(per('capture')), 'a payment captured twice').toBeLessThanOrEqual(1)
+      expect(maxCount(per('void')), 'a payment voided twice').toBeLessThanOrEqual(1)
+      expect(maxCount(per('refund')), 'a payment refunded twice').toBeLessThanOrEqual(1)
+      const settledOrVoided = countBy(
+        ledger.filter((e) => e.kind === 'capture' || e.kind === 'void'),
+        (e) => e.trans_id,
+      )
+      expect(maxCount(settledOrVoided), 'a payment both captured and voided').toBeLessThanOrEqual(1)
+      expect(ledger.filter((e) => e.kind === 'capture').length).toBeGreaterThan(20)
+      expect(ambiguous).toBeGreaterThan(10)
+      results['card-gateway'] = figures(ops, proxy, ambiguous, ledger.length)
+    } finally {
+      await gw.close()
+      await refused.close()
+      await proxy.close()
+      await started.close()
+    }
+  })
+
+  it(`remittance: ${OPERATIONS} random operations never execute a transfer twice (seed ${SEED})`, async () => {
+    const random = mulberry32(SEED ^ 0x0a11ce)
+    const started = await startRemittanceSimulator({ apiKey: 'Remit-Key-2b8R-qW5-header-only' })
+    const plan = new Map<string, Mode>()
+    const proxy = await startFaultProxy(started.url, (opId, attempt) =>
+      attempt === 1 ? ((plan.get(opId) ?? 'pass') as ProxyMode) : 'pass',
+    )
+    const client = remittance(proxy.url, clientOptions())
+    const refused = remittance(await refusedUrl(), clientOptions())
+    const sim = started.simulator
+    const ops: Op[] = []
+    const beneficiaries: string[] = []
+    const known: string[] = []
+    let reconciled = 0
+    let resent = 0
+    try {
+      for (let n = 0; n < 4; n++) {
+        const created = await client.beneficiaries.create({
+          firstName: `Ama${n}`,
+          lastName: 'Mensah',
+          telephone: `23320000${n}`,
+        })
+        beneficiaries.push(String((created as Record<string, unknown>)['beneficiaryId']))
+      }
+      for (let i = 0; i < OPERATIONS; i++) {
+        const kind = weighted(random, {
+          mobileTransfer: 22,
+          cashCollection: 18,
+          confirm: 15,
+          transactionStatus: 15,
+          banks: 12,
+          rates: 10,
+          createBeneficiary: 8,
+        })
+        const write =
+          kind === 'mobileTransfer' || kind === 'cashCollection' || kind === 'confirm' || kind === 'createBeneficiary'
+        const mode = planMode(random, write)
+        let native: string | undefined
+        if (mode === 'pass' && random() < 0.1) native = 'upstream-502'
+        const op: Op = { i, opId: `remit-${i}`, kind, write, mode, native, error: undefined, delta: 0 }
+        if (mode !== 'refused') plan.set(op.opId, mode as ProxyMode)
+        const c = mode === 'refused' ? refused : client
+        const call = callOptions(op)
+        const common = {
+          remitterId: 'REM-1',
+          beneficiaryId: pick(random, beneficiaries),
+          amountSLE: integer(random, 10, 500),
+          benefTransRef: `intent-${i}`,
+        }
+        const transferId = known.length > 0 ? pick(random, known) : 'TX-none'
+        const paths: Record<string, string> = {
+          mobileTransfer: '/api/transactions/mobile-transfer',
+          cashCollection: '/api/transactions/cash-collection',
+          confirm: '/api/transactions/confirm',
+          transactionStatus: '/api/lookup/transaction/status',
+          banks: '/api/lookup/banks',
+          rates: '/api/lookup/rates',
+          createBeneficiary: '/api/beneficiaries',
+        }
+        if (native)
+          sim.failNext(paths[kind] as string, 1, {
+            status: 502,
+            body: pick(random, ['problem', 'html', 'empty'] as const),
+          })
+        const mobile = {
+          ...common,
+          destinationCountry: 'GH',
+          beneficiaryMobileTransferNumber: '233200000001',
+          beneficiaryMobileTransferNetworkId: 'MTN-GH',
+        }
+        const cash = { ...common, destinationCountry: 'GH', collectionPointId: 'CP-GH-001' }
+        const run: Record<string, () => Promise<unknown>> = {
+          mobileTransfer: () => c.transactions.mobileTransfer(mobile, call),
+          cashCollection: () => c.transactions.cashCollection(cash, call),
+          confirm: () => c.transactions.confirm(transferId, call),
+          transactionStatus: () => c.lookup.transactionStatus(pick(random, [...known, 'RN-none']), call),
+          banks: () => c.lookup.banks(undefined, call),
+          rates: () => c.lookup.rates({ sendingAmountSLE: 100, destinationCountry: 'GH' }, call),
+          createBeneficiary: () =>
+            c.beneficiaries.create({ firstName: `B${i}`, lastName: 'Kamara', telephone: `2327${i}` }, call),
+        }
+        const confirmedBefore = sim.ledger.filter((e) => e.referenceNumber !== undefined).length
+        const before = sim.ledger.length
+        const result = await outcome((run[kind] as () => Promise<unknown>)())
+        op.error = result.error
+        op.delta =
+          sim.ledger.length -
+          before +
+          (sim.ledger.filter((e) => e.referenceNumber !== undefined).length - confirmedBefore)
+        ops.push(op)
+        const value = result.value as { data?: { transactionId?: string } } | undefined
+        if (value?.data?.transactionId) known.push(value.data.transactionId)
+
+        // A transfer whose outcome is unknown: reconcile with its key, resend only if it never happened.
+        if (
+          (kind === 'mobileTransfer' || kind === 'cashCollection') &&
+          op.error instanceof ConnectionError &&
+          op.error.requestSent
+        ) {
+          const ref = agentTransactionRefOf(op.error)
+          expect(ref, `transfer #${i} lost its agentTransactionRef`).toBeDefined()
+          reconciled += 1
+          const found = await outcome(client.lookup.transactionStatus(ref as string))
+          if (found.error instanceof RemittanceError && found.error.status === 404) {
+            resent += 1
+            const again = await client.transactions[kind]({
+              ...(kind === 'mobileTransfer' ? mobile : cash),
+              agentTransactionRef: ref as string,
+            })
+            known.push(String((again.data as Record<string, unknown>)['transactionId']))
+          } else {
+            expect(found.error).toBeUndefined()
+            known.push(String((found.value as Record<string, unknown>)['transactionId']))
+          }
+        }
+      }
+      const ambiguous = checkCommon(
+        ops,
+        proxy,
+        (op) =>
+          op.write &&
+          (op.mode === 'drop-after-forward' || op.mode === 'reset-before-forward' || op.mode === 'stall-after-forward'),
+      )
+      for (const op of ops.filter(
+        (o) => o.write && o.error instanceof ConnectionError && o.kind !== 'confirm' && o.kind !== 'createBeneficiary',
+      )) {
+        expect(agentTransactionRefOf(op.error), `${op.kind} #${op.i}`).toMatch(/^[0-9a-f-]{36}$/)
+      }
+      const ledger = sim.ledger
+      expect(maxCount(countBy(ledger, (e) => e.agentTransactionRef)), 'an agentTransactionRef executed twice').toBe(1)
+      expect(
+        maxCount(countBy(ledger, (e) => String(e.body['benefTransRef']))),
+        'a transfer intent executed twice',
+      ).toBe(1)
+      expect(maxCount(countBy(ledger, (e) => e.referenceNumber)), 'a transfer confirmed twice').toBeLessThanOrEqual(1)
+      expect(ambiguous).toBeGreaterThan(10)
+      results['remittance'] = {
+        ...figures(ops, proxy, ambiguous, ledger.length),
+        reconciled,
+        resentAfterReconcile: resent,
+      }
+    } finally {
+      await client.close()
+      await refused.close()
+      await proxy.close()
+      await started.close()
+    }
+  })
+
+  it(`bill payment: ${OPERATIONS} random operations never execute a payment twice (seed ${SEED})`, async () => {
+    const random = mulberry32(SEED ^ 0xb111)
+    const started = await startBillPaymentSimulator({
+      clientId: 'rel-bill-client-id',
+      clientSecret: 'Bill-Secret-7c1T-vN3-header-only',
+    })
+    const plan = new Map<string, Mode>()
+    const proxy = await startFaultProxy(started.url, (opId, attempt) =>
+      attempt === 1 ? ((plan.get(opId) ?? 'pass') as ProxyMode) : 'pass',
+    )
+    const client = billPayment(proxy.url, clientOptions())
+    const refused = billPayment(await refusedUrl(), clientOptions())
+    const sim = started.simulator
+    const ops: Op[] = []
+    let replays = 0
+    try {
+      for (let i = 0; i < OPERATIONS; i++) {
+        const kind = weighted(random, {
+          execute: 30,
+          executeRetryWithSameKey: 10,
+          get: 14,
+          list: 10,
+          filter: 10,
+          catalogList: 10,
+          catalogGet: 10,
+          toggle: 6,
+        })
+        const write = kind === 'execute'
+        const mode = planMode(random, true)
+        let native: string | undefined
+        if (mode === 'pass' && random() < 0.15) native = pick(random, ['before', 'after'] as const)
+        const op: Op = { i, opId: `bill-${i}`, kind, write, mode, native, error: undefined, delta: 0 }
+        if (mode !== 'refused') plan.set(op.opId, mode as ProxyMode)
+        const c = mode === 'refused' ? refused : client
+        const call = callOptions(op)
+        if (native) sim.failNext(1, pick(random, [500, 502, 503]), { when: native as 'before' | 'after' })
+        const product = pick(random, ['EDSA-PREPAID', 'AIRTIME-ORANGE', 'TV/PREMIUM'])
+        const body = { productId: product, amount: integer(random, 50, 900), customerReference: `intent-${i}` }
+        const refs = sim.transactions.map((t) => t.transReference)
+        const run: Record<string, () => Promise<unknown>> = {
+          execute: () => c.transactions.execute(body, call),
+          executeRetryWithSameKey: () => c.transactions.execute(body, { ...call, retryWithSameKey: true }),
+          get: () => c.transactions.get(refs.length > 0 ? pick(random, refs) : 'BP-none', call),
+          list: () => c.transactions.list({ productId: product }, call),
+          filter: () => c.transactions.filter({ customerReference: `intent-${integer(random, 0, i)}` }, call),
+          catalogList: () => c.catalog.list(call),
+          catalogGet: () => c.catalog.get(product, call),
+          toggle: () =>
+            random() < 0.5
+              ? c.catalog.disable({ productId: 'AIRTIME-ORANGE' }, call)
+              : c.catalog.enable({ productId: 'AIRTIME-ORANGE' }, call),
+        }
+        const before = sim.ledger.length
+        op.error = (await outcome((run[kind] as () => Promise<unknown>)())).error
+        op.delta = sim.ledger.length - before
+        ops.push(op)
+
+        const isExecute = kind === 'execute' || kind === 'executeRetryWithSameKey'
+        if (isExecute && op.error !== undefined && op.mode !== 'refused') {
+          // Every error of a payment carries its key; an unknown outcome is replayed with that key.
+          const key = idempotencyKeyOf(op.error)
+          expect(key, `execute #${i} lost its Idempotency-Key`).toMatch(/^[0-9a-f-]{36}$/)
+          for (const r of proxy.log.filter((x) => x.opId === op.opId)) expect(r.idempotencyKey).toBe(key)
+          const unknown =
+            (op.error instanceof ConnectionError && op.error.requestSent) ||
+            (op.error instanceof BillPaymentError && op.error.status >= 500)
+          if (unknown) {
+            replays += 1
+            const again = await outcome(client.transactions.execute(body, { idempotencyKey: key as string }))
+            if (again.error === undefined) expect((again.value as { idempotencyKey: string }).idempotencyKey).toBe(key)
+            else expect(again.error).toMatchObject({ name: 'BillPaymentError', idempotencyKey: key })
+          }
+        }
+      }
+      const ambiguous = checkCommon(
+        ops,
+        proxy,
+        (op) =>
+          op.write &&
+          (op.mode === 'drop-after-forward' || op.mode === 'reset-before-forward' || op.mode === 'stall-after-forward'),
+      )
+      // An execute that acted and then answered an error (injected "after") still carried its key.
+      for (const op of ops.filter((o) => o.native === 'after' && o.delta > 0 && o.error !== undefined)) {
+        expect(op.error).toBeInstanceOf(BillPaymentError)
+        expect(idempotencyKeyOf(op.error)).toBe(
+          sim.ledger.find((e) => e.idempotencyKey === idempotencyKeyOf(op.error))?.idempotencyKey,
+        )
+      }
+      const ledger = sim.ledger
+      const byIntent = countBy(sim.transactions, (t) => String(t['customerReference']))
+      expect(maxCount(countBy(ledger, (e) => e.idempotencyKey)), 'an Idempotency-Key executed twice').toBe(1)
+      expect(maxCount(byIntent), 'a payment intent executed twice').toBe(1)
+      expect(ambiguous).toBeGreaterThan(10)
+      results['bill-payment'] = { ...figures(ops, proxy, ambiguous, ledger.length), replayedWithSameKey: replays }
+    } finally {
+      await client.close()
+      await refused.close()
+      await proxy.close()
+      await started.close()
+    }
+  })
+})
