@@ -1,6 +1,7 @@
 /** Forks a bench TypeScript file as a child process under the tsx loader, with explicit node flags. */
 
 import { type ChildProcess, fork } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
 
 /**
  * Forks `file` with `nodeFlags` only: the parent's own flags (e.g. `--cpu-prof`) do not follow.
@@ -10,6 +11,8 @@ export function forkTs(file: string, nodeFlags: readonly string[] = [], args: re
   return fork(file, [...args], {
     execArgv: [...nodeFlags, '--import', import.meta.resolve('tsx')],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    // Children load the packages' built dist too, like the parent (see tsconfig.run.json).
+    env: { ...process.env, TSX_TSCONFIG_PATH: fileURLToPath(new URL('./tsconfig.run.json', import.meta.url)) },
   })
 }
 
