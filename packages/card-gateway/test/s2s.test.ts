@@ -182,6 +182,23 @@ describe('S2S CARD validation before sending', () => {
     expect(ctx.server.requests).toHaveLength(0)
   })
 
+  it('refuses a term_url_3ds that is not https (spec Events 4) without sending', async () => {
+    const ctx = await setup()
+    const error = await rejection(
+      ctx.gw.s2s.recurringSale({
+        order_id: 'order-rec-1',
+        order_amount: '1.00',
+        order_description: 'Subscription',
+        recurring_first_trans_id: 't-1',
+        recurring_token: 'r-1',
+        term_url_3ds: 'http://shop.example/3ds',
+      }),
+    )
+    expect(error).toBeInstanceOf(RequestValidationError)
+    expect((error as RequestValidationError).issues[0]).toMatchObject({ path: 'term_url_3ds' })
+    expect(ctx.server.requests).toHaveLength(0)
+  })
+
   it('accepts only "day" or "month" as interval_unit', async () => {
     const ctx = await setup()
     const error = await rejection(
