@@ -200,6 +200,8 @@ export class HttpClient {
   readonly #hooks: Hooks | undefined
   readonly #logger: Logger | undefined
   readonly #userAgent: string
+  /** Whether anyone listens: without hooks or a logger, no event object is built per request. */
+  readonly #observed: boolean
 
   constructor(config: HttpClientConfig) {
     const o = config.options
@@ -212,6 +214,7 @@ export class HttpClient {
     this.#random = o.random ?? Math.random
     this.#hooks = o.hooks
     this.#logger = o.logger
+    this.#observed = o.hooks !== undefined || o.logger !== undefined
     const suffix = o.userAgent ? ` ${o.userAgent}` : ''
     this.#userAgent = `paywire-${config.packageName}/${config.packageVersion} node/${process.versions.node}${suffix}`
     this.#ownsDispatcher = o.dispatcher === undefined
@@ -261,26 +264,30 @@ export class HttpClient {
       const remaining = deadline - this.#clock.now()
       const attemptTimeout = Math.min(timeout, remaining)
       const phaseOnTimeout: TimeoutPhase | undefined = remaining < timeout ? 'total' : undefined
-      emit(this.#hooks, this.#logger, 'onRequest', {
-        operation: req.operation,
-        method: req.method,
-        url: req.url,
-        attempt,
-        headers,
-      })
-      const outcome = await this.#attempt(req, headers, attempt, attemptTimeout, phaseOnTimeout, call.signal)
-
-      if (outcome.ok) {
-        const response = outcome.response
-        emit(this.#hooks, this.#logger, 'onResponse', {
+      if (this.#observed) {
+        emit(this.#hooks, this.#logger, 'onRequest', {
           operation: req.operation,
           method: req.method,
           url: req.url,
           attempt,
-          status: response.status,
-          requestId: response.requestId,
-          headers: response.headers,
+          headers,
         })
+      }
+      const outcome = await this.#attempt(req, headers, attempt, attemptTimeout, phaseOnTimeout, call.signal)
+
+      if (outcome.ok) {
+        const response = outcome.response
+        if (this.#observed) {
+          emit(this.#hooks, this.#logger, 'onResponse', {
+            operation: req.operation,
+            method: req.method,
+            url: req.url,
+            attempt,
+            status: response.status,
+            requestId: response.requestId,
+            headers: response.headers,
+          })
+        }
         if (response.status < 400) return { data: this.#decode(handler, response, req), response }
         const retryAfterMs = parseRetryAfter(response.headers['retry-after'], this.#clock.now())
         const failure: AttemptFailure = { kind: 'status', status: response.status, retryAfterMs }
@@ -394,7 +401,7 @@ export class HttpClient {
       const response: RawResponse = {
         status: res.statusCode,
         headers: responseHeaders,
-        requestId: REQUEST_ID_HEADERS.map((name) => responseHeaders[name]).find((v) => v !== undefined),
+        requestId: requestIdOf(responseHeaders),
         rawBody,
         attempts: attempt,
         json: parseJson(rawBody),
@@ -446,6 +453,8 @@ export class HttpClient {
       return new ResponseTooLargeError({ ...info, limitBytes: limit, status })
     }
     if (Number.isFinite(declared) && declared > limit) throw tooLarge()
+    // undici holds the body to its declared length, so a declared size within the limit is safe to read whole.
+    if (Number.isFinite(declared)) return body.text()
     const chunks: Buffer[] = []
     let size = 0
     for await (const chunk of body) {
@@ -455,6 +464,11 @@ export class HttpClient {
     }
     return chunks.length === 1 ? (chunks[0] as Buffer).toString('utf8') : Buffer.concat(chunks).toString('utf8')
   }
+}
+
+function requestIdOf(headers: Readonly<Record<string, string>>): string | undefined {
+  for (const name of REQUEST_ID_HEADERS) if (headers[name] !== undefined) return headers[name]
+  return undefined
 }
 
 function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
