@@ -65,6 +65,10 @@ export class ApiPromise<T> extends Promise<T> {
     onfulfilled?: ((value: T) => R1 | PromiseLike<R1>) | null,
     onrejected?: ((reason: unknown) => R2 | PromiseLike<R2>) | null,
   ): Promise<R1 | R2> {
-    return this.#inner.then((result) => result.data).then(onfulfilled, onrejected)
+    // One hop, not two: the data is unwrapped inside the fulfilment handler.
+    const unwrap = onfulfilled
+      ? (result: WithResponse<T>) => onfulfilled(result.data)
+      : (result: WithResponse<T>) => result.data as unknown as R1
+    return this.#inner.then(unwrap, onrejected)
   }
 }
