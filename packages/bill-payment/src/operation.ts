@@ -282,7 +282,11 @@ export class Runner {
     if (issues.length > 0) throw new RequestValidationError(row.name, issues)
 
     let path = row.path
-    if (row.pathParam) path = path.replace(`{${row.pathParam}}`, pathSegment(input.pathValue as string | number))
+    if (row.pathParam)
+      path = path.replace(
+        `{${row.pathParam}}`,
+        pathSegment(input.pathValue as string | number, row.pathParam, row.name),
+      )
     const url = withQuery(this.#baseUrl + path, row.query ? (input.query as Query | undefined) : undefined)
     return {
       operation: row.name,

@@ -141,7 +141,7 @@ export class OperationRunner {
     const variable = PATH_VARIABLE.exec(row.path)?.[1]
     if (variable !== undefined) {
       const checked = validateParams(row.name, pathSchemaFor(variable), { [variable]: input.pathValue })
-      path = path.replace(`{${variable}}`, pathSegment(checked[variable] ?? ''))
+      path = path.replace(`{${variable}}`, pathSegment(checked[variable] ?? '', variable, row.name))
     }
     let url = this.#baseUrl + path
     if (row.query) {

@@ -265,15 +265,8 @@ export const bankTransferSchema = z.object(transactionShape).catchall(jsonMember
 
 // ---- path variables and queries -----------------------------------------------------------------
 
-/**
- * A path variable: a non-empty string, URL-encoded when sent. `.` and `..` are refused: URL
- * parsers (undici's included) read even their encoded forms `%2E%2E` as dot segments, so they
- * would send the call to another route.
- */
-export const pathValue = z
-  .string()
-  .min(1, 'must not be empty')
-  .refine((value) => value !== '.' && value !== '..', 'must not be "." or ".." (it would change the route)')
+/** A path variable: a non-empty string; core's `pathSegment` encodes it and refuses `.`, `..` and ill-formed text. */
+export const pathValue = z.string().min(1, 'must not be empty')
 
 const queryScalar = z.union([z.string(), z.number(), z.boolean(), z.null(), z.undefined()])
 export const querySchema = z.record(z.string(), z.union([queryScalar, z.array(queryScalar)])).optional()
