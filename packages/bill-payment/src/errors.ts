@@ -4,10 +4,10 @@ import {
   ApiError,
   brandErrorClass,
   describeProblem,
-  type HttpRequest,
   type ProblemDetails,
   parseProblemDetails,
   type RawResponse,
+  type RequestInfo,
   type ValidationIssue,
 } from '@paywire/core'
 
@@ -16,6 +16,8 @@ import {
  * - `unauthorized` / `forbidden`: 401 / 403, the client id or secret was rejected;
  * - `bad_request`, `not_found`, `conflict`, `unprocessable`, `rate_limited`, `server_error`: by status;
  * - `unexpected_response`: a 2xx whose body is not the JSON expected;
+ * - `unexpected_redirect`: a 3xx (never followed: the credentials would go to another host);
+ * - `unexpected_status`: a 1xx as the final answer;
  * - `response_schema_mismatch`: a 2xx whose body failed the `schema` you passed;
  * - `other`: any other status.
  */
@@ -29,11 +31,13 @@ export type BillPaymentErrorReason =
   | 'rate_limited'
   | 'server_error'
   | 'unexpected_response'
+  | 'unexpected_redirect'
+  | 'unexpected_status'
   | 'response_schema_mismatch'
   | 'other'
 
 export interface BillPaymentErrorInit {
-  readonly request: Pick<HttpRequest, 'operation' | 'method' | 'url'>
+  readonly request: RequestInfo
   readonly response: RawResponse
   readonly idempotencyKey: string | undefined
   /** Set for a 2xx that could not be read; otherwise taken from the status. */
@@ -53,6 +57,8 @@ function reasonOf(status: number): BillPaymentErrorReason {
   if (status === 422) return 'unprocessable'
   if (status === 429) return 'rate_limited'
   if (status >= 500) return 'server_error'
+  if (status >= 300 && status < 400) return 'unexpected_redirect' // never followed
+  if (status < 200) return 'unexpected_status'
   return 'other'
 }
 
@@ -65,6 +71,8 @@ function messageOf(init: BillPaymentErrorInit, reason: BillPaymentErrorReason, p
   const tail = detail ? ` (${detail})` : ''
   if (init.message) return `${head}. ${init.message}`
   if (reason === 'unauthorized' || reason === 'forbidden') return `${head}. ${AUTH_ADVICE}${tail}`
+  if (reason === 'unexpected_redirect')
+    return `${head}: a redirect, never followed (the credentials would go to another host); check baseUrl.`
   if (problem) return `${head}: ${detail || 'the service answered with a ProblemDetails body'}`
   return `${head}: the body is not ProblemDetails; see rawBody.`
 }
@@ -92,9 +100,7 @@ export class BillPaymentError extends ApiError {
     const problem = init.response.status >= 400 ? parseProblemDetails(init.response.json) : undefined
     const reason = init.reason ?? reasonOf(init.response.status)
     super({
-      operation: init.request.operation,
-      method: init.request.method,
-      url: init.request.url,
+      ...init.request,
       response: init.response,
       body: init.response.json,
       code: problem?.type,

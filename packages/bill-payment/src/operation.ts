@@ -17,6 +17,7 @@ import {
   type Query,
   type RawRequestInput,
   type RawResponse,
+  type Reconciliation,
   RequestValidationError,
   type ResponseHandler,
   type RetryPolicy,
@@ -167,7 +168,7 @@ function bodyValue(kind: ResultKind, response: RawResponse, request: HttpRequest
     response,
     idempotencyKey: key,
     reason: 'unexpected_response',
-    message: `The ${response.status} answer is not JSON; see rawBody.${key ? ` Idempotency-Key ${key}.` : ''}`,
+    message: `The ${response.status} answer is not JSON; see rawBody.`,
   })
 }
 
@@ -209,6 +210,18 @@ function handlerFor(
     },
     toError: (response, request) => new BillPaymentError({ request, response, idempotencyKey: key }),
   }
+}
+
+/**
+ * A keyed call whose outcome is unknown is found again by its `Idempotency-Key`: the transaction
+ * lookups for a payment, or the same call repeated with the same key.
+ */
+function keyReconciliation(row: OperationRow, key: string): Reconciliation {
+  const lookup =
+    row.name === 'transactions.execute'
+      ? `bills.transactions.list() or bills.transactions.filter(...) for the payment sent with Idempotency-Key "${key}"`
+      : `the same call repeated with { idempotencyKey: "${key}" }`
+  return { key: 'Idempotency-Key', value: key, lookup }
 }
 
 /** Sends operations for one client; holds the credentials only as a header factory. */
@@ -295,6 +308,7 @@ export class Runner {
       headers: this.headers(key),
       ...(row.bodyParam ? { body: jsonBody(input.body) } : {}),
       retry: options.retryWithSameKey === true ? safe : row.retry,
+      reconciliation: key === undefined ? undefined : keyReconciliation(row, key),
     }
   }
 }

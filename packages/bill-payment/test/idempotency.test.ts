@@ -140,7 +140,8 @@ describe('Idempotency-Key on transactions.execute', () => {
     expect(error.reason).toBe('unexpected_response')
     expect(error.status).toBe(200)
     expect(error.idempotencyKey).toBe('k-2')
-    expect(error.message).toContain('Idempotency-Key k-2')
+    expect(error).toMatchObject({ outcomeUnknown: true, reconciliation: { key: 'Idempotency-Key', value: 'k-2' } })
+    expect(error.message).toContain('Idempotency-Key "k-2"')
   })
 
   it('a refused body still carries the generated key, and nothing is sent', async () => {

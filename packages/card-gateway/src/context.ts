@@ -1,6 +1,6 @@
 /** What the operation groups share: transport, keys, signer and the response handler (internal). */
 
-import type { HttpClient, RawResponse, ResponseHandler } from '@paywire/core'
+import type { HttpClient, HttpRequest, RawResponse, ResponseHandler } from '@paywire/core'
 import { CardGatewayError } from './errors.js'
 import { asObject } from './schemas.js'
 import type { SignatureInput } from './signature.js'
@@ -43,13 +43,7 @@ export function gatewayHandler<T>(
   decode: (body: Record<string, unknown>, raw: RawResponse, req: RequestLike) => T,
 ): ResponseHandler<T> {
   const toError = (raw: RawResponse, req: RequestLike) =>
-    new CardGatewayError({
-      operation: req.operation,
-      method: req.method,
-      url: req.url,
-      response: raw,
-      environment: ctx.environment,
-    })
+    new CardGatewayError({ ...req, response: raw, environment: ctx.environment })
   return {
     decode(raw, req) {
       const body = asObject(raw.json)
@@ -61,22 +55,16 @@ export function gatewayHandler<T>(
   }
 }
 
-/** The parts of a request an error needs. */
-export interface RequestLike {
-  readonly operation: string
-  readonly method: string
-  readonly url: string
-}
+/** The request an answer belongs to: its policy and reconciliation key go on every error. */
+export type RequestLike = HttpRequest
 
-/** A 2xx answer the SDK cannot read: the call may have acted, so the caller must reconcile. */
+/** A 2xx answer the SDK cannot read: the call may have acted, so its outcome is unknown (unless it is a lookup). */
 export function unreadableError(raw: RawResponse, req: RequestLike, problem: string): CardGatewayError {
   return new CardGatewayError({
-    operation: req.operation,
-    method: req.method,
-    url: req.url,
+    ...req,
     response: raw,
     reason: 'unreadable_response',
-    message: `${req.operation}: the HTTP ${raw.status} answer ${problem}; the request may have been processed, so reconcile with a status lookup before repeating it.`,
+    message: `${req.operation}: the HTTP ${raw.status} answer ${problem}.`,
   })
 }
 

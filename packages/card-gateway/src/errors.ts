@@ -1,10 +1,12 @@
 /** `CardGatewayError`: one named reason per row of the spec's error table, read from both envelope levels. */
 
-import { ApiError, brandErrorClass, type RawResponse } from '@paywire/core'
+import { ApiError, brandErrorClass, type RawResponse, type RequestInfo, statusMayHaveActed } from '@paywire/core'
 
 /**
- * One snake_case reason per row of the spec's error table (spec Errors), plus `unreadable_response`
- * (a 2xx body the SDK cannot read) and `unknown` (a code the spec does not list).
+ * One snake_case reason per row of the gateway's error table (docs/errors.md), plus `not_found`
+ * (code 101000 with a message the table does not list), `unreadable_response` (a 2xx body the SDK
+ * cannot read), `unexpected_redirect` (a 3xx, never followed), `unexpected_status` (a 1xx as the
+ * final answer) and `unknown` (a code the table does not list).
  */
 export type CardGatewayErrorReason =
   | 'hash_invalid'
@@ -26,7 +28,10 @@ export type CardGatewayErrorReason =
   | 'refund_requires_settled'
   | 'refund_only_in_portal'
   | 'key_environment_mismatch'
+  | 'not_found'
   | 'unreadable_response'
+  | 'unexpected_redirect'
+  | 'unexpected_status'
   | 'unknown'
 
 /** Which entity a not-found answer is about (spec Errors: the code depends on the entity). */
@@ -42,14 +47,17 @@ export interface CardGatewayErrorDetail {
 
 interface Row {
   readonly reason: CardGatewayErrorReason
-  /** Codes this row is recognised by alone (unique codes). */
+  /** Codes this row is recognised by alone (unique codes): they win over any message. */
   readonly codes?: readonly number[]
   /** Message pattern; messages identify the 100000/101000 rows and pre-6.7.0 answers. */
   readonly message?: RegExp
   readonly entity?: NotFoundEntity
 }
 
-/** The spec's error table, one row each; checked top to bottom, first match wins. */
+/** The not-found code of transaction and order entities since release 6.7.0 (Versioning 2). */
+const NOT_FOUND_CODE = 101000
+
+/** The gateway's error table, one row each; unique codes first, then messages top to bottom. */
 const ROWS: readonly Row[] = [
   { reason: 'hash_invalid', message: /hash is not valid/i },
   { reason: 'duplicate_order', message: /duplicate payment/i },
@@ -74,6 +82,7 @@ const ROWS: readonly Row[] = [
 ]
 
 const NOT_FOUND = new Set<CardGatewayErrorReason>([
+  'not_found',
   'schedule_not_found',
   'payment_not_found',
   'incorrect_recurring_transaction',
@@ -108,15 +117,16 @@ function hintFor(reason: CardGatewayErrorReason, environment: string | undefined
       return 'Use the card_token (a single string) of the original sale.'
     case 'invalid_uuid':
       return 'schedule_id must be a UUID.'
+    case 'unexpected_redirect':
+      return 'The SDK never follows redirects (no credential goes to another host): check checkoutUrl and s2sUrl, and any proxy in between.'
+    case 'unexpected_status':
+      return 'A 1xx is no final answer: check any proxy in between.'
     default:
       return undefined
   }
 }
 
-export interface CardGatewayErrorInit {
-  readonly operation: string
-  readonly method: string
-  readonly url: string
+export interface CardGatewayErrorInit extends RequestInfo {
   readonly response: RawResponse
   readonly environment?: string | undefined
   /** Overrides the reason (used for unreadable 2xx bodies). */
@@ -149,26 +159,29 @@ export class CardGatewayError extends ApiError {
   readonly isNotFound: boolean
 
   constructor(init: CardGatewayErrorInit) {
+    const status = init.response.status
     const envelope = readEnvelope(init.response.json)
-    const found = init.reason ? undefined : classify(envelope)
-    const reason = init.reason ?? found?.row.reason ?? 'unknown'
-    const code = found?.code ?? envelope.code
+    const found = init.reason ? undefined : classify(envelope, status)
+    const reason = init.reason ?? found?.reason ?? 'unknown'
+    const code = found?.code ?? effectiveCode(envelope)
     const errorMessage = found?.message ?? envelope.message
     const hint = hintFor(reason, init.environment)
-    const message = init.message ?? describe(init.operation, init.response.status, code, errorMessage, envelope, hint)
-    super({ ...init, body: init.response.json, code, message })
+    const message = init.message ?? describe(init.operation, status, code, errorMessage, envelope, hint)
+    super({ ...init, body: init.response.json, code, message, mayHaveActed: mayHaveActed(reason, envelope, status) })
     this.code = code
     this.envelopeCode = envelope.code
     this.reason = reason
     this.errors = envelope.errors
     this.errorMessage = errorMessage
     this.isNotFound = NOT_FOUND.has(reason)
-    this.notFoundEntity = this.isNotFound ? found?.row.entity : undefined
+    this.notFoundEntity = this.isNotFound ? found?.entity : undefined
   }
 }
 brandErrorClass(CardGatewayError, 'CardGatewayError')
 
 interface Envelope {
+  /** Whether the body was a JSON object with any of the envelope's fields. */
+  readonly present: boolean
   readonly code: number | undefined
   readonly message: string | undefined
   readonly errors: readonly CardGatewayErrorDetail[]
@@ -195,39 +208,90 @@ function readDetail(item: unknown): CardGatewayErrorDetail {
 /** Reads `{ result, error_code, error_message, errors[] }`; tolerant of missing parts. */
 export function readEnvelope(json: unknown): Envelope {
   if (typeof json !== 'object' || json === null || Array.isArray(json)) {
-    return { code: undefined, message: undefined, errors: [] }
+    return { present: false, code: undefined, message: undefined, errors: [] }
   }
   const o = json as Record<string, unknown>
   const message = o['error_message']
   const errors = Array.isArray(o['errors']) ? o['errors'].map(readDetail) : []
-  return { code: toCode(o['error_code']), message: typeof message === 'string' ? message : undefined, errors }
-}
-
-function matchRow(code: number | undefined, message: string | undefined): Row | undefined {
-  for (const row of ROWS) {
-    if (message !== undefined && row.message?.test(message)) return row
-    if (code !== undefined && row.codes?.includes(code)) return row
+  const present = o['result'] === 'ERROR' || 'error_code' in o || 'error_message' in o
+  return {
+    present,
+    code: toCode(o['error_code']),
+    message: typeof message === 'string' ? message : undefined,
+    errors,
   }
-  return undefined
 }
 
 /**
- * Inner `errors[]` first (they carry the real code when the envelope says `error_code: 0`),
- * then the envelope; an inner "Request data is invalid." never hides a more specific envelope row.
+ * Whether the gateway may have acted before this answer (docs/errors.md, "Outcome unknown"): a row
+ * of the error table, or an explicit `ERROR` envelope in a 2xx, says it did not; a 1xx/3xx, an
+ * unreadable 2xx, and a 5xx without a known row leave it open.
  */
-function classify(envelope: Envelope): { row: Row; code: number | undefined; message: string | undefined } | undefined {
+function mayHaveActed(reason: CardGatewayErrorReason, envelope: Envelope, status: number): boolean {
+  if (reason === 'unreadable_response' || reason === 'unexpected_redirect' || reason === 'unexpected_status')
+    return true
+  if (reason !== 'unknown') return false
+  if (envelope.present && status >= 200 && status < 300) return false
+  return statusMayHaveActed(status)
+}
+
+/** The outer code, or the inner one when the envelope says `error_code: 0` and `errors[]` holds the real code. */
+function effectiveCode(envelope: Envelope): number | undefined {
+  if (envelope.code !== 0) return envelope.code
+  return envelope.errors.find((d) => d.code !== undefined && d.code !== 0)?.code ?? envelope.code
+}
+
+interface Classified {
+  readonly reason: CardGatewayErrorReason
+  readonly code: number | undefined
+  readonly message: string | undefined
+  readonly entity: NotFoundEntity | undefined
+}
+
+function byCode(code: number | undefined): Row | undefined {
+  return code === undefined ? undefined : ROWS.find((row) => row.codes?.includes(code))
+}
+
+function byMessage(message: string | undefined): Row | undefined {
+  return message === undefined ? undefined : ROWS.find((row) => row.message?.test(message))
+}
+
+/** A 101000 answer is a not-found of a transaction, order or payment whatever its wording (Versioning 2). */
+function notFoundOf(code: number | undefined, message: string | undefined): Classified | undefined {
+  if (code !== NOT_FOUND_CODE) return undefined
+  const row = byMessage(message)
+  if (row?.entity !== undefined) return { reason: row.reason, code, message, entity: row.entity }
+  const entity = (['transaction', 'order', 'payment'] as const).find((name) => message?.toLowerCase().includes(name))
+  return { reason: 'not_found', code, message, entity }
+}
+
+/** One level of the envelope (the outer one, or an element of `errors[]`): code first, then message. */
+function classifyLevel(code: number | undefined, message: string | undefined): Classified | undefined {
+  const unique = byCode(code)
+  if (unique) return { reason: unique.reason, code, message, entity: unique.entity }
+  const notFound = notFoundOf(code, message)
+  if (notFound) return notFound
+  const row = byMessage(message)
+  return row ? { reason: row.reason, code, message, entity: row.entity } : undefined
+}
+
+/**
+ * Early returns, one rule each: a 1xx or 3xx is no gateway answer; inner `errors[]` first (they
+ * carry the real code when the envelope says `error_code: 0`), unless they only say "Request data
+ * is invalid."; then the envelope, with the inner code when the outer one is 0.
+ */
+function classify(envelope: Envelope, status: number): Classified | undefined {
+  const code = effectiveCode(envelope)
+  if (status < 200) return { reason: 'unexpected_status', code, message: envelope.message, entity: undefined }
+  if (status >= 300 && status < 400) {
+    return { reason: 'unexpected_redirect', code, message: envelope.message, entity: undefined }
+  }
   for (const detail of envelope.errors) {
-    const row = matchRow(detail.code, detail.message)
-    if (row && row.reason !== 'invalid_request')
-      return { row, code: detail.code ?? envelope.code, message: detail.message }
+    const found = classifyLevel(detail.code, detail.message)
+    if (found && found.reason !== 'invalid_request') return { ...found, code: found.code ?? code }
   }
-  const row = matchRow(envelope.code, envelope.message)
-  if (row) {
-    const inner = envelope.errors.find((d) => d.code !== undefined && d.code !== 0)?.code
-    const code = envelope.code === 0 && inner !== undefined ? inner : envelope.code
-    return { row, code, message: envelope.message }
-  }
-  return undefined
+  const found = classifyLevel(envelope.code === 0 ? code : envelope.code, envelope.message)
+  return found ? { ...found, code } : undefined
 }
 
 function describe(
@@ -238,7 +302,9 @@ function describe(
   envelope: Envelope,
   hint: string | undefined,
 ): string {
-  const what = errorMessage ?? `HTTP ${status} without an error envelope`
+  const what =
+    errorMessage ??
+    (status >= 300 && status < 400 ? `unexpected HTTP ${status} redirect` : `HTTP ${status} without an error envelope`)
   const codeText = code === undefined ? `HTTP ${status}` : `error_code ${code}, HTTP ${status}`
   const details = envelope.errors.length > 0 ? ` Errors: ${envelope.errors.map((d) => d.message).join('; ')}.` : ''
   return `${operation}: ${what} (${codeText}).${details}${hint ? ` ${hint}` : ''}`

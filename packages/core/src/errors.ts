@@ -1,4 +1,6 @@
-/** The error tree every paywire package throws (ARCHITECTURE section 4): real `Error` subclasses. */
+/** The error tree every paywire package throws: real `Error` subclasses, one family per kind of failure. */
+
+import type { RetryPolicy } from './retry.js'
 
 const BRAND_PREFIX = '@paywire/error:'
 
@@ -16,9 +18,42 @@ export function brandErrorClass(cls: abstract new (...args: never[]) => Error, b
   })
 }
 
+/**
+ * The business key an unknown outcome is reconciled with, and the safe lookup that reads it
+ * (docs/errors.md, "Outcome unknown").
+ */
+export interface Reconciliation {
+  /** Wire name of the key: `order_id`, `trans_id`, `agentTransactionRef`, `Idempotency-Key`… */
+  readonly key: string
+  readonly value: string
+  /** The lookup that tells whether the operation acted, as a call you can run. */
+  readonly lookup: string
+}
+
+/** What every error of a call knows about the call's effect on the service. */
+export interface PaywireErrorOptions {
+  readonly cause?: unknown
+  readonly outcomeUnknown?: boolean
+  readonly reconciliation?: Reconciliation | undefined
+}
+
 /** Base of everything the SDK throws. */
 export class PaywireError extends Error {
   override name = 'PaywireError'
+  /**
+   * True when the call may have moved money and nobody knows whether it did: an operation that is
+   * not safe to repeat reached the service (or may have) and no definite answer came back. Do not
+   * repeat it blindly: reconcile first with `reconciliation.lookup`.
+   */
+  readonly outcomeUnknown: boolean
+  /** The key and lookup to reconcile this call with, when the operation has one. */
+  readonly reconciliation: Reconciliation | undefined
+
+  constructor(message: string, options: PaywireErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause })
+    this.outcomeUnknown = options.outcomeUnknown ?? false
+    this.reconciliation = options.reconciliation
+  }
 }
 brandErrorClass(PaywireError, 'PaywireError')
 
@@ -65,6 +100,45 @@ export interface RequestInfo {
   readonly method: string
   /** The URL without query secrets or credentials (paywire never puts secrets in URLs). */
   readonly url: string
+  /** The operation's retry policy: anything but `safe` may act on a repeat, so an ambiguous end is an unknown outcome. */
+  readonly retry: RetryPolicy
+  /** How to reconcile the call, when the operation has a business key. */
+  readonly reconciliation?: Reconciliation | undefined
+}
+
+/**
+ * The rule of docs/errors.md, "Outcome unknown": a call's outcome is unknown when its operation is
+ * not safe to repeat and the service may have acted on it. What "may have acted" means per kind of
+ * failure is decided by the caller of this function.
+ */
+function unknownOutcome(request: RequestInfo, mayHaveActed: boolean): boolean {
+  // An error built without a policy (by hand, in a test) claims nothing it cannot know.
+  return mayHaveActed && request.retry !== undefined && request.retry.kind !== 'safe'
+}
+
+/**
+ * Whether an answer with this status may come after the service acted: 5xx (it failed somewhere,
+ * possibly after acting), 1xx and 3xx (no final answer; a 303 is even the usual reply after a POST
+ * that acted), and a 2xx that became an error (its body could not be read). 4xx, including 408
+ * and 429, says the request was refused or never read whole (RFC 9110 15.5.9, RFC 6585 4).
+ */
+export function statusMayHaveActed(status: number): boolean {
+  return status < 400 || status >= 500
+}
+
+/** The sentence every error of an unknown outcome ends with: what to run before repeating. */
+export function reconcileAdvice(request: RequestInfo): string {
+  const how = request.reconciliation
+    ? `reconcile with ${request.reconciliation.lookup} before repeating it`
+    : 'reconcile with a status lookup before repeating it'
+  return `Outcome unknown: the service may have acted on this ${request.operation}; ${how}.`
+}
+
+/** What a `ConnectionError`-like message says after the cause. */
+function sentAdvice(request: RequestInfo, requestSent: boolean): string {
+  if (!requestSent) return 'The request was not sent.'
+  if (unknownOutcome(request, true)) return reconcileAdvice(request)
+  return 'The request may have reached the service; it is safe to repeat.'
 }
 
 export interface ApiErrorInit extends RequestInfo {
@@ -74,6 +148,12 @@ export interface ApiErrorInit extends RequestInfo {
   /** A service-specific code (card gateway `error_code`, ProblemDetails `type`…). */
   readonly code?: string | number | undefined
   readonly message: string
+  /**
+   * Whether the service may have acted before answering this. Default: by status (see
+   * `statusMayHaveActed`). A service passes `false` for a documented error answer, which says
+   * the operation did not act.
+   */
+  readonly mayHaveActed?: boolean
 }
 
 /** The service answered, and the answer is an error (or a success body that cannot be read). */
@@ -93,7 +173,11 @@ export class ApiError extends PaywireError {
   readonly requestSent = true
 
   constructor(init: ApiErrorInit) {
-    super(init.message)
+    const outcomeUnknown = unknownOutcome(init, init.mayHaveActed ?? statusMayHaveActed(init.response.status))
+    super(outcomeUnknown ? `${init.message} ${reconcileAdvice(init)}` : init.message, {
+      outcomeUnknown,
+      reconciliation: init.reconciliation,
+    })
     this.status = init.response.status
     this.code = init.code
     this.body = init.body
@@ -109,6 +193,7 @@ export class ApiError extends PaywireError {
 brandErrorClass(ApiError, 'ApiError')
 
 export interface ConnectionErrorInit extends RequestInfo {
+  /** What happened; the advice (not sent / safe to repeat / how to reconcile) is appended. */
   readonly message: string
   readonly requestSent: boolean
   readonly attempts: number
@@ -129,7 +214,11 @@ export class ConnectionError extends PaywireError {
   readonly attempts: number
 
   constructor(init: ConnectionErrorInit) {
-    super(init.message, init.cause === undefined ? undefined : { cause: init.cause })
+    super(`${init.message} ${sentAdvice(init, init.requestSent)}`, {
+      cause: init.cause,
+      outcomeUnknown: unknownOutcome(init, init.requestSent),
+      reconciliation: init.reconciliation,
+    })
     this.requestSent = init.requestSent
     this.operation = init.operation
     this.method = init.method
@@ -139,8 +228,11 @@ export class ConnectionError extends PaywireError {
 }
 brandErrorClass(ConnectionError, 'ConnectionError')
 
-/** Which deadline fired: connecting, waiting for response headers, reading the body, or the total budget. */
-export type TimeoutPhase = 'connect' | 'headers' | 'body' | 'total'
+/**
+ * Which deadline fired: connecting, waiting for response headers, reading the body, the total
+ * budget, or the end of a dedup window a retry had to arrive inside.
+ */
+export type TimeoutPhase = 'connect' | 'headers' | 'body' | 'total' | 'window'
 
 export interface TimeoutErrorInit extends Omit<ConnectionErrorInit, 'message'> {
   readonly phase: TimeoutPhase
@@ -159,14 +251,9 @@ export class TimeoutError extends ConnectionError {
       headers: 'waiting for the response headers',
       body: 'reading the response body',
       total: 'the whole call (total deadline across retries)',
+      window: 'because a retry must arrive inside the dedup window of the first attempt',
     }[init.phase]
-    const sent = init.requestSent
-      ? 'The request may have been processed: reconcile before repeating it.'
-      : 'The request was not sent.'
-    super({
-      ...init,
-      message: `${init.operation}: timed out after ${init.timeoutMs} ms ${what}. ${sent}`,
-    })
+    super({ ...init, message: `${init.operation}: timed out after ${init.timeoutMs} ms ${what}.` })
     this.phase = init.phase
     this.timeoutMs = init.timeoutMs
   }
@@ -183,7 +270,7 @@ export class ResponseTooLargeError extends ConnectionError {
     super({
       ...init,
       requestSent: true,
-      message: `${init.operation}: the response body exceeded ${init.limitBytes} bytes (maxResponseBytes); the connection was closed. The request may have been processed: reconcile before repeating it.`,
+      message: `${init.operation}: the response body exceeded ${init.limitBytes} bytes (maxResponseBytes); the connection was closed.`,
     })
     this.limitBytes = init.limitBytes
     this.status = init.status
@@ -195,15 +282,16 @@ brandErrorClass(ResponseTooLargeError, 'ResponseTooLargeError')
 export class UserAbortError extends PaywireError {
   override name = 'UserAbortError'
   readonly operation: string
-  /** Whether the request may already have reached the service before the abort. */
+  /** Whether the request (this attempt or an earlier one) may already have reached the service. */
   readonly requestSent: boolean
 
-  constructor(operation: string, requestSent: boolean, cause?: unknown) {
-    super(
-      `${operation}: aborted by the caller's signal${requestSent ? '; the request may have been processed' : ' before the request was sent'}.`,
-      cause === undefined ? undefined : { cause },
-    )
-    this.operation = operation
+  constructor(request: RequestInfo, requestSent: boolean, cause?: unknown) {
+    super(`${request.operation}: aborted by the caller's signal. ${sentAdvice(request, requestSent)}`, {
+      cause,
+      outcomeUnknown: unknownOutcome(request, requestSent),
+      reconciliation: request.reconciliation,
+    })
+    this.operation = request.operation
     this.requestSent = requestSent
   }
 }

@@ -3,10 +3,12 @@
 import { EventEmitter } from 'node:events'
 import { Agent, type Dispatcher, request } from 'undici'
 import { ApiPromise, type WithResponse } from './api-promise.js'
+import { type Clock, MAX_TIMER_MS, systemClock } from './clock.js'
 import {
   type ApiError,
   ConnectionError,
   PaywireError,
+  type Reconciliation,
   RequestValidationError,
   type ResponseInfo,
   ResponseTooLargeError,
@@ -25,35 +27,16 @@ import {
   type RetryPolicy,
   retryDelay,
 } from './retry.js'
+import { isSecretHeader, REDACTED_VALUE } from './secret.js'
 
-/** Time source and sleeper; tests inject a fake so no test waits on a real backoff. */
-export interface Clock {
-  now(): number
-  sleep(ms: number, signal?: AbortSignal): Promise<void>
-}
+export type { Clock } from './clock.js'
+export { systemClock } from './clock.js'
 
-export const systemClock: Clock = {
-  now: () => Date.now(),
-  sleep: (ms, signal) =>
-    new Promise<void>((resolve, reject) => {
-      if (signal?.aborted) return reject(signal.reason)
-      const onAbort = () => {
-        clearTimeout(timer)
-        reject(signal?.reason)
-      }
-      const timer = setTimeout(() => {
-        signal?.removeEventListener('abort', onAbort)
-        resolve()
-      }, ms)
-      signal?.addEventListener('abort', onAbort, { once: true })
-    }),
-}
-
-/** Options every paywire client accepts (ARCHITECTURE section 3). */
+/** Options every paywire client accepts. */
 export interface ClientOptions {
-  /** Time limit of one attempt in ms. Default 30 000. */
+  /** Time limit of one attempt in ms, at most 2 147 483 647 (Node's timer limit). Default 30 000. */
   timeout?: number
-  /** Time limit of the whole call, retries and backoff included, in ms. Default 120 000. */
+  /** Time limit of the whole call, retries and backoff included, in ms (same limit). Default 120 000. */
   totalTimeout?: number
   /** Retries after the first attempt, where the operation's policy allows them. Default 2. */
   maxRetries?: number
@@ -69,7 +52,7 @@ export interface ClientOptions {
   userAgent?: string
   /** Backoff tuning: `baseDelayMs` 250, `maxDelayMs` 5 000, `maxRetryAfterMs` 60 000. */
   backoff?: Partial<BackoffOptions>
-  /** Injectable time source (tests). */
+  /** Injectable time source (tests); its `now()` must be monotonic. */
   clock?: Clock
   /** Injectable randomness in [0, 1) for backoff jitter (tests). */
   random?: () => number
@@ -99,6 +82,8 @@ export interface HttpRequest {
   readonly headers?: Readonly<Record<string, string>>
   readonly body?: { readonly contentType: string; readonly text: string }
   readonly retry: RetryPolicy
+  /** The business key and lookup to reconcile an unknown outcome with; every error of the call carries it. */
+  readonly reconciliation?: Reconciliation | undefined
 }
 
 /** An answer as the service package sees it before turning it into a result or an error. */
@@ -126,6 +111,14 @@ const DEFAULT_MAX_RETRIES = 2
 const DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024
 const REQUEST_ID_HEADERS = ['x-request-id', 'request-id', 'x-correlation-id', 'x-amzn-requestid']
 
+/**
+ * How much earlier than the service we close a dedup window. Our window starts when the first
+ * attempt that may have arrived left this machine, which is already earlier than the service's
+ * (it starts on receipt); the margin covers the difference in network latency between that
+ * attempt and the retry, and clock-rate drift, with room to spare on any path where 15 s matters.
+ */
+export const WINDOW_MARGIN_MS = 1_000
+
 /** Error codes raised before a single byte of the request reached the peer. */
 const UNSENT_CODES = new Set([
   'ECONNREFUSED',
@@ -139,6 +132,8 @@ const UNSENT_CODES = new Set([
   'UND_ERR_CONNECT_TIMEOUT',
   // undici refused the request's own arguments before writing anything.
   'UND_ERR_INVALID_ARG',
+  // The dispatcher was closed before this request was handed to it: dispatch refuses at once.
+  'UND_ERR_CLOSED',
 ])
 
 function errorCode(error: unknown): string | undefined {
@@ -155,6 +150,29 @@ function positive(name: string, value: number | undefined, fallback: number, ope
     throw new RequestValidationError(operation, [{ path: name, message: 'must be a finite number >= 0' }])
   }
   return value
+}
+
+/** A duration in ms that ends up in a timer: Node fires a longer one after about 1 ms, so it is refused. */
+function duration(name: string, value: number | undefined, fallback: number, operation = 'client'): number {
+  const ms = positive(name, value, fallback, operation)
+  if (ms > MAX_TIMER_MS) {
+    throw new RequestValidationError(operation, [
+      {
+        path: name,
+        message: `must be at most ${MAX_TIMER_MS} ms (about 24.8 days), the longest delay Node's timers honour`,
+      },
+    ])
+  }
+  return ms
+}
+
+function backoffOptions(given: Partial<BackoffOptions> | undefined): BackoffOptions {
+  const backoff = { ...DEFAULT_BACKOFF, ...given }
+  return {
+    baseDelayMs: duration('backoff.baseDelayMs', backoff.baseDelayMs, DEFAULT_BACKOFF.baseDelayMs),
+    maxDelayMs: duration('backoff.maxDelayMs', backoff.maxDelayMs, DEFAULT_BACKOFF.maxDelayMs),
+    maxRetryAfterMs: duration('backoff.maxRetryAfterMs', backoff.maxRetryAfterMs, DEFAULT_BACKOFF.maxRetryAfterMs),
+  }
 }
 
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
@@ -181,7 +199,29 @@ function headerIssues(headers: Readonly<Record<string, string>>): ValidationIssu
 
 type AttemptOutcome =
   | { readonly ok: true; readonly response: RawResponse }
-  | { readonly ok: false; readonly error: PaywireError; readonly failure: AttemptFailure | undefined }
+  | {
+      readonly ok: false
+      readonly error: PaywireError
+      readonly failure: AttemptFailure | undefined
+      /** Whether this attempt may have reached the service. */
+      readonly mayHaveArrived: boolean
+    }
+
+/** Where one call stands across its attempts: what the retry decision and the next attempt need. */
+interface CallState {
+  /** Monotonic time the total deadline ends. */
+  readonly deadline: number
+  readonly timeout: number
+  readonly maxRetries: number
+  /** Monotonic start of the first attempt that may have reached the service; a dedup window runs from it. */
+  firstArrival: number | undefined
+}
+
+/** How long the next attempt may take, and which limit cut it below the per-attempt timeout. */
+interface AttemptBudget {
+  readonly ms: number
+  readonly phase: TimeoutPhase | undefined
+}
 
 /**
  * Sends requests for one client. Owns the keep-alive Agent (unless the caller supplied a
@@ -202,14 +242,15 @@ export class HttpClient {
   readonly #userAgent: string
   /** Whether anyone listens: without hooks or a logger, no event object is built per request. */
   readonly #observed: boolean
+  #closed = false
 
   constructor(config: HttpClientConfig) {
     const o = config.options
-    this.#timeout = positive('timeout', o.timeout, DEFAULT_TIMEOUT)
-    this.#totalTimeout = positive('totalTimeout', o.totalTimeout, DEFAULT_TOTAL_TIMEOUT)
+    this.#timeout = duration('timeout', o.timeout, DEFAULT_TIMEOUT)
+    this.#totalTimeout = duration('totalTimeout', o.totalTimeout, DEFAULT_TOTAL_TIMEOUT)
     this.#maxRetries = Math.floor(positive('maxRetries', o.maxRetries, DEFAULT_MAX_RETRIES))
     this.#maxResponseBytes = positive('maxResponseBytes', o.maxResponseBytes, DEFAULT_MAX_RESPONSE_BYTES)
-    this.#backoff = { ...DEFAULT_BACKOFF, ...o.backoff }
+    this.#backoff = backoffOptions(o.backoff)
     this.#clock = o.clock ?? systemClock
     this.#random = o.random ?? Math.random
     this.#hooks = o.hooks
@@ -239,16 +280,31 @@ export class HttpClient {
     return new ApiPromise(this.#run(req, handler, call))
   }
 
-  /** Closes the client's own connection pool (a caller-supplied dispatcher is left open). */
+  /**
+   * Closes the client's own connection pool (a caller-supplied dispatcher is left open). Calls made
+   * afterwards fail with a `ConnectionError` that says nothing was sent. Calling it twice is fine.
+   */
   async close(): Promise<void> {
+    if (this.#closed) return
+    this.#closed = true
     if (this.#ownsDispatcher) await this.#dispatcher.close()
   }
 
+  /** Whether a request handed to the dispatcher now would be refused before anything is written. */
+  #dispatcherShut(): boolean {
+    const d = this.#dispatcher as { closed?: unknown; destroyed?: unknown }
+    return this.#closed || d.closed === true || d.destroyed === true
+  }
+
   async #run<T>(req: HttpRequest, handler: ResponseHandler<T>, call: CallOptions): Promise<WithResponse<T>> {
-    const timeout = positive('timeout', call.timeout, this.#timeout, req.operation)
+    const timeout = duration('timeout', call.timeout, this.#timeout, req.operation)
     const maxRetries = Math.floor(positive('maxRetries', call.maxRetries, this.#maxRetries, req.operation))
-    const started = this.#clock.now()
-    const deadline = started + this.#totalTimeout
+    const state: CallState = {
+      deadline: this.#clock.now() + this.#totalTimeout,
+      timeout,
+      maxRetries,
+      firstArrival: undefined,
+    }
     const headers: Record<string, string> = {
       'user-agent': this.#userAgent,
       accept: 'application/json',
@@ -260,10 +316,11 @@ export class HttpClient {
     if (issues.length > 0) throw this.#fail(req, new RequestValidationError(req.operation, issues))
 
     for (let attempt = 1; ; attempt++) {
-      if (call.signal?.aborted) throw new UserAbortError(req.operation, attempt > 1, call.signal.reason)
-      const remaining = deadline - this.#clock.now()
-      const attemptTimeout = Math.min(timeout, remaining)
-      const phaseOnTimeout: TimeoutPhase | undefined = remaining < timeout ? 'total' : undefined
+      const priorArrival = state.firstArrival !== undefined
+      if (call.signal?.aborted) throw this.#fail(req, new UserAbortError(req, priorArrival, call.signal.reason))
+      if (this.#dispatcherShut()) throw this.#fail(req, this.#closedError(req, attempt, priorArrival))
+      const startedAt = this.#clock.now()
+      const budget = this.#attemptBudget(req, state, startedAt)
       if (this.#observed) {
         emit(this.#hooks, this.#logger, 'onRequest', {
           operation: req.operation,
@@ -273,7 +330,8 @@ export class HttpClient {
           headers,
         })
       }
-      const outcome = await this.#attempt(req, headers, attempt, attemptTimeout, phaseOnTimeout, call.signal)
+      const outcome = await this.#attempt(req, headers, attempt, budget, call.signal, priorArrival)
+      if ((outcome.ok || outcome.mayHaveArrived) && !priorArrival) state.firstArrival = startedAt
 
       if (outcome.ok) {
         const response = outcome.response
@@ -288,44 +346,65 @@ export class HttpClient {
             headers: response.headers,
           })
         }
-        if (response.status < 400) return { data: this.#decode(handler, response, req), response }
-        const retryAfterMs = parseRetryAfter(response.headers['retry-after'], this.#clock.now())
+        // Success is 2xx only: a 1xx leftover, a 3xx (never followed) or a 304 is no answer to act on.
+        if (response.status >= 200 && response.status < 300) {
+          return { data: this.#decode(handler, response, req), response }
+        }
+        const retryAfterMs = parseRetryAfter(response.headers['retry-after'], this.#wallClock())
         const failure: AttemptFailure = { kind: 'status', status: response.status, retryAfterMs }
-        const delay = this.#retryDelay(req.retry, failure, attempt, maxRetries, started, deadline)
+        const delay = this.#retryDelay(req, failure, attempt, state)
         if (delay === undefined) throw this.#fail(req, handler.toError(response, req))
         this.#retrying(req, attempt, delay, `HTTP ${response.status}`)
-        await this.#sleep(delay, req.operation, call.signal)
+        await this.#sleep(delay, req, call.signal, true)
         continue
       }
 
-      const delay =
-        outcome.failure && this.#retryDelay(req.retry, outcome.failure, attempt, maxRetries, started, deadline)
+      const delay = outcome.failure && this.#retryDelay(req, outcome.failure, attempt, state)
       if (delay === undefined) throw this.#fail(req, outcome.error)
       this.#retrying(req, attempt, delay, outcome.error.message)
-      await this.#sleep(delay, req.operation, call.signal)
+      await this.#sleep(delay, req, call.signal, state.firstArrival !== undefined)
     }
   }
 
-  /** Early returns, one rule each: the policy, the retry budget, the window, the deadline. */
-  #retryDelay(
-    policy: RetryPolicy,
-    failure: AttemptFailure,
-    attempt: number,
-    maxRetries: number,
-    started: number,
-    deadline: number,
-  ): number | undefined {
-    if (attempt > maxRetries) return undefined
-    if (!policyAllowsRetry(policy, failure)) return undefined
+  #wallClock(): number {
+    return this.#clock.date?.() ?? Date.now()
+  }
+
+  /**
+   * The next attempt's time limit: the per-attempt timeout, cut by the total deadline and, for a
+   * window operation once an earlier attempt may have arrived, by the window's close, so the retry
+   * either arrives inside the window or is abandoned before it could arrive outside it.
+   */
+  #attemptBudget(req: HttpRequest, state: CallState, now: number): AttemptBudget {
+    let budget: AttemptBudget = { ms: state.timeout, phase: undefined }
+    const remaining = state.deadline - now
+    if (remaining < budget.ms) budget = { ms: remaining, phase: 'total' }
+    const windowLeft = windowClose(req.retry, state) - now
+    if (windowLeft < budget.ms) budget = { ms: windowLeft, phase: 'window' }
+    return budget
+  }
+
+  /** Early returns, one rule each: the budget of retries, the policy, the backoff, the deadline, the window. */
+  #retryDelay(req: HttpRequest, failure: AttemptFailure, attempt: number, state: CallState): number | undefined {
+    if (attempt > state.maxRetries) return undefined
+    if (!policyAllowsRetry(req.retry, failure)) return undefined
     const delay = retryDelay(attempt, failure, this.#backoff, this.#random)
     if (delay === undefined) return undefined
     const resumeAt = this.#clock.now() + delay
-    if (resumeAt >= deadline) return undefined
-    // Outside the dedup window a repeat is a new payment attempt, not a replay (card spec, Limits 1).
-    if (policy.kind === 'window' && !(failure.kind === 'connection' && !failure.requestSent)) {
-      if (resumeAt - started >= policy.windowMs) return undefined
-    }
+    if (resumeAt >= state.deadline) return undefined
+    // Once any attempt may have arrived, a repeat outside the dedup window is a new payment, not a
+    // replay (card rule, Limits 1), whatever the latest failure was: the retry must arrive inside.
+    if (resumeAt >= windowClose(req.retry, state)) return undefined
     return delay
+  }
+
+  #closedError(req: HttpRequest, attempt: number, priorArrival: boolean): ConnectionError {
+    return new ConnectionError({
+      ...req,
+      attempts: attempt - 1,
+      requestSent: priorArrival,
+      message: `${req.operation}: the client is closed (close() was called, or its dispatcher was closed or destroyed); attempt ${attempt} was not sent.`,
+    })
   }
 
   /** A 2xx the service package cannot read is an error like any other: observers hear of it. */
@@ -353,11 +432,12 @@ export class HttpClient {
     return error
   }
 
-  async #sleep(ms: number, operation: string, signal: AbortSignal | undefined): Promise<void> {
+  /** Backoff; an abort during it reports `requestSent` as whether any earlier attempt may have arrived. */
+  async #sleep(ms: number, req: HttpRequest, signal: AbortSignal | undefined, priorArrival: boolean): Promise<void> {
     try {
       await this.#clock.sleep(ms, signal)
     } catch (cause) {
-      throw new UserAbortError(operation, true, cause)
+      throw this.#fail(req, new UserAbortError(req, priorArrival, cause))
     }
   }
 
@@ -365,15 +445,15 @@ export class HttpClient {
     req: HttpRequest,
     headers: Record<string, string>,
     attempt: number,
-    timeoutMs: number,
-    deadlinePhase: TimeoutPhase | undefined,
+    budget: AttemptBudget,
     userSignal: AbortSignal | undefined,
+    priorArrival: boolean,
   ): Promise<AttemptOutcome> {
-    // undici accepts an EventEmitter as `signal`; it costs far less per request than an
-    // AbortController (bench: about 29 µs of client CPU per call on Node 20).
+    // undici accepts an EventEmitter as `signal`; it costs less per request than an AbortController.
     const abort = new EventEmitter()
     let abortedBy: 'timeout' | 'user' | undefined
     let phase: TimeoutPhase = 'headers'
+    const timeoutMs = Math.max(0, budget.ms)
     const timer = setTimeout(() => {
       abortedBy = 'timeout'
       abort.emit('abort')
@@ -383,7 +463,7 @@ export class HttpClient {
       abort.emit('abort')
     }
     userSignal?.addEventListener('abort', onUserAbort, { once: true })
-    const info = { operation: req.operation, method: req.method, url: req.url, attempts: attempt }
+    const info = { ...req, attempts: attempt }
 
     try {
       const res = await request(req.url, {
@@ -397,7 +477,10 @@ export class HttpClient {
       })
       phase = 'body'
       const responseHeaders = flattenHeaders(res.headers)
-      const rawBody = await this.#readBody(res.body, responseHeaders, res.statusCode, info)
+      const rawBody = await this.#readBody(res.body, responseHeaders, res.statusCode, {
+        ...info,
+        requestSent: true,
+      })
       const response: RawResponse = {
         status: res.statusCode,
         headers: responseHeaders,
@@ -408,35 +491,55 @@ export class HttpClient {
       }
       return { ok: true, response }
     } catch (error) {
-      if (error instanceof PaywireError) return { ok: false, error, failure: undefined }
-      const code = errorCode(error)
-      const requestSent = !UNSENT_CODES.has(code ?? '')
-      if (abortedBy === 'user') {
-        return {
-          ok: false,
-          error: new UserAbortError(req.operation, requestSent, userSignal?.reason),
-          failure: undefined,
-        }
-      }
-      if (abortedBy === 'timeout' || code === 'UND_ERR_CONNECT_TIMEOUT') {
-        const timeoutPhase = code === 'UND_ERR_CONNECT_TIMEOUT' ? 'connect' : (deadlinePhase ?? phase)
-        const timeoutError = new TimeoutError({ ...info, phase: timeoutPhase, timeoutMs, requestSent, cause: error })
-        return { ok: false, error: timeoutError, failure: { kind: 'connection', requestSent } }
-      }
-      const detail = error instanceof Error ? error.message : String(error)
-      const advice = requestSent
-        ? 'The request may have been processed: reconcile before repeating it.'
-        : 'The request was not sent.'
-      const connectionError = new ConnectionError({
-        ...info,
-        requestSent,
-        cause: error,
-        message: `${req.operation}: connection failed (${code ?? detail}). ${advice}`,
-      })
-      return { ok: false, error: connectionError, failure: { kind: 'connection', requestSent } }
+      if (error instanceof PaywireError) return { ok: false, error, failure: undefined, mayHaveArrived: true }
+      return this.#attemptFailure(error, info, abortedBy, phase, budget, timeoutMs, userSignal, priorArrival)
     } finally {
       clearTimeout(timer)
       userSignal?.removeEventListener('abort', onUserAbort)
+    }
+  }
+
+  /** What a thrown attempt means: one early return per kind of failure. */
+  #attemptFailure(
+    error: unknown,
+    info: HttpRequest & { attempts: number },
+    abortedBy: 'timeout' | 'user' | undefined,
+    phase: TimeoutPhase,
+    budget: AttemptBudget,
+    timeoutMs: number,
+    userSignal: AbortSignal | undefined,
+    priorArrival: boolean,
+  ): AttemptOutcome {
+    const code = errorCode(error)
+    const mayHaveArrived = !UNSENT_CODES.has(code ?? '')
+    const requestSent = mayHaveArrived || priorArrival
+    if (abortedBy === 'user') {
+      const abortError = new UserAbortError(info, requestSent, userSignal?.reason)
+      return { ok: false, error: abortError, failure: undefined, mayHaveArrived }
+    }
+    if (abortedBy === 'timeout' || code === 'UND_ERR_CONNECT_TIMEOUT') {
+      const timeoutPhase = code === 'UND_ERR_CONNECT_TIMEOUT' ? 'connect' : (budget.phase ?? phase)
+      const timeoutError = new TimeoutError({ ...info, phase: timeoutPhase, timeoutMs, requestSent, cause: error })
+      return {
+        ok: false,
+        error: timeoutError,
+        failure: { kind: 'connection', requestSent: mayHaveArrived },
+        mayHaveArrived,
+      }
+    }
+    const connectionError = new ConnectionError({
+      ...info,
+      requestSent,
+      cause: error,
+      message: `${info.operation}: ${describeConnectionFailure(error, code)}.${
+        priorArrival && !mayHaveArrived ? ' An earlier attempt may have reached the service.' : ''
+      }`,
+    })
+    return {
+      ok: false,
+      error: connectionError,
+      failure: { kind: 'connection', requestSent: mayHaveArrived },
+      mayHaveArrived,
     }
   }
 
@@ -444,7 +547,7 @@ export class HttpClient {
     body: Dispatcher.ResponseData['body'],
     headers: Record<string, string>,
     status: number,
-    info: { operation: string; method: string; url: string; attempts: number },
+    info: HttpRequest & { attempts: number; requestSent: true },
   ): Promise<string> {
     const limit = this.#maxResponseBytes
     const declared = Number(headers['content-length'])
@@ -471,12 +574,36 @@ function requestIdOf(headers: Readonly<Record<string, string>>): string | undefi
   return undefined
 }
 
+/**
+ * Response headers as one string per name, with credential headers (`set-cookie`) redacted here,
+ * once: every place that exposes them (`.withResponse()`, `ApiError.headers`, hooks, logs) holds this copy.
+ */
 function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
   const flat: Record<string, string> = {}
   for (const [name, value] of Object.entries(headers)) {
-    if (value !== undefined) flat[name] = Array.isArray(value) ? value.join(', ') : value
+    if (value === undefined) continue
+    flat[name] = isSecretHeader(name) ? REDACTED_VALUE : Array.isArray(value) ? value.join(', ') : value
   }
   return flat
+}
+
+/**
+ * The cause of a failed connection in words. undici's HTTP/1.1 client destroys the socket on an
+ * interim `100 Continue` it did not ask for (it never sends `Expect: 100-continue`; upstream
+ * nodejs/undici#197, wontfix), and reports "bad response": the request had been sent whole.
+ */
+function describeConnectionFailure(error: unknown, code: string | undefined): string {
+  const detail = error instanceof Error ? error.message : String(error)
+  if (code === 'UND_ERR_SOCKET' && detail === 'bad response') {
+    return 'connection failed: the server sent an interim response undici cannot read (such as an unsolicited 100 Continue) and the connection was dropped before the final answer'
+  }
+  return `connection failed (${code ?? detail})`
+}
+
+/** Monotonic time a dedup window closes for the call, with our margin; never for other policies. */
+function windowClose(policy: RetryPolicy, state: CallState): number {
+  if (policy.kind !== 'window' || state.firstArrival === undefined) return Number.POSITIVE_INFINITY
+  return state.firstArrival + policy.windowMs - WINDOW_MARGIN_MS
 }
 
 function parseJson(text: string): unknown {

@@ -7,6 +7,8 @@ export { FORM_TYPE, formBody, JSON_TYPE, jsonBody, withQuery } from './encode.js
 export type {
   ApiErrorInit,
   ConnectionErrorInit,
+  PaywireErrorOptions,
+  Reconciliation,
   RequestInfo,
   ResponseInfo,
   TimeoutErrorInit,
@@ -21,6 +23,7 @@ export {
   RequestValidationError,
   ResponseTooLargeError,
   SignatureVerificationError,
+  statusMayHaveActed,
   TimeoutError,
   UserAbortError,
 } from './errors.js'
@@ -35,7 +38,7 @@ export type {
   RawResponse,
   ResponseHandler,
 } from './http-client.js'
-export { HttpClient, systemClock } from './http-client.js'
+export { HttpClient, systemClock, WINDOW_MARGIN_MS } from './http-client.js'
 export type { ProblemDetails } from './problem-details.js'
 export { describeProblem, parseProblemDetails } from './problem-details.js'
 export type { RawRequestInput } from './raw.js'

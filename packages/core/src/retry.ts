@@ -66,12 +66,51 @@ export function retryDelay(
   return Math.floor(random() * ceiling)
 }
 
-/** Parses `Retry-After` as delta-seconds or an HTTP date (RFC 9110 section 10.2.3). */
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec']
+const DAY = '(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)'
+const LONG_DAY = '(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)'
+const MONTH = `(${MONTHS.join('|')})`
+const TIME = '(\\d{2}):(\\d{2}):(\\d{2})'
+/** IMF-fixdate: `Sun, 06 Nov 1994 08:49:37 GMT`. */
+const IMF_FIXDATE = new RegExp(`^${DAY}, (\\d{2}) ${MONTH} (\\d{4}) ${TIME} GMT$`)
+/** Obsolete RFC 850 form: `Sunday, 06-Nov-94 08:49:37 GMT`. */
+const RFC850_DATE = new RegExp(`^${LONG_DAY}, (\\d{2})-${MONTH}-(\\d{2}) ${TIME} GMT$`)
+/** Obsolete asctime form: `Sun Nov  6 08:49:37 1994`. */
+const ASCTIME_DATE = new RegExp(`^${DAY} ${MONTH} ([ \\d]\\d) ${TIME} (\\d{4})$`)
+
+/** An HTTP-date (RFC 9110 5.6.7) in ms since the epoch, or `undefined` for anything else. */
+function parseHttpDate(text: string, now: number): number | undefined {
+  let m = IMF_FIXDATE.exec(text)
+  if (m) return utc(Number(m[3]), m[2], Number(m[1]), m[4], m[5], m[6])
+  m = RFC850_DATE.exec(text)
+  if (m) {
+    // RFC 9110: a two-digit year more than 50 years in the future is in the past century.
+    const yy = Number(m[3])
+    const thisYear = new Date(now).getUTCFullYear()
+    let year = Math.floor(thisYear / 100) * 100 + yy
+    if (year > thisYear + 50) year -= 100
+    return utc(year, m[2], Number(m[1]), m[4], m[5], m[6])
+  }
+  m = ASCTIME_DATE.exec(text)
+  if (m) return utc(Number(m[6]), m[1], Number((m[2] ?? '').trim()), m[3], m[4], m[5])
+  return undefined
+}
+
+function utc(year: number, month: string | undefined, day: number, h?: string, mi?: string, s?: string): number {
+  return Date.UTC(year, MONTHS.indexOf(month ?? ''), day, Number(h), Number(mi), Number(s))
+}
+
+/**
+ * Parses `Retry-After` (RFC 9110 10.2.3): delta-seconds (digits only) or an HTTP-date in one of
+ * its three forms. Anything else (`-5`, `4.5`, `+5`, a bare year) is no Retry-After at all, so the
+ * normal backoff applies; `Date.parse` would read such text as a date in the past and retry at once.
+ * `now` is wall-clock time, the clock HTTP dates are on.
+ */
 export function parseRetryAfter(value: string | undefined, now: number): number | undefined {
   if (value === undefined) return undefined
   const text = value.trim()
   if (/^\d+$/.test(text)) return Number(text) * 1000
-  const date = Date.parse(text)
-  if (Number.isNaN(date)) return undefined
+  const date = parseHttpDate(text, now)
+  if (date === undefined) return undefined
   return Math.max(0, date - now)
 }

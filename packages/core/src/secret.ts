@@ -46,11 +46,23 @@ const SECRET_HEADERS = new Set([
   'x-api-key',
 ])
 
-/** A copy of `headers` safe to log: credential headers become `[redacted]`. */
+/** Whether a header carries a credential (request auth headers, cookies in either direction). */
+export function isSecretHeader(name: string): boolean {
+  return SECRET_HEADERS.has(name.toLowerCase())
+}
+
+/** What a secret header's value is replaced with wherever headers are exposed. */
+export const REDACTED_VALUE = REDACTED
+
+/**
+ * A copy of `headers` safe to log: credential headers become `[redacted]`. The one redaction rule:
+ * request headers pass through it before hooks and logs see them; response headers pass through it
+ * as they are read, so `ApiError.headers`, `.withResponse()`, hooks and logs all hold the same copy.
+ */
 export function redactHeaders(headers: Readonly<Record<string, string>>): Record<string, string> {
   const safe: Record<string, string> = {}
   for (const [name, value] of Object.entries(headers)) {
-    safe[name] = SECRET_HEADERS.has(name.toLowerCase()) ? REDACTED : value
+    safe[name] = isSecretHeader(name) ? REDACTED : value
   }
   return safe
 }

@@ -11,13 +11,14 @@ import {
   SignatureVerificationError,
   TimeoutError,
   UserAbortError,
+  unsentOnly,
 } from '@paywire/core'
 import { faults, startFaultServer } from '@paywire/core/testing'
 import { build } from 'tsup'
 import { describe, expect, it } from 'vitest'
 import { jsonHandler, makeClient, post } from './helpers.js'
 
-const info = { operation: 'op', method: 'POST', url: 'https://x.test/p', attempts: 1 }
+const info = { operation: 'op', method: 'POST', url: 'https://x.test/p', attempts: 1, retry: unsentOnly }
 
 describe('error tree', () => {
   it('every class is a real Error subclass under PaywireError', () => {
@@ -25,7 +26,7 @@ describe('error tree', () => {
       new RequestValidationError('op', [{ path: 'a', message: 'bad' }]),
       new ConnectionError({ ...info, message: 'm', requestSent: false }),
       new TimeoutError({ ...info, phase: 'headers', timeoutMs: 5, requestSent: true }),
-      new UserAbortError('op', false),
+      new UserAbortError(info, false),
       new SignatureVerificationError('hash_mismatch', 'm'),
     ]
     for (const error of errors) {
@@ -104,7 +105,7 @@ describe('instanceof across builds', () => {
       const esm = await import(${JSON.stringify(pathToFileURL(join(outDir, 'index.js')).href)})
       const { createRequire } = await import('node:module')
       const cjs = createRequire(import.meta.url)(${JSON.stringify(join(outDir, 'index.cjs'))})
-      const init = { operation: 'o', method: 'GET', url: 'https://x', attempts: 1, phase: 'body', timeoutMs: 1, requestSent: true }
+      const init = { operation: 'o', method: 'GET', url: 'https://x', attempts: 1, phase: 'body', timeoutMs: 1, requestSent: true, retry: { kind: 'safe' } }
       const checks = []
       for (const [a, b] of [[esm, esm], [cjs, cjs], [cjs, esm], [esm, cjs]]) {
         const e = new a.TimeoutError(init)

@@ -130,7 +130,7 @@ describe('unsent-only policy', () => {
       .catch((e: unknown) => e)
     expect(error).toBeInstanceOf(ConnectionError)
     expect(error).toMatchObject({ requestSent: true, attempts: 1 })
-    expect((error as Error).message).toMatch(/reconcile before repeating/)
+    expect((error as Error).message).toMatch(/Outcome unknown: .* reconcile with a status lookup before repeating it/)
     expect(s.requests).toHaveLength(1)
   })
 
@@ -173,13 +173,13 @@ describe('window policy', () => {
   it('counts the window from the first attempt, not the last', async () => {
     const clock = createTestClock()
     const s = await server((req, res, n) => {
-      clock.advance(6_000) // each attempt takes six seconds of the window
+      clock.advance(5_500) // each attempt takes 5.5 seconds of the window
       faults.json(503, {}, { 'retry-after': '1' })(req, res, n)
     })
     await expect(
       client({ clock, maxRetries: 5 }).send(post(s.url, { retry: withinWindow(15_000) }), jsonHandler),
     ).rejects.toMatchObject({ status: 503 })
-    // attempts end at 6 s and 13 s; a retry at 14 s is inside, one at 21 s is not
+    // attempts end at 5.5 s and 12 s; a retry at 13 s is inside the window less its 1 s margin, one at 19.5 s is not
     expect(s.requests).toHaveLength(3)
   })
 })

@@ -5,11 +5,11 @@ import {
   brandErrorClass,
   type ConnectionError,
   describeProblem,
-  type HttpRequest,
   PaywireError,
   type ProblemDetails,
   parseProblemDetails,
   type RawResponse,
+  type RequestInfo,
   RequestValidationError,
 } from '@paywire/core'
 
@@ -20,6 +20,8 @@ import {
  * - `not_found`: 404, no such beneficiary, transaction or reference;
  * - `upstream_failure`: 502, the platform behind the service failed (spec Errors);
  * - `invalid_response`: a 2xx whose body is not JSON, or not what the caller's `schema` expects;
+ * - `unexpected_redirect`: a 3xx (never followed: the key would go to another host);
+ * - `unexpected_status`: a 1xx as the final answer;
  * - `http_error`: any other status.
  */
 export type RemittanceErrorReason =
@@ -28,10 +30,12 @@ export type RemittanceErrorReason =
   | 'not_found'
   | 'upstream_failure'
   | 'invalid_response'
+  | 'unexpected_redirect'
+  | 'unexpected_status'
   | 'http_error'
 
 export interface RemittanceErrorInit {
-  readonly request: Pick<HttpRequest, 'operation' | 'method' | 'url'>
+  readonly request: RequestInfo
   readonly response: RawResponse
   /** Overrides the reason read from the status (used for unreadable 2xx answers). */
   readonly reason?: RemittanceErrorReason
@@ -62,13 +66,11 @@ export class RemittanceError extends ApiError {
     const problem = response.status >= 400 ? parseProblemDetails(response.json) : undefined
     const reason = init.reason ?? reasonFor(response.status)
     super({
-      operation: request.operation,
-      method: request.method,
-      url: request.url,
+      ...request,
       response,
       body: response.json,
       code: problem?.type,
-      message: init.message ?? messageFor(request.operation, reason, response, problem, init.agentTransactionRef),
+      message: init.message ?? messageFor(request.operation, reason, response, problem),
     })
     this.problem = problem
     this.reason = reason
@@ -109,6 +111,8 @@ function reasonFor(status: number): RemittanceErrorReason {
   if (status === 400) return 'validation_failed' // spec Errors: 400 with an error record
   if (status === 404) return 'not_found'
   if (status === 502) return 'upstream_failure' // spec Errors: 502 "on upstream failure"
+  if (status >= 300 && status < 400) return 'unexpected_redirect' // never followed
+  if (status < 200) return 'unexpected_status'
   if (status < 400) return 'invalid_response'
   return 'http_error'
 }
@@ -124,7 +128,6 @@ function messageFor(
   reason: RemittanceErrorReason,
   response: RawResponse,
   problem: ProblemDetails | undefined,
-  agentTransactionRef: string | undefined,
 ): string {
   const described = problem ? describeProblem(problem) : ''
   const what = described ? sentence(described) : describeBody(response)
@@ -135,13 +138,11 @@ function messageFor(
     not_found: `not found (${status}).`,
     upstream_failure: `the service reports an upstream failure (${status}).`,
     invalid_response: `the success answer (${status}) could not be read.`,
+    unexpected_redirect: `the service answered ${status}, a redirect the SDK never follows (the x-code key would go to another host); check baseUrl.`,
+    unexpected_status: `the service answered ${status}, which is no final answer.`,
     http_error: `the service answered ${status}.`,
   }[reason]
-  const reconcile =
-    agentTransactionRef !== undefined && reason !== 'validation_failed' && reason !== 'unauthorized'
-      ? ` The transfer may have been executed: look up agentTransactionRef ${agentTransactionRef} before repeating it.`
-      : ''
-  return `${operation}: ${head} ${what}${reconcile}`
+  return `${operation}: ${head} ${what}`
 }
 
 function sentence(text: string): string {
@@ -158,16 +159,13 @@ export type TransferConnectionError = ConnectionError & { readonly agentTransact
 export function withAgentTransactionRef(error: unknown, agentTransactionRef: string): unknown {
   if (!(error instanceof PaywireError)) return error
   if (error instanceof RemittanceError || error instanceof RequestValidationError) return error
+  // The message already says how to reconcile (core builds it from the call's `reconciliation`).
   Object.defineProperty(error, 'agentTransactionRef', {
     value: agentTransactionRef,
     enumerable: true,
     writable: false,
     configurable: true,
   })
-  const sent = (error as { requestSent?: unknown }).requestSent === true
-  error.message = sent
-    ? `${error.message} agentTransactionRef ${agentTransactionRef}: look it up with lookup.transactionStatus before repeating the transfer.`
-    : `${error.message} agentTransactionRef ${agentTransactionRef}.`
   return error
 }
 

@@ -12,6 +12,7 @@ import {
   pathSegment,
   type RawRequestInput,
   type RawResponse,
+  type Reconciliation,
   type ResponseHandler,
   type RetryPolicy,
   type Secret,
@@ -110,7 +111,7 @@ export class OperationRunner {
       const given = isRecord(body) ? body.agentTransactionRef : undefined
       agentTransactionRef = typeof given === 'string' ? given : randomUUID()
       const filled = isRecord(body) && given === undefined ? { ...body, agentTransactionRef } : body
-      request = this.#build(row, { body: filled })
+      request = { ...this.#build(row, { body: filled }), reconciliation: transferReconciliation(agentTransactionRef) }
     } catch (error) {
       return ApiPromise.rejected(error)
     }
@@ -156,8 +157,38 @@ export class OperationRunner {
       headers: this.#authHeaders(),
       ...(body ? { body } : {}),
       retry: row.retry,
+      reconciliation: rowReconciliation(row, input),
     }
   }
+}
+
+/**
+ * How to settle a transfer whose outcome is unknown: the service refuses a reused
+ * `agentTransactionRef`, so resending with the same one cannot move money twice, and a refusal
+ * proves the first attempt arrived; with the reference of a confirmed transaction, the status lookup.
+ */
+function transferReconciliation(agentTransactionRef: string): Reconciliation {
+  return {
+    key: 'agentTransactionRef',
+    value: agentTransactionRef,
+    lookup: `a resend with the same agentTransactionRef "${agentTransactionRef}" (a reused one is refused), or remit.lookup.transactionStatus(referenceNumber)`,
+  }
+}
+
+/** Confirm and beneficiary writes: the path or body key the lookup reads back. */
+function rowReconciliation(row: OperationRow, input: OperationInput): Reconciliation | undefined {
+  if (row.name === 'transactions.confirm' && typeof input.pathValue === 'string') {
+    return {
+      key: 'transactionId',
+      value: input.pathValue,
+      lookup: 'remit.lookup.transactionStatus(referenceNumber) with the reference of this transaction',
+    }
+  }
+  const posid = isRecord(input.body) ? input.body.posid : undefined
+  if (row.name.startsWith('beneficiaries.') && typeof posid === 'string') {
+    return { key: 'posid', value: posid, lookup: `remit.beneficiaries.getByPosId(${JSON.stringify(posid)})` }
+  }
+  return undefined
 }
 
 type PathSchema = z.ZodType<Record<string, string>>
@@ -227,11 +258,7 @@ function readJson(
       response,
       reason: 'invalid_response',
       agentTransactionRef,
-      message: `${request.operation}: the success answer (HTTP ${response.status}) is not JSON (${response.headers['content-type'] ?? 'no content type'}); see rawBody.${
-        agentTransactionRef === undefined
-          ? ''
-          : ` The transfer may have been executed: look up agentTransactionRef ${agentTransactionRef} before repeating it.`
-      }`,
+      message: `${request.operation}: the success answer (HTTP ${response.status}) is not JSON (${response.headers['content-type'] ?? 'no content type'}); see rawBody.`,
     })
   }
 }

@@ -84,7 +84,12 @@ describe('retries: writes are unsent-only', () => {
     expect(error).toBeInstanceOf(RemittanceError)
     expect([error.status, error.attempts]).toEqual([502, 1])
     expect(error.agentTransactionRef).toBe(body.agentTransactionRef)
-    expect(error.message).toContain(`look up agentTransactionRef ${body.agentTransactionRef}`)
+    expect(error).toMatchObject({
+      outcomeUnknown: true,
+      reconciliation: { key: 'agentTransactionRef', value: body.agentTransactionRef },
+    })
+    expect(error.message).toContain(`Outcome unknown`)
+    expect(error.message).toContain(`agentTransactionRef "${body.agentTransactionRef}"`)
     expect(server.requests).toHaveLength(1)
     expect(simulator.ledger).toHaveLength(0)
   })
@@ -118,7 +123,8 @@ describe('retries: writes are unsent-only', () => {
       const sent = JSON.parse(server.requests[0]?.body ?? '{}') as { agentTransactionRef: string }
       expect(connection.agentTransactionRef).toBe(sent.agentTransactionRef)
       expect(agentTransactionRefOf(error)).toBe(sent.agentTransactionRef)
-      expect(connection.message).toContain(`agentTransactionRef ${sent.agentTransactionRef}`)
+      expect(connection).toMatchObject({ outcomeUnknown: true, reconciliation: { value: sent.agentTransactionRef } })
+      expect(connection.message).toContain(`agentTransactionRef "${sent.agentTransactionRef}"`)
       expect(connection.message).toContain('lookup.transactionStatus')
     },
   )
