@@ -17,6 +17,7 @@ import {
   type GatewayContext,
   gatewayHandler,
   type RequestLike,
+  reconciliationFor,
   unreadableError,
 } from './context.js'
 import {
@@ -252,6 +253,7 @@ export class Checkout {
         url: ctx.checkoutUrl + row.path(ctx),
         body: jsonBody(wire),
         retry: row.retry,
+        reconciliation: reconciliationFor(row.operation, wire),
       },
       gatewayHandler(ctx, row.decode),
       call,

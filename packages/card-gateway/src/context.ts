@@ -1,9 +1,9 @@
 /** What the operation groups share: transport, keys, signer and the response handler (internal). */
 
-import type { HttpClient, HttpRequest, RawResponse, ResponseHandler } from '@paywire/core'
+import type { HttpClient, HttpRequest, RawResponse, Reconciliation, ResponseHandler } from '@paywire/core'
 import { CardGatewayError } from './errors.js'
 import { asObject } from './schemas.js'
-import type { SignatureInput } from './signature.js'
+import { pickInputs, type SignatureInput } from './signature.js'
 
 /** Operation names, as used in errors, hooks and the `hashInputs` option. */
 export type CardGatewayOperation =
@@ -72,4 +72,56 @@ function isErrorEnvelope(body: Record<string, unknown>): boolean {
   if (body['result'] === 'ERROR') return true
   const code = body['error_code']
   return body['result'] === undefined && typeof body['error_message'] === 'string' && code !== undefined
+}
+
+interface ReconcileRow {
+  /** Wire field of the key (`order.number` reads the nested purchase order). */
+  readonly field: string
+  /** The key's name as the lookup takes it. */
+  readonly key: string
+  readonly lookup: (value: string) => string
+}
+
+const byTransId: ReconcileRow = {
+  field: 'trans_id',
+  key: 'trans_id',
+  lookup: (v) => `gw.s2s.getTransStatus({ trans_id: ${JSON.stringify(v)} })`,
+}
+const checkoutStatus = (v: string) => `gw.checkout.status({ order_id: ${JSON.stringify(v)} })`
+const bySchedule: ReconcileRow = {
+  field: 'schedule_id',
+  key: 'schedule_id',
+  lookup: () =>
+    'a repeat of the same call with this schedule_id (no action reads a schedule; a second DELETE_SCHEDULE answers "Schedule not found")',
+}
+
+/**
+ * The key and the safe lookup that settle an unknown outcome, per operation: CAPTURE, VOID and
+ * CREDITVOID by `trans_id` (GET_TRANS_STATUS); purchase and credit by `order_id` (Checkout status);
+ * RECURRING_SALE by `order_id` (GET_TRANS_STATUS_BY_ORDER); schedules by `schedule_id`.
+ */
+const RECONCILE: Partial<Record<CardGatewayOperation, ReconcileRow>> = {
+  's2s.capture': byTransId,
+  's2s.void': byTransId,
+  's2s.creditVoid': byTransId,
+  'checkout.purchase': { field: 'order.number', key: 'order_id', lookup: checkoutStatus },
+  'checkout.credit': { field: 'order_id', key: 'order_id', lookup: checkoutStatus },
+  's2s.recurringSale': {
+    field: 'order_id',
+    key: 'order_id',
+    lookup: (v) => `gw.s2s.getTransStatusByOrder({ order_id: ${JSON.stringify(v)} })`,
+  },
+  's2s.createSchedule': bySchedule,
+  's2s.deleteSchedule': bySchedule,
+  's2s.updateSchedule': bySchedule,
+}
+
+/** The reconciliation of one request, read from its wire fields; `undefined` for lookups. */
+export function reconciliationFor(
+  operation: CardGatewayOperation,
+  wire: Readonly<Record<string, unknown>>,
+): Reconciliation | undefined {
+  const row = RECONCILE[operation]
+  const value = row && pickInputs(wire, [row.field])[0]?.value
+  return row && value ? { key: row.key, value, lookup: row.lookup(value) } : undefined
 }

@@ -12,7 +12,7 @@ import {
 } from '@paywire/core'
 import { z } from 'zod'
 import { DEDUP_WINDOW_MS } from './checkout.js'
-import { type CardGatewayOperation, type GatewayContext, gatewayHandler } from './context.js'
+import { type CardGatewayOperation, type GatewayContext, gatewayHandler, reconciliationFor } from './context.js'
 import {
   amountString,
   httpsUrl,
@@ -302,7 +302,14 @@ export class S2s {
     // Signed from the very strings that are form-encoded next (spec Authentication 4).
     fields['hash'] = ctx.sign(pickInputs(fields, ctx.hashInputs(row.operation, row.hashInputs)))
     return ctx.http.send(
-      { operation: row.operation, method: 'POST', url: `${ctx.s2sUrl}/post`, body: formBody(fields), retry: row.retry },
+      {
+        operation: row.operation,
+        method: 'POST',
+        url: `${ctx.s2sUrl}/post`,
+        body: formBody(fields),
+        retry: row.retry,
+        reconciliation: reconciliationFor(row.operation, fields),
+      },
       gatewayHandler(ctx, (body) => lenient<S2sActionResult>(body, STRING_FIELDS)),
       call,
     )
