@@ -17,7 +17,7 @@ import {
 import { afterAll, describe, expect, it } from 'vitest'
 import { outcome, PACKAGES, type PackageUnderTest } from './support/packages.js'
 import { recordResults } from './support/results.js'
-import { startStaleSocketServer } from './support/servers.js'
+import { startInterimContinueServer, startStaleSocketServer } from './support/servers.js'
 
 const TIMEOUT_MS = 300
 const MAX_RETRIES = 2
@@ -46,8 +46,8 @@ type Expected =
 
 interface Fault {
   readonly name: string
-  /** A fault-server behaviour, a refused port, or the stale keep-alive socket server. */
-  readonly serve: FaultBehaviour | 'refused' | 'stale'
+  /** A fault-server behaviour, a refused port, the stale keep-alive socket server, or a 100 Continue first. */
+  readonly serve: FaultBehaviour | 'refused' | 'stale' | 'interim-100'
   /** Make one successful lookup first, so the pool holds an idle keep-alive socket. */
   readonly prime?: boolean
   readonly options?: Partial<ClientOptions>
@@ -150,6 +150,37 @@ const FAULTS: readonly Fault[] = [
     write: { kind: 'api', status: 503, requestSent: true, attempts: 1, received: 1, sleeps: [] },
   },
   {
+    name: '302 to another host with a success body',
+    serve: faults.text(302, SUCCESS_BODY, 'application/json', { location: 'http://127.0.0.1:9/steal' }),
+    deadlineMs: 0,
+    // Success is 2xx only; a redirect is never followed (no credential leaves for the Location) nor retried.
+    lookup: { kind: 'api', status: 302, requestSent: true, attempts: 1, received: 1 },
+    write: { kind: 'api', status: 302, requestSent: true, attempts: 1, received: 1 },
+  },
+  {
+    name: '307 with a success body',
+    serve: faults.text(307, SUCCESS_BODY, 'application/json', { location: '/again' }),
+    deadlineMs: 0,
+    lookup: { kind: 'api', status: 307, requestSent: true, attempts: 1, received: 1 },
+    write: { kind: 'api', status: 307, requestSent: true, attempts: 1, received: 1 },
+  },
+  {
+    name: '304 with no body',
+    serve: faults.text(304, '', 'application/json'),
+    deadlineMs: 0,
+    lookup: { kind: 'api', status: 304, requestSent: true, attempts: 1, received: 1 },
+    write: { kind: 'api', status: 304, requestSent: true, attempts: 1, received: 1 },
+  },
+  {
+    name: 'interim 100 Continue before a 200',
+    serve: 'interim-100',
+    deadlineMs: 0,
+    // undici 7's HTTP/1.1 client drops the connection on an unsolicited 100 (nodejs/undici#197):
+    // the request was processed, so the write is an unknown outcome; the lookup is retried.
+    lookup: { kind: 'connection', requestSent: true, attempts: RETRIED, received: RETRIED },
+    write: { kind: 'connection', requestSent: true, attempts: 1, received: 1 },
+  },
+  {
     name: 'truncated JSON',
     serve: faults.truncatedJson(),
     deadlineMs: 0,
@@ -226,8 +257,8 @@ async function serve(fault: Fault): Promise<Target> {
     const url = await refusedUrl()
     return { url, received: () => 0, requests: () => [], prime: async () => {}, close: async () => {} }
   }
-  if (fault.serve === 'stale') {
-    const server = await startStaleSocketServer(SUCCESS_BODY)
+  if (fault.serve === 'stale' || fault.serve === 'interim-100') {
+    const server = await (fault.serve === 'stale' ? startStaleSocketServer : startInterimContinueServer)(SUCCESS_BODY)
     let before = 0
     return {
       url: server.url,
@@ -315,6 +346,8 @@ describe('fault matrix: every package × every fault through the real transport'
       const error = result.error
       expect(error).toBeDefined()
       expect(error).toMatchObject({ requestSent: expected.requestSent, attempts: expected.attempts })
+      // Every error of a write that may have acted says so; a lookup's never does (it moves no money).
+      expect(error).toMatchObject({ outcomeUnknown: operation === 'write' && expected.requestSent })
       switch (expected.kind) {
         case 'connection':
           expect(error).toBeInstanceOf(ConnectionError)

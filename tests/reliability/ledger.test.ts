@@ -49,13 +49,27 @@ interface Op {
 function planMode(random: Random, refusable: boolean): Mode {
   if (random() < 0.75) return 'pass'
   return weighted(random, {
-    'drop-after-forward': 34,
-    'reset-before-forward': 26,
-    unavailable: 24,
+    'drop-after-forward': 30,
+    'reset-before-forward': 22,
+    unavailable: 20,
+    'redirect-after-forward': 8,
+    'continue-after-forward': 8,
     'stall-after-forward': 6,
     refused: refusable ? 10 : 0,
   })
 }
+
+/** Faults after which the caller cannot know whether a write acted. */
+const AMBIGUOUS_MODES = new Set<Mode>([
+  'drop-after-forward',
+  'reset-before-forward',
+  'stall-after-forward',
+  'redirect-after-forward',
+  'continue-after-forward',
+])
+
+/** A write whose first attempt met one of those faults. */
+const isAmbiguousWrite = (op: Op) => op.write && AMBIGUOUS_MODES.has(op.mode)
 
 function callOptions(op: Op): { headers: Record<string, string>; timeout: number } {
   return {
@@ -99,18 +113,20 @@ function checkCommon(ops: readonly Op[], proxy: FaultProxy, isAmbiguous: (op: Op
     }
     if (isAmbiguous(op)) {
       ambiguous += 1
-      expect(error, `${op.kind} #${op.i} (${op.mode}) must report an unknown outcome`).toBeInstanceOf(ConnectionError)
-      expect(error).toMatchObject({ requestSent: true })
+      expect(error, `${op.kind} #${op.i} (${op.mode}) must report an unknown outcome`).toMatchObject({
+        requestSent: true,
+        outcomeUnknown: true,
+      })
+      if (op.mode === 'redirect-after-forward') expect(error).toBeInstanceOf(ApiError)
+      else expect(error).toBeInstanceOf(ConnectionError)
       if (op.mode === 'stall-after-forward') expect(error).toBeInstanceOf(TimeoutError)
     }
-    // Something happened but the caller was told it failed: that must be flagged as unknown (bill
-    // payment's injected "acted, then 5xx" is checked apart: it must carry the Idempotency-Key).
-    if (op.delta > 0 && error !== undefined && op.native !== 'after') {
-      expect(error, `${op.kind} #${op.i} acted but reported`).toBeInstanceOf(ConnectionError)
-      expect(error).toMatchObject({ requestSent: true })
+    // Something happened but the caller was told it failed: that must be flagged as unknown.
+    if (op.delta > 0 && error !== undefined) {
+      expect(error, `${op.kind} #${op.i} acted but reported a known outcome`).toMatchObject({ outcomeUnknown: true })
     }
-    // A definite answer (an error status) means nothing was done.
-    if (error instanceof ApiError && op.native !== 'after') expect(op.delta, `${op.kind} #${op.i}`).toBe(0)
+    // A known outcome (a documented refusal, a 4xx) means nothing was done.
+    if (error instanceof ApiError && !error.outcomeUnknown) expect(op.delta, `${op.kind} #${op.i}`).toBe(0)
   }
   return ambiguous
 }
@@ -211,13 +227,7 @@ describe(`side-effect ledger (seed ${SEED}, ${OPERATIONS} operations per simulat
           if (expiry !== 'none') sim.pay(order, { card: TEST_CARDS.number, expiry: TEST_CARDS[expiry] })
         }
       }
-      const ambiguous = checkCommon(
-        ops,
-        proxy,
-        (op) =>
-          op.write &&
-          (op.mode === 'drop-after-forward' || op.mode === 'reset-before-forward' || op.mode === 'stall-after-forward'),
-      )
+      const ambiguous = checkCommon(ops, proxy, isAmbiguousWrite)
       // Retry-safe calls (lookups, purchase inside the dedup window) rode out every fault.
       for (const op of ops.filter((o) => !o.write && o.mode !== 'refused')) {
         if (op.error !== undefined) expect(op.error, `${op.kind} #${op.i}`).toBeInstanceOf(CardGatewayError)
@@ -375,13 +385,7 @@ describe(`side-effect ledger (seed ${SEED}, ${OPERATIONS} operations per simulat
           }
         }
       }
-      const ambiguous = checkCommon(
-        ops,
-        proxy,
-        (op) =>
-          op.write &&
-          (op.mode === 'drop-after-forward' || op.mode === 'reset-before-forward' || op.mode === 'stall-after-forward'),
-      )
+      const ambiguous = checkCommon(ops, proxy, isAmbiguousWrite)
       for (const op of ops.filter(
         (o) => o.write && o.error instanceof ConnectionError && o.kind !== 'confirm' && o.kind !== 'createBeneficiary',
       )) {
@@ -471,10 +475,7 @@ describe(`side-effect ledger (seed ${SEED}, ${OPERATIONS} operations per simulat
           const key = idempotencyKeyOf(op.error)
           expect(key, `execute #${i} lost its Idempotency-Key`).toMatch(/^[0-9a-f-]{36}$/)
           for (const r of proxy.log.filter((x) => x.opId === op.opId)) expect(r.idempotencyKey).toBe(key)
-          const unknown =
-            (op.error instanceof ConnectionError && op.error.requestSent) ||
-            (op.error instanceof BillPaymentError && op.error.status >= 500)
-          if (unknown) {
+          if ((op.error as BillPaymentError).outcomeUnknown) {
             replays += 1
             const again = await outcome(client.transactions.execute(body, { idempotencyKey: key as string }))
             if (again.error === undefined) expect((again.value as { idempotencyKey: string }).idempotencyKey).toBe(key)
@@ -482,13 +483,7 @@ describe(`side-effect ledger (seed ${SEED}, ${OPERATIONS} operations per simulat
           }
         }
       }
-      const ambiguous = checkCommon(
-        ops,
-        proxy,
-        (op) =>
-          op.write &&
-          (op.mode === 'drop-after-forward' || op.mode === 'reset-before-forward' || op.mode === 'stall-after-forward'),
-      )
+      const ambiguous = checkCommon(ops, proxy, isAmbiguousWrite)
       // An execute that acted and then answered an error (injected "after") still carried its key.
       for (const op of ops.filter((o) => o.native === 'after' && o.delta > 0 && o.error !== undefined)) {
         expect(op.error).toBeInstanceOf(BillPaymentError)

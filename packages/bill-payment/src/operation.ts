@@ -13,6 +13,7 @@ import {
   type HttpMethod,
   type HttpRequest,
   jsonBody,
+  keyed,
   pathSegment,
   type Query,
   type RawRequestInput,
@@ -21,7 +22,6 @@ import {
   RequestValidationError,
   type ResponseHandler,
   type RetryPolicy,
-  safe,
   type ValidationIssue,
   withQuery,
 } from '@paywire/core'
@@ -307,7 +307,7 @@ export class Runner {
       url,
       headers: this.headers(key),
       ...(row.bodyParam ? { body: jsonBody(input.body) } : {}),
-      retry: options.retryWithSameKey === true ? safe : row.retry,
+      retry: options.retryWithSameKey === true ? keyed : row.retry,
       reconciliation: key === undefined ? undefined : keyReconciliation(row, key),
     }
   }

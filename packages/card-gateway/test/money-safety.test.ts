@@ -175,7 +175,7 @@ describe('5xx and unreadable answers to money-moving calls are unknown outcomes'
 })
 
 describe('error table: the code is authoritative, the message refines it', () => {
-  async function answered(body: unknown, status = 400) {
+  async function answered(body: Record<string, unknown>, status = 400) {
     const ctx = await setup()
     ctx.server.use(http.post('*/post', () => HttpResponse.json(body, { status })))
     return gatewayError(ctx.gw.s2s.getTransStatus({ trans_id: 't' }))

@@ -6,13 +6,18 @@
  * - `window`: like `safe`, but only while the time since the first attempt is inside `windowMs`
  *   (card gateway: the service returns the original outcome of an identical request within 15 s).
  * - `unsent-only`: a repeat could move money twice; retry only when the request provably never left.
+ * - `keyed`: the call acts, but every attempt carries the same idempotency key and the service
+ *   answers a repeat with the first outcome: retried like `safe`, yet an ambiguous end is still an
+ *   unknown outcome (money may have moved).
  */
 export type RetryPolicy =
   | { readonly kind: 'safe' }
   | { readonly kind: 'window'; readonly windowMs: number }
   | { readonly kind: 'unsent-only' }
+  | { readonly kind: 'keyed' }
 
 export const safe: RetryPolicy = Object.freeze({ kind: 'safe' })
+export const keyed: RetryPolicy = Object.freeze({ kind: 'keyed' })
 export const unsentOnly: RetryPolicy = Object.freeze({ kind: 'unsent-only' })
 export function withinWindow(windowMs: number): RetryPolicy {
   return Object.freeze({ kind: 'window', windowMs })

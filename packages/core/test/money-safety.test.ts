@@ -8,6 +8,7 @@ import {
   ApiError,
   ConnectionError,
   type HttpRequest,
+  keyed,
   parseRetryAfter,
   RequestValidationError,
   systemClock,
@@ -230,6 +231,13 @@ describe('outcomeUnknown: every error of a call that may have acted says so and 
     const timedOut = await rejection(client({ timeout: 100 }).send(request(stall.url), jsonHandler))
     expect(timedOut).toMatchObject({ name: 'TimeoutError', requestSent: true, outcomeUnknown: true })
     expect(timedOut).toMatchObject({ reconciliation: captureKey })
+  })
+
+  it('a keyed call is retried like a lookup, yet its ambiguous end is still an unknown outcome', async () => {
+    const s = await server(faults.json(503, {}))
+    const error = await rejection(client().send(post(s.url, { retry: keyed, reconciliation: captureKey }), jsonHandler))
+    expect(s.requests).toHaveLength(3)
+    expect(error).toMatchObject({ status: 503, attempts: 3, outcomeUnknown: true })
   })
 
   it.each([400, 404, 408, 409, 429])('HTTP %i is an answered refusal: outcome known', async (status) => {

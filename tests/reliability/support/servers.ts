@@ -3,22 +3,23 @@
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http'
 import { type AddressInfo, createServer as createNetServer, type Socket } from 'node:net'
 
-export interface StaleSocketServer {
+export interface RawServer {
   readonly url: string
   /** Complete requests whose bytes reached the server. */
   readonly received: () => number
-  /** Requests the server answered (only the first one on each connection). */
+  /** Requests the server answered. */
   readonly answered: () => number
   close(): Promise<void>
 }
 
+/** What a raw server does with the n-th complete request on one connection: answer it (true) or not. */
+type RawAnswer = (socket: Socket, onThisSocket: number) => boolean
+
 /**
- * A raw HTTP/1.1 server that answers the first request of each connection with `body` and
- * `connection: keep-alive`, then treats the connection as expired: the next request written on it
- * is met with a TCP reset and no answer. That is exactly what a client sees when it reuses a pooled
- * socket the server closed an instant before (keep-alive timeout race), made deterministic.
+ * A raw HTTP/1.1 server on loopback: it frames requests by `content-length` itself and writes bytes
+ * no well-behaved server library would (a reset on a reused socket, an unsolicited interim answer).
  */
-export async function startStaleSocketServer(body: string): Promise<StaleSocketServer> {
+async function startRawServer(answer: RawAnswer): Promise<RawServer> {
   let received = 0
   let answered = 0
   const sockets = new Set<Socket>()
@@ -39,16 +40,8 @@ export async function startStaleSocketServer(body: string): Promise<StaleSocketS
         buffer = buffer.subarray(end + 4 + length)
         received += 1
         onThisSocket += 1
-        if (onThisSocket > 1) {
-          socket.resetAndDestroy()
-          return
-        }
+        if (!answer(socket, onThisSocket)) return
         answered += 1
-        const payload = Buffer.from(body)
-        socket.write(
-          `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${payload.length}\r\nconnection: keep-alive\r\n\r\n`,
-        )
-        socket.write(payload)
       }
     })
   })
@@ -66,6 +59,42 @@ export async function startStaleSocketServer(body: string): Promise<StaleSocketS
   }
 }
 
+function okHead(body: Buffer, connection: string): string {
+  return `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\nconnection: ${connection}\r\n\r\n`
+}
+
+/**
+ * Answers the first request of each connection with `body` and `connection: keep-alive`, then
+ * treats the connection as expired: the next request written on it is met with a TCP reset and no
+ * answer. That is exactly what a client sees when it reuses a pooled socket the server closed an
+ * instant before (keep-alive timeout race), made deterministic.
+ */
+export function startStaleSocketServer(body: string): Promise<RawServer> {
+  const payload = Buffer.from(body)
+  return startRawServer((socket, onThisSocket) => {
+    if (onThisSocket > 1) {
+      socket.resetAndDestroy()
+      return false
+    }
+    socket.write(okHead(payload, 'keep-alive'))
+    socket.write(payload)
+    return true
+  })
+}
+
+/**
+ * Answers every request with an interim `100 Continue` the client never asked for (RFC 9110 lets a
+ * server send one; some proxies do), then the final 200 with `body`: the request was processed.
+ */
+export function startInterimContinueServer(body: string): Promise<RawServer> {
+  const payload = Buffer.from(body)
+  return startRawServer((socket) => {
+    socket.write(`HTTP/1.1 100 Continue\r\n\r\n${okHead(payload, 'close')}`)
+    socket.write(payload)
+    return true
+  })
+}
+
 /** What the proxy does with one request. */
 export type ProxyMode =
   /** Forward and relay the answer. */
@@ -78,6 +107,10 @@ export type ProxyMode =
   | 'stall-after-forward'
   /** Answer 503 without forwarding. */
   | 'unavailable'
+  /** Forward, let the service act, then answer 302 with the service's (success) body: never success. */
+  | 'redirect-after-forward'
+  /** Forward, let the service act, then send an unsolicited `100 Continue` before the answer. */
+  | 'continue-after-forward'
 
 export interface ProxyRecord {
   readonly opId: string
@@ -146,7 +179,10 @@ export async function startFaultProxy(
             const out = { ...answer.headers }
             delete out['transfer-encoding']
             out['content-length'] = String(Buffer.concat(body).length)
-            res.writeHead(answer.statusCode ?? 502, out)
+            if (mode === 'continue-after-forward') res.writeContinue()
+            if (mode === 'redirect-after-forward') {
+              res.writeHead(302, { ...out, location: 'http://127.0.0.1:9/elsewhere' })
+            } else res.writeHead(answer.statusCode ?? 502, out)
             res.end(Buffer.concat(body))
           })
         },
