@@ -315,12 +315,15 @@ export class HttpClient {
     const issues = headerIssues(headers)
     if (issues.length > 0) throw this.#fail(req, new RequestValidationError(req.operation, issues))
 
+    let lastError: PaywireError | undefined
     for (let attempt = 1; ; attempt++) {
       const priorArrival = state.firstArrival !== undefined
       if (call.signal?.aborted) throw this.#fail(req, new UserAbortError(req, priorArrival, call.signal.reason))
       if (this.#dispatcherShut()) throw this.#fail(req, this.#closedError(req, attempt, priorArrival))
       const startedAt = this.#clock.now()
       const budget = this.#attemptBudget(req, state, startedAt)
+      // The backoff overslept past a deadline or the window's close: the retry is not sent at all.
+      if (lastError && budget.ms <= 0) throw this.#fail(req, lastError)
       if (this.#observed) {
         emit(this.#hooks, this.#logger, 'onRequest', {
           operation: req.operation,
@@ -354,6 +357,7 @@ export class HttpClient {
         const failure: AttemptFailure = { kind: 'status', status: response.status, retryAfterMs }
         const delay = this.#retryDelay(req, failure, attempt, state)
         if (delay === undefined) throw this.#fail(req, handler.toError(response, req))
+        lastError = handler.toError(response, req)
         this.#retrying(req, attempt, delay, `HTTP ${response.status}`)
         await this.#sleep(delay, req, call.signal, true)
         continue
@@ -361,6 +365,7 @@ export class HttpClient {
 
       const delay = outcome.failure && this.#retryDelay(req, outcome.failure, attempt, state)
       if (delay === undefined) throw this.#fail(req, outcome.error)
+      lastError = outcome.error
       this.#retrying(req, attempt, delay, outcome.error.message)
       await this.#sleep(delay, req, call.signal, state.firstArrival !== undefined)
     }

@@ -152,6 +152,20 @@ describe('the 15 s dedup window holds for every attempt after one that may have 
     expect((error as TimeoutError).timeoutMs).toBe(100)
   })
 
+  it('a backoff that oversleeps past the window close sends no retry at all', async () => {
+    const clock = createTestClock()
+    const s = await server((req, res, n) => {
+      clock.advance(10_000)
+      faults.json(503, {})(req, res, n)
+    })
+    // The timer fires late (a loaded machine, a VM pause): the retry would start after the close.
+    clock.sleep = async (ms) => clock.advance(ms + 5_000)
+    const c = client({ clock, random: () => 0.5, maxRetries: 3 })
+    const error = await rejection(c.send(post(s.url, { retry: withinWindow(15_000) }), jsonHandler))
+    expect(s.requests).toHaveLength(1)
+    expect(error).toMatchObject({ status: 503, attempts: 1, outcomeUnknown: true })
+  })
+
   it('connection refusals before any attempt arrived do not start the window', async () => {
     const clock = createTestClock()
     const s = await server(faults.json(200, { ok: 1 }))
