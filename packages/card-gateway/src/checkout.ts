@@ -244,7 +244,7 @@ export class Checkout {
     const params = validateParams(row.operation, row.params, input)
     const wire = row.toWire(params, ctx.merchantKey())
     // The signer reads the wire object itself, so the signed strings are the strings sent.
-    wire['hash'] = ctx.sign(pickInputs(wire, ctx.hashInputs(row.operation, row.hashInputs)))
+    wire['hash'] = ctx.sign(pickInputs(wire, ctx.hashInputs(row.operation) ?? row.hashInputs))
     return ctx.http.send(
       {
         operation: row.operation,

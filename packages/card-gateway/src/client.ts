@@ -35,7 +35,13 @@ export interface CardGatewayOptions extends ClientOptions {
   environment?: 'sandbox' | 'production'
   /** Inner digest of the signature: `md5` (default) or `sha256` (an admin option, PLATFORM_NOTES). */
   digest?: DigestName
-  /** Per-operation hash input field lists (wire names, `order.number` for nested), password excluded. */
+  /**
+   * Per-operation hash input field lists (wire names, `order.number` for nested), password excluded.
+   * `'s2s.createSchedule'` has no default and must be set before `s2s.createSchedule` sends: its
+   * inputs are not published, and a guessed list would either fail ("Hash is not valid") or, if it
+   * were the password alone, let anyone who sees one request sign any schedule. `[]` signs the
+   * password alone, knowingly.
+   */
   hashInputs?: Partial<Record<CardGatewayOperation, readonly string[]>>
   /** Callback hash input order; default `id, order_number, order_amount, order_currency, order_description`. */
   callbackFields?: readonly string[]
@@ -129,7 +135,7 @@ export class CardGateway {
           this.#password,
           this.#digest,
         ),
-      hashInputs: (operation, defaults) => overrides[operation] ?? defaults,
+      hashInputs: (operation) => overrides[operation],
     }
     this.checkout = new Checkout(this.#ctx)
     this.s2s = new S2s(this.#ctx)

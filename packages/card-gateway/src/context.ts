@@ -30,8 +30,8 @@ export interface GatewayContext {
   clientKey(): string
   /** The hash of `inputs` with the password appended, using the configured digest. */
   sign(inputs: readonly SignatureInput[]): string
-  /** The caller's override of an operation's hash inputs, or `defaults`. */
-  hashInputs(operation: CardGatewayOperation, defaults: readonly string[]): readonly string[]
+  /** The caller's explicit hash input list for `operation`, or `undefined` when it gave none. */
+  hashInputs(operation: CardGatewayOperation): readonly string[] | undefined
 }
 
 /**

@@ -4,6 +4,7 @@ import {
   ApiPromise,
   type CallOptions,
   formBody,
+  RequestValidationError,
   type RetryPolicy,
   safe,
   unsentOnly,
@@ -45,8 +46,11 @@ interface ActionRow<S extends z.ZodType> {
   readonly operation: CardGatewayOperation
   /** Strict: an unknown key is refused with the closest wire name suggested (typo guard). */
   readonly params: S
-  /** Wire fields signed, in order; the password is appended last (spec Authentication 5). */
-  readonly hashInputs: readonly string[]
+  /**
+   * Wire fields signed, in order; the password is appended last (spec Authentication 5). `null`:
+   * the inputs are not published, so the caller must name them in the `hashInputs` option.
+   */
+  readonly hashInputs: readonly string[] | null
   readonly retry: RetryPolicy
 }
 
@@ -121,8 +125,9 @@ export const S2S_ACTIONS = {
       payments_count: positiveInt,
       schedule_id: uuid.optional(),
     }),
-    // The spec gives no identifier for CREATE_SCHEDULE: the documented default signs the password alone.
-    hashInputs: [],
+    // Not published for this scheme. The one public fact (another brand's MD5 scheme) signs the
+    // password alone, which any captured request replays for any schedule: no default is guessed.
+    hashInputs: null,
     retry: unsentOnly,
   }),
   deleteSchedule: row({
@@ -296,15 +301,30 @@ export class S2s {
     call: CallOptions | undefined,
   ): ApiPromise<S2sActionResult> {
     const ctx = this.#ctx
+    const hashInputs = ctx.hashInputs(row.operation) ?? row.hashInputs ?? refuseUnconfigured(row.operation)
     const params = validateParams(row.operation, row.params, input) as Record<string, string | number | undefined>
     const fields: Record<string, string> = { action: row.action, client_key: ctx.clientKey() }
     for (const [name, value] of Object.entries(params)) if (value !== undefined) fields[name] = String(value)
     // Signed from the very strings that are form-encoded next (spec Authentication 4).
-    fields['hash'] = ctx.sign(pickInputs(fields, ctx.hashInputs(row.operation, row.hashInputs)))
+    fields['hash'] = ctx.sign(pickInputs(fields, hashInputs))
     return ctx.http.send(
       { operation: row.operation, method: 'POST', url: `${ctx.s2sUrl}/post`, body: formBody(fields), retry: row.retry },
       gatewayHandler(ctx, (body) => lenient<S2sActionResult>(body, STRING_FIELDS)),
       call,
     )
   }
+}
+
+/** An operation whose hash inputs are not published cannot be signed until the caller names them. */
+function refuseUnconfigured(operation: CardGatewayOperation): never {
+  throw new RequestValidationError(operation, [
+    {
+      path: `hashInputs.${operation}`,
+      message:
+        'the hash inputs of this action are not published, so the SDK will not guess them: a password-only hash ' +
+        'would let anyone who sees one request sign any schedule and test passwords offline. Set ' +
+        `hashInputs: { '${operation}': [...] } on the client to the fields your gateway signs (ask its support), ` +
+        'or [] to sign the password alone knowingly; nothing was sent',
+    },
+  ])
 }
