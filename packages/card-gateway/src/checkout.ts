@@ -21,6 +21,7 @@ import {
 } from './context.js'
 import {
   amountString,
+  assertWellFormedText,
   type CheckoutPaymentStatus,
   httpsUrl,
   lenient,
@@ -243,6 +244,7 @@ export class Checkout {
     row.precheck?.(input)
     const params = validateParams(row.operation, row.params, input)
     const wire = row.toWire(params, ctx.merchantKey())
+    assertWellFormedText(row.operation, wire)
     // The signer reads the wire object itself, so the signed strings are the strings sent.
     wire['hash'] = ctx.sign(pickInputs(wire, ctx.hashInputs(row.operation) ?? row.hashInputs))
     return ctx.http.send(

@@ -16,6 +16,7 @@ import { DEDUP_WINDOW_MS } from './checkout.js'
 import { type CardGatewayOperation, type GatewayContext, gatewayHandler } from './context.js'
 import {
   amountString,
+  assertWellFormedText,
   httpsUrl,
   lenient,
   nonEmpty,
@@ -305,6 +306,7 @@ export class S2s {
     const params = validateParams(row.operation, row.params, input) as Record<string, string | number | undefined>
     const fields: Record<string, string> = { action: row.action, client_key: ctx.clientKey() }
     for (const [name, value] of Object.entries(params)) if (value !== undefined) fields[name] = String(value)
+    assertWellFormedText(row.operation, fields)
     // Signed from the very strings that are form-encoded next (spec Authentication 4).
     fields['hash'] = ctx.sign(pickInputs(fields, hashInputs))
     return ctx.http.send(

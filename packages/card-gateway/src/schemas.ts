@@ -1,5 +1,6 @@
 /** Shared field rules and the lenient shapes of success answers (known fields typed, the rest kept). */
 
+import { RequestValidationError, type ValidationIssue } from '@paywire/core'
 import { z } from 'zod'
 
 /** Any decimal amount as a string, e.g. `10`, `10.5`, `10.00`: a string so body and hash stay byte-identical. */
@@ -74,6 +75,39 @@ export type CheckoutPaymentStatus =
   | 'void'
   | 'chargeback'
   | (string & {})
+
+/** `String.prototype.isWellFormed` (ES2024, in Node 20); the shared tsconfig's lib stops at ES2023. */
+function isWellFormed(text: string): boolean {
+  return (text as unknown as { isWellFormed(): boolean }).isWellFormed()
+}
+
+const ILL_FORMED =
+  'contains an unpaired UTF-16 surrogate (often a string cut in the middle of an emoji): it would be sent as ' +
+  'U+FFFD or as an escape while the hash covers the original text, so fix the text before sending'
+
+/** Every string leaf and object key of `value` that is not well-formed UTF-16, with its wire path. */
+function illFormedText(value: unknown, path: string, out: ValidationIssue[]): void {
+  if (typeof value === 'string') {
+    if (!isWellFormed(value)) out.push({ path, message: ILL_FORMED })
+    return
+  }
+  if (typeof value !== 'object' || value === null) return
+  for (const [key, member] of Object.entries(value)) {
+    // An ill-formed key is reported on its parent: the key itself cannot be printed faithfully.
+    if (!isWellFormed(key)) out.push({ path, message: `has a field name that ${ILL_FORMED}` })
+    else illFormedText(member, path === '' ? key : `${path}.${key}`, out)
+  }
+}
+
+/**
+ * Refuses wire params (Checkout JSON and S2S form alike) holding text that is not well-formed UTF-16,
+ * nested objects, arrays and open records included; the one check both interfaces run before signing.
+ */
+export function assertWellFormedText(operation: string, wire: Readonly<Record<string, unknown>>): void {
+  const issues: ValidationIssue[] = []
+  illFormedText(wire, '', issues)
+  if (issues.length > 0) throw new RequestValidationError(operation, issues)
+}
 
 /** Reads a JSON object answer; `undefined` when the body is not one. */
 export function asObject(json: unknown): Record<string, unknown> | undefined {
