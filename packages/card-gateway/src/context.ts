@@ -2,7 +2,7 @@
 
 import type { HttpClient, RawResponse, ResponseHandler } from '@paywire/core'
 import { CardGatewayError } from './errors.js'
-import { asObject } from './schemas.js'
+import { asObject, type RequestRules } from './schemas.js'
 import type { SignatureInput } from './signature.js'
 
 /** Operation names, as used in errors, hooks and the `hashInputs` option. */
@@ -26,6 +26,8 @@ export interface GatewayContext {
   readonly s2sUrl: string
   readonly environment: string | undefined
   readonly paths: { readonly purchase: string; readonly status: string }
+  /** The client's redirect-target policy and platform defaults, for the schemas it builds. */
+  readonly rules: RequestRules
   merchantKey(): string
   clientKey(): string
   /** The hash of `inputs` with the password appended, using the configured digest. */

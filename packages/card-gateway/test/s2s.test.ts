@@ -202,7 +202,6 @@ describe('S2S CARD validation before sending', () => {
   it('accepts only "day" or "month" as interval_unit', async () => {
     const ctx = await setup({ client: { hashInputs: { 's2s.createSchedule': [] } } })
     const error = await rejection(
-      // @ts-expect-error not a unit
       ctx.gw.s2s.createSchedule({ name: 'x', interval_length: 1, interval_unit: 'week', payments_count: 1 }),
     )
     expect((error as RequestValidationError).issues).toContainEqual({
