@@ -3,7 +3,8 @@
  * a schedule and no CANCEL_SCHEDULE: a schedule is cancelled with DELETE_SCHEDULE (spec S2S rule 1).
  *
  * Run: npx tsx examples/card-gateway/schedules.ts
- * Env: PAYWIRE_CARD_* (see purchase-and-status.ts; else a local simulator)
+ * Env: PAYWIRE_CARD_* (see purchase-and-status.ts; else a local simulator), and
+ * PAYWIRE_CARD_CREATE_SCHEDULE_HASH_INPUTS: the comma-separated fields your gateway signs for CREATE_SCHEDULE
  */
 import { CardGateway } from '@paywire/card-gateway'
 import { cardGatewayConnection } from '../shared/connect.js'
@@ -11,6 +12,9 @@ import { runIfMain, show } from '../shared/run.js'
 
 export async function main(): Promise<void> {
   const connection = await cardGatewayConnection()
+  // CREATE_SCHEDULE's hash inputs are not published, so the client has no default and refuses to
+  // send until they are named: `hashInputs: { 's2s.createSchedule': [...] }`. The simulator's
+  // connection names the ones it checks; for your sandbox set PAYWIRE_CARD_CREATE_SCHEDULE_HASH_INPUTS.
   const gw = new CardGateway(connection.options)
   try {
     const created = await gw.s2s.createSchedule({

@@ -6,12 +6,7 @@ import { createInterface } from 'node:readline/promises'
 import type { BillPaymentOptions } from '@paywire/bill-payment'
 import { startBillPaymentSimulator } from '@paywire/bill-payment/testing'
 import type { CardGatewayOptions } from '@paywire/card-gateway'
-import {
-  type CardGatewaySimulator,
-  SIMULATOR_CREDENTIALS,
-  startCardGatewaySimulator,
-  TEST_CARDS,
-} from '@paywire/card-gateway/testing'
+import { type CardGatewaySimulator, startCardGatewaySimulator, TEST_CARDS } from '@paywire/card-gateway/testing'
 import type { RemittanceOptions } from '@paywire/remittance'
 import { SIMULATOR_API_KEY, startRemittanceSimulator } from '@paywire/remittance/testing'
 
@@ -46,8 +41,22 @@ export interface CardConnection extends Connection<CardGatewayOptions> {
 }
 
 /**
+ * CREATE_SCHEDULE's hash inputs are not published, so the client has no default for them: set
+ * `PAYWIRE_CARD_CREATE_SCHEDULE_HASH_INPUTS` to the comma-separated fields your gateway signs (an
+ * empty value signs the password alone). Unset, `s2s.createSchedule` is refused before sending.
+ */
+function createScheduleHashInputs(value: string | undefined): Pick<CardGatewayOptions, 'hashInputs'> {
+  if (value === undefined) return {}
+  const fields = value
+    .split(',')
+    .map((field) => field.trim())
+    .filter((field) => field !== '')
+  return { hashInputs: { 's2s.createSchedule': fields } }
+}
+
+/**
  * `PAYWIRE_CARD_CHECKOUT_URL`, `PAYWIRE_CARD_S2S_URL`, `PAYWIRE_CARD_MERCHANT_KEY`,
- * `PAYWIRE_CARD_CLIENT_KEY`, `PAYWIRE_CARD_PASSWORD`.
+ * `PAYWIRE_CARD_CLIENT_KEY`, `PAYWIRE_CARD_PASSWORD`; optional `PAYWIRE_CARD_CREATE_SCHEDULE_HASH_INPUTS`.
  */
 export async function cardGatewayConnection(): Promise<CardConnection> {
   const env = process.env
@@ -56,7 +65,15 @@ export async function cardGatewayConnection(): Promise<CardConnection> {
   const password = env.PAYWIRE_CARD_PASSWORD
   if (checkoutUrl && s2sUrl && merchantKey && clientKey && password) {
     return {
-      options: { checkoutUrl, s2sUrl, merchantKey, clientKey, password, environment: 'sandbox' },
+      options: {
+        checkoutUrl,
+        s2sUrl,
+        merchantKey,
+        clientKey,
+        password,
+        environment: 'sandbox',
+        ...createScheduleHashInputs(env.PAYWIRE_CARD_CREATE_SCHEDULE_HASH_INPUTS),
+      },
       target: 'sandbox',
       simulator: undefined,
       close: noop,
@@ -69,7 +86,8 @@ export async function cardGatewayConnection(): Promise<CardConnection> {
   }
   const sim = await startCardGatewaySimulator()
   return {
-    options: { checkoutUrl: sim.url, s2sUrl: sim.url, ...SIMULATOR_CREDENTIALS, environment: 'sandbox' },
+    // The simulator's keys and the CREATE_SCHEDULE hash inputs it checks.
+    options: sim.clientOptions,
     target: 'simulator',
     simulator: sim.simulator,
     close: sim.close,

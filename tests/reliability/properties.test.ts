@@ -263,7 +263,7 @@ function cardCases(text: fc.Arbitrary<string>): MethodCase[] {
         // Signed over the very strings that arrived (what the gateway recomputes).
         expect(fields['hash']).toBe(
           referenceSign(
-            row.hashInputs.map((n) => fields[n] ?? ''),
+            (row.hashInputs ?? []).map((n) => fields[n] ?? ''),
             SECRETS.cardPassword,
           ),
         )

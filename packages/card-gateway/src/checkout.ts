@@ -22,10 +22,12 @@ import {
 } from './context.js'
 import {
   amountString,
+  assertWellFormedText,
   type CheckoutPaymentStatus,
-  httpsUrl,
   lenient,
   nonEmpty,
+  type RequestRules,
+  redirectUrl,
   type S2sResultValue,
   twoDecimals,
   uuid,
@@ -35,46 +37,57 @@ import { pickInputs } from './signature.js'
 /** The gateway returns the original outcome of a repeat inside 15 s (spec Limits 1). */
 export const DEDUP_WINDOW_MS = 15_000
 
-const purchaseParams = z.strictObject({
-  order: z.strictObject({
-    number: z.string().min(1, 'must not be empty').max(255, 'must be at most 255 characters'),
-    amount: amountString,
-    currency: nonEmpty,
-    description: z.string().min(2, 'must be 2 to 1024 characters').max(1024, 'must be 2 to 1024 characters'),
-  }),
-  success_url: httpsUrl,
-  cancel_url: httpsUrl,
-  methods: z.array(nonEmpty).optional(),
-  channel_id: nonEmpty.optional(),
-  session_expiry: z.number().int().positive().optional(),
-  expiry_url: httpsUrl.optional(),
-  error_url: httpsUrl.optional(),
-  url_target: nonEmpty.optional(),
-  req_token: z.boolean().optional(),
-  card_token: z.array(nonEmpty, { error: 'must be an array of strings for purchase' }).optional(),
-  recurring_init: z.boolean().optional(),
-  schedule_id: uuid.optional(),
-  customer: z
-    .strictObject({ name: z.string().optional(), email: z.string().optional(), birth_date: z.string().optional() })
-    .optional(),
-  billing_address: z
-    .strictObject({
-      country: z.string().optional(),
-      state: z.string().optional(),
-      city: z.string().optional(),
-      district: z.string().optional(),
-      address: z.string().optional(),
-      house_number: z.string().optional(),
-      zip: z.string().optional(),
-      phone: z.string().optional(),
-    })
-    .optional(),
-  parameters: z.record(z.string(), z.unknown()).optional(),
-  custom_data: z.record(z.string(), z.unknown()).optional(),
-})
+/** A string of `min` to `max` characters, saying both bounds when either is broken. */
+function lengthBetween(min: number, max: number) {
+  const message = `must be ${min} to ${max} characters`
+  return z.string().min(min, message).max(max, message)
+}
+
+/** Purchase params under a client's rules (the platform defaults for the lengths, its redirect policy). */
+function purchaseParams(rules: RequestRules) {
+  const url = redirectUrl(rules.allowPrivateRedirectUrls)
+  const { min, max } = rules.orderDescriptionLength
+  return z.strictObject({
+    order: z.strictObject({
+      number: lengthBetween(1, rules.orderNumberMaxLength),
+      amount: amountString,
+      currency: nonEmpty,
+      description: lengthBetween(min, max),
+    }),
+    success_url: url,
+    cancel_url: url,
+    methods: z.array(nonEmpty).optional(),
+    channel_id: nonEmpty.optional(),
+    session_expiry: z.number().int().positive().optional(),
+    expiry_url: url.optional(),
+    error_url: url.optional(),
+    url_target: nonEmpty.optional(),
+    req_token: z.boolean().optional(),
+    card_token: z.array(nonEmpty, { error: 'must be an array of strings for purchase' }).optional(),
+    recurring_init: z.boolean().optional(),
+    schedule_id: uuid.optional(),
+    customer: z
+      .strictObject({ name: z.string().optional(), email: z.string().optional(), birth_date: z.string().optional() })
+      .optional(),
+    billing_address: z
+      .strictObject({
+        country: z.string().optional(),
+        state: z.string().optional(),
+        city: z.string().optional(),
+        district: z.string().optional(),
+        address: z.string().optional(),
+        house_number: z.string().optional(),
+        zip: z.string().optional(),
+        phone: z.string().optional(),
+      })
+      .optional(),
+    parameters: z.record(z.string(), z.unknown()).optional(),
+    custom_data: z.record(z.string(), z.unknown()).optional(),
+  })
+}
 
 /** Params of Checkout purchase: the nested `order.*` shape plus PLATFORM_NOTES' optional fields. */
-export type CheckoutPurchaseParams = z.input<typeof purchaseParams>
+export type CheckoutPurchaseParams = z.input<ReturnType<typeof purchaseParams>>
 
 const creditParams = z.strictObject({
   order_id: nonEmpty,
@@ -140,7 +153,8 @@ export interface CheckoutStatusResult {
 interface CheckoutRow<S extends z.ZodType, R> {
   readonly operation: CardGatewayOperation
   readonly path: (ctx: GatewayContext) => string
-  readonly params: S
+  /** The params schema under the client's rules. */
+  readonly params: (rules: RequestRules) => S
   /** Wire field paths signed, in order; the password is appended last. */
   readonly hashInputs: readonly string[]
   readonly retry: RetryPolicy
@@ -151,7 +165,7 @@ interface CheckoutRow<S extends z.ZodType, R> {
   readonly decode: (body: Record<string, unknown>, raw: RawResponse, req: RequestLike) => R
 }
 
-const purchase: CheckoutRow<typeof purchaseParams, CheckoutPurchaseResult> = {
+const purchase: CheckoutRow<ReturnType<typeof purchaseParams>, CheckoutPurchaseResult> = {
   operation: 'checkout.purchase',
   path: (ctx) => ctx.paths.purchase,
   params: purchaseParams,
@@ -174,7 +188,7 @@ const purchase: CheckoutRow<typeof purchaseParams, CheckoutPurchaseResult> = {
 const credit: CheckoutRow<typeof creditParams, CheckoutCreditResult> = {
   operation: 'checkout.credit',
   path: () => '/api/v1/payment/card/credit',
-  params: creditParams,
+  params: () => creditParams,
   hashInputs: ['order_id', 'order_amount', 'order_currency', 'order_description'], // PLATFORM_NOTES [client]
   retry: withinWindow(DEDUP_WINDOW_MS),
   precheck: (input) => {
@@ -204,7 +218,7 @@ const credit: CheckoutRow<typeof creditParams, CheckoutCreditResult> = {
 const status: CheckoutRow<typeof statusParams, CheckoutStatusResult> = {
   operation: 'checkout.status',
   path: (ctx) => ctx.paths.status,
-  params: statusParams,
+  params: () => statusParams,
   hashInputs: ['payment_id', 'order_id'], // PLATFORM_NOTES; only one of them is present
   retry: safe, // spec Limits 2
   toWire: (p, merchantKey) => ({ merchant_key: merchantKey, ...p }),
@@ -214,6 +228,8 @@ const status: CheckoutRow<typeof statusParams, CheckoutStatusResult> = {
 /** The Checkout interface (JSON bodies, `merchant_key` in the body, spec Authentication 1). */
 export class Checkout {
   readonly #ctx: GatewayContext
+  /** Each row's schema under this client's rules, built once. */
+  readonly #schemas = new Map<unknown, z.ZodType>()
 
   /** @internal */
   constructor(ctx: GatewayContext) {
@@ -242,10 +258,16 @@ export class Checkout {
   #build<S extends z.ZodType, R>(row: CheckoutRow<S, R>, input: unknown, call: CallOptions | undefined): ApiPromise<R> {
     const ctx = this.#ctx
     row.precheck?.(input)
-    const params = validateParams(row.operation, row.params, input)
+    let schema = this.#schemas.get(row) as S | undefined
+    if (!schema) {
+      schema = row.params(ctx.rules)
+      this.#schemas.set(row, schema)
+    }
+    const params = validateParams(row.operation, schema, input)
     const wire = row.toWire(params, ctx.merchantKey())
+    assertWellFormedText(row.operation, wire)
     // The signer reads the wire object itself, so the signed strings are the strings sent.
-    wire['hash'] = ctx.sign(pickInputs(wire, ctx.hashInputs(row.operation, row.hashInputs)))
+    wire['hash'] = ctx.sign(pickInputs(wire, ctx.hashInputs(row.operation) ?? row.hashInputs))
     return ctx.http.send(
       {
         operation: row.operation,

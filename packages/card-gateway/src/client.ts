@@ -17,7 +17,33 @@ import { Callbacks } from './callbacks.js'
 import { Checkout } from './checkout.js'
 import { type CardGatewayOperation, type GatewayContext, gatewayHandler } from './context.js'
 import { S2s } from './s2s.js'
-import { type DigestName, explainSignature, type SignatureExplanation, type SignatureInput, sign } from './signature.js'
+import { DEFAULT_RULES, type RequestRules } from './schemas.js'
+import {
+  type DigestName,
+  explainSignature,
+  type SignatureExplanation,
+  type SignatureInput,
+  sign,
+  type UppercaseMode,
+} from './signature.js'
+
+/**
+ * Defaults that rest on the platform's public documentation rather than the spec; each can be
+ * overridden for a gateway that differs. Omitted members keep the platform default.
+ */
+export interface CardGatewayPlatformDefaults {
+  /** `interval_unit` values CREATE_SCHEDULE and UPDATE_SCHEDULE accept. Platform default: `['day', 'month']`. */
+  readonly intervalUnits?: readonly string[]
+  /** Length bounds of purchase `order.description`, in characters. Platform default: `{ min: 2, max: 1024 }`. */
+  readonly orderDescriptionLength?: { readonly min: number; readonly max: number }
+  /** Longest purchase `order.number`, in characters. Platform default: `255`. */
+  readonly orderNumberMaxLength?: number
+  /**
+   * Uppercasing of the signature input. Platform default `'ascii'` (PHP `strtoupper`: only `a`–`z`);
+   * `'unicode'` uppercases every letter (`é`→`É`, `ß`→`SS`), for gateways signing with `mb_strtoupper`.
+   */
+  readonly uppercase?: UppercaseMode
+}
 
 /** Options of `new CardGateway(...)`; every platform default (PLATFORM_NOTES) can be overridden here. */
 export interface CardGatewayOptions extends ClientOptions {
@@ -35,12 +61,28 @@ export interface CardGatewayOptions extends ClientOptions {
   environment?: 'sandbox' | 'production'
   /** Inner digest of the signature: `md5` (default) or `sha256` (an admin option, PLATFORM_NOTES). */
   digest?: DigestName
-  /** Per-operation hash input field lists (wire names, `order.number` for nested), password excluded. */
+  /**
+   * Per-operation hash input field lists (wire names, `order.number` for nested), password excluded.
+   * `'s2s.createSchedule'` has no default and must be set before `s2s.createSchedule` sends: its
+   * inputs are not published, and a guessed list would either fail ("Hash is not valid") or, if it
+   * were the password alone, let anyone who sees one request sign any schedule. `[]` signs the
+   * password alone, knowingly.
+   */
   hashInputs?: Partial<Record<CardGatewayOperation, readonly string[]>>
   /** Callback hash input order; default `id, order_number, order_amount, order_currency, order_description`. */
   callbackFields?: readonly string[]
   /** Checkout paths (PLATFORM_NOTES defaults): purchase `/api/v1/session`, status `/api/v1/payment/status`. */
   paths?: { purchase?: string; status?: string }
+  /**
+   * Platform rule: redirect targets (`success_url`, `cancel_url`, `expiry_url`, `error_url`,
+   * `term_url_3ds`) must be public HTTPS URLs, so loopback, private, link-local and unspecified
+   * addresses and single-label or local-only names are refused before sending. `true` allows them
+   * (still `https:` only) for sandboxes and staging hosts the payer's browser can reach privately.
+   * Default `false`.
+   */
+  allowPrivateRedirectUrls?: boolean
+  /** Overrides of the platform defaults (schedule units, purchase lengths, signature uppercasing). */
+  platformDefaults?: CardGatewayPlatformDefaults
 }
 
 /** Raw escape hatch input: any path below one of the two base URLs, same pipeline and error class. */
@@ -52,6 +94,47 @@ export interface CardGatewayRawRequest extends RawRequestInput {
 function requiredString(name: string, value: unknown): string {
   if (typeof value === 'string' && value !== '') return value
   throw new RequestValidationError('client', [{ path: name, message: 'must be a non-empty string' }])
+}
+
+function invalid(path: string, message: string): never {
+  throw new RequestValidationError('client', [{ path, message }])
+}
+
+function isCount(value: unknown, min: number): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= min
+}
+
+/** The client's rules: the platform defaults with the caller's overrides, each checked. */
+function resolveRules(allowPrivate: unknown, given: CardGatewayPlatformDefaults | undefined): RequestRules {
+  if (allowPrivate !== undefined && typeof allowPrivate !== 'boolean') {
+    invalid('allowPrivateRedirectUrls', 'must be true or false')
+  }
+  const overrides = given ?? {}
+  const units = overrides.intervalUnits ?? DEFAULT_RULES.intervalUnits
+  if (!Array.isArray(units) || units.length === 0 || !units.every((u) => typeof u === 'string' && u !== '')) {
+    invalid('platformDefaults.intervalUnits', 'must be a non-empty list of non-empty strings')
+  }
+  const description = overrides.orderDescriptionLength ?? DEFAULT_RULES.orderDescriptionLength
+  if (!isCount(description.min, 0) || !isCount(description.max, 1) || description.min > description.max) {
+    invalid(
+      'platformDefaults.orderDescriptionLength',
+      'must be { min, max } with whole numbers 0 <= min <= max, max >= 1',
+    )
+  }
+  const numberMax = overrides.orderNumberMaxLength ?? DEFAULT_RULES.orderNumberMaxLength
+  if (!isCount(numberMax, 1)) invalid('platformDefaults.orderNumberMaxLength', 'must be a whole number >= 1')
+  return {
+    allowPrivateRedirectUrls: allowPrivate === true,
+    intervalUnits: Object.freeze([...units]),
+    orderDescriptionLength: Object.freeze({ min: description.min, max: description.max }),
+    orderNumberMaxLength: numberMax,
+  }
+}
+
+function checkUppercase(value: unknown): UppercaseMode {
+  if (value === undefined) return 'ascii'
+  if (value === 'ascii' || value === 'unicode') return value
+  return invalid('platformDefaults.uppercase', 'must be "ascii" or "unicode"')
 }
 
 function checkPath(name: string, value: string | undefined, fallback: string): string {
@@ -82,6 +165,7 @@ export class CardGateway {
   readonly #clientKey: Secret
   readonly #password: Secret
   readonly #digest: DigestName
+  readonly #uppercase: UppercaseMode
   readonly #environment: string | undefined
   readonly #ctx: GatewayContext
 
@@ -97,6 +181,8 @@ export class CardGateway {
       hashInputs,
       callbackFields,
       paths,
+      allowPrivateRedirectUrls,
+      platformDefaults,
       ...core
     } = options
     this.#checkoutUrl = checkBaseUrl('checkoutUrl', checkoutUrl)
@@ -108,6 +194,8 @@ export class CardGateway {
       throw new RequestValidationError('client', [{ path: 'digest', message: 'must be "md5" or "sha256"' }])
     }
     this.#digest = digest ?? 'md5'
+    const rules = resolveRules(allowPrivateRedirectUrls, platformDefaults)
+    this.#uppercase = checkUppercase(platformDefaults?.uppercase)
     this.#environment = environment
     this.#http = new HttpClient({ packageName: 'card-gateway', packageVersion: pkg.version, options: core })
     const overrides = { ...hashInputs }
@@ -121,6 +209,7 @@ export class CardGateway {
       s2sUrl: this.#s2sUrl,
       environment,
       paths: resolvedPaths,
+      rules,
       merchantKey: () => this.#merchantKey.reveal(),
       clientKey: () => this.#clientKey.reveal(),
       sign: (inputs) =>
@@ -128,8 +217,9 @@ export class CardGateway {
           inputs.map((input) => input.value ?? ''),
           this.#password,
           this.#digest,
+          { uppercase: this.#uppercase },
         ),
-      hashInputs: (operation, defaults) => overrides[operation] ?? defaults,
+      hashInputs: (operation) => overrides[operation],
     }
     this.checkout = new Checkout(this.#ctx)
     this.s2s = new S2s(this.#ctx)
@@ -139,14 +229,14 @@ export class CardGateway {
     })
   }
 
-  /** The hash of `values` (wire strings in order) with the password appended: for raw requests. */
+  /** The hash of `values` (wire strings in order) with the password appended, as this client signs: for raw requests. */
   sign(values: readonly string[]): string {
-    return sign(values, this.#password, this.#digest)
+    return sign(values, this.#password, this.#digest, { uppercase: this.#uppercase })
   }
 
   /** Each step of the signature of `inputs` with this client's password (masked) and digest. */
   explainSignature(inputs: readonly SignatureInput[] | readonly string[]): SignatureExplanation {
-    return explainSignature(inputs, this.#password, this.#digest)
+    return explainSignature(inputs, this.#password, this.#digest, { uppercase: this.#uppercase })
   }
 
   /**

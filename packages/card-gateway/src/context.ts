@@ -2,7 +2,7 @@
 
 import type { HttpClient, HttpRequest, RawResponse, Reconciliation, ResponseHandler } from '@paywire/core'
 import { CardGatewayError } from './errors.js'
-import { asObject } from './schemas.js'
+import { asObject, type RequestRules } from './schemas.js'
 import { pickInputs, type SignatureInput } from './signature.js'
 
 /** Operation names, as used in errors, hooks and the `hashInputs` option. */
@@ -26,12 +26,14 @@ export interface GatewayContext {
   readonly s2sUrl: string
   readonly environment: string | undefined
   readonly paths: { readonly purchase: string; readonly status: string }
+  /** The client's redirect-target policy and platform defaults, for the schemas it builds. */
+  readonly rules: RequestRules
   merchantKey(): string
   clientKey(): string
   /** The hash of `inputs` with the password appended, using the configured digest. */
   sign(inputs: readonly SignatureInput[]): string
-  /** The caller's override of an operation's hash inputs, or `defaults`. */
-  hashInputs(operation: CardGatewayOperation, defaults: readonly string[]): readonly string[]
+  /** The caller's explicit hash input list for `operation`, or `undefined` when it gave none. */
+  hashInputs(operation: CardGatewayOperation): readonly string[] | undefined
 }
 
 /**

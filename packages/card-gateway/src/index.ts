@@ -24,7 +24,7 @@ export type {
   CheckoutStatusResult,
 } from './checkout.js'
 export { DEDUP_WINDOW_MS } from './checkout.js'
-export type { CardGatewayOptions, CardGatewayRawRequest } from './client.js'
+export type { CardGatewayOptions, CardGatewayPlatformDefaults, CardGatewayRawRequest } from './client.js'
 export { CardGateway } from './client.js'
 export type { CardGatewayOperation } from './context.js'
 export type { CardGatewayErrorDetail, CardGatewayErrorReason, NotFoundEntity } from './errors.js'
@@ -56,5 +56,5 @@ export type {
 } from './s2s.js'
 export { S2S_ACTIONS } from './s2s.js'
 export type { CheckoutPaymentStatus, S2sResultValue, S2sStatus } from './schemas.js'
-export type { DigestName, SignatureExplanation, SignatureInput } from './signature.js'
+export type { DigestName, SignatureExplanation, SignatureInput, SignOptions, UppercaseMode } from './signature.js'
 export { asciiUpper, explainSignature, sign } from './signature.js'

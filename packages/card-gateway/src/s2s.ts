@@ -4,6 +4,7 @@ import {
   ApiPromise,
   type CallOptions,
   formBody,
+  RequestValidationError,
   type RetryPolicy,
   safe,
   unsentOnly,
@@ -15,10 +16,12 @@ import { DEDUP_WINDOW_MS } from './checkout.js'
 import { type CardGatewayOperation, type GatewayContext, gatewayHandler, reconciliationFor } from './context.js'
 import {
   amountString,
-  httpsUrl,
+  assertWellFormedText,
   lenient,
   nonEmpty,
   positiveInt,
+  type RequestRules,
+  redirectUrl,
   type S2sResultValue,
   type S2sStatus,
   uuid,
@@ -37,16 +40,22 @@ export type S2sActionName =
   | 'DELETE_SCHEDULE'
   | 'UPDATE_SCHEDULE'
 
-/** `interval_unit` values (PLATFORM_NOTES). */
+/** `interval_unit` platform-default values; `platformDefaults.intervalUnits` can allow others. */
 export type S2sIntervalUnit = 'day' | 'month'
 
 interface ActionRow<S extends z.ZodType> {
   readonly action: S2sActionName
   readonly operation: CardGatewayOperation
-  /** Strict: an unknown key is refused with the closest wire name suggested (typo guard). */
-  readonly params: S
-  /** Wire fields signed, in order; the password is appended last (spec Authentication 5). */
-  readonly hashInputs: readonly string[]
+  /**
+   * The params schema under the client's rules. Strict: an unknown key is refused with the closest
+   * wire name suggested (typo guard).
+   */
+  readonly params: (rules: RequestRules) => S
+  /**
+   * Wire fields signed, in order; the password is appended last (spec Authentication 5). `null`:
+   * the inputs are not published, so the caller must name them in the `hashInputs` option.
+   */
+  readonly hashInputs: readonly string[] | null
   readonly retry: RetryPolicy
 }
 
@@ -54,9 +63,24 @@ function row<S extends z.ZodType>(r: ActionRow<S>): ActionRow<S> {
   return r
 }
 
-const intervalUnit = z.enum(['day', 'month'], { error: 'must be "day" or "month"' })
+/** `"a"`, `"a" or "b"`, or `one of "a", "b", "c"`. */
+function choices(values: readonly string[]): string {
+  const quoted = values.map((value) => JSON.stringify(value))
+  if (quoted.length <= 2) return quoted.join(' or ')
+  return `one of ${quoted.join(', ')}`
+}
+
+/** `interval_unit` from the client's list (platform default: day or month). */
+function intervalUnit(units: readonly string[]) {
+  const message = `must be ${choices(units)}`
+  return z.string({ error: message }).refine((value) => units.includes(value), message) as unknown as z.ZodType<
+    S2sIntervalUnit | (string & {})
+  >
+}
 
 const byTransId = z.strictObject({ trans_id: nonEmpty })
+const byOrderId = z.strictObject({ order_id: nonEmpty })
+const byScheduleId = z.strictObject({ schedule_id: uuid })
 const amountOptional = z.strictObject({ trans_id: nonEmpty, amount: amountString.optional() })
 
 /** The action table. Adding an action is adding a row here and a one-line method below. */
@@ -64,91 +88,95 @@ export const S2S_ACTIONS = {
   getTransStatus: row({
     action: 'GET_TRANS_STATUS',
     operation: 's2s.getTransStatus',
-    params: byTransId,
+    params: () => byTransId,
     hashInputs: ['trans_id'],
     retry: safe, // a lookup (spec rule 3, Limits 2)
   }),
   getTransStatusByOrder: row({
     action: 'GET_TRANS_STATUS_BY_ORDER',
     operation: 's2s.getTransStatusByOrder',
-    params: z.strictObject({ order_id: nonEmpty }),
+    params: () => byOrderId,
     hashInputs: ['order_id'],
     retry: safe,
   }),
   capture: row({
     action: 'CAPTURE',
     operation: 's2s.capture',
-    params: amountOptional, // amount: partial capture (PLATFORM_NOTES)
+    params: () => amountOptional, // amount: partial capture (PLATFORM_NOTES)
     hashInputs: ['trans_id'],
     retry: unsentOnly, // a repeated capture can act twice
   }),
   void: row({
     action: 'VOID',
     operation: 's2s.void',
-    params: byTransId,
+    params: () => byTransId,
     hashInputs: ['trans_id'],
     retry: unsentOnly,
   }),
   creditVoid: row({
     action: 'CREDITVOID',
     operation: 's2s.creditVoid',
-    params: amountOptional, // amount: partial refund (PLATFORM_NOTES)
+    params: () => amountOptional, // amount: partial refund (PLATFORM_NOTES)
     hashInputs: ['trans_id'],
     retry: unsentOnly,
   }),
   recurringSale: row({
     action: 'RECURRING_SALE',
     operation: 's2s.recurringSale',
-    params: z.strictObject({
-      order_id: nonEmpty,
-      order_amount: amountString,
-      order_description: nonEmpty,
-      order_currency: nonEmpty.optional(),
-      recurring_first_trans_id: nonEmpty,
-      recurring_token: nonEmpty,
-      term_url_3ds: httpsUrl.optional(),
-    }),
+    params: (rules) =>
+      z.strictObject({
+        order_id: nonEmpty,
+        order_amount: amountString,
+        order_description: nonEmpty,
+        order_currency: nonEmpty.optional(),
+        recurring_first_trans_id: nonEmpty,
+        recurring_token: nonEmpty,
+        term_url_3ds: redirectUrl(rules.allowPrivateRedirectUrls).optional(),
+      }),
     hashInputs: ['order_id'],
     retry: withinWindow(DEDUP_WINDOW_MS), // carries order_id: the gateway dedups within 15 s
   }),
   createSchedule: row({
     action: 'CREATE_SCHEDULE',
     operation: 's2s.createSchedule',
-    params: z.strictObject({
-      name: nonEmpty,
-      interval_length: positiveInt,
-      interval_unit: intervalUnit,
-      payments_count: positiveInt,
-      schedule_id: uuid.optional(),
-    }),
-    // The spec gives no identifier for CREATE_SCHEDULE: the documented default signs the password alone.
-    hashInputs: [],
+    params: (rules) =>
+      z.strictObject({
+        name: nonEmpty,
+        interval_length: positiveInt,
+        interval_unit: intervalUnit(rules.intervalUnits),
+        payments_count: positiveInt,
+        schedule_id: uuid.optional(),
+      }),
+    // Not published for this scheme. The one public fact (another brand's MD5 scheme) signs the
+    // password alone, which any captured request replays for any schedule: no default is guessed.
+    hashInputs: null,
     retry: unsentOnly,
   }),
   deleteSchedule: row({
     action: 'DELETE_SCHEDULE',
     operation: 's2s.deleteSchedule',
-    params: z.strictObject({ schedule_id: uuid }),
+    params: () => byScheduleId,
     hashInputs: ['schedule_id'],
     retry: unsentOnly,
   }),
   updateSchedule: row({
     action: 'UPDATE_SCHEDULE',
     operation: 's2s.updateSchedule',
-    params: z.strictObject({
-      schedule_id: uuid,
-      name: nonEmpty.optional(),
-      interval_length: positiveInt.optional(),
-      interval_unit: intervalUnit.optional(),
-      payments_count: positiveInt.optional(),
-    }),
+    params: (rules) =>
+      z.strictObject({
+        schedule_id: uuid,
+        name: nonEmpty.optional(),
+        interval_length: positiveInt.optional(),
+        interval_unit: intervalUnit(rules.intervalUnits).optional(),
+        payments_count: positiveInt.optional(),
+      }),
     hashInputs: ['schedule_id'],
     retry: unsentOnly,
   }),
 } as const
 
 type Actions = typeof S2S_ACTIONS
-type ParamsOf<K extends keyof Actions> = z.input<Actions[K]['params']>
+type ParamsOf<K extends keyof Actions> = z.input<ReturnType<Actions[K]['params']>>
 
 export type S2sGetTransStatusParams = ParamsOf<'getTransStatus'>
 export type S2sGetTransStatusByOrderParams = ParamsOf<'getTransStatusByOrder'>
@@ -216,6 +244,8 @@ const STRING_FIELDS = [
 /** The S2S CARD interface: form-encoded actions carrying `client_key` (spec Authentication 1). */
 export class S2s {
   readonly #ctx: GatewayContext
+  /** Each row's schema under this client's rules, built once. */
+  readonly #schemas = new Map<unknown, z.ZodType>()
 
   /** @internal */
   constructor(ctx: GatewayContext) {
@@ -296,11 +326,18 @@ export class S2s {
     call: CallOptions | undefined,
   ): ApiPromise<S2sActionResult> {
     const ctx = this.#ctx
-    const params = validateParams(row.operation, row.params, input) as Record<string, string | number | undefined>
+    const hashInputs = ctx.hashInputs(row.operation) ?? row.hashInputs ?? refuseUnconfigured(row.operation)
+    let schema = this.#schemas.get(row)
+    if (!schema) {
+      schema = row.params(ctx.rules)
+      this.#schemas.set(row, schema)
+    }
+    const params = validateParams(row.operation, schema, input) as Record<string, string | number | undefined>
     const fields: Record<string, string> = { action: row.action, client_key: ctx.clientKey() }
     for (const [name, value] of Object.entries(params)) if (value !== undefined) fields[name] = String(value)
+    assertWellFormedText(row.operation, fields)
     // Signed from the very strings that are form-encoded next (spec Authentication 4).
-    fields['hash'] = ctx.sign(pickInputs(fields, ctx.hashInputs(row.operation, row.hashInputs)))
+    fields['hash'] = ctx.sign(pickInputs(fields, hashInputs))
     return ctx.http.send(
       {
         operation: row.operation,
@@ -314,4 +351,18 @@ export class S2s {
       call,
     )
   }
+}
+
+/** An operation whose hash inputs are not published cannot be signed until the caller names them. */
+function refuseUnconfigured(operation: CardGatewayOperation): never {
+  throw new RequestValidationError(operation, [
+    {
+      path: `hashInputs.${operation}`,
+      message:
+        'the hash inputs of this action are not published, so the SDK will not guess them: a password-only hash ' +
+        'would let anyone who sees one request sign any schedule and test passwords offline. Set ' +
+        `hashInputs: { '${operation}': [...] } on the client to the fields your gateway signs (ask its support), ` +
+        'or [] to sign the password alone knowingly; nothing was sent',
+    },
+  ])
 }

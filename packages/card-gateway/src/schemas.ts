@@ -1,5 +1,6 @@
 /** Shared field rules and the lenient shapes of success answers (known fields typed, the rest kept). */
 
+import { RequestValidationError, type ValidationIssue } from '@paywire/core'
 import { z } from 'zod'
 
 /** Any decimal amount as a string, e.g. `10`, `10.5`, `10.00`: a string so body and hash stay byte-identical. */
@@ -29,14 +30,110 @@ export const uuid = z.string().regex(UUID_PATTERN, 'must be a UUID, e.g. "9b0c6e
 
 export const nonEmpty = z.string().min(1, 'must not be empty')
 
-/** Redirect targets must be public HTTPS URLs (spec Events 4). */
-export const httpsUrl = z.string().refine((value) => {
-  try {
-    return new URL(value).protocol === 'https:'
-  } catch {
-    return false
+/**
+ * Rules a client can change, carried to every schema it builds: the redirect-target policy and the
+ * platform defaults (documented on `CardGatewayOptions`).
+ */
+export interface RequestRules {
+  readonly allowPrivateRedirectUrls: boolean
+  readonly intervalUnits: readonly string[]
+  readonly orderDescriptionLength: { readonly min: number; readonly max: number }
+  readonly orderNumberMaxLength: number
+}
+
+/** The platform defaults: `interval_unit` day|month, description 2–1024 characters, number at most 255. */
+export const DEFAULT_RULES: RequestRules = Object.freeze({
+  allowPrivateRedirectUrls: false,
+  intervalUnits: Object.freeze(['day', 'month']),
+  orderDescriptionLength: Object.freeze({ min: 2, max: 1024 }),
+  orderNumberMaxLength: 255,
+})
+
+const REDIRECT_RULE = 'platform rule: redirect targets must be public HTTPS URLs answering 2xx quickly'
+
+/**
+ * A redirect target (term_url_3ds, success_url, cancel_url, expiry_url, error_url): an absolute
+ * https: URL whose host the payer's browser can reach on the public internet. Loopback, private,
+ * link-local and unspecified addresses and single-label or local-only names are refused unless
+ * `allowPrivate` (the client option `allowPrivateRedirectUrls`, for sandboxes and staging).
+ */
+export function redirectUrl(allowPrivate: boolean) {
+  return z.string().superRefine((value, ctx) => {
+    let url: URL
+    try {
+      url = new URL(value) // parsed once: the protocol and the normalised host come from this parse
+    } catch {
+      ctx.addIssue({ code: 'custom', message: `must be an absolute https: URL (${REDIRECT_RULE})` })
+      return
+    }
+    if (url.protocol !== 'https:') {
+      ctx.addIssue({ code: 'custom', message: `must be an https: URL, not ${url.protocol} (${REDIRECT_RULE})` })
+      return
+    }
+    if (allowPrivate) return
+    const why = nonPublicHost(url.hostname)
+    if (why === undefined) return
+    ctx.addIssue({
+      code: 'custom',
+      message:
+        `must be a public HTTPS URL: ${url.hostname} is ${why}, which the payer's browser cannot reach on your ` +
+        `site (${REDIRECT_RULE}); for a sandbox or staging host set the client option allowPrivateRedirectUrls: true`,
+    })
+  })
+}
+
+/**
+ * Why `hostname` (as WHATWG `URL` normalises it: IPv4 in dotted decimal, IPv6 in brackets,
+ * lowercase) is not publicly reachable, or `undefined` when it may be.
+ */
+export function nonPublicHost(hostname: string): string | undefined {
+  if (hostname.startsWith('[')) return nonPublicIpv6(hostname.slice(1, -1))
+  const v4 = /^(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(hostname)
+  if (v4) return nonPublicIpv4(v4.slice(1).reduce((n, part) => n * 256 + Number(part), 0))
+  const name = hostname.endsWith('.') ? hostname.slice(0, -1) : hostname
+  if (name === 'localhost' || name.endsWith('.localhost')) return 'a loopback name'
+  if (!name.includes('.')) return 'a single-label name (resolved only inside a private network)'
+  // Special-use names that never resolve publicly: mDNS (.local), private use (.internal, .home.arpa).
+  if (/\.(local|internal|home\.arpa)$/.test(name)) return 'a local network name'
+  return undefined
+}
+
+/** Tests `address` (a 32-bit number) against `prefix/bits`. */
+function inV4(address: number, prefix: string, bits: number): boolean {
+  const base = prefix.split('.').reduce((n, part) => n * 256 + Number(part), 0)
+  const size = 2 ** (32 - bits)
+  return Math.floor(address / size) === Math.floor(base / size)
+}
+
+function nonPublicIpv4(address: number): string | undefined {
+  if (inV4(address, '0.0.0.0', 8)) return 'an unspecified address'
+  if (inV4(address, '127.0.0.0', 8)) return 'a loopback address'
+  if (inV4(address, '10.0.0.0', 8) || inV4(address, '172.16.0.0', 12) || inV4(address, '192.168.0.0', 16)) {
+    return 'a private address'
   }
-}, 'must be an absolute https: URL (redirect targets must be public HTTPS URLs)')
+  if (inV4(address, '100.64.0.0', 10)) return 'a private (carrier-grade NAT) address'
+  if (inV4(address, '169.254.0.0', 16)) return 'a link-local address'
+  if (inV4(address, '224.0.0.0', 3)) return 'a multicast or reserved address' // 224/4 and 240/4
+  return undefined
+}
+
+function nonPublicIpv6(text: string): string | undefined {
+  const halves = text.split('::')
+  const head = halves[0] ? halves[0].split(':') : []
+  const tail = halves.length > 1 && halves[1] ? halves[1].split(':') : []
+  const fill = halves.length > 1 ? 8 - head.length - tail.length : 0
+  const g = [...head, ...Array<string>(fill).fill('0'), ...tail].map((group) => Number.parseInt(group, 16))
+  const [g0 = 0, g5 = 0, g6 = 0, g7 = 0] = [g[0], g[5], g[6], g[7]]
+  const zeroTo = (end: number) => g.slice(0, end).every((group) => group === 0)
+  if (zeroTo(8)) return 'an unspecified address'
+  if (zeroTo(7) && g7 === 1) return 'a loopback address'
+  if (zeroTo(5) && g5 === 0xffff) return nonPublicIpv4(g6 * 65536 + g7) // IPv4-mapped ::ffff:a.b.c.d
+  if ((g0 & 0xfe00) === 0xfc00) return 'a private (unique local) address'
+  if ((g0 & 0xffc0) === 0xfe80) return 'a link-local address'
+  if ((g0 & 0xffc0) === 0xfec0) return 'a private (site-local) address'
+  if ((g0 & 0xff00) === 0xff00) return 'a multicast address'
+  return undefined
+}
 
 /** A count sent as a form string: a positive integer, given as a number or a digit string. */
 export const positiveInt = z.union([
@@ -74,6 +171,39 @@ export type CheckoutPaymentStatus =
   | 'void'
   | 'chargeback'
   | (string & {})
+
+/** `String.prototype.isWellFormed` (ES2024, in Node 20); the shared tsconfig's lib stops at ES2023. */
+function isWellFormed(text: string): boolean {
+  return (text as unknown as { isWellFormed(): boolean }).isWellFormed()
+}
+
+const ILL_FORMED =
+  'contains an unpaired UTF-16 surrogate (often a string cut in the middle of an emoji): it would be sent as ' +
+  'U+FFFD or as an escape while the hash covers the original text, so fix the text before sending'
+
+/** Every string leaf and object key of `value` that is not well-formed UTF-16, with its wire path. */
+function illFormedText(value: unknown, path: string, out: ValidationIssue[]): void {
+  if (typeof value === 'string') {
+    if (!isWellFormed(value)) out.push({ path, message: ILL_FORMED })
+    return
+  }
+  if (typeof value !== 'object' || value === null) return
+  for (const [key, member] of Object.entries(value)) {
+    // An ill-formed key is reported on its parent: the key itself cannot be printed faithfully.
+    if (!isWellFormed(key)) out.push({ path, message: `has a field name that ${ILL_FORMED}` })
+    else illFormedText(member, path === '' ? key : `${path}.${key}`, out)
+  }
+}
+
+/**
+ * Refuses wire params (Checkout JSON and S2S form alike) holding text that is not well-formed UTF-16,
+ * nested objects, arrays and open records included; the one check both interfaces run before signing.
+ */
+export function assertWellFormedText(operation: string, wire: Readonly<Record<string, unknown>>): void {
+  const issues: ValidationIssue[] = []
+  illFormedText(wire, '', issues)
+  if (issues.length > 0) throw new RequestValidationError(operation, issues)
+}
 
 /** Reads a JSON object answer; `undefined` when the body is not one. */
 export function asObject(json: unknown): Record<string, unknown> | undefined {

@@ -17,6 +17,23 @@ export function asciiUpper(text: string): string {
   return NON_ASCII.test(text) ? text.replace(/[a-z]+/g, (run) => run.toUpperCase()) : text.toUpperCase()
 }
 
+/**
+ * How the signature uppercases its input. `ascii` (the platform default, PHP `strtoupper`) changes
+ * `a`–`z` only; `unicode` is JavaScript's `toUpperCase` (`é`→`É`, `ß`→`SS`), like PHP `mb_strtoupper`,
+ * for gateways that sign that way.
+ */
+export type UppercaseMode = 'ascii' | 'unicode'
+
+/** Options of `sign` and `explainSignature`. */
+export interface SignOptions {
+  /** Default `ascii` (platform rule: only ASCII `a`–`z` change). */
+  readonly uppercase?: UppercaseMode
+}
+
+function upper(text: string, mode: UppercaseMode | undefined): string {
+  return mode === 'unicode' ? text.toUpperCase() : asciiUpper(text)
+}
+
 function reveal(password: string | Secret): string {
   return typeof password === 'string' ? password : password.reveal()
 }
@@ -28,10 +45,16 @@ function hex(algorithm: string, text: string): string {
 /**
  * Signs `values` (the wire strings, in hash-input order) with `password` appended last:
  * `sha1(md5(UPPER(values… + password)))`, both digests as lowercase hex, UTF-8, no separators.
+ * `options.uppercase` picks the uppercasing (default ASCII-only, the platform rule).
  */
-export function sign(values: readonly string[], password: string | Secret, digest: DigestName = 'md5'): string {
-  const upper = asciiUpper(values.join('') + reveal(password))
-  return hex('sha1', hex(digest, upper))
+export function sign(
+  values: readonly string[],
+  password: string | Secret,
+  digest: DigestName = 'md5',
+  options: SignOptions = {},
+): string {
+  const text = upper(values.join('') + reveal(password), options.uppercase)
+  return hex('sha1', hex(digest, text))
 }
 
 /** One value that went into a signature, by wire field name. */
@@ -63,18 +86,18 @@ export function explainSignature(
   inputs: readonly SignatureInput[] | readonly string[],
   password: string | Secret,
   digest: DigestName = 'md5',
+  options: SignOptions = {},
 ): SignatureExplanation {
   const named: SignatureInput[] = inputs.map((input, i) =>
     typeof input === 'string' ? { name: `#${i + 1}`, value: input } : input,
   )
   const joined = named.map((input) => input.value ?? '').join('')
-  const upper = asciiUpper(joined + reveal(password))
-  const innerHex = hex(digest, upper)
+  const innerHex = hex(digest, upper(joined + reveal(password), options.uppercase))
   return {
     digest,
     inputs: named,
     concatenation: `${joined}{password}`,
-    uppercased: `${asciiUpper(joined)}{PASSWORD}`,
+    uppercased: `${upper(joined, options.uppercase)}{PASSWORD}`,
     innerHex,
     hash: hex('sha1', innerHex),
   }

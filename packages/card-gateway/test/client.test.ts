@@ -52,6 +52,7 @@ describe('the password is never sent and never logged', () => {
           onError: (e) => events.push(e),
         },
         logger,
+        hashInputs: { 's2s.createSchedule': [] },
       },
     })
     const p = await paidPayment(ctx, { recurring: true })

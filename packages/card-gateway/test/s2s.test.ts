@@ -114,8 +114,8 @@ describe('S2S CARD wire format', () => {
     expect(sent['hash']).toBe(simulatorHash([id], PASSWORD))
   })
 
-  it('CREATE_SCHEDULE answers schedule_id; counts go as decimal strings; default hash signs the password alone', async () => {
-    const ctx = await setup()
+  it('CREATE_SCHEDULE answers schedule_id; counts go as decimal strings; signs the configured inputs', async () => {
+    const ctx = await setup({ client: { hashInputs: { 's2s.createSchedule': [] } } })
     const result = await ctx.gw.s2s.createSchedule({
       name: 'Monthly',
       interval_length: 1,
@@ -136,7 +136,7 @@ describe('S2S CARD wire format', () => {
   })
 
   it('UPDATE_SCHEDULE and DELETE_SCHEDULE sign schedule_id', async () => {
-    const ctx = await setup()
+    const ctx = await setup({ client: { hashInputs: { 's2s.createSchedule': [] } } })
     await ctx.gw.s2s.createSchedule({
       name: 'Weekly-ish',
       interval_length: 7,
@@ -200,9 +200,8 @@ describe('S2S CARD validation before sending', () => {
   })
 
   it('accepts only "day" or "month" as interval_unit', async () => {
-    const ctx = await setup()
+    const ctx = await setup({ client: { hashInputs: { 's2s.createSchedule': [] } } })
     const error = await rejection(
-      // @ts-expect-error not a unit
       ctx.gw.s2s.createSchedule({ name: 'x', interval_length: 1, interval_unit: 'week', payments_count: 1 }),
     )
     expect((error as RequestValidationError).issues).toContainEqual({

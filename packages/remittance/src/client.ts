@@ -15,6 +15,7 @@ import pkg from '../package.json' with { type: 'json' }
 import { Beneficiaries } from './beneficiaries.js'
 import { Lookup } from './lookup.js'
 import { OperationRunner } from './operation.js'
+import { DEFAULT_SLE_DECIMALS, sleSchemaOverrides } from './schemas.js'
 import { Transactions } from './transactions.js'
 
 /** Options of `new Remittance(...)`: the service's address and key, plus every core option. */
@@ -23,6 +24,20 @@ export interface RemittanceOptions extends ClientOptions {
   readonly baseUrl: string
   /** The API key, sent in the `x-code` header of every call (spec Authentication 1); never logged. */
   readonly apiKey: string | Secret
+  /** Overrides of the platform defaults the request checks rest on. */
+  readonly platformDefaults?: RemittancePlatformDefaults
+}
+
+/**
+ * Defaults that rest on the platform's public documentation rather than the spec; each can be
+ * overridden for a service that differs. Omitted members keep the platform default.
+ */
+export interface RemittancePlatformDefaults {
+  /**
+   * Most decimal places of an SLE amount (`amountSLE`, `sendingAmountSLE`). Platform default `2`
+   * (the redenominated leone); a whole number from 0 to 20.
+   */
+  readonly sleDecimals?: number
 }
 
 /**
@@ -44,11 +59,16 @@ export class Remittance {
     if (typeof options !== 'object' || options === null) {
       throw new RequestValidationError('Remittance', [{ path: '(options)', message: 'must be an object' }])
     }
-    const { baseUrl, apiKey, ...coreOptions } = options
+    const { baseUrl, apiKey, platformDefaults, ...coreOptions } = options
     this.#baseUrl = checkBaseUrl('baseUrl', baseUrl, 'Remittance')
     const key = checkApiKey(apiKey)
     this.#http = new HttpClient({ packageName: 'remittance', packageVersion: pkg.version, options: coreOptions })
-    this.#run = new OperationRunner(this.#http, this.#baseUrl, key)
+    this.#run = new OperationRunner(
+      this.#http,
+      this.#baseUrl,
+      key,
+      sleSchemaOverrides(checkSleDecimals(platformDefaults?.sleDecimals)),
+    )
     this.beneficiaries = new Beneficiaries(this.#run)
     this.lookup = new Lookup(this.#run)
     this.transactions = new Transactions(this.#run)
@@ -81,6 +101,14 @@ export class Remittance {
   [inspect.custom](): string {
     return `Remittance { baseUrl: ${JSON.stringify(this.#baseUrl)} }`
   }
+}
+
+function checkSleDecimals(value: unknown): number {
+  if (value === undefined) return DEFAULT_SLE_DECIMALS
+  if (typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= 20) return value
+  throw new RequestValidationError('Remittance', [
+    { path: 'platformDefaults.sleDecimals', message: 'must be a whole number from 0 to 20' },
+  ])
 }
 
 /** The key must be usable as a header value; the error never repeats it. */

@@ -13,7 +13,7 @@ export {
   UserAbortError,
 } from '@paywire/core'
 export { Beneficiaries, beneficiaryOperations } from './beneficiaries.js'
-export type { RemittanceOptions } from './client.js'
+export type { RemittanceOptions, RemittancePlatformDefaults } from './client.js'
 export { Remittance } from './client.js'
 export type { RemittanceErrorReason, TransferConnectionError } from './errors.js'
 export { agentTransactionRefOf, RemittanceError } from './errors.js'

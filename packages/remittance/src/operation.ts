@@ -72,11 +72,19 @@ export class OperationRunner {
   readonly #http: HttpClient
   readonly #baseUrl: string
   readonly #apiKey: Secret
+  /** Body schemas this client replaces (a non-default `platformDefaults.sleDecimals`). */
+  readonly #bodySchemas: ReadonlyMap<z.ZodType, z.ZodType>
 
-  constructor(http: HttpClient, baseUrl: string, apiKey: Secret) {
+  constructor(
+    http: HttpClient,
+    baseUrl: string,
+    apiKey: Secret,
+    bodySchemas: ReadonlyMap<z.ZodType, z.ZodType> = new Map(),
+  ) {
     this.#http = http
     this.#baseUrl = baseUrl
     this.#apiKey = apiKey
+    this.#bodySchemas = bodySchemas
   }
 
   /** Validates, encodes and sends one operation; a validation failure rejects and sends nothing. */
@@ -149,7 +157,8 @@ export class OperationRunner {
       const query = validateParams(row.name, querySchema, input.query)
       url = withQuery(url, query)
     }
-    const body = row.body ? jsonBody(validateParams(row.name, row.body, input.body)) : undefined
+    const schema = row.body ? (this.#bodySchemas.get(row.body) ?? row.body) : undefined
+    const body = schema ? jsonBody(validateParams(row.name, schema, input.body)) : undefined
     return {
       operation: row.name,
       method: row.method,

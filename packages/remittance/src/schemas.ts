@@ -23,10 +23,17 @@ const text = z.string()
 /** Spec Limits are "not shown"; any amount must still be a finite number >= 0 to mean money. */
 const amount = z.number().nonnegative()
 
-/** SLE is the redenominated leone with 2 decimals (PLATFORM_NOTES, Remittance [public]). */
-const amountSle = amount.refine((value) => Number(value.toFixed(2)) === value, {
-  message: 'SLE amounts have at most 2 decimal places',
-})
+/** Platform default: SLE is the redenominated leone with 2 decimals (1 SLE = 1000 old SLL). */
+export const DEFAULT_SLE_DECIMALS = 2
+
+/** An SLE amount with at most `decimals` decimal places (`platformDefaults.sleDecimals`). */
+function amountSleWith(decimals: number) {
+  const message =
+    decimals === 0
+      ? 'SLE amounts are whole numbers'
+      : `SLE amounts have at most ${decimals} decimal place${decimals === 1 ? '' : 's'}`
+  return amount.refine((value) => Number(value.toFixed(decimals)) === value, { message })
+}
 
 /** The natural idempotency key (PLATFORM_NOTES [client]); an empty one could not identify a transfer. */
 const reference = z.string().min(1, 'must not be empty')
@@ -143,15 +150,17 @@ export interface LookupRatesParams {
   readonly serviceType?: string
 }
 
-export const ratesSchema = z.strictObject({
-  sendingAmountSLE: amountSle.optional(),
-  receivingAmountFX: amount.optional(),
-  amountType: text.optional(),
-  sourceCurrency: text.optional(),
-  destinationCountry: text.optional(),
-  destCurrency: text.optional(),
-  serviceType: text.optional(),
-})
+function ratesSchemaWith(amountSle: z.ZodType<number>) {
+  return z.strictObject({
+    sendingAmountSLE: amountSle.optional(),
+    receivingAmountFX: amount.optional(),
+    amountType: text.optional(),
+    sourceCurrency: text.optional(),
+    destinationCountry: text.optional(),
+    destCurrency: text.optional(),
+    serviceType: text.optional(),
+  })
+}
 
 /** Body of `POST /api/lookup/name-enquiry`: NameEnquiryRequest's fields are not shown, so any JSON members. */
 export interface LookupNameEnquiryParams {
@@ -224,44 +233,73 @@ export interface TransactionsBankTransferParams extends TransactionCommonFields 
   readonly [field: string]: unknown
 }
 
-const transactionShape = {
-  remitterId: text.optional(),
-  beneficiaryId: text.optional(),
-  destinationCountry: text.optional(),
-  transType: text.optional(),
-  purpose: text.optional(),
-  sourceOfIncome: text.optional(),
-  paymentMethod: text.optional(),
-  amountDeposited: text.optional(),
-  bankBranchDeposited: text.optional(),
-  serviceLevel: text.optional(),
-  smsConfirmation: text.optional(),
-  smsNotification: text.optional(),
-  smsMobile: text.optional(),
-  sourceCurrency: text.optional(),
-  destinationCurrency: text.optional(),
-  amountType: text.optional(),
-  agentTransactionRef: reference.optional(),
-  benefTransRef: text.optional(),
-  amountToSend: text.optional(),
-  amountSLE: amountSle.optional(),
-  fees: amount.optional(),
+function transactionShapeWith(amountSle: z.ZodType<number>) {
+  return {
+    remitterId: text.optional(),
+    beneficiaryId: text.optional(),
+    destinationCountry: text.optional(),
+    transType: text.optional(),
+    purpose: text.optional(),
+    sourceOfIncome: text.optional(),
+    paymentMethod: text.optional(),
+    amountDeposited: text.optional(),
+    bankBranchDeposited: text.optional(),
+    serviceLevel: text.optional(),
+    smsConfirmation: text.optional(),
+    smsNotification: text.optional(),
+    smsMobile: text.optional(),
+    sourceCurrency: text.optional(),
+    destinationCurrency: text.optional(),
+    amountType: text.optional(),
+    agentTransactionRef: reference.optional(),
+    benefTransRef: text.optional(),
+    amountToSend: text.optional(),
+    amountSLE: amountSle.optional(),
+    fees: amount.optional(),
+  }
 }
 
-export const mobileTransferSchema = z.strictObject({
-  ...transactionShape,
-  beneficiaryMobileTransferNumber: text.optional(),
-  beneficiaryMobileTransferNetworkId: text.optional(),
-  beneficiaryMobileTransferNetworkCreditTypeId: text.optional(),
-})
+/** The body schemas that carry SLE amounts, for `sleDecimals` decimal places. */
+function sleBodySchemas(sleDecimals: number) {
+  const amountSle = amountSleWith(sleDecimals)
+  const transactionShape = transactionShapeWith(amountSle)
+  return {
+    rates: ratesSchemaWith(amountSle),
+    mobileTransfer: z.strictObject({
+      ...transactionShape,
+      beneficiaryMobileTransferNumber: text.optional(),
+      beneficiaryMobileTransferNetworkId: text.optional(),
+      beneficiaryMobileTransferNetworkCreditTypeId: text.optional(),
+    }),
+    cashCollection: z.strictObject({
+      ...transactionShape,
+      collectionPointId: text.optional(),
+      collectionPin: text.optional(),
+    }),
+    bankTransfer: z.object(transactionShape).catchall(jsonMember),
+  }
+}
 
-export const cashCollectionSchema = z.strictObject({
-  ...transactionShape,
-  collectionPointId: text.optional(),
-  collectionPin: text.optional(),
-})
+const platformDefault = sleBodySchemas(DEFAULT_SLE_DECIMALS)
+export const ratesSchema = platformDefault.rates
+export const mobileTransferSchema = platformDefault.mobileTransfer
+export const cashCollectionSchema = platformDefault.cashCollection
+export const bankTransferSchema = platformDefault.bankTransfer
 
-export const bankTransferSchema = z.object(transactionShape).catchall(jsonMember)
+/**
+ * The operation rows name the platform-default schemas; a client with another `sleDecimals` swaps
+ * each for its own through this map (rows stay shared data).
+ */
+export function sleSchemaOverrides(sleDecimals: number): ReadonlyMap<z.ZodType, z.ZodType> {
+  if (sleDecimals === DEFAULT_SLE_DECIMALS) return new Map()
+  const own = sleBodySchemas(sleDecimals)
+  return new Map<z.ZodType, z.ZodType>([
+    [ratesSchema, own.rates],
+    [mobileTransferSchema, own.mobileTransfer],
+    [cashCollectionSchema, own.cashCollection],
+    [bankTransferSchema, own.bankTransfer],
+  ])
+}
 
 // ---- path variables and queries -----------------------------------------------------------------
 

@@ -2,6 +2,7 @@
 
 import { type MockServer, startMockServer } from '@paywire/core/testing'
 import type { RequestHandler } from 'msw'
+import type { CardGatewayOptions } from '../client.js'
 import { CardGatewaySimulator, type CardGatewaySimulatorOptions } from './simulator.js'
 
 export type {
@@ -32,6 +33,11 @@ export interface StartedCardGatewaySimulator {
   readonly url: string
   readonly simulator: CardGatewaySimulator
   readonly server: MockServer
+  /**
+   * Options for a `CardGateway` talking to this simulator: its URL and keys, and the CREATE_SCHEDULE
+   * hash inputs it checks (the client has no default for them).
+   */
+  readonly clientOptions: CardGatewayOptions
   close(): Promise<void>
 }
 
@@ -41,5 +47,15 @@ export async function startCardGatewaySimulator(
 ): Promise<StartedCardGatewaySimulator> {
   const simulator = new CardGatewaySimulator(options)
   const server = await startMockServer(simulator.handlers)
-  return { url: server.url, simulator, server, close: () => server.close() }
+  const clientOptions: CardGatewayOptions = {
+    checkoutUrl: server.url,
+    s2sUrl: server.url,
+    merchantKey: simulator.merchantKey,
+    clientKey: simulator.clientKey,
+    password: simulator.password,
+    environment: 'sandbox',
+    ...(options.digest ? { digest: options.digest } : {}),
+    hashInputs: { 's2s.createSchedule': simulator.createScheduleHashInputs },
+  }
+  return { url: server.url, simulator, server, clientOptions, close: () => server.close() }
 }

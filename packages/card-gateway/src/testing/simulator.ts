@@ -259,6 +259,14 @@ export class CardGatewaySimulator {
     this.unsupportedActions = options.unsupportedActions ?? []
   }
 
+  /**
+   * The CREATE_SCHEDULE hash inputs this simulator checks (default: the password alone, the one
+   * public scheme); pass them as the client's `hashInputs['s2s.createSchedule']`.
+   */
+  get createScheduleHashInputs(): readonly string[] {
+    return this.#options.hashInputs?.['CREATE_SCHEDULE'] ?? HASH_INPUTS['CREATE_SCHEDULE'] ?? []
+  }
+
   /** msw handlers: Checkout (JSON) under `/api/v1/…`, S2S CARD (form) at `/post`. */
   get handlers(): RequestHandler[] {
     return [

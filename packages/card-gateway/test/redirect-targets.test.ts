@@ -1,0 +1,131 @@
+import { RequestValidationError } from '@paywire/core'
+import { describe, expect, it } from 'vitest'
+import { orderId, paidPayment, rejection, setup } from './helpers.js'
+
+const order = () => ({ number: orderId(), amount: '1.00', currency: 'USD', description: 'Mug' })
+const PUBLIC = { success_url: 'https://shop.example/ok', cancel_url: 'https://shop.example/cancel' }
+
+/** Hosts the payer's browser cannot reach on the merchant's public site. */
+const NOT_PUBLIC: readonly [string, RegExp][] = [
+  ['https://127.0.0.1/ok', /loopback/],
+  ['https://127.8.9.10/ok', /loopback/],
+  ['https://10.0.0.5/ok', /private/],
+  ['https://172.16.4.1/ok', /private/],
+  ['https://192.168.1.20/ok', /private/],
+  ['https://100.64.0.1/ok', /private/],
+  ['https://169.254.1.1/ok', /link-local/],
+  ['https://0.0.0.0/ok', /unspecified/],
+  ['https://localhost/ok', /loopback/],
+  ['https://shop.localhost/ok', /loopback/],
+  ['https://intranet/ok', /single-label/],
+  ['https://foo.local/ok', /local network/],
+  ['https://[::1]/ok', /loopback/],
+  ['https://[::]/ok', /unspecified/],
+  ['https://[fd12:3456::1]/ok', /private/],
+  ['https://[fe80::1]/ok', /link-local/],
+  ['https://[::ffff:10.0.0.1]/ok', /private/],
+  ['https://2130706433/ok', /loopback/], // 127.0.0.1 written as one number
+]
+
+describe('redirect targets must be public HTTPS URLs (platform rule)', () => {
+  it.each(NOT_PUBLIC)('purchase refuses success_url %s before sending, naming the rule', async (url, why) => {
+    const ctx = await setup()
+    const error = await rejection(ctx.gw.checkout.purchase({ order: order(), ...PUBLIC, success_url: url }))
+    expect(error).toBeInstanceOf(RequestValidationError)
+    const issues = (error as RequestValidationError).issues
+    expect(issues).toHaveLength(1)
+    expect(issues[0]?.path).toBe('success_url')
+    expect(issues[0]?.message).toMatch(why)
+    expect(issues[0]?.message).toMatch(/allowPrivateRedirectUrls/)
+    expect(ctx.server.requests).toHaveLength(0)
+  })
+
+  it('checks cancel_url, expiry_url and error_url the same way', async () => {
+    const ctx = await setup()
+    const error = await rejection(
+      ctx.gw.checkout.purchase({
+        order: order(),
+        success_url: PUBLIC.success_url,
+        cancel_url: 'https://10.0.0.5/cancel',
+        expiry_url: 'https://localhost/expired',
+        error_url: 'https://[::1]/error',
+      }),
+    )
+    expect((error as RequestValidationError).issues.map((i) => i.path)).toEqual([
+      'cancel_url',
+      'expiry_url',
+      'error_url',
+    ])
+    expect(ctx.server.requests).toHaveLength(0)
+  })
+
+  it('RECURRING_SALE refuses a private term_url_3ds before sending', async () => {
+    const ctx = await setup()
+    const error = await rejection(
+      ctx.gw.s2s.recurringSale({
+        order_id: orderId(),
+        order_amount: '1.00',
+        order_description: 'Plan',
+        recurring_first_trans_id: 't-1',
+        recurring_token: 'r-1',
+        term_url_3ds: 'https://192.168.0.10/3ds',
+      }),
+    )
+    expect((error as RequestValidationError).issues).toEqual([
+      { path: 'term_url_3ds', message: expect.stringMatching(/private/) },
+    ])
+    expect(ctx.server.requests).toHaveLength(0)
+  })
+
+  it('still refuses plain http and non-URLs, with their own reason', async () => {
+    const ctx = await setup()
+    const error = await rejection(
+      ctx.gw.checkout.purchase({ order: order(), success_url: 'http://shop.example/ok', cancel_url: 'not a url' }),
+    )
+    const issues = (error as RequestValidationError).issues
+    expect(issues).toEqual([
+      { path: 'success_url', message: expect.stringMatching(/https:/) },
+      { path: 'cancel_url', message: expect.stringMatching(/absolute/) },
+    ])
+    expect(ctx.server.requests).toHaveLength(0)
+  })
+
+  it('public hosts pass: names with a dot and public addresses', async () => {
+    const ctx = await setup()
+    await ctx.gw.checkout.purchase({
+      order: order(),
+      success_url: 'https://shop.example/ok',
+      cancel_url: 'https://8.8.8.8/cancel',
+      error_url: 'https://[2001:4860:4860::8888]/error',
+      expiry_url: 'https://172.32.0.1/expired', // just outside 172.16/12
+    })
+    expect(ctx.server.requests).toHaveLength(1)
+  })
+
+  it('allowPrivateRedirectUrls: true sends private and loopback targets (sandboxes, staging), still https only', async () => {
+    const ctx = await setup({ client: { allowPrivateRedirectUrls: true } })
+    await ctx.gw.checkout.purchase({
+      order: order(),
+      success_url: 'https://127.0.0.1/ok',
+      cancel_url: 'https://intranet/cancel',
+      expiry_url: 'https://10.0.0.5/expired',
+      error_url: 'https://[::1]/error',
+    })
+    expect(ctx.server.requests).toHaveLength(1)
+    const body = JSON.parse(ctx.server.requests[0]?.body ?? '')
+    expect(body.success_url).toBe('https://127.0.0.1/ok')
+    const paid = await paidPayment(ctx, { capture: true, recurring: true })
+    await ctx.gw.s2s.recurringSale({
+      order_id: orderId(),
+      order_amount: '1.00',
+      order_description: 'Plan',
+      recurring_first_trans_id: paid.trans_id,
+      recurring_token: paid.recurring_token as string,
+      term_url_3ds: 'https://staging.internal/3ds',
+    })
+    const error = await rejection(
+      ctx.gw.checkout.purchase({ order: order(), ...PUBLIC, success_url: 'http://127.0.0.1/ok' }),
+    )
+    expect((error as RequestValidationError).issues[0]?.path).toBe('success_url')
+  })
+})
