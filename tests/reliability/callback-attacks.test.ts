@@ -68,11 +68,11 @@ describe('callback attacks: each rejected or flagged with a specific reason', ()
     expect(refusal(withField(signed(), name, value)).reason).toBe('hash_mismatch')
   })
 
-  it('a signed field removed is refused as hash_mismatch and named in the diagnostic', () => {
+  it('a signed field removed is refused as missing_signed_fields, before any hash, and named in the diagnostic', () => {
     const params = new URLSearchParams(signed())
     params.delete('order_description')
     const error = refusal(params.toString())
-    expect(error.reason).toBe('hash_mismatch')
+    expect(error.reason).toBe('missing_signed_fields')
     expect(error.diagnostic['fieldsMissing']).toEqual(['order_description'])
   })
 

@@ -2,9 +2,9 @@
 
 import { timingSafeEqual } from 'node:crypto'
 import { type Secret, SignatureVerificationError } from '@paywire/core'
-import { type DigestName, explainSignature, sign } from './signature.js'
+import { type DigestName, explainSignature, sign, type UppercaseMode } from './signature.js'
 
-/** Checkout callback hash input order (PLATFORM_NOTES); the password is appended last. */
+/** Checkout callback hash input order (platform rule); the password is appended last. */
 export const CHECKOUT_CALLBACK_FIELDS: readonly string[] = Object.freeze([
   'id',
   'order_number',
@@ -59,47 +59,60 @@ export interface CallbackEvent {
 }
 
 export interface CallbackOptions {
-  /** Hash input field order; default `CHECKOUT_CALLBACK_FIELDS` (PLATFORM_NOTES). */
+  /** Hash input field order; default `CHECKOUT_CALLBACK_FIELDS` (the platform's callback order). */
   readonly fields?: readonly string[]
   readonly digest?: DigestName
+  /** Uppercasing of the callback hash input; default `ascii` (the platform signs callbacks with PHP `strtoupper`). */
+  readonly uppercase?: UppercaseMode
+  /**
+   * Largest body verified, in bytes, checked before any parsing; default 65 536 (64 KiB). A
+   * callback is a few hundred bytes: anything near the cap is an attack or a misrouted request.
+   */
+  readonly maxBodyBytes?: number
 }
 
-/** Verifies gateway callbacks (spec Events 2) with the client's password. */
+/** The default cap on a callback body, in bytes (64 KiB). */
+export const DEFAULT_CALLBACK_MAX_BYTES = 64 * 1024
+
+/** Verifies gateway callbacks (callback rule: signature over the raw body) with the client's password. */
 export class Callbacks {
   readonly #password: Secret
-  readonly #fields: readonly string[]
-  readonly #digest: DigestName
+  readonly #defaults: CallbackOptions
 
   /** @internal */
-  constructor(password: Secret, options: CallbackOptions = {}) {
+  constructor(password: Secret, defaults: CallbackOptions = {}) {
     this.#password = password
-    this.#fields = options.fields ?? CHECKOUT_CALLBACK_FIELDS
-    this.#digest = options.digest ?? 'md5'
+    this.#defaults = defaults
   }
 
   /**
    * Verifies a callback from its raw body (form-encoded, or JSON) and returns the typed event, or
    * throws `SignatureVerificationError`. Pass the body exactly as received: the signature covers
    * the received strings, so a re-parsed object (numbers, trimmed or re-encoded values) cannot be
-   * verified reliably and is refused (spec Events 2).
+   * verified reliably and is refused. In order: the size cap (before any parsing), one linear parse,
+   * every signed field present and non-empty, then the hash, compared in constant time.
    */
   verify(rawBody: string | Buffer | Uint8Array, options: CallbackOptions = {}): CallbackEvent {
-    const fields = parseRawBody(rawBody)
-    const order = options.fields ?? this.#fields
-    const digest = options.digest ?? this.#digest
+    const order = options.fields ?? this.#defaults.fields ?? CHECKOUT_CALLBACK_FIELDS
+    const digest = options.digest ?? this.#defaults.digest ?? 'md5'
+    const uppercase = options.uppercase ?? this.#defaults.uppercase ?? 'ascii'
+    const maxBodyBytes = options.maxBodyBytes ?? this.#defaults.maxBodyBytes ?? DEFAULT_CALLBACK_MAX_BYTES
+    const fields = parseRawBody(rawBody, maxBodyBytes)
     const received = fields['hash']
-    const present = order.filter((name) => fields[name] !== undefined)
     const missing = order.filter((name) => fields[name] === undefined)
+    const empty = order.filter((name) => fields[name] === '')
     const diagnostic = () => {
       const explanation = explainSignature(
         order.map((name) => ({ name, value: fields[name] })),
         this.#password,
         digest,
+        { uppercase },
       )
       return {
         fieldsUsed: [...order],
-        fieldsPresent: present,
+        fieldsPresent: order.filter((name) => fields[name] !== undefined),
         fieldsMissing: missing,
+        fieldsEmpty: empty,
         fieldsReceived: Object.keys(fields),
         digest,
         concatenation: explanation.concatenation,
@@ -112,17 +125,31 @@ export class Callbacks {
         diagnostic(),
       )
     }
+    // An absent or empty signed field adds nothing to the concatenation, so a body with none of
+    // them hashes to sha1(md5(UPPER(password))), a constant: refused before any hash is computed.
+    if (missing.length > 0 || empty.length > 0) {
+      const parts = [
+        missing.length > 0 ? `absent: ${missing.join(', ')}` : '',
+        empty.length > 0 ? `empty: ${empty.join(', ')}` : '',
+      ].filter(Boolean)
+      throw new SignatureVerificationError(
+        'missing_signed_fields',
+        `callback lacks signed fields (${parts.join('; ')}); every field of the signature (${order.join(', ')}) must be present and non-empty, so it is refused without checking the hash. If your account signs other fields, set callbackFields.`,
+        diagnostic(),
+      )
+    }
     const expected = sign(
       order.map((name) => fields[name] ?? ''),
       this.#password,
       digest,
+      { uppercase },
     )
     if (!constantTimeEqual(expected, received)) {
-      const hint =
-        missing.length > 0
-          ? ` Fields ${missing.join(', ')} were absent; check the callback field order (option callbackFields).`
-          : ' Check the password of this environment, the digest and the callback field order.'
-      throw new SignatureVerificationError('hash_mismatch', `callback signature does not verify.${hint}`, diagnostic())
+      throw new SignatureVerificationError(
+        'hash_mismatch',
+        'callback signature does not verify. Check the password of this environment, the digest and the callback field order.',
+        diagnostic(),
+      )
     }
     return fields as CallbackEvent
   }
@@ -142,14 +169,29 @@ function constantTimeEqual(expected: string, received: string): boolean {
 const RAW_BODY_HINT =
   'callbacks.verify needs the raw request body (string, Buffer or Uint8Array) exactly as received: the signature covers the received strings, and a parsed object has lost them. In Express use express.raw({ type: "*/*" }) for the callback route; in Fastify add a content-type parser that keeps the body as a string or Buffer.'
 
-/** Parses a form (or JSON) body into exact strings; refuses parsed objects and duplicate fields. */
-export function parseRawBody(rawBody: unknown): Record<string, string> {
+/**
+ * Parses a form (or JSON) body into exact strings; refuses parsed objects, bodies over
+ * `maxBodyBytes` (before decoding anything) and duplicate fields. Linear in the body's size.
+ */
+export function parseRawBody(rawBody: unknown, maxBodyBytes = DEFAULT_CALLBACK_MAX_BYTES): Record<string, string> {
   let text: string
-  if (typeof rawBody === 'string') text = rawBody
-  else if (rawBody instanceof Uint8Array)
+  if (typeof rawBody === 'string') {
+    checkSize(Buffer.byteLength(rawBody, 'utf8'), maxBodyBytes)
+    text = rawBody
+  } else if (rawBody instanceof Uint8Array) {
+    checkSize(rawBody.byteLength, maxBodyBytes)
     text = Buffer.from(rawBody.buffer, rawBody.byteOffset, rawBody.byteLength).toString('utf8')
-  else throw new SignatureVerificationError('not_raw_body', RAW_BODY_HINT, { receivedType: describeType(rawBody) })
+  } else throw new SignatureVerificationError('not_raw_body', RAW_BODY_HINT, { receivedType: describeType(rawBody) })
   return text.trimStart().startsWith('{') ? parseJsonFields(text) : parseFormFields(text)
+}
+
+function checkSize(bytes: number, limit: number): void {
+  if (bytes <= limit) return
+  throw new SignatureVerificationError(
+    'body_too_large',
+    `callback body is ${bytes} bytes, over the ${limit}-byte limit (option maxBodyBytes); it is refused before parsing. A genuine callback is a few hundred bytes.`,
+    { bytes, limitBytes: limit },
+  )
 }
 
 function describeType(value: unknown): string {
@@ -176,57 +218,93 @@ function parseFormFields(text: string): Record<string, string> {
 }
 
 /**
- * JSON callbacks: strings as they are; numbers keep their source text (`10.00` stays `10.00`,
- * which `JSON.parse` alone would turn into `10`); booleans and nested values as JSON text.
+ * JSON callbacks: each top-level member's value read from its own source text, as `JSON.parse`
+ * sees it: strings as they are, numbers as written (`10.00` stays `10.00`, which `JSON.parse` alone
+ * would turn into `10`), booleans, null and nested values as JSON text. Nested members never stand
+ * in for top-level ones.
  */
 function parseJsonFields(text: string): Record<string, string> {
   let parsed: unknown
   try {
-    parsed = JSON.parse(text)
+    parsed = JSON.parse(text) // the validity gate: the scanner below may assume well-formed JSON
   } catch {
     throw new SignatureVerificationError('unreadable_body', 'callback body starts like JSON but is not valid JSON.', {})
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     throw new SignatureVerificationError('unreadable_body', 'callback JSON body is not an object.', {})
   }
-  const seen = topLevelKeys(text)
-  const dup = seen.find((key, i) => seen.indexOf(key) !== i)
-  if (dup !== undefined) throw duplicate(dup)
-  const out: Record<string, string> = {}
-  for (const [name, value] of Object.entries(parsed)) {
-    if (typeof value === 'string') out[name] = value
-    else if (typeof value === 'number') out[name] = numberSource(text, name) ?? String(value)
-    else out[name] = JSON.stringify(value)
+  const out: Record<string, string> = Object.create(null)
+  for (const { key, source } of topLevelMembers(text)) {
+    if (key in out) throw duplicate(key)
+    const first = source.charCodeAt(0)
+    if (first === QUOTE) out[key] = JSON.parse(source) as string
+    else if (first === MINUS || (first >= DIGIT_0 && first <= DIGIT_9)) out[key] = source
+    else out[key] = JSON.stringify(JSON.parse(source))
   }
-  return out
+  return { ...out }
 }
 
-/** The top-level keys of a JSON object text, in order (for duplicate detection). */
-function topLevelKeys(text: string): string[] {
-  const keys: string[] = []
+const QUOTE = 0x22
+const BACKSLASH = 0x5c
+const MINUS = 0x2d
+const DIGIT_0 = 0x30
+const DIGIT_9 = 0x39
+
+/** One pass over a well-formed JSON object text: each top-level key (decoded) and its value's source. */
+function topLevelMembers(text: string): { key: string; source: string }[] {
+  const members: { key: string; source: string }[] = []
+  let i = skipSpace(text, text.indexOf('{') + 1)
+  while (text.charCodeAt(i) === QUOTE) {
+    const keyEnd = stringEnd(text, i)
+    const key = JSON.parse(text.slice(i, keyEnd)) as string
+    const valueStart = skipSpace(text, skipSpace(text, keyEnd) + 1) // past the colon
+    const valueEnd = skipValue(text, valueStart)
+    members.push({ key, source: text.slice(valueStart, valueEnd) })
+    i = skipSpace(text, valueEnd)
+    if (text[i] === ',') i = skipSpace(text, i + 1)
+  }
+  return members
+}
+
+function skipSpace(text: string, i: number): number {
+  let j = i
+  while (j < text.length && (text[j] === ' ' || text[j] === '\n' || text[j] === '\r' || text[j] === '\t')) j++
+  return j
+}
+
+/** Index just past the string literal that starts at `i`. */
+function stringEnd(text: string, i: number): number {
+  let j = i + 1
+  for (;;) {
+    const c = text.charCodeAt(j)
+    if (c === BACKSLASH) j += 2
+    else if (c === QUOTE) return j + 1
+    else j++
+  }
+}
+
+/** Index just past the JSON value that starts at `i` (strings skipped, nesting counted). */
+function skipValue(text: string, i: number): number {
+  const first = text[i]
+  if (first === '"') return stringEnd(text, i)
+  if (first !== '{' && first !== '[') {
+    let j = i
+    while (j < text.length && !',}] \n\r\t'.includes(text[j] as string)) j++
+    return j
+  }
   let depth = 0
-  let expectKey = false
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]
+  let j = i
+  do {
+    const c = text[j]
     if (c === '"') {
-      let j = i + 1
-      while (j < text.length && text[j] !== '"') j += text[j] === '\\' ? 2 : 1
-      if (depth === 1 && expectKey) keys.push(JSON.parse(text.slice(i, j + 1)) as string)
-      expectKey = false
-      i = j
-    } else if (c === '{' || c === '[') {
-      depth++
-      expectKey = c === '{' && depth === 1
-    } else if (c === '}' || c === ']') depth--
-    else if (c === ',' && depth === 1) expectKey = true
-  }
-  return keys
-}
-
-function numberSource(text: string, name: string): string | undefined {
-  const key = JSON.stringify(name).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
-  const match = new RegExp(`${key}\\s*:\\s*(-?\\d+(?:\\.\\d+)?(?:[eE][+-]?\\d+)?)`).exec(text)
-  return match?.[1]
+      j = stringEnd(text, j)
+      continue
+    }
+    if (c === '{' || c === '[') depth++
+    else if (c === '}' || c === ']') depth--
+    j++
+  } while (depth > 0)
+  return j
 }
 
 const FINAL_ORDER_STATUS: Readonly<Record<string, Readonly<Record<string, string>>>> = {

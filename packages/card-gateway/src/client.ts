@@ -43,6 +43,11 @@ export interface CardGatewayPlatformDefaults {
    * `'unicode'` uppercases every letter (`é`→`É`, `ß`→`SS`), for gateways signing with `mb_strtoupper`.
    */
   readonly uppercase?: UppercaseMode
+  /**
+   * Uppercasing of the callback hash input, set apart from `uppercase` because platform clients are
+   * seen signing requests with `mb_strtoupper` while callbacks use `strtoupper`. Default `'ascii'`.
+   */
+  readonly callbackUppercase?: UppercaseMode
 }
 
 /** Options of `new CardGateway(...)`; every platform default (PLATFORM_NOTES) can be overridden here. */
@@ -131,10 +136,10 @@ function resolveRules(allowPrivate: unknown, given: CardGatewayPlatformDefaults 
   }
 }
 
-function checkUppercase(value: unknown): UppercaseMode {
+function checkUppercase(value: unknown, path = 'platformDefaults.uppercase'): UppercaseMode {
   if (value === undefined) return 'ascii'
   if (value === 'ascii' || value === 'unicode') return value
-  return invalid('platformDefaults.uppercase', 'must be "ascii" or "unicode"')
+  return invalid(path, 'must be "ascii" or "unicode"')
 }
 
 function checkPath(name: string, value: string | undefined, fallback: string): string {
@@ -225,6 +230,7 @@ export class CardGateway {
     this.s2s = new S2s(this.#ctx)
     this.callbacks = new Callbacks(this.#password, {
       digest: this.#digest,
+      uppercase: checkUppercase(platformDefaults?.callbackUppercase, 'platformDefaults.callbackUppercase'),
       ...(callbackFields ? { fields: callbackFields } : {}),
     })
   }
