@@ -3,6 +3,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { cpus, totalmem } from 'node:os'
 import { dirname } from 'node:path'
+import type { CallbackResult } from './callbacks.js'
 import { CLIENT_NAMES } from './clients.js'
 import type { ColdStartResult } from './cold-start.js'
 import type { MemoryResult } from './memory.js'
@@ -86,6 +87,13 @@ function signerTable(s: SignerResult): string {
   )
 }
 
+function callbackTable(c: CallbackResult): string {
+  return table(
+    ['callbacks.verify', 'KiB', 'verifies/s', 'µs per KiB'],
+    Object.values(c.cases).map((k) => [k.body, num(k.kib, 1), num(k.verifiesPerSec), num(k.usPerKib, 2)]),
+  )
+}
+
 function coldTable(results: readonly ColdStartResult[], emptyMs: number | undefined): string {
   const rows = results.map((c) => [
     c.pkg,
@@ -158,6 +166,7 @@ export function renderReport(r: Report): string {
   ]
   if (r.scenarios.length > 0) parts.push(throughputTable(r.scenarios))
   if (r.signer) parts.push(signerTable(r.signer))
+  if (r.callbacks) parts.push(callbackTable(r.callbacks))
   if (r.coldStart) parts.push(coldTable(r.coldStart, r.nodeEmptyMs))
   if (r.sizes) parts.push(sizeTable(r.sizes))
   if (r.memory) parts.push(memoryTable(r.memory))

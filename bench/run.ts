@@ -7,6 +7,7 @@
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
+import { type CallbackResult, measureCallbacks } from './callbacks.js'
 import { CLIENT_NAMES, type ClientName, createScenarios, SCENARIO_NAMES, type ScenarioName } from './clients.js'
 import { type ColdStartResult, measureColdStart } from './cold-start.js'
 import { type MemoryResult, measureMemory } from './memory.js'
@@ -18,7 +19,7 @@ import { checkTargets } from './targets.js'
 import { measureScenario, type ScenarioResult } from './throughput.js'
 
 const RESULTS = join(dirname(fileURLToPath(import.meta.url)), 'results')
-const EXTRAS = ['signer', 'cold', 'size', 'memory', 'load'] as const
+const EXTRAS = ['signer', 'callbacks', 'cold', 'size', 'memory', 'load'] as const
 type Extra = (typeof EXTRAS)[number]
 
 const SETTINGS = {
@@ -76,6 +77,7 @@ async function main(): Promise<void> {
   const { scenarios: all, close } = createScenarios(server.url)
   const scenarios: ScenarioResult[] = []
   let signer: SignerResult | undefined
+  let callbacks: CallbackResult | undefined
   let coldStart: ColdStartResult[] | undefined
   let nodeEmptyMs: number | undefined
   let sizes: SizeResult[] | undefined
@@ -105,6 +107,10 @@ async function main(): Promise<void> {
       log('signer')
       signer = await measureSigner(settings.signerRounds, settings.signerMs)
     }
+    if (!skipped.has('callbacks')) {
+      log('callbacks')
+      callbacks = await measureCallbacks(settings.signerRounds, settings.signerMs)
+    }
     if (!skipped.has('memory')) {
       log(`memory: ${settings.memoryCalls} calls`)
       memory = await measureMemory(server.url, settings.memoryCalls, settings.concurrency)
@@ -120,7 +126,7 @@ async function main(): Promise<void> {
   }
   if (!skipped.has('size')) sizes = await measureSizes()
 
-  const measured = { scenarios, signer, coldStart, sizes, memory }
+  const measured = { scenarios, signer, callbacks, coldStart, sizes, memory }
   const report: Report = {
     mode,
     machine: machine(),

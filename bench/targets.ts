@@ -1,5 +1,6 @@
 /** The targets, each judged pass or miss against the measured figures. */
 
+import type { CallbackResult } from './callbacks.js'
 import type { ColdStartResult } from './cold-start.js'
 import type { MemoryResult } from './memory.js'
 import type { SignerResult } from './signer.js'
@@ -19,6 +20,7 @@ export interface TargetCheck {
 export interface Measured {
   readonly scenarios: readonly ScenarioResult[]
   readonly signer?: SignerResult
+  readonly callbacks?: CallbackResult
   readonly coldStart?: readonly ColdStartResult[]
   readonly sizes?: readonly SizeResult[]
   readonly memory?: MemoryResult

@@ -249,6 +249,9 @@ const BACKSLASH = 0x5c
 const MINUS = 0x2d
 const DIGIT_0 = 0x30
 const DIGIT_9 = 0x39
+const COMMA = 0x2c
+const CLOSE_BRACE = 0x7d
+const CLOSE_BRACKET = 0x5d
 
 /** One pass over a well-formed JSON object text: each top-level key (decoded) and its value's source. */
 function topLevelMembers(text: string): { key: string; source: string }[] {
@@ -256,7 +259,9 @@ function topLevelMembers(text: string): { key: string; source: string }[] {
   let i = skipSpace(text, text.indexOf('{') + 1)
   while (text.charCodeAt(i) === QUOTE) {
     const keyEnd = stringEnd(text, i)
-    const key = JSON.parse(text.slice(i, keyEnd)) as string
+    const raw = text.slice(i + 1, keyEnd - 1)
+    // Only an escaped key needs decoding ("\u0069d" is "id": a duplicate in disguise).
+    const key = raw.includes('\\') ? (JSON.parse(`"${raw}"`) as string) : raw
     const valueStart = skipSpace(text, skipSpace(text, keyEnd) + 1) // past the colon
     const valueEnd = skipValue(text, valueStart)
     members.push({ key, source: text.slice(valueStart, valueEnd) })
@@ -266,9 +271,13 @@ function topLevelMembers(text: string): { key: string; source: string }[] {
   return members
 }
 
+function isSpace(c: number): boolean {
+  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09
+}
+
 function skipSpace(text: string, i: number): number {
   let j = i
-  while (j < text.length && (text[j] === ' ' || text[j] === '\n' || text[j] === '\r' || text[j] === '\t')) j++
+  while (isSpace(text.charCodeAt(j))) j++
   return j
 }
 
@@ -288,8 +297,14 @@ function skipValue(text: string, i: number): number {
   const first = text[i]
   if (first === '"') return stringEnd(text, i)
   if (first !== '{' && first !== '[') {
+    // A number, true, false or null: it ends at a separator or at whitespace.
     let j = i
-    while (j < text.length && !',}] \n\r\t'.includes(text[j] as string)) j++
+    for (
+      let c = text.charCodeAt(j);
+      j < text.length && c !== COMMA && c !== CLOSE_BRACE && c !== CLOSE_BRACKET && !isSpace(c);
+    ) {
+      c = text.charCodeAt(++j)
+    }
     return j
   }
   let depth = 0
