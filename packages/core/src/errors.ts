@@ -104,6 +104,12 @@ export interface RequestInfo {
   readonly retry: RetryPolicy
   /** How to reconcile the call, when the operation has a business key. */
   readonly reconciliation?: Reconciliation | undefined
+  /**
+   * Set by the transport once an earlier attempt of the same call may have acted (it may have
+   * arrived and got no answer that says it did not act): the outcome stays unknown whatever a
+   * later attempt answers, so a final 429 after a 503 is still a call to reconcile.
+   */
+  readonly earlierAttemptMayHaveActed?: boolean | undefined
 }
 
 /**
@@ -113,7 +119,8 @@ export interface RequestInfo {
  */
 function unknownOutcome(request: RequestInfo, mayHaveActed: boolean): boolean {
   // An error built without a policy (by hand, in a test) claims nothing it cannot know.
-  return mayHaveActed && request.retry !== undefined && request.retry.kind !== 'safe'
+  if (request.retry === undefined || request.retry.kind === 'safe') return false
+  return mayHaveActed || request.earlierAttemptMayHaveActed === true
 }
 
 /**
@@ -131,13 +138,17 @@ export function reconcileAdvice(request: RequestInfo): string {
   const how = request.reconciliation
     ? `reconcile with ${request.reconciliation.lookup} before repeating it`
     : 'reconcile with a status lookup before repeating it'
-  return `Outcome unknown: the service may have acted on this ${request.operation}; ${how}.`
+  const which = request.earlierAttemptMayHaveActed ? 'an earlier attempt of' : ''
+  return `Outcome unknown: the service may have acted on ${which || 'this'} ${request.operation}; ${how}.`
 }
 
 /** What a `ConnectionError`-like message says after the cause. */
-function sentAdvice(request: RequestInfo, requestSent: boolean): string {
+function sentAdvice(request: RequestInfo, requestSent: boolean, mayHaveActed: boolean): string {
+  if (unknownOutcome(request, mayHaveActed)) return reconcileAdvice(request)
   if (!requestSent) return 'The request was not sent.'
-  if (unknownOutcome(request, true)) return reconcileAdvice(request)
+  if (request.retry !== undefined && request.retry.kind !== 'safe') {
+    return 'The service answered an earlier attempt without acting on it; it is safe to repeat.'
+  }
   return 'The request may have reached the service; it is safe to repeat.'
 }
 
@@ -195,7 +206,10 @@ brandErrorClass(ApiError, 'ApiError')
 export interface ConnectionErrorInit extends RequestInfo {
   /** What happened; the advice (not sent / safe to repeat / how to reconcile) is appended. */
   readonly message: string
+  /** Whether this attempt, or an earlier one, may have reached the service. */
   readonly requestSent: boolean
+  /** Whether this attempt may have reached the service and acted. Default: `requestSent`. */
+  readonly mayHaveActed?: boolean
   readonly attempts: number
   readonly cause?: unknown
 }
@@ -214,9 +228,10 @@ export class ConnectionError extends PaywireError {
   readonly attempts: number
 
   constructor(init: ConnectionErrorInit) {
-    super(`${init.message} ${sentAdvice(init, init.requestSent)}`, {
+    const mayHaveActed = init.mayHaveActed ?? init.requestSent
+    super(`${init.message} ${sentAdvice(init, init.requestSent, mayHaveActed)}`, {
       cause: init.cause,
-      outcomeUnknown: unknownOutcome(init, init.requestSent),
+      outcomeUnknown: unknownOutcome(init, mayHaveActed),
       reconciliation: init.reconciliation,
     })
     this.requestSent = init.requestSent
@@ -278,6 +293,15 @@ export class ResponseTooLargeError extends ConnectionError {
 }
 brandErrorClass(ResponseTooLargeError, 'ResponseTooLargeError')
 
+export interface UserAbortErrorInit extends RequestInfo {
+  /** Whether this attempt, or an earlier one, may have reached the service. */
+  readonly requestSent: boolean
+  /** Whether the attempt the abort cut may have reached the service and acted. Default: `requestSent`. */
+  readonly mayHaveActed?: boolean
+  /** The signal's reason. */
+  readonly cause?: unknown
+}
+
 /** The caller's `AbortSignal` fired. */
 export class UserAbortError extends PaywireError {
   override name = 'UserAbortError'
@@ -285,14 +309,15 @@ export class UserAbortError extends PaywireError {
   /** Whether the request (this attempt or an earlier one) may already have reached the service. */
   readonly requestSent: boolean
 
-  constructor(request: RequestInfo, requestSent: boolean, cause?: unknown) {
-    super(`${request.operation}: aborted by the caller's signal. ${sentAdvice(request, requestSent)}`, {
-      cause,
-      outcomeUnknown: unknownOutcome(request, requestSent),
-      reconciliation: request.reconciliation,
+  constructor(init: UserAbortErrorInit) {
+    const mayHaveActed = init.mayHaveActed ?? init.requestSent
+    super(`${init.operation}: aborted by the caller's signal. ${sentAdvice(init, init.requestSent, mayHaveActed)}`, {
+      cause: init.cause,
+      outcomeUnknown: unknownOutcome(init, mayHaveActed),
+      reconciliation: init.reconciliation,
     })
-    this.operation = request.operation
-    this.requestSent = requestSent
+    this.operation = init.operation
+    this.requestSent = init.requestSent
   }
 }
 brandErrorClass(UserAbortError, 'UserAbortError')

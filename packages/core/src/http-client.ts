@@ -84,6 +84,8 @@ export interface HttpRequest {
   readonly retry: RetryPolicy
   /** The business key and lookup to reconcile an unknown outcome with; every error of the call carries it. */
   readonly reconciliation?: Reconciliation | undefined
+  /** Set by the transport on the request a handler sees once an earlier attempt may have acted. */
+  readonly earlierAttemptMayHaveActed?: boolean | undefined
 }
 
 /** An answer as the service package sees it before turning it into a result or an error. */
@@ -134,6 +136,21 @@ const UNSENT_CODES = new Set([
   'UND_ERR_INVALID_ARG',
   // The dispatcher was closed before this request was handed to it: dispatch refuses at once.
   'UND_ERR_CLOSED',
+  // undici refused a feature the request asked for (such as an `Expect` header) before writing.
+  'UND_ERR_NOT_SUPPORTED',
+])
+
+/**
+ * Request headers the transport owns: undici frames the message itself and refuses these (an
+ * `Expect: 100-continue` it cannot honour), so they are refused here, with the field named.
+ */
+const TRANSPORT_HEADERS = new Set([
+  'connection',
+  'content-length',
+  'expect',
+  'keep-alive',
+  'transfer-encoding',
+  'upgrade',
 ])
 
 function errorCode(error: unknown): string | undefined {
@@ -152,9 +169,22 @@ function positive(name: string, value: number | undefined, fallback: number, ope
   return value
 }
 
-/** A duration in ms that ends up in a timer: Node fires a longer one after about 1 ms, so it is refused. */
-function duration(name: string, value: number | undefined, fallback: number, operation = 'client'): number {
+/**
+ * A duration in ms that ends up in a timer: Node fires a longer one after about 1 ms, so it is refused.
+ * A time limit (`timeout`, `totalTimeout`) must also be above 0: a request with no time to be
+ * answered could still be written on a kept-alive socket before a 0 ms timer fires.
+ */
+function duration(
+  name: string,
+  value: number | undefined,
+  fallback: number,
+  operation = 'client',
+  limit = false,
+): number {
   const ms = positive(name, value, fallback, operation)
+  if (limit && ms === 0) {
+    throw new RequestValidationError(operation, [{ path: name, message: 'must be above 0 ms' }])
+  }
   if (ms > MAX_TIMER_MS) {
     throw new RequestValidationError(operation, [
       {
@@ -187,7 +217,9 @@ function headerIssues(headers: Readonly<Record<string, string>>): ValidationIssu
   const issues: ValidationIssue[] = []
   for (const [name, value] of Object.entries(headers)) {
     if (!HEADER_NAME.test(name)) issues.push({ path: `headers.${name}`, message: 'is not a valid header name' })
-    else if (typeof value !== 'string' || !HEADER_VALUE.test(value)) {
+    else if (TRANSPORT_HEADERS.has(name.toLowerCase())) {
+      issues.push({ path: `headers.${name}`, message: 'is set by the transport from the request itself; remove it' })
+    } else if (typeof value !== 'string' || !HEADER_VALUE.test(value)) {
       issues.push({
         path: `headers.${name}`,
         message: 'value must be a string of visible Latin-1 characters (no line breaks or control characters)',
@@ -207,6 +239,9 @@ type AttemptOutcome =
       readonly mayHaveArrived: boolean
     }
 
+/** The request as every error and handler of the call sees it, with what earlier attempts may have done. */
+type CallRequest = HttpRequest & { readonly earlierAttemptMayHaveActed: boolean }
+
 /** Where one call stands across its attempts: what the retry decision and the next attempt need. */
 interface CallState {
   /** Monotonic time the total deadline ends. */
@@ -215,6 +250,8 @@ interface CallState {
   readonly maxRetries: number
   /** Monotonic start of the first attempt that may have reached the service; a dedup window runs from it. */
   firstArrival: number | undefined
+  /** Whether an attempt so far may have acted (arrived and got no answer saying it did not). */
+  mayHaveActed: boolean
 }
 
 /** How long the next attempt may take, and which limit cut it below the per-attempt timeout. */
@@ -246,8 +283,8 @@ export class HttpClient {
 
   constructor(config: HttpClientConfig) {
     const o = config.options
-    this.#timeout = duration('timeout', o.timeout, DEFAULT_TIMEOUT)
-    this.#totalTimeout = duration('totalTimeout', o.totalTimeout, DEFAULT_TOTAL_TIMEOUT)
+    this.#timeout = duration('timeout', o.timeout, DEFAULT_TIMEOUT, 'client', true)
+    this.#totalTimeout = duration('totalTimeout', o.totalTimeout, DEFAULT_TOTAL_TIMEOUT, 'client', true)
     this.#maxRetries = Math.floor(positive('maxRetries', o.maxRetries, DEFAULT_MAX_RETRIES))
     this.#maxResponseBytes = positive('maxResponseBytes', o.maxResponseBytes, DEFAULT_MAX_RESPONSE_BYTES)
     this.#backoff = backoffOptions(o.backoff)
@@ -297,13 +334,14 @@ export class HttpClient {
   }
 
   async #run<T>(req: HttpRequest, handler: ResponseHandler<T>, call: CallOptions): Promise<WithResponse<T>> {
-    const timeout = duration('timeout', call.timeout, this.#timeout, req.operation)
+    const timeout = duration('timeout', call.timeout, this.#timeout, req.operation, true)
     const maxRetries = Math.floor(positive('maxRetries', call.maxRetries, this.#maxRetries, req.operation))
     const state: CallState = {
       deadline: this.#clock.now() + this.#totalTimeout,
       timeout,
       maxRetries,
       firstArrival: undefined,
+      mayHaveActed: false,
     }
     const headers: Record<string, string> = {
       'user-agent': this.#userAgent,
@@ -317,13 +355,8 @@ export class HttpClient {
 
     let lastError: PaywireError | undefined
     for (let attempt = 1; ; attempt++) {
-      const priorArrival = state.firstArrival !== undefined
-      if (call.signal?.aborted) throw this.#fail(req, new UserAbortError(req, priorArrival, call.signal.reason))
-      if (this.#dispatcherShut()) throw this.#fail(req, this.#closedError(req, attempt, priorArrival))
-      const startedAt = this.#clock.now()
-      const budget = this.#attemptBudget(req, state, startedAt)
-      // The backoff overslept past a deadline or the window's close: the retry is not sent at all.
-      if (lastError && budget.ms <= 0) throw this.#fail(req, lastError)
+      const request: CallRequest = { ...req, earlierAttemptMayHaveActed: state.mayHaveActed }
+      this.#refuseUnsendable(request, state, attempt, call.signal)
       if (this.#observed) {
         emit(this.#hooks, this.#logger, 'onRequest', {
           operation: req.operation,
@@ -332,9 +365,23 @@ export class HttpClient {
           attempt,
           headers,
         })
+        // The hook ran in the attempt's time and may have aborted or closed: look again.
+        this.#refuseUnsendable(request, state, attempt, call.signal)
       }
-      const outcome = await this.#attempt(req, headers, attempt, budget, call.signal, priorArrival)
-      if ((outcome.ok || outcome.mayHaveArrived) && !priorArrival) state.firstArrival = startedAt
+      // Measured now, right before dispatch: a late backoff timer or a slow hook is charged to the
+      // attempt, and an attempt with no time left is never handed to undici (it could still be written).
+      const startedAt = this.#clock.now()
+      const budget = this.#attemptBudget(req, state, startedAt)
+      if (budget.ms <= 0) throw this.#fail(req, lastError ?? this.#expiredError(request, state, attempt, budget))
+      const outcome = await this.#attempt(
+        request,
+        headers,
+        attempt,
+        budget,
+        call.signal,
+        state.firstArrival !== undefined,
+      )
+      if ((outcome.ok || outcome.mayHaveArrived) && state.firstArrival === undefined) state.firstArrival = startedAt
 
       if (outcome.ok) {
         const response = outcome.response
@@ -351,24 +398,52 @@ export class HttpClient {
         }
         // Success is 2xx only: a 1xx leftover, a 3xx (never followed) or a 304 is no answer to act on.
         if (response.status >= 200 && response.status < 300) {
-          return { data: this.#decode(handler, response, req), response }
+          return { data: this.#decode(handler, response, request), response }
         }
-        const retryAfterMs = parseRetryAfter(response.headers['retry-after'], this.#wallClock())
+        const error = handler.toError(response, request)
+        state.mayHaveActed ||= error.outcomeUnknown
+        const retryAfter = response.headers['retry-after']
+        const retryAfterMs = retryAfter === undefined ? undefined : parseRetryAfter(retryAfter, this.#wallClock())
         const failure: AttemptFailure = { kind: 'status', status: response.status, retryAfterMs }
         const delay = this.#retryDelay(req, failure, attempt, state)
-        if (delay === undefined) throw this.#fail(req, handler.toError(response, req))
-        lastError = handler.toError(response, req)
+        if (delay === undefined) throw this.#fail(req, error)
+        lastError = error
         this.#retrying(req, attempt, delay, `HTTP ${response.status}`)
-        await this.#sleep(delay, req, call.signal, true)
+        await this.#sleep(delay, req, state, call.signal)
         continue
       }
 
+      state.mayHaveActed ||= outcome.error.outcomeUnknown
       const delay = outcome.failure && this.#retryDelay(req, outcome.failure, attempt, state)
       if (delay === undefined) throw this.#fail(req, outcome.error)
       lastError = outcome.error
       this.#retrying(req, attempt, delay, outcome.error.message)
-      await this.#sleep(delay, req, call.signal, state.firstArrival !== undefined)
+      await this.#sleep(delay, req, state, call.signal)
     }
+  }
+
+  /** Throws when the next attempt must not be sent: the caller aborted, or the client is closed. */
+  #refuseUnsendable(request: CallRequest, state: CallState, attempt: number, signal: AbortSignal | undefined): void {
+    const requestSent = state.firstArrival !== undefined
+    if (signal?.aborted) {
+      throw this.#fail(
+        request,
+        new UserAbortError({ ...request, requestSent, mayHaveActed: false, cause: signal.reason }),
+      )
+    }
+    if (this.#dispatcherShut()) throw this.#fail(request, this.#closedError(request, attempt, requestSent))
+  }
+
+  /** No time was left for the first attempt (a hook outlasted the total deadline): nothing is sent. */
+  #expiredError(request: CallRequest, state: CallState, attempt: number, budget: AttemptBudget): TimeoutError {
+    return new TimeoutError({
+      ...request,
+      attempts: attempt - 1,
+      phase: budget.phase ?? 'total',
+      timeoutMs: budget.phase === 'window' ? 0 : this.#totalTimeout,
+      requestSent: state.firstArrival !== undefined,
+      mayHaveActed: false,
+    })
   }
 
   #wallClock(): number {
@@ -403,11 +478,12 @@ export class HttpClient {
     return delay
   }
 
-  #closedError(req: HttpRequest, attempt: number, priorArrival: boolean): ConnectionError {
+  #closedError(req: CallRequest, attempt: number, priorArrival: boolean): ConnectionError {
     return new ConnectionError({
       ...req,
       attempts: attempt - 1,
       requestSent: priorArrival,
+      mayHaveActed: false,
       message: `${req.operation}: the client is closed (close() was called, or its dispatcher was closed or destroyed); attempt ${attempt} was not sent.`,
     })
   }
@@ -437,17 +513,24 @@ export class HttpClient {
     return error
   }
 
-  /** Backoff; an abort during it reports `requestSent` as whether any earlier attempt may have arrived. */
-  async #sleep(ms: number, req: HttpRequest, signal: AbortSignal | undefined, priorArrival: boolean): Promise<void> {
+  /** Backoff; an abort during it sends nothing, so only earlier attempts decide what the error says. */
+  async #sleep(ms: number, req: HttpRequest, state: CallState, signal: AbortSignal | undefined): Promise<void> {
     try {
       await this.#clock.sleep(ms, signal)
     } catch (cause) {
-      throw this.#fail(req, new UserAbortError(req, priorArrival, cause))
+      const abort = new UserAbortError({
+        ...req,
+        earlierAttemptMayHaveActed: state.mayHaveActed,
+        requestSent: state.firstArrival !== undefined,
+        mayHaveActed: false,
+        cause,
+      })
+      throw this.#fail(req, abort)
     }
   }
 
   async #attempt(
-    req: HttpRequest,
+    req: CallRequest,
     headers: Record<string, string>,
     attempt: number,
     budget: AttemptBudget,
@@ -458,7 +541,8 @@ export class HttpClient {
     const abort = new EventEmitter()
     let abortedBy: 'timeout' | 'user' | undefined
     let phase: TimeoutPhase = 'headers'
-    const timeoutMs = Math.max(0, budget.ms)
+    let interimStatus: number | undefined
+    const timeoutMs = budget.ms
     const timer = setTimeout(() => {
       abortedBy = 'timeout'
       abort.emit('abort')
@@ -469,6 +553,7 @@ export class HttpClient {
     }
     userSignal?.addEventListener('abort', onUserAbort, { once: true })
     const info = { ...req, attempts: attempt }
+    let head: Omit<RawResponse, 'rawBody' | 'json'> | undefined
 
     try {
       const res = await request(req.url, {
@@ -479,25 +564,32 @@ export class HttpClient {
         signal: abort,
         headersTimeout: timeoutMs + 1_000,
         bodyTimeout: timeoutMs + 1_000,
+        onInfo: ({ statusCode }) => {
+          interimStatus = statusCode
+        },
       })
       phase = 'body'
       const responseHeaders = flattenHeaders(res.headers)
+      head = {
+        status: res.statusCode,
+        headers: responseHeaders,
+        requestId: requestIdOf(responseHeaders),
+        attempts: attempt,
+      }
       const rawBody = await this.#readBody(res.body, responseHeaders, res.statusCode, {
         ...info,
         requestSent: true,
       })
-      const response: RawResponse = {
-        status: res.statusCode,
-        headers: responseHeaders,
-        requestId: requestIdOf(responseHeaders),
-        rawBody,
-        attempts: attempt,
-        json: parseJson(rawBody),
-      }
-      return { ok: true, response }
+      return { ok: true, response: { ...head, rawBody, json: parseJson(rawBody) } }
     } catch (error) {
       if (error instanceof PaywireError) return { ok: false, error, failure: undefined, mayHaveArrived: true }
-      return this.#attemptFailure(error, info, abortedBy, phase, budget, timeoutMs, userSignal, priorArrival)
+      // A final status that is not 2xx is the service's answer even when its body never came whole
+      // (a 304 declaring a length, a 302 cut mid-body): the status decides, the body is left empty.
+      if (head && abortedBy !== 'user' && (head.status < 200 || head.status >= 300)) {
+        return { ok: true, response: { ...head, rawBody: '', json: undefined } }
+      }
+      interimStatus ??= interimStatusOf(error)
+      return this.#attemptFailure(error, info, { abortedBy, phase, budget, interimStatus }, userSignal, priorArrival)
     } finally {
       clearTimeout(timer)
       userSignal?.removeEventListener('abort', onUserAbort)
@@ -507,45 +599,42 @@ export class HttpClient {
   /** What a thrown attempt means: one early return per kind of failure. */
   #attemptFailure(
     error: unknown,
-    info: HttpRequest & { attempts: number },
-    abortedBy: 'timeout' | 'user' | undefined,
-    phase: TimeoutPhase,
-    budget: AttemptBudget,
-    timeoutMs: number,
+    info: CallRequest & { attempts: number },
+    how: {
+      abortedBy: 'timeout' | 'user' | undefined
+      phase: TimeoutPhase
+      budget: AttemptBudget
+      interimStatus: number | undefined
+    },
     userSignal: AbortSignal | undefined,
     priorArrival: boolean,
   ): AttemptOutcome {
     const code = errorCode(error)
     const mayHaveArrived = !UNSENT_CODES.has(code ?? '')
-    const requestSent = mayHaveArrived || priorArrival
-    if (abortedBy === 'user') {
-      const abortError = new UserAbortError(info, requestSent, userSignal?.reason)
+    const sent = { requestSent: mayHaveArrived || priorArrival, mayHaveActed: mayHaveArrived }
+    // An interim answer means the service has the request: only a repeat it recognises is harmless.
+    const failure: AttemptFailure =
+      how.interimStatus === undefined
+        ? { kind: 'connection', requestSent: mayHaveArrived }
+        : { kind: 'interim', status: how.interimStatus }
+    if (how.abortedBy === 'user') {
+      const abortError = new UserAbortError({ ...info, ...sent, cause: userSignal?.reason })
       return { ok: false, error: abortError, failure: undefined, mayHaveArrived }
     }
-    if (abortedBy === 'timeout' || code === 'UND_ERR_CONNECT_TIMEOUT') {
-      const timeoutPhase = code === 'UND_ERR_CONNECT_TIMEOUT' ? 'connect' : (budget.phase ?? phase)
-      const timeoutError = new TimeoutError({ ...info, phase: timeoutPhase, timeoutMs, requestSent, cause: error })
-      return {
-        ok: false,
-        error: timeoutError,
-        failure: { kind: 'connection', requestSent: mayHaveArrived },
-        mayHaveArrived,
-      }
+    if (how.abortedBy === 'timeout' || code === 'UND_ERR_CONNECT_TIMEOUT') {
+      const phase = code === 'UND_ERR_CONNECT_TIMEOUT' ? 'connect' : (how.budget.phase ?? how.phase)
+      const timeoutError = new TimeoutError({ ...info, ...sent, phase, timeoutMs: how.budget.ms, cause: error })
+      return { ok: false, error: timeoutError, failure, mayHaveArrived }
     }
     const connectionError = new ConnectionError({
       ...info,
-      requestSent,
+      ...sent,
       cause: error,
-      message: `${info.operation}: ${describeConnectionFailure(error, code)}.${
+      message: `${info.operation}: ${describeConnectionFailure(error, code, how.interimStatus)}.${
         priorArrival && !mayHaveArrived ? ' An earlier attempt may have reached the service.' : ''
       }`,
     })
-    return {
-      ok: false,
-      error: connectionError,
-      failure: { kind: 'connection', requestSent: mayHaveArrived },
-      mayHaveArrived,
-    }
+    return { ok: false, error: connectionError, failure, mayHaveArrived }
   }
 
   async #readBody(
@@ -593,15 +682,34 @@ function flattenHeaders(headers: Record<string, string | string[] | undefined>):
 }
 
 /**
- * The cause of a failed connection in words. undici's HTTP/1.1 client destroys the socket on an
- * interim `100 Continue` it did not ask for (it never sends `Expect: 100-continue`; upstream
- * nodejs/undici#197, wontfix), and reports "bad response": the request had been sent whole.
+ * The interim status undici reports only by dropping the socket: its HTTP/1.1 client destroys the
+ * connection on a `100 Continue` it did not ask for ("bad response"; it never sends
+ * `Expect: 100-continue`, upstream nodejs/undici#197, wontfix) and on a `101 Switching Protocols`
+ * nobody asked for ("bad upgrade"). Either way the request had been sent whole.
  */
-function describeConnectionFailure(error: unknown, code: string | undefined): string {
-  const detail = error instanceof Error ? error.message : String(error)
-  if (code === 'UND_ERR_SOCKET' && detail === 'bad response') {
-    return 'connection failed: the server sent an interim response undici cannot read (such as an unsolicited 100 Continue) and the connection was dropped before the final answer'
+function interimStatusOf(error: unknown): number | undefined {
+  if (!(error instanceof Error) || errorCode(error) !== 'UND_ERR_SOCKET') return undefined
+  if (error.message === 'bad response') return 100
+  if (error.message === 'bad upgrade') return 101
+  return undefined
+}
+
+/** The cause of a failed connection in words. */
+function describeConnectionFailure(
+  error: unknown,
+  code: string | undefined,
+  interimStatus: number | undefined,
+): string {
+  if (interimStatus === 100) {
+    return 'connection failed: the server sent an interim 100 Continue nobody asked for and undici dropped the connection before the final answer'
   }
+  if (interimStatus === 101) {
+    return 'connection failed: the server switched protocols (101) without being asked and undici dropped the connection'
+  }
+  if (interimStatus !== undefined) {
+    return `connection failed after an interim ${interimStatus} answer, before the final answer (${code ?? 'no code'})`
+  }
+  const detail = error instanceof Error ? error.message : String(error)
   return `connection failed (${code ?? detail})`
 }
 

@@ -13,6 +13,7 @@ export type {
   ResponseInfo,
   TimeoutErrorInit,
   TimeoutPhase,
+  UserAbortErrorInit,
   ValidationIssue,
 } from './errors.js'
 export {

@@ -29,11 +29,15 @@ const RETRYABLE_STATUS = new Set([408, 429, 502, 503, 504])
 export type AttemptFailure =
   | { readonly kind: 'status'; readonly status: number; readonly retryAfterMs: number | undefined }
   | { readonly kind: 'connection'; readonly requestSent: boolean }
+  /** The service began to answer (an interim 1xx status) and no final answer followed. */
+  | { readonly kind: 'interim'; readonly status: number }
 
 /** Whether the policy allows another attempt for this failure, ignoring budgets and deadlines. */
 export function policyAllowsRetry(policy: RetryPolicy, failure: AttemptFailure): boolean {
   if (failure.kind === 'connection' && !failure.requestSent) return true // provably never left
   if (policy.kind === 'unsent-only') return false
+  // The service received the request and started on it: only a repeat it recognises is harmless.
+  if (failure.kind === 'interim') return policy.kind === 'safe' || policy.kind === 'keyed'
   if (failure.kind === 'connection') return true
   return RETRYABLE_STATUS.has(failure.status)
 }
@@ -67,7 +71,9 @@ export function retryDelay(
   if (failure.kind === 'status' && failure.retryAfterMs !== undefined) {
     return failure.retryAfterMs <= options.maxRetryAfterMs ? failure.retryAfterMs : undefined
   }
-  const ceiling = Math.min(options.maxDelayMs, options.baseDelayMs * 2 ** (retry - 1))
+  // The exponent is capped so the product stays finite: 0 * 2 ** 1024 would be NaN, a delay no
+  // deadline comparison can refuse.
+  const ceiling = Math.min(options.maxDelayMs, options.baseDelayMs * 2 ** Math.min(retry - 1, 52))
   return Math.floor(random() * ceiling)
 }
 
@@ -101,8 +107,20 @@ function parseHttpDate(text: string, now: number): number | undefined {
   return undefined
 }
 
-function utc(year: number, month: string | undefined, day: number, h?: string, mi?: string, s?: string): number {
-  return Date.UTC(year, MONTHS.indexOf(month ?? ''), day, Number(h), Number(mi), Number(s))
+/** The instant, or `undefined` for a date that does not exist (`31 Feb`, hour 99): no rolling over. */
+function utc(
+  year: number,
+  month: string | undefined,
+  day: number,
+  h?: string,
+  mi?: string,
+  s?: string,
+): number | undefined {
+  const monthIndex = MONTHS.indexOf(month ?? '')
+  const [hour, minute, second] = [Number(h), Number(mi), Number(s)]
+  if (hour > 23 || minute > 59 || second > 60) return undefined
+  const at = Date.UTC(year, monthIndex, day, hour, minute, Math.min(second, 59))
+  return new Date(at).getUTCDate() === day ? at : undefined
 }
 
 /**
@@ -113,7 +131,9 @@ function utc(year: number, month: string | undefined, day: number, h?: string, m
  */
 export function parseRetryAfter(value: string | undefined, now: number): number | undefined {
   if (value === undefined) return undefined
-  const text = value.trim()
+  // Only HTTP's optional whitespace (SP, HTAB) surrounds a field value; `trim()` would also take
+  // NBSP, VT, FF or a BOM, characters no conforming server sends there.
+  const text = value.replace(/^[ \t]+|[ \t]+$/g, '')
   if (/^\d+$/.test(text)) return Number(text) * 1000
   const date = parseHttpDate(text, now)
   if (date === undefined) return undefined

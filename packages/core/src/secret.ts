@@ -39,6 +39,8 @@ const SECRET_HEADERS = new Set([
   'proxy-authorization',
   'cookie',
   'set-cookie',
+  // RFC 2965's cookie-setting header: obsolete, still sent by some stacks, a session credential all the same.
+  'set-cookie2',
   'x-code',
   'x-service-client-secret',
   // Not a secret by the spec, but an account identifier: logs do not need it.

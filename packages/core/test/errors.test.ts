@@ -26,7 +26,7 @@ describe('error tree', () => {
       new RequestValidationError('op', [{ path: 'a', message: 'bad' }]),
       new ConnectionError({ ...info, message: 'm', requestSent: false }),
       new TimeoutError({ ...info, phase: 'headers', timeoutMs: 5, requestSent: true }),
-      new UserAbortError(info, false),
+      new UserAbortError({ ...info, requestSent: false }),
       new SignatureVerificationError('hash_mismatch', 'm'),
     ]
     for (const error of errors) {
