@@ -35,6 +35,7 @@ export interface PaywireErrorOptions {
   readonly cause?: unknown
   readonly outcomeUnknown?: boolean
   readonly reconciliation?: Reconciliation | undefined
+  readonly idempotencyKey?: string | undefined
 }
 
 /** Base of everything the SDK throws. */
@@ -48,11 +49,17 @@ export class PaywireError extends Error {
   readonly outcomeUnknown: boolean
   /** The key and lookup to reconcile this call with, when the operation has one. */
   readonly reconciliation: Reconciliation | undefined
+  /**
+   * The idempotency key every attempt of the call carried (bill payment's `Idempotency-Key`,
+   * remittance's `agentTransactionRef`); repeat an unknown outcome with the same key.
+   */
+  readonly idempotencyKey: string | undefined
 
   constructor(message: string, options: PaywireErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause })
     this.outcomeUnknown = options.outcomeUnknown ?? false
     this.reconciliation = options.reconciliation
+    this.idempotencyKey = options.idempotencyKey
   }
 }
 brandErrorClass(PaywireError, 'PaywireError')
@@ -92,6 +99,8 @@ export interface ResponseInfo {
   readonly rawBody: string
   /** How many attempts the call took (1 when it was not retried). */
   readonly attempts: number
+  /** The idempotency key the call was sent with, when the operation has one (every attempt carried it). */
+  readonly idempotencyKey?: string | undefined
 }
 
 export interface RequestInfo {
@@ -110,6 +119,8 @@ export interface RequestInfo {
    * later attempt answers, so a final 429 after a 503 is still a call to reconcile.
    */
   readonly earlierAttemptMayHaveActed?: boolean | undefined
+  /** The idempotency key every attempt carries, when the operation has one. */
+  readonly idempotencyKey?: string | undefined
 }
 
 /**
@@ -188,6 +199,7 @@ export class ApiError extends PaywireError {
     super(outcomeUnknown ? `${init.message} ${reconcileAdvice(init)}` : init.message, {
       outcomeUnknown,
       reconciliation: init.reconciliation,
+      idempotencyKey: init.idempotencyKey,
     })
     this.status = init.response.status
     this.code = init.code
@@ -233,6 +245,7 @@ export class ConnectionError extends PaywireError {
       cause: init.cause,
       outcomeUnknown: unknownOutcome(init, mayHaveActed),
       reconciliation: init.reconciliation,
+      idempotencyKey: init.idempotencyKey,
     })
     this.requestSent = init.requestSent
     this.operation = init.operation
@@ -315,6 +328,7 @@ export class UserAbortError extends PaywireError {
       cause: init.cause,
       outcomeUnknown: unknownOutcome(init, mayHaveActed),
       reconciliation: init.reconciliation,
+      idempotencyKey: init.idempotencyKey,
     })
     this.operation = init.operation
     this.requestSent = init.requestSent

@@ -66,7 +66,7 @@ export interface CallOptions {
   timeout?: number
   /** Overrides the client's `maxRetries` for this call. */
   maxRetries?: number
-  /** Extra headers for this call. */
+  /** Extra headers for this call; the ones the SDK sets (credentials, idempotency key) cannot be overridden. */
   headers?: Record<string, string>
 }
 
@@ -86,6 +86,13 @@ export interface HttpRequest {
   readonly reconciliation?: Reconciliation | undefined
   /** Set by the transport on the request a handler sees once an earlier attempt may have acted. */
   readonly earlierAttemptMayHaveActed?: boolean | undefined
+  /**
+   * The idempotency key the request carries (in a header or a body field the service reads), the
+   * same on every attempt; it goes on the response info and on every error of the call.
+   */
+  readonly idempotencyKey?: string | undefined
+  /** Headers the SDK owns for this operation even when this call does not send them (an idempotency header). */
+  readonly managedHeaders?: readonly string[] | undefined
 }
 
 /** An answer as the service package sees it before turning it into a result or an error. */
@@ -208,6 +215,25 @@ function backoffOptions(given: Partial<BackoffOptions> | undefined): BackoffOpti
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
 // Visible Latin-1 and tabs: what HTTP/1.1 carries as field values without reinterpretation.
 const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/
+
+/**
+ * The one managed-header rule of every package: a caller's header may not replace one the SDK sets
+ * for the operation (credentials, the idempotency key, the body's content type), whatever its case.
+ */
+export function managedHeaderIssues(
+  sdkHeaders: Readonly<Record<string, string>>,
+  extra: Readonly<Record<string, string>> | undefined,
+): ValidationIssue[] {
+  if (extra === undefined) return []
+  const managed = new Set(Object.keys(sdkHeaders).map((name) => name.toLowerCase()))
+  return Object.keys(extra)
+    .filter((name) => managed.has(name.toLowerCase()))
+    .map((name) => ({
+      path: `headers.${name}`,
+      message:
+        'is set by the SDK for this operation (credentials come from the client options, an idempotency key from the idempotencyKey option); it cannot be set per call',
+    }))
+}
 
 /**
  * Header problems undici would only report once the request is under way; found here, they are
@@ -346,11 +372,14 @@ export class HttpClient {
     const headers: Record<string, string> = {
       'user-agent': this.#userAgent,
       accept: 'application/json',
-      ...req.headers,
       ...call.headers,
+      ...req.headers,
     }
     if (req.body) headers['content-type'] = req.body.contentType
-    const issues = headerIssues(headers)
+    const sdkHeaders: Record<string, string> = { ...req.headers }
+    for (const name of req.managedHeaders ?? []) sdkHeaders[name] ??= ''
+    if (req.body) sdkHeaders['content-type'] = req.body.contentType
+    const issues = [...managedHeaderIssues(sdkHeaders, call.headers), ...headerIssues(headers)]
     if (issues.length > 0) throw this.#fail(req, new RequestValidationError(req.operation, issues))
 
     let lastError: PaywireError | undefined
@@ -575,6 +604,7 @@ export class HttpClient {
         headers: responseHeaders,
         requestId: requestIdOf(responseHeaders),
         attempts: attempt,
+        idempotencyKey: req.idempotencyKey,
       }
       const rawBody = await this.#readBody(res.body, responseHeaders, res.statusCode, {
         ...info,

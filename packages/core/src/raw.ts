@@ -1,8 +1,8 @@
 /** The raw escape hatch: any method and path on the same pipeline, for what the typed surface lacks. */
 
 import { formBody, jsonBody, type Query, withQuery } from './encode.js'
-import { RequestValidationError } from './errors.js'
-import type { HttpMethod, HttpRequest } from './http-client.js'
+import { RequestValidationError, type ValidationIssue } from './errors.js'
+import { type HttpMethod, type HttpRequest, managedHeaderIssues } from './http-client.js'
 import { type RetryPolicy, safe, unsentOnly } from './retry.js'
 
 export interface RawRequestInput {
@@ -27,8 +27,9 @@ export function buildRawRequest(
   baseUrl: string,
   input: RawRequestInput,
   headers: Readonly<Record<string, string>>,
+  managedHeaders: readonly string[] = [],
 ): HttpRequest {
-  const issues = []
+  const issues: ValidationIssue[] = []
   if (!METHODS.has(input.method)) issues.push({ path: 'method', message: `must be one of ${[...METHODS].join(', ')}` })
   if (typeof input.path !== 'string' || !input.path.startsWith('/') || input.path.startsWith('//')) {
     issues.push({ path: 'path', message: 'must be a path starting with a single "/" (no scheme or host)' })
@@ -36,6 +37,8 @@ export function buildRawRequest(
   if (input.body !== undefined && input.form !== undefined) {
     issues.push({ path: 'body', message: 'give either body (JSON) or form, not both' })
   }
+  const owned = Object.fromEntries([...managedHeaders.map((name) => [name, '']), ...Object.entries(headers)])
+  issues.push(...managedHeaderIssues(owned, input.headers))
   if (issues.length > 0) throw new RequestValidationError(operation, issues)
   const body =
     input.form !== undefined ? formBody(input.form) : input.body !== undefined ? jsonBody(input.body) : undefined
@@ -46,5 +49,6 @@ export function buildRawRequest(
     headers: { ...input.headers, ...headers },
     ...(body ? { body } : {}),
     retry: input.retry ?? (input.method === 'GET' ? safe : unsentOnly),
+    managedHeaders,
   }
 }

@@ -23,7 +23,7 @@ import {
 import { createTestClock, type FaultBehaviour, faults, startFaultServer, type TestClock } from '@paywire/core/testing'
 import { Agent, buildConnector } from 'undici'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { get, jsonHandler, makeClient, post } from './helpers.js'
+import { get, jsonHandler, makeClient, post, rejection } from './helpers.js'
 
 const closers: Array<() => Promise<void>> = []
 afterEach(async () => {
@@ -39,15 +39,6 @@ function client(options: Parameters<typeof makeClient>[0] = {}) {
   const c = makeClient({ clock: createTestClock(), random: () => 0.5, ...options })
   closers.push(() => c.close())
   return c
-}
-
-async function rejection(promise: PromiseLike<unknown>): Promise<unknown> {
-  try {
-    await promise
-  } catch (error) {
-    return error
-  }
-  throw new Error('expected the call to fail')
 }
 
 /** node:http fault server that also records the injected clock's time at each receipt. */

@@ -31,3 +31,5 @@ export function post(url: string, overrides: Partial<HttpRequest> = {}): HttpReq
     ...overrides,
   }
 }
+
+export { rejection } from '@paywire/core/testing'

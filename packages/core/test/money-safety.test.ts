@@ -20,7 +20,7 @@ import {
 import { createTestClock, faults, refusedUrl, startFaultServer } from '@paywire/core/testing'
 import { Agent } from 'undici'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { get, jsonHandler, makeClient, post } from './helpers.js'
+import { get, jsonHandler, makeClient, post, rejection } from './helpers.js'
 
 const closers: Array<() => Promise<void>> = []
 afterEach(async () => {
@@ -38,15 +38,6 @@ function client(options: Parameters<typeof makeClient>[0] = {}) {
   const c = makeClient({ clock: createTestClock(), random: () => 0.5, ...options })
   closers.push(() => c.close())
   return c
-}
-
-async function rejection(promise: PromiseLike<unknown>): Promise<unknown> {
-  try {
-    await promise
-  } catch (error) {
-    return error
-  }
-  throw new Error('expected the call to fail')
 }
 
 const captureKey = { key: 'trans_id', value: 't-1', lookup: 'gw.s2s.getTransStatus({ trans_id: "t-1" })' }

@@ -1,8 +1,9 @@
-/** `@paywire/core/testing`: loopback servers (msw handlers, deliberate faults) and a test clock. */
+/** `@paywire/core/testing`: loopback servers (msw handlers, deliberate faults), a test clock and `rejection()`. */
 
 export type { FaultBehaviour, FaultServer } from './fault-server.js'
 export { faults, refusedUrl, startFaultServer } from './fault-server.js'
 export type { MockServer, MockServerOptions, RecordedRequest } from './mock-server.js'
 export { REMOTE_ADDRESS_HEADER, startMockServer } from './mock-server.js'
+export { rejection } from './rejection.js'
 export type { TestClock } from './test-clock.js'
 export { createTestClock } from './test-clock.js'
