@@ -70,7 +70,7 @@ export class CatalogResource {
   list<S extends z.ZodType>(options: BillPaymentCallOptions & WithSchema<S>): ApiPromise<z.output<S>>
   list<T = CatalogListResult>(options?: BillPaymentCallOptions & WithoutSchema): ApiPromise<T>
   list(options?: RunOptions): ApiPromise<unknown> {
-    return this.#runner.run(catalogOperations.list, {}, options).promise
+    return this.#runner.run(catalogOperations.list, {}, options)
   }
 
   /** `GET /api/catalog/{id}`: one product by id (URL-encoded). The spec documents no body: an empty 200 gives `null`. */
@@ -80,7 +80,7 @@ export class CatalogResource {
   ): ApiPromise<z.output<S>>
   get<T = CatalogGetResult>(id: string | number, options?: BillPaymentCallOptions & WithoutSchema): ApiPromise<T>
   get(id: string | number, options?: RunOptions): ApiPromise<unknown> {
-    return this.#runner.run(catalogOperations.get, { pathValue: id }, options).promise
+    return this.#runner.run(catalogOperations.get, { pathValue: id }, options)
   }
 
   /** `POST /api/catalog/enable-product`: enables a product; the body's fields are not shown in the spec. */
@@ -93,7 +93,7 @@ export class CatalogResource {
     options?: BillPaymentCallOptions & WithoutSchema,
   ): ApiPromise<T>
   enable(body: CatalogEnableParams, options?: RunOptions): ApiPromise<unknown> {
-    return this.#runner.run(catalogOperations.enable, { body }, options).promise
+    return this.#runner.run(catalogOperations.enable, { body }, options)
   }
 
   /** `POST /api/catalog/disable-product`: disables a product; the body's fields are not shown in the spec. */
@@ -106,6 +106,6 @@ export class CatalogResource {
     options?: BillPaymentCallOptions & WithoutSchema,
   ): ApiPromise<T>
   disable(body: CatalogDisableParams, options?: RunOptions): ApiPromise<unknown> {
-    return this.#runner.run(catalogOperations.disable, { body }, options).promise
+    return this.#runner.run(catalogOperations.disable, { body }, options)
   }
 }

@@ -1,4 +1,4 @@
-/** `BillPaymentError` and the `idempotencyKey` every error of a keyed call carries. */
+/** `BillPaymentError`: the ProblemDetails answer, a reason by status, and the call's `idempotencyKey` (from core). */
 
 import {
   ApiError,
@@ -39,7 +39,6 @@ export type BillPaymentErrorReason =
 export interface BillPaymentErrorInit {
   readonly request: RequestInfo
   readonly response: RawResponse
-  readonly idempotencyKey: string | undefined
   /** Set for a 2xx that could not be read; otherwise taken from the status. */
   readonly reason?: 'unexpected_response' | 'response_schema_mismatch'
   /** Set with `response_schema_mismatch`: where the body failed your schema. */
@@ -91,8 +90,6 @@ export class BillPaymentError extends ApiError {
   readonly reason: BillPaymentErrorReason
   /** The ProblemDetails body, extension members kept; `undefined` when the body is not one. */
   readonly problem: ProblemDetails | undefined
-  /** The `Idempotency-Key` header the call sent, if it sent one (`transactions.execute` always does). */
-  readonly idempotencyKey: string | undefined
   /** With `response_schema_mismatch`: every place the body failed your schema. */
   readonly issues: readonly ValidationIssue[]
 
@@ -108,7 +105,6 @@ export class BillPaymentError extends ApiError {
     })
     this.reason = reason
     this.problem = problem
-    this.idempotencyKey = init.idempotencyKey
     this.issues = init.issues ?? []
   }
 
@@ -123,31 +119,3 @@ export class BillPaymentError extends ApiError {
   }
 }
 brandErrorClass(BillPaymentError, 'BillPaymentError')
-
-/** An error of a call that sent an `Idempotency-Key` (see `idempotencyKeyOf`). */
-export interface WithIdempotencyKey {
-  readonly idempotencyKey: string
-}
-
-/**
- * Puts `idempotencyKey` on an error thrown by core (`ConnectionError`, `TimeoutError`,
- * `UserAbortError`, `RequestValidationError`) as a read-only own property, so every error of a keyed
- * call answers `error.idempotencyKey` the same way `BillPaymentError` does.
- */
-export function attachIdempotencyKey(error: unknown, key: string): unknown {
-  if (typeof error !== 'object' || error === null) return error
-  if ((error as { idempotencyKey?: unknown }).idempotencyKey !== undefined) return error
-  if (!Object.isExtensible(error)) return error
-  Object.defineProperty(error, 'idempotencyKey', { value: key, enumerable: true, writable: false, configurable: false })
-  return error
-}
-
-/**
- * The `Idempotency-Key` a failed call sent, whatever the error class; `undefined` when the call sent
- * none. Use it to retry an ambiguous payment: `execute(body, { idempotencyKey: idempotencyKeyOf(err) })`.
- */
-export function idempotencyKeyOf(error: unknown): string | undefined {
-  if (typeof error !== 'object' || error === null) return undefined
-  const key = (error as { idempotencyKey?: unknown }).idempotencyKey
-  return typeof key === 'string' ? key : undefined
-}

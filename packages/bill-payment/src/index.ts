@@ -15,8 +15,8 @@ export {
 export { CatalogResource, catalogOperations } from './catalog.js'
 export type { BillPaymentOptions } from './client.js'
 export { BillPayment } from './client.js'
-export type { BillPaymentErrorReason, WithIdempotencyKey } from './errors.js'
-export { BillPaymentError, idempotencyKeyOf } from './errors.js'
+export type { BillPaymentErrorReason } from './errors.js'
+export { BillPaymentError } from './errors.js'
 export type { BillPaymentCallOptions, OperationRow, ResultKind, WithoutSchema, WithSchema } from './operation.js'
 export { CLIENT_ID_HEADER, CLIENT_SECRET_HEADER, IDEMPOTENCY_KEY_HEADER } from './operation.js'
 export type {
@@ -35,7 +35,6 @@ export type {
   Transaction,
   TransactionFilter,
   TransactionsExecuteParams,
-  TransactionsExecuteResult,
   TransactionsFilterParams,
   TransactionsFilterResult,
   TransactionsGetResult,

@@ -26,7 +26,7 @@ import {
   withQuery,
 } from '@paywire/core'
 import type { z } from 'zod'
-import { attachIdempotencyKey, BillPaymentError } from './errors.js'
+import { BillPaymentError } from './errors.js'
 import { jsonObjectIssues } from './schemas.js'
 
 /** Spec "Authentication": both headers go on every Catalog and Transactions call. */
@@ -34,11 +34,6 @@ export const CLIENT_ID_HEADER = 'X-Service-Internal-Client-Id'
 export const CLIENT_SECRET_HEADER = 'X-Service-Client-Secret'
 /** Spec "Endpoints": shown as a header parameter of `GET /api/catalog/{id}`; paywire sends it on any call that has a key. */
 export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key'
-
-/** Headers the SDK sets itself; a per-call `headers` option may not override them. */
-const MANAGED_HEADERS = new Map(
-  [CLIENT_ID_HEADER, CLIENT_SECRET_HEADER, IDEMPOTENCY_KEY_HEADER].map((name) => [name.toLowerCase(), name]),
-)
 
 /** Options of one bill payment call: the core call options plus an `Idempotency-Key`. */
 export interface BillPaymentCallOptions extends CallOptions {
@@ -95,25 +90,15 @@ export interface OperationInput {
 /** Options as the runner receives them: the public call options with an optional schema. */
 export type RunOptions = BillPaymentCallOptions & { schema?: z.ZodType | undefined; retryWithSameKey?: boolean }
 
+/** The Idempotency-Key header is the SDK's on every call: it comes from the `idempotencyKey` option only. */
+const MANAGED_HEADERS = [IDEMPOTENCY_KEY_HEADER]
+
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/
-
-/** Under which `Idempotency-Key` a call went, for results that return it. */
-export interface RunContext {
-  readonly idempotencyKey: string | undefined
-}
-
-/** The result of `Runner.run`: the promise plus the key it sent. */
-export interface RunResult {
-  readonly promise: ApiPromise<unknown>
-  readonly context: RunContext
-}
 
 function pathValueIssues(row: OperationRow, value: unknown): ValidationIssue[] {
   const name = row.pathParam ?? 'id'
   if (typeof value === 'number' && Number.isSafeInteger(value)) return []
-  // WHATWG URL parsing turns "%2E%2E" back into a ".." dot segment, so no encoding keeps these in the path.
-  if (value === '.' || value === '..')
-    return [{ path: name, message: 'cannot be "." or ".." (it would change the route)' }]
+  // "." and ".." (which would change the route) are refused by core's pathSegment, like in every package.
   if (typeof value === 'string' && value.trim() !== '') return []
   return [{ path: name, message: 'must be a non-empty string (or an integer)' }]
 }
@@ -144,13 +129,6 @@ function optionIssues(options: RunOptions): ValidationIssue[] {
   if (key !== undefined && (typeof key !== 'string' || !KEY_PATTERN.test(key))) {
     issues.push({ path: 'idempotencyKey', message: 'must be 1 to 255 visible ASCII characters (no spaces)' })
   }
-  for (const name of Object.keys(options.headers ?? {})) {
-    const managed = MANAGED_HEADERS.get(name.toLowerCase())
-    if (!managed) continue
-    const hint =
-      managed === IDEMPOTENCY_KEY_HEADER ? 'use the idempotencyKey option' : 'it comes from the client options'
-    issues.push({ path: `headers.${name}`, message: `${managed} is set by the SDK; ${hint}` })
-  }
   const schema = options.schema as unknown
   if (schema !== undefined && typeof (schema as { safeParse?: unknown })?.safeParse !== 'function') {
     issues.push({ path: 'schema', message: 'must be a zod schema' })
@@ -159,27 +137,22 @@ function optionIssues(options: RunOptions): ValidationIssue[] {
 }
 
 /** The 2xx body as a value: parsed JSON, `null` when empty, or a `BillPaymentError` when not JSON. */
-function bodyValue(kind: ResultKind, response: RawResponse, request: HttpRequest, key: string | undefined): unknown {
+function bodyValue(kind: ResultKind, response: RawResponse, request: HttpRequest): unknown {
   if (response.json !== undefined) return response.json
   if (response.rawBody.trim() === '') return null
   if (kind === 'raw') return response.rawBody
   throw new BillPaymentError({
     request,
     response,
-    idempotencyKey: key,
     reason: 'unexpected_response',
     message: `The ${response.status} answer is not JSON; see rawBody.`,
   })
 }
 
-function handlerFor(
-  kind: ResultKind,
-  schema: z.ZodType | undefined,
-  key: string | undefined,
-): ResponseHandler<unknown> {
+function handlerFor(kind: ResultKind, schema: z.ZodType | undefined): ResponseHandler<unknown> {
   return {
     decode(response, request) {
-      const value = bodyValue(kind, response, request, key)
+      const value = bodyValue(kind, response, request)
       if (schema) {
         const parsed = schema.safeParse(value)
         if (parsed.success) return parsed.data
@@ -191,7 +164,6 @@ function handlerFor(
         throw new BillPaymentError({
           request,
           response,
-          idempotencyKey: key,
           reason: 'response_schema_mismatch',
           issues,
           message: `The ${response.status} answer does not match the schema you passed: ${list}`,
@@ -201,14 +173,13 @@ function handlerFor(
         throw new BillPaymentError({
           request,
           response,
-          idempotencyKey: key,
           reason: 'unexpected_response',
           message: `Expected a JSON object (or no body); got ${Array.isArray(value) ? 'an array' : typeof value}. Pass a schema to accept another shape.`,
         })
       }
       return value
     },
-    toError: (response, request) => new BillPaymentError({ request, response, idempotencyKey: key }),
+    toError: (response, request) => new BillPaymentError({ request, response }),
   }
 }
 
@@ -241,49 +212,34 @@ export class Runner {
     return { ...this.#authHeaders(), ...(key ? { [IDEMPOTENCY_KEY_HEADER]: key } : {}) }
   }
 
-  /** Validates, sends and decodes one operation; every error of a keyed call carries its key. */
-  run(row: OperationRow, input: OperationInput, options: RunOptions = {}): RunResult {
+  /** Validates, sends and decodes one operation; core puts its key on the response info and every error. */
+  run(row: OperationRow, input: OperationInput, options: RunOptions = {}): ApiPromise<unknown> {
     const key = options.idempotencyKey ?? (row.generatesKey ? randomUUID() : undefined)
-    const build = () => this.#build(row, input, options, key)
-    return {
-      promise: this.#send(build, handlerFor(row.result, options.schema, key), options, key),
-      context: { idempotencyKey: key },
-    }
+    return this.#send(() => this.#build(row, input, options, key), handlerFor(row.result, options.schema), options)
   }
 
   /** The raw escape hatch: `input` sent on the same pipeline, same headers, same error class. */
   raw(input: RawRequestInput, options: RunOptions = {}): ApiPromise<unknown> {
     const key = options.idempotencyKey
-    const build = () => {
+    const build = (): HttpRequest => {
       const issues = optionIssues(options)
-      for (const name of Object.keys(input?.headers ?? {})) {
-        const managed = MANAGED_HEADERS.get(name.toLowerCase())
-        if (managed) issues.push({ path: `headers.${name}`, message: `${managed} is set by the SDK` })
-      }
       if (issues.length > 0) throw new RequestValidationError('request', issues)
-      return buildRawRequest('request', this.#baseUrl, input, this.headers(key))
+      const request = buildRawRequest('request', this.#baseUrl, input, this.headers(key), MANAGED_HEADERS)
+      return { ...request, idempotencyKey: key }
     }
-    return this.#send(build, handlerFor('raw', options.schema, key), options, key)
+    return this.#send(build, handlerFor('raw', options.schema), options)
   }
 
-  #send(
-    build: () => HttpRequest,
-    handler: ResponseHandler<unknown>,
-    options: RunOptions,
-    key: string | undefined,
-  ): ApiPromise<unknown> {
+  #send(build: () => HttpRequest, handler: ResponseHandler<unknown>, options: RunOptions): ApiPromise<unknown> {
     let request: HttpRequest
     try {
       request = build()
     } catch (error) {
-      // A key the caller got wrong was never sent, so it is not reported as the call's key.
-      if (typeof key === 'string' && KEY_PATTERN.test(key)) attachIdempotencyKey(error, key)
       return ApiPromise.rejected(error)
     }
     const { signal, timeout, maxRetries, headers } = options
     const call: CallOptions = { signal, timeout, maxRetries, headers }
-    if (key === undefined) return this.#http.send(request, handler, call)
-    return this.#http.send(request, handler, call).mapError((error) => attachIdempotencyKey(error, key))
+    return this.#http.send(request, handler, call)
   }
 
   /** Throws `RequestValidationError` with every issue; nothing is sent. */
@@ -309,6 +265,8 @@ export class Runner {
       ...(row.bodyParam ? { body: jsonBody(input.body) } : {}),
       retry: options.retryWithSameKey === true ? keyed : row.retry,
       reconciliation: key === undefined ? undefined : keyReconciliation(row, key),
+      idempotencyKey: key,
+      managedHeaders: MANAGED_HEADERS,
     }
   }
 }

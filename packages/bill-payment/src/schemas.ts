@@ -70,15 +70,6 @@ export type TransactionsGetResult = Transaction | null
 /** Default result of `transactions.filter(filter)`: array or envelope, not shown. */
 export type TransactionsFilterResult = JsonValue
 
-/**
- * What `transactions.execute` resolves with: the `Idempotency-Key` that was sent (generated when you
- * gave none) beside the service's answer, so an ambiguous outcome can be retried with the same key.
- */
-export interface TransactionsExecuteResult<T = Transaction | null> {
-  readonly idempotencyKey: string
-  readonly transaction: T
-}
-
 /** Why a value would not survive `JSON.stringify` unchanged, or `undefined` when it would. */
 function jsonProblem(value: unknown): string | undefined {
   switch (typeof value) {

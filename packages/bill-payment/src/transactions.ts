@@ -13,7 +13,6 @@ import type {
 import type {
   Transaction,
   TransactionsExecuteParams,
-  TransactionsExecuteResult,
   TransactionsFilterParams,
   TransactionsFilterResult,
   TransactionsGetResult,
@@ -91,29 +90,25 @@ export class TransactionsResource {
     options?: BillPaymentCallOptions & WithoutSchema,
   ): ApiPromise<T>
   list(query?: TransactionsListParams, options?: RunOptions): ApiPromise<unknown> {
-    return this.#runner.run(transactionsOperations.list, { query }, options).promise
+    return this.#runner.run(transactionsOperations.list, { query }, options)
   }
 
   /**
-   * `POST /api/transactions`: executes a payment (body `ExecutePaymentRequest`). Sends
-   * `Idempotency-Key` (yours, or a generated UUID) on every attempt and resolves with
-   * `{ idempotencyKey, transaction }`; every error it rejects with carries the same `idempotencyKey`.
+   * `POST /api/transactions`: executes a payment (body `ExecutePaymentRequest`) and resolves with the
+   * service's transaction. Sends `Idempotency-Key` (yours, or a generated UUID) on every attempt; read
+   * it from `.withResponse()` (`response.idempotencyKey`) or from any error of the call
+   * (`error.idempotencyKey`) to repeat an unknown outcome with the same key.
    */
   execute<S extends z.ZodType>(
     body: TransactionsExecuteParams,
     options: TransactionsExecuteCallOptions & WithSchema<S>,
-  ): ApiPromise<TransactionsExecuteResult<z.output<S>>>
+  ): ApiPromise<z.output<S>>
   execute<T = Transaction | null>(
     body: TransactionsExecuteParams,
     options?: TransactionsExecuteCallOptions & WithoutSchema,
-  ): ApiPromise<TransactionsExecuteResult<T>>
-  execute(
-    body: TransactionsExecuteParams,
-    options?: TransactionsExecuteCallOptions & RunOptions,
-  ): ApiPromise<TransactionsExecuteResult<unknown>> {
-    const { promise, context } = this.#runner.run(transactionsOperations.execute, { body }, options)
-    const idempotencyKey = context.idempotencyKey as string
-    return promise.map((transaction) => ({ idempotencyKey, transaction }))
+  ): ApiPromise<T>
+  execute(body: TransactionsExecuteParams, options?: TransactionsExecuteCallOptions & RunOptions): ApiPromise<unknown> {
+    return this.#runner.run(transactionsOperations.execute, { body }, options)
   }
 
   /** `GET /api/transactions/{transReference}`: one transaction by reference (URL-encoded). */
@@ -126,7 +121,7 @@ export class TransactionsResource {
     options?: BillPaymentCallOptions & WithoutSchema,
   ): ApiPromise<T>
   get(transReference: string, options?: RunOptions): ApiPromise<unknown> {
-    return this.#runner.run(transactionsOperations.get, { pathValue: transReference }, options).promise
+    return this.#runner.run(transactionsOperations.get, { pathValue: transReference }, options)
   }
 
   /** `POST /api/transactions/all`: filters all transactions (body `TransactionFilter`, fields not shown). */
@@ -139,6 +134,6 @@ export class TransactionsResource {
     options?: BillPaymentCallOptions & WithoutSchema,
   ): ApiPromise<T>
   filter(filter: TransactionsFilterParams, options?: RunOptions): ApiPromise<unknown> {
-    return this.#runner.run(transactionsOperations.filter, { body: filter }, options).promise
+    return this.#runner.run(transactionsOperations.filter, { body: filter }, options)
   }
 }

@@ -118,7 +118,7 @@ describe('Authentication: X-Service-Internal-Client-Id and X-Service-Client-Secr
     )) as RequestValidationError
     expect(error).toBeInstanceOf(RequestValidationError)
     expect(error.issues.map((i) => i.path)).toEqual(['headers.x-service-client-secret', 'headers.IDEMPOTENCY-KEY'])
-    expect(error.issues[1]?.message).toContain('use the idempotencyKey option')
+    expect(error.issues[1]?.message).toContain('an idempotency key from the idempotencyKey option')
     expect(env.server.requests).toHaveLength(0)
   })
 

@@ -61,7 +61,9 @@ describe('Catalog: GET /api/catalog/{id}', () => {
     for (const id of ['.', '..']) {
       const error = (await rejection(() => env.bills.catalog.get(id))) as RequestValidationError
       expect(error).toBeInstanceOf(RequestValidationError)
-      expect(error.issues).toEqual([{ path: 'id', message: 'cannot be "." or ".." (it would change the route)' }])
+      expect(error.issues).toEqual([
+        { path: 'id', message: 'must not be empty, "." or ".." (it would change the route)' },
+      ])
     }
     expect(env.server.requests).toHaveLength(0)
   })

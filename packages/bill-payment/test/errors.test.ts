@@ -1,15 +1,7 @@
 import { createTestClock, faults, startFaultServer } from '@paywire/core/testing'
 import { HttpResponse, http } from 'msw'
 import { afterEach, describe, expect, it } from 'vitest'
-import {
-  ApiError,
-  BillPayment,
-  BillPaymentError,
-  idempotencyKeyOf,
-  PaywireError,
-  TimeoutError,
-  UserAbortError,
-} from '../src/index.js'
+import { ApiError, BillPayment, BillPaymentError, PaywireError, TimeoutError, UserAbortError } from '../src/index.js'
 import { closeAll, rejection, type Setup, setup } from './fixtures/setup.js'
 
 let env: Setup
@@ -106,7 +98,7 @@ describe('BillPaymentError', () => {
     )) as TimeoutError
     expect(error).toBeInstanceOf(TimeoutError)
     expect(error.requestSent).toBe(true)
-    expect(idempotencyKeyOf(error)).toBe('k-t')
+    expect((error as PaywireError).idempotencyKey).toBe('k-t')
     expect(server.requests).toHaveLength(1)
   })
 
@@ -118,7 +110,7 @@ describe('BillPaymentError', () => {
       env.bills.transactions.execute({ productId: 'EDSA-PREPAID', amount: 10 }, { signal: controller.signal }),
     )
     expect(error).toBeInstanceOf(UserAbortError)
-    expect(idempotencyKeyOf(error)).toMatch(/^[0-9a-f-]{36}$/)
+    expect((error as PaywireError).idempotencyKey).toMatch(/^[0-9a-f-]{36}$/)
     expect(env.simulator.ledger).toHaveLength(0)
   })
 
@@ -158,7 +150,7 @@ describe('client.request (raw escape hatch)', () => {
         { idempotencyKey: 'raw-1' },
       ),
     )
-    expect(idempotencyKeyOf(error)).toBe('raw-1')
+    expect((error as PaywireError).idempotencyKey).toBe('raw-1')
     expect(env.server.requests).toHaveLength(1)
     expect(env.server.requests[0]?.headers['idempotency-key']).toBe('raw-1')
     expect(env.server.requests[0]?.body).toBe('{"productId":"EDSA-PREPAID","amount":10}')

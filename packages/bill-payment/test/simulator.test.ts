@@ -90,7 +90,7 @@ describe('the simulator (@paywire/bill-payment/testing)', () => {
         now: () => Date.UTC(2030, 5, 1),
       },
     )
-    const { transaction } = await env.bills.transactions.execute({ productId: 'ONLY', amount: 10 })
+    const transaction = await env.bills.transactions.execute({ productId: 'ONLY', amount: 10 })
     expect(transaction).toMatchObject({ createdAt: '2030-06-01T00:00:00.000Z' })
     expect(env.server.requests[0]?.headers['x-service-internal-client-id']).toBe('other-id')
   })

@@ -11,18 +11,16 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{1
 describe('Transactions: POST /api/transactions (execute a payment)', () => {
   it('sends the ExecutePaymentRequest as JSON and returns the transaction with the generated UUID key', async () => {
     env = await setup()
-    const result = await env.bills.transactions.execute({
-      productId: 'EDSA-PREPAID',
-      amount: 25.5,
-      customerReference: 'METER-0042',
-    })
-    expect(result.idempotencyKey).toMatch(UUID)
-    expect(result.transaction).toMatchObject({ productId: 'EDSA-PREPAID', amount: 25.5, status: 'SUCCESSFUL' })
+    const { data: transaction, response } = await env.bills.transactions
+      .execute({ productId: 'EDSA-PREPAID', amount: 25.5, customerReference: 'METER-0042' })
+      .withResponse()
+    expect(response.idempotencyKey).toMatch(UUID)
+    expect(transaction).toMatchObject({ productId: 'EDSA-PREPAID', amount: 25.5, status: 'SUCCESSFUL' })
 
     const [request] = env.server.requests
     expect(`${request?.method} ${request?.url}`).toBe('POST /api/transactions')
     expect(request?.headers['content-type']).toBe('application/json')
-    expect(request?.headers['idempotency-key']).toBe(result.idempotencyKey)
+    expect(request?.headers['idempotency-key']).toBe(response.idempotencyKey)
     expect(JSON.parse(request?.body ?? '')).toEqual({
       productId: 'EDSA-PREPAID',
       amount: 25.5,
@@ -34,14 +32,16 @@ describe('Transactions: POST /api/transactions (execute a payment)', () => {
 
   it('generates a different key per call and uses the caller key when one is given', async () => {
     env = await setup()
-    const a = await env.bills.transactions.execute({ productId: 'AIRTIME-ORANGE', amount: 5 })
-    const b = await env.bills.transactions.execute({ productId: 'AIRTIME-ORANGE', amount: 5 })
-    const c = await env.bills.transactions.execute(
-      { productId: 'AIRTIME-ORANGE', amount: 5 },
-      { idempotencyKey: 'order-77-payment' },
-    )
-    expect(a.idempotencyKey).not.toBe(b.idempotencyKey)
-    expect(c.idempotencyKey).toBe('order-77-payment')
+    const keyOf = async (options?: { idempotencyKey: string }) =>
+      (await env.bills.transactions.execute({ productId: 'AIRTIME-ORANGE', amount: 5 }, options).withResponse())
+        .response.idempotencyKey
+    const a = await keyOf()
+    const b = await keyOf()
+    const c = await keyOf({ idempotencyKey: 'order-77-payment' })
+    expect(a).toMatch(UUID)
+    expect(b).toMatch(UUID)
+    expect(a).not.toBe(b)
+    expect(c).toBe('order-77-payment')
     expect(env.server.requests[2]?.headers['idempotency-key']).toBe('order-77-payment')
     expect(env.simulator.ledger).toHaveLength(3)
   })
@@ -49,13 +49,9 @@ describe('Transactions: POST /api/transactions (execute a payment)', () => {
   it('parses the transaction with a caller schema', async () => {
     env = await setup()
     const Tx = z.object({ transReference: z.string(), amount: z.number() })
-    const { transaction, idempotencyKey } = await env.bills.transactions.execute(
-      { productId: 'AIRTIME-ORANGE', amount: 3 },
-      { schema: Tx },
-    )
+    const transaction = await env.bills.transactions.execute({ productId: 'AIRTIME-ORANGE', amount: 3 }, { schema: Tx })
     const reference: string = transaction.transReference
     expect(reference).toMatch(/^BP\d{8}$/)
-    expect(idempotencyKey).toMatch(UUID)
   })
 
   it('is refused for a disabled product (simulator: 409 product-disabled) and nothing is paid', async () => {
@@ -86,7 +82,7 @@ describe('Transactions: POST /api/transactions (execute a payment)', () => {
   it('succeeds once the disabled product is enabled', async () => {
     env = await setup()
     await env.bills.catalog.enable({ productId: 'WATER-FREETOWN' })
-    const { transaction } = await env.bills.transactions.execute({ productId: 'WATER-FREETOWN', amount: 50 })
+    const transaction = await env.bills.transactions.execute({ productId: 'WATER-FREETOWN', amount: 50 })
     expect(transaction).toMatchObject({ productId: 'WATER-FREETOWN' })
   })
 
@@ -107,7 +103,7 @@ describe('Transactions: POST /api/transactions (execute a payment)', () => {
 describe('Transactions: GET /api/transactions/{transReference}', () => {
   it('fetches one transaction by its reference', async () => {
     env = await setup()
-    const { transaction } = await env.bills.transactions.execute({ productId: 'EDSA-PREPAID', amount: 30 })
+    const transaction = await env.bills.transactions.execute({ productId: 'EDSA-PREPAID', amount: 30 })
     const reference = (transaction as { transReference: string }).transReference
     const fetched = await env.bills.transactions.get(reference)
     expect(fetched).toEqual(transaction)
