@@ -3,14 +3,11 @@
 import {
   ApiError,
   brandErrorClass,
-  type ConnectionError,
   describeProblem,
-  PaywireError,
   type ProblemDetails,
   parseProblemDetails,
   type RawResponse,
   type RequestInfo,
-  RequestValidationError,
 } from '@paywire/core'
 
 /**
@@ -41,8 +38,6 @@ export interface RemittanceErrorInit {
   readonly reason?: RemittanceErrorReason
   /** Overrides the message built from the answer. */
   readonly message?: string
-  /** The transfer's idempotency key, when the failed call was a transfer. */
-  readonly agentTransactionRef?: string | undefined
 }
 
 const EMPTY_FIELD_ERRORS: Readonly<Record<string, readonly string[]>> = Object.freeze({})
@@ -58,8 +53,6 @@ export class RemittanceError extends ApiError {
   /** The ProblemDetails record, every member kept; `undefined` when the body was not one. */
   readonly problem: ProblemDetails | undefined
   readonly reason: RemittanceErrorReason
-  /** The transfer's `agentTransactionRef`, when the call was a transfer: reconcile with it. */
-  readonly agentTransactionRef: string | undefined
 
   constructor(init: RemittanceErrorInit) {
     const { request, response } = init
@@ -74,7 +67,6 @@ export class RemittanceError extends ApiError {
     })
     this.problem = problem
     this.reason = reason
-    this.agentTransactionRef = init.agentTransactionRef
   }
 
   /** ProblemDetails `title`. */
@@ -147,31 +139,4 @@ function messageFor(
 
 function sentence(text: string): string {
   return /[.!?]$/.test(text) ? text : `${text}.`
-}
-
-/** A `ConnectionError` (or `TimeoutError`) of a transfer: it carries the transfer's `agentTransactionRef`. */
-export type TransferConnectionError = ConnectionError & { readonly agentTransactionRef: string }
-
-/**
- * Puts the transfer's `agentTransactionRef` on an error thrown by a transfer call, keeping its
- * class (a `TimeoutError` stays one): the caller reconciles through the status lookup with it.
- */
-export function withAgentTransactionRef(error: unknown, agentTransactionRef: string): unknown {
-  if (!(error instanceof PaywireError)) return error
-  if (error instanceof RemittanceError || error instanceof RequestValidationError) return error
-  // The message already says how to reconcile (core builds it from the call's `reconciliation`).
-  Object.defineProperty(error, 'agentTransactionRef', {
-    value: agentTransactionRef,
-    enumerable: true,
-    writable: false,
-    configurable: true,
-  })
-  return error
-}
-
-/** The `agentTransactionRef` an error of a transfer call carries, if any. */
-export function agentTransactionRefOf(error: unknown): string | undefined {
-  if (typeof error !== 'object' || error === null) return undefined
-  const value = (error as { agentTransactionRef?: unknown }).agentTransactionRef
-  return typeof value === 'string' ? value : undefined
 }

@@ -15,10 +15,10 @@ export {
 export { Beneficiaries, beneficiaryOperations } from './beneficiaries.js'
 export type { RemittanceOptions, RemittancePlatformDefaults } from './client.js'
 export { Remittance } from './client.js'
-export type { RemittanceErrorReason, TransferConnectionError } from './errors.js'
-export { agentTransactionRefOf, RemittanceError } from './errors.js'
+export type { RemittanceErrorReason } from './errors.js'
+export { RemittanceError } from './errors.js'
 export { Lookup, lookupOperations } from './lookup.js'
-export type { OperationRow, RemittanceCallOptions, ResultOf, ResultSchema, TransferResult } from './operation.js'
+export type { OperationRow, RemittanceCallOptions, ResultOf, ResultSchema } from './operation.js'
 export type {
   BeneficiariesCreateParams,
   BeneficiariesUpdateParams,

@@ -20,7 +20,7 @@ import {
   withQuery,
 } from '@paywire/core'
 import { z } from 'zod'
-import { RemittanceError, withAgentTransactionRef } from './errors.js'
+import { RemittanceError } from './errors.js'
 import { type LookupQuery, pathValue, querySchema, type RemittanceResult } from './schemas.js'
 
 /** One endpoint of the spec's table. */
@@ -50,13 +50,6 @@ export interface RemittanceCallOptions<S extends ResultSchema | undefined = unde
    * does not match rejects with `RemittanceError` (`reason: 'invalid_response'`).
    */
   readonly schema?: S
-}
-
-/** What a transfer resolves to: the idempotency key it was sent with and the service's answer. */
-export interface TransferResult<T = RemittanceResult> {
-  /** The caller's `agentTransactionRef`, or the UUID generated for this transfer. */
-  readonly agentTransactionRef: string
-  readonly data: T
 }
 
 interface OperationInput {
@@ -100,18 +93,18 @@ export class OperationRunner {
     } catch (error) {
       return ApiPromise.rejected(error)
     }
-    return this.#http.send(request, resultHandler<ResultOf<S>>(schema, undefined), call)
+    return this.#http.send(request, resultHandler<ResultOf<S>>(schema), call)
   }
 
   /**
-   * A transfer: fills `agentTransactionRef` with a UUID when the caller gave none, returns it with
-   * the result and puts it on every error, so an unknown outcome can be reconciled.
+   * A transfer: fills `agentTransactionRef` (the service's idempotency key) with a UUID when the
+   * caller gave none; core puts it on `.withResponse()` and on every error as `idempotencyKey`.
    */
   transfer<S extends ResultSchema | undefined>(
     row: OperationRow,
     body: unknown,
     options: RemittanceCallOptions<S> | undefined,
-  ): ApiPromise<TransferResult<ResultOf<S>>> {
+  ): ApiPromise<ResultOf<S>> {
     const { schema, ...call } = options ?? {}
     let request: HttpRequest
     let agentTransactionRef: string
@@ -119,14 +112,15 @@ export class OperationRunner {
       const given = isRecord(body) ? body.agentTransactionRef : undefined
       agentTransactionRef = typeof given === 'string' ? given : randomUUID()
       const filled = isRecord(body) && given === undefined ? { ...body, agentTransactionRef } : body
-      request = { ...this.#build(row, { body: filled }), reconciliation: transferReconciliation(agentTransactionRef) }
+      request = {
+        ...this.#build(row, { body: filled }),
+        reconciliation: transferReconciliation(agentTransactionRef),
+        idempotencyKey: agentTransactionRef,
+      }
     } catch (error) {
       return ApiPromise.rejected(error)
     }
-    return this.#http
-      .send(request, resultHandler<ResultOf<S>>(schema, agentTransactionRef), call)
-      .map((data) => ({ agentTransactionRef, data }))
-      .mapError((error) => withAgentTransactionRef(error, agentTransactionRef))
+    return this.#http.send(request, resultHandler<ResultOf<S>>(schema), call)
   }
 
   /** The raw escape hatch: any method and path, same key, same pipeline, same error class. */
@@ -137,7 +131,7 @@ export class OperationRunner {
     } catch (error) {
       return ApiPromise.rejected(error)
     }
-    return this.#http.send(request, resultHandler<T>(undefined, undefined), call)
+    return this.#http.send(request, resultHandler<T>(undefined), call)
   }
 
   #authHeaders(): Record<string, string> {
@@ -222,13 +216,10 @@ function isRecord(value: unknown): value is Record<string, unknown> {
  * Success bodies are undocumented: empty is a success (`undefined`), JSON is returned as parsed
  * (checked with the caller's schema when given), anything else is an unreadable answer.
  */
-function resultHandler<T>(
-  schema: ResultSchema | undefined,
-  agentTransactionRef: string | undefined,
-): ResponseHandler<T> {
+function resultHandler<T>(schema: ResultSchema | undefined): ResponseHandler<T> {
   return {
     decode(response: RawResponse, request: HttpRequest): T {
-      const value = readJson(response, request, agentTransactionRef)
+      const value = readJson(response, request)
       if (!schema) return value as T
       const parsed = schema.safeParse(value)
       if (parsed.success) return parsed.data as T
@@ -240,21 +231,16 @@ function resultHandler<T>(
         request,
         response,
         reason: 'invalid_response',
-        agentTransactionRef,
         message: `${request.operation}: the success answer (HTTP ${response.status}) does not match the given schema: ${issues}.`,
       })
     },
     toError(response: RawResponse, request: HttpRequest) {
-      return new RemittanceError({ request, response, agentTransactionRef })
+      return new RemittanceError({ request, response })
     },
   }
 }
 
-function readJson(
-  response: RawResponse,
-  request: HttpRequest,
-  agentTransactionRef: string | undefined,
-): RemittanceResult {
+function readJson(response: RawResponse, request: HttpRequest): RemittanceResult {
   if (response.json !== undefined) return response.json as RemittanceResult
   const text = response.rawBody.trim()
   if (text === '') return undefined
@@ -266,7 +252,6 @@ function readJson(
       request,
       response,
       reason: 'invalid_response',
-      agentTransactionRef,
       message: `${request.operation}: the success answer (HTTP ${response.status}) is not JSON (${response.headers['content-type'] ?? 'no content type'}); see rawBody.`,
     })
   }

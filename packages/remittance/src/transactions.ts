@@ -1,14 +1,7 @@
 /** Transactions: mobile transfer, cash collection, bank transfer and confirm (spec Endpoints, rows 17–20). */
 
 import { type ApiPromise, unsentOnly } from '@paywire/core'
-import type {
-  OperationRow,
-  OperationRunner,
-  RemittanceCallOptions,
-  ResultOf,
-  ResultSchema,
-  TransferResult,
-} from './operation.js'
+import type { OperationRow, OperationRunner, RemittanceCallOptions, ResultOf, ResultSchema } from './operation.js'
 import {
   bankTransferSchema,
   cashCollectionSchema,
@@ -54,9 +47,10 @@ export const transactionOperations = {
 } as const satisfies Record<string, OperationRow>
 
 /**
- * `remit.transactions`. Each transfer sends an `agentTransactionRef` (the caller's, or a new
- * UUID), resolves to `{ agentTransactionRef, data }`, and every error it rejects with carries
- * `agentTransactionRef` too, so an unknown outcome is reconciled with `lookup.transactionStatus`.
+ * `remit.transactions`. Each transfer sends an `agentTransactionRef` (the caller's, or a new UUID:
+ * the service refuses a reused one, so it is the transfer's idempotency key) and resolves with the
+ * service's answer; the key is `response.idempotencyKey` of `.withResponse()` and `idempotencyKey`
+ * of every error, so an unknown outcome is reconciled with `lookup.transactionStatus`.
  */
 export class Transactions {
   readonly #run: OperationRunner
@@ -70,7 +64,7 @@ export class Transactions {
   mobileTransfer<S extends ResultSchema | undefined = undefined>(
     body: TransactionsMobileTransferParams,
     options?: RemittanceCallOptions<S>,
-  ): ApiPromise<TransferResult<ResultOf<S>>> {
+  ): ApiPromise<ResultOf<S>> {
     return this.#run.transfer(transactionOperations.mobileTransfer, body, options)
   }
 
@@ -78,7 +72,7 @@ export class Transactions {
   cashCollection<S extends ResultSchema | undefined = undefined>(
     body: TransactionsCashCollectionParams,
     options?: RemittanceCallOptions<S>,
-  ): ApiPromise<TransferResult<ResultOf<S>>> {
+  ): ApiPromise<ResultOf<S>> {
     return this.#run.transfer(transactionOperations.cashCollection, body, options)
   }
 
@@ -86,7 +80,7 @@ export class Transactions {
   bankTransfer<S extends ResultSchema | undefined = undefined>(
     body: TransactionsBankTransferParams,
     options?: RemittanceCallOptions<S>,
-  ): ApiPromise<TransferResult<ResultOf<S>>> {
+  ): ApiPromise<ResultOf<S>> {
     return this.#run.transfer(transactionOperations.bankTransfer, body, options)
   }
 

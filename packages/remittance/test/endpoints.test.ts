@@ -190,7 +190,7 @@ const rows: Row[] = [
     method: 'POST',
     path: '/api/transactions/confirm/TX000002',
     run: async (r) => {
-      const { data } = await r.transactions.mobileTransfer(mobileTransferBody(await createBeneficiary(r)))
+      const data = await r.transactions.mobileTransfer(mobileTransferBody(await createBeneficiary(r)))
       expect(record(data).transactionId).toBe('TX000002')
       return r.transactions.confirm('TX000002')
     },

@@ -1,6 +1,6 @@
 import { HttpResponse, http } from 'msw'
 import { describe, expect, it } from 'vitest'
-import { ApiError, PaywireError, Remittance, RemittanceError } from '../src/index.js'
+import { ApiError, PaywireError, Remittance, RemittanceError, RequestValidationError } from '../src/index.js'
 import { beneficiary, setup } from './helpers.js'
 
 async function failure(promise: Promise<unknown>): Promise<RemittanceError> {
@@ -61,8 +61,13 @@ describe('RemittanceError', () => {
     expect(error.reason).toBe('unauthorized')
     expect(error.message).toContain('x-code header')
     expect(error.detail).toBe('The x-code header holds an unknown API key.')
-    const missing = await failure(remit.lookup.banks(undefined, { headers: { 'x-code': '' } }))
-    expect(missing.detail).toBe('The x-code header is missing.')
+    // A per-call header cannot replace the key (one managed-header rule), so ask the service directly.
+    const override = await remit.lookup.banks(undefined, { headers: { 'X-Code': '' } }).catch((e: unknown) => e)
+    expect(override).toBeInstanceOf(RequestValidationError)
+    expect((override as RequestValidationError).issues.map((i) => i.path)).toEqual(['headers.X-Code'])
+    const missing = await fetch(`${url}/api/lookup/banks`)
+    expect(missing.status).toBe(401)
+    expect(((await missing.json()) as { detail: string }).detail).toBe('The x-code header is missing.')
   })
 
   it('a 403 is read as a rejected key as well', async () => {

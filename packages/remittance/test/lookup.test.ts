@@ -71,9 +71,9 @@ describe('lookups', () => {
 
   it('transaction status shows a confirmed transfer by its reference number, and by agentTransactionRef', async () => {
     const { remit } = await setup()
-    const transfer = await remit.transactions.mobileTransfer(mobileTransferBody(await createBeneficiary(remit)))
-    const transactionId = String(record(transfer.data).transactionId)
-    const pending = record(await remit.lookup.transactionStatus(transfer.agentTransactionRef))
+    const transfer = record(await remit.transactions.mobileTransfer(mobileTransferBody(await createBeneficiary(remit))))
+    const transactionId = String(transfer.transactionId)
+    const pending = record(await remit.lookup.transactionStatus(String(transfer.agentTransactionRef)))
     expect(pending).toMatchObject({ status: 'ENTERED', referenceNumber: null, transactionId })
     const confirmed = record(await remit.transactions.confirm(transactionId))
     const referenceNumber = String(confirmed.referenceNumber)

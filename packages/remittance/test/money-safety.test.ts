@@ -30,7 +30,7 @@ describe('a 3xx is never success, never followed, never retried', () => {
       status: 302,
       reason: 'unexpected_redirect',
       outcomeUnknown: true,
-      agentTransactionRef: 'AGENT-1',
+      idempotencyKey: 'AGENT-1',
       reconciliation: { key: 'agentTransactionRef', value: 'AGENT-1' },
     })
     expect(server.requests).toHaveLength(1)

@@ -1,13 +1,6 @@
 import { createTestClock, faults, refusedUrl, startFaultServer } from '@paywire/core/testing'
 import { describe, expect, it, onTestFinished } from 'vitest'
-import {
-  agentTransactionRefOf,
-  ConnectionError,
-  Remittance,
-  RemittanceError,
-  TimeoutError,
-  type TransferConnectionError,
-} from '../src/index.js'
+import { ConnectionError, Remittance, RemittanceError, TimeoutError } from '../src/index.js'
 import { beneficiary, createBeneficiary, mobileTransferBody, record, setup } from './helpers.js'
 
 async function faultClient(behaviour: Parameters<typeof startFaultServer>[0], options: { timeout?: number } = {}) {
@@ -49,9 +42,8 @@ describe('retries: lookups are safe', () => {
 
   it('the status lookup is retried too: it is how transfers are reconciled', async () => {
     const { remit, simulator } = await setup()
-    const { agentTransactionRef } = await remit.transactions.mobileTransfer(
-      mobileTransferBody(await createBeneficiary(remit)),
-    )
+    const transfer = await remit.transactions.mobileTransfer(mobileTransferBody(await createBeneficiary(remit)))
+    const agentTransactionRef = String(record(transfer).agentTransactionRef)
     simulator.failNext('/api/lookup/transaction/status', 1)
     expect(record(await remit.lookup.transactionStatus(agentTransactionRef)).status).toBe('ENTERED')
   })
@@ -83,7 +75,7 @@ describe('retries: writes are unsent-only', () => {
     const error = (await remit.transactions.mobileTransfer(body).catch((e: unknown) => e)) as RemittanceError
     expect(error).toBeInstanceOf(RemittanceError)
     expect([error.status, error.attempts]).toEqual([502, 1])
-    expect(error.agentTransactionRef).toBe(body.agentTransactionRef)
+    expect(error.idempotencyKey).toBe(body.agentTransactionRef)
     expect(error).toMatchObject({
       outcomeUnknown: true,
       reconciliation: { key: 'agentTransactionRef', value: body.agentTransactionRef },
@@ -116,13 +108,12 @@ describe('retries: writes are unsent-only', () => {
       const { remit, server } = await faultClient(faults.resetBeforeAnswer())
       const error = await call(remit).catch((e: unknown) => e)
       expect(error).toBeInstanceOf(ConnectionError)
-      const connection = error as TransferConnectionError
+      const connection = error as ConnectionError
       expect(connection.requestSent).toBe(true)
       expect(connection.attempts).toBe(1)
       expect(server.requests).toHaveLength(1)
       const sent = JSON.parse(server.requests[0]?.body ?? '{}') as { agentTransactionRef: string }
-      expect(connection.agentTransactionRef).toBe(sent.agentTransactionRef)
-      expect(agentTransactionRefOf(error)).toBe(sent.agentTransactionRef)
+      expect(connection.idempotencyKey).toBe(sent.agentTransactionRef)
       expect(connection).toMatchObject({ outcomeUnknown: true, reconciliation: { value: sent.agentTransactionRef } })
       expect(connection.message).toContain(`agentTransactionRef "${sent.agentTransactionRef}"`)
       expect(connection.message).toContain('lookup.transactionStatus')
@@ -142,12 +133,12 @@ describe('retries: writes are unsent-only', () => {
     onTestFinished(() => remit.close())
     const error = (await remit.transactions
       .mobileTransfer({ amountSLE: 5 })
-      .catch((e: unknown) => e)) as TransferConnectionError
+      .catch((e: unknown) => e)) as ConnectionError
     expect(error).toBeInstanceOf(ConnectionError)
     expect(error.requestSent).toBe(false)
     expect(error.attempts).toBe(3)
     expect(clock.sleeps).toHaveLength(2)
-    expect(error.agentTransactionRef).toMatch(/^[0-9a-f-]{36}$/)
+    expect(error.idempotencyKey).toMatch(/^[0-9a-f-]{36}$/)
   })
 
   it('a transfer that times out is a TimeoutError (class kept) carrying the agentTransactionRef', async () => {
@@ -155,7 +146,7 @@ describe('retries: writes are unsent-only', () => {
     const error = await remit.transactions.cashCollection({ agentTransactionRef: 'AGENT-T' }).catch((e: unknown) => e)
     expect(error).toBeInstanceOf(TimeoutError)
     expect((error as TimeoutError).phase).toBe('headers')
-    expect(agentTransactionRefOf(error)).toBe('AGENT-T')
+    expect((error as TimeoutError).idempotencyKey).toBe('AGENT-T')
     expect(server.requests).toHaveLength(1)
   })
 })

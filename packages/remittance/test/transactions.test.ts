@@ -1,6 +1,6 @@
 import { describe, expect, expectTypeOf, it } from 'vitest'
 import { z } from 'zod'
-import { RemittanceError, type TransferResult } from '../src/index.js'
+import { RemittanceError } from '../src/index.js'
 import {
   bankTransferBody,
   cashCollectionBody,
@@ -18,33 +18,31 @@ describe('transactions', () => {
     const { remit, server, simulator } = await setup()
     const body = mobileTransferBody(await createBeneficiary(remit))
     expect(body).not.toHaveProperty('agentTransactionRef')
-    const result = await remit.transactions.mobileTransfer(body)
-    expect(result.agentTransactionRef).toMatch(UUID)
-    expect(sentBody(server.requests).agentTransactionRef).toBe(result.agentTransactionRef)
-    expect(record(result.data)).toMatchObject({
-      transactionId: 'TX000002',
-      status: 'ENTERED',
-      agentTransactionRef: result.agentTransactionRef,
-    })
+    const { data, response } = await remit.transactions.mobileTransfer(body).withResponse()
+    const agentTransactionRef = response.idempotencyKey
+    expect(agentTransactionRef).toMatch(UUID)
+    expect(sentBody(server.requests).agentTransactionRef).toBe(agentTransactionRef)
+    expect(record(data)).toMatchObject({ transactionId: 'TX000002', status: 'ENTERED', agentTransactionRef })
     expect(simulator.ledger).toMatchObject([
-      { kind: 'mobile-transfer', agentTransactionRef: result.agentTransactionRef, amountSLE: 1000, fees: 15 },
+      { kind: 'mobile-transfer', agentTransactionRef, amountSLE: 1000, fees: 15 },
     ])
   })
 
   it("keeps the caller's agentTransactionRef", async () => {
     const { remit, server } = await setup()
     const body = { ...mobileTransferBody(await createBeneficiary(remit)), agentTransactionRef: 'AGENT-0001' }
-    const result = await remit.transactions.mobileTransfer(body)
-    expect(result.agentTransactionRef).toBe('AGENT-0001')
+    const { response } = await remit.transactions.mobileTransfer(body).withResponse()
+    expect(response.idempotencyKey).toBe('AGENT-0001')
     expect(sentBody(server.requests).agentTransactionRef).toBe('AGENT-0001')
   })
 
   it('each call generates a different agentTransactionRef', async () => {
     const { remit } = await setup()
     const beneficiaryId = await createBeneficiary(remit)
-    const a = await remit.transactions.cashCollection(cashCollectionBody(beneficiaryId))
-    const b = await remit.transactions.cashCollection(cashCollectionBody(beneficiaryId))
-    expect(a.agentTransactionRef).not.toBe(b.agentTransactionRef)
+    const a = await remit.transactions.cashCollection(cashCollectionBody(beneficiaryId)).withResponse()
+    const b = await remit.transactions.cashCollection(cashCollectionBody(beneficiaryId)).withResponse()
+    expect(a.response.idempotencyKey).toMatch(UUID)
+    expect(a.response.idempotencyKey).not.toBe(b.response.idempotencyKey)
   })
 
   it('cash collection and bank transfer are booked in the ledger with their kind', async () => {
@@ -68,13 +66,13 @@ describe('transactions', () => {
     expect(error.title).toBe('Duplicate agentTransactionRef')
     expect(error.problem?.transactionId).toBe('TX000002')
     expect(error.fieldErrors.agentTransactionRef).toEqual(['This agentTransactionRef has already been used.'])
-    expect(error.agentTransactionRef).toBe('AGENT-DUP')
+    expect(error.idempotencyKey).toBe('AGENT-DUP')
     expect(simulator.ledger).toHaveLength(1)
   })
 
   it('confirm commits the transaction and yields the reference number; a second confirm is refused', async () => {
     const { remit, simulator } = await setup()
-    const { data } = await remit.transactions.mobileTransfer(mobileTransferBody(await createBeneficiary(remit)))
+    const data = await remit.transactions.mobileTransfer(mobileTransferBody(await createBeneficiary(remit)))
     const transactionId = String(record(data).transactionId)
     const confirmed = record(await remit.transactions.confirm(transactionId))
     expect(confirmed).toEqual({ transactionId, referenceNumber: 'RN000003', status: 'AGENT_OK' })
@@ -100,14 +98,13 @@ describe('transactions', () => {
       .mobileTransfer(mobileTransferBody('BEN-NOPE'))
       .catch((e: unknown) => e)) as RemittanceError
     expect(error.fieldErrors).toEqual({ beneficiaryId: ['Unknown beneficiary BEN-NOPE.'] })
-    expect(error.agentTransactionRef).toMatch(UUID)
+    expect(error.idempotencyKey).toMatch(UUID)
   })
 
   it('the simulator can move a transaction on, and the status lookup shows it', async () => {
     const { remit, simulator } = await setup()
-    const { agentTransactionRef } = await remit.transactions.mobileTransfer(
-      mobileTransferBody(await createBeneficiary(remit)),
-    )
+    const transfer = await remit.transactions.mobileTransfer(mobileTransferBody(await createBeneficiary(remit)))
+    const agentTransactionRef = String(record(transfer).agentTransactionRef)
     simulator.setStatus(agentTransactionRef, 'PROCESSED')
     expect(record(await remit.lookup.transactionStatus(agentTransactionRef)).status).toBe('PROCESSED')
   })
@@ -118,8 +115,8 @@ describe('transactions', () => {
     const result = await remit.transactions.mobileTransfer(mobileTransferBody(await createBeneficiary(remit)), {
       schema: Created,
     })
-    expectTypeOf(result).toEqualTypeOf<TransferResult<{ transactionId: string; status: string }>>()
-    expect(result.data.transactionId).toBe('TX000002')
+    expectTypeOf(result).toEqualTypeOf<{ transactionId: string; status: string }>()
+    expect(result.transactionId).toBe('TX000002')
   })
 
   it('.withResponse() gives the transfer result together with the HTTP answer', async () => {
@@ -127,8 +124,9 @@ describe('transactions', () => {
     const { data, response } = await remit.transactions
       .bankTransfer(bankTransferBody(await createBeneficiary(remit)))
       .withResponse()
-    expect(data.agentTransactionRef).toMatch(UUID)
-    expect(record(data.data).transType).toBe('Account')
+    expect(response.idempotencyKey).toMatch(UUID)
+    expect(record(data).agentTransactionRef).toBe(response.idempotencyKey)
+    expect(record(data).transType).toBe('Account')
     expect(response.status).toBe(201)
     expect(response.attempts).toBe(1)
   })
