@@ -28,7 +28,7 @@ export async function main(): Promise<void> {
     }
 
     show('catalog.enable →', await bills.catalog.enable({ productId: 'AIRTIME-ORANGE' }))
-    const { transaction } = await bills.transactions.execute({ productId: 'AIRTIME-ORANGE', amount: 5 })
+    const transaction = await bills.transactions.execute({ productId: 'AIRTIME-ORANGE', amount: 5 })
     show('execute after enable →', transaction)
   } finally {
     await bills.close()

@@ -30,14 +30,16 @@ export async function main(): Promise<void> {
 
     // Keep the key with your order before calling: if the answer is lost, retry with the same key.
     const idempotencyKey = randomUUID()
-    const payment = await bills.transactions.execute(
-      { productId: product.id, amount: 50, customerReference: 'METER-0042' },
-      { idempotencyKey, schema: Transaction },
-    )
-    show(`transactions.execute (Idempotency-Key ${payment.idempotencyKey}) →`, payment.transaction)
-    expectThat(payment.idempotencyKey === idempotencyKey, 'the key we chose is the key sent')
+    const { data: payment, response } = await bills.transactions
+      .execute(
+        { productId: product.id, amount: 50, customerReference: 'METER-0042' },
+        { idempotencyKey, schema: Transaction },
+      )
+      .withResponse()
+    show(`transactions.execute (Idempotency-Key ${response.idempotencyKey}) →`, payment)
+    expectThat(response.idempotencyKey === idempotencyKey, 'the key we chose is the key sent')
 
-    const again = await bills.transactions.get(payment.transaction.transReference, { schema: Transaction })
+    const again = await bills.transactions.get(payment.transReference, { schema: Transaction })
     show('transactions.get →', again)
 
     const mine = await bills.transactions.filter({ customerReference: 'METER-0042' })

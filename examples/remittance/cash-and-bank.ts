@@ -16,19 +16,17 @@ export async function main(): Promise<void> {
   try {
     const beneficiaryId = await ghanaBeneficiary(remit)
 
-    const cash = await remit.transactions.cashCollection({
-      ...transferBasics(beneficiaryId),
-      collectionPointId: 'CP-GH-001',
-      collectionPin: '4821',
-    })
-    show(`transactions.cashCollection (agentTransactionRef ${cash.agentTransactionRef}) →`, cash.data)
+    // The result is the service's answer; the agentTransactionRef it was sent with (generated here)
+    // is the response's idempotencyKey, and every error's.
+    const cash = await remit.transactions
+      .cashCollection({ ...transferBasics(beneficiaryId), collectionPointId: 'CP-GH-001', collectionPin: '4821' })
+      .withResponse()
+    show(`transactions.cashCollection (agentTransactionRef ${cash.response.idempotencyKey}) →`, cash.data)
 
-    const bank = await remit.transactions.bankTransfer({
-      ...transferBasics(beneficiaryId),
-      bankId: 'GH-GCB',
-      accountNumber: '0012345678',
-    })
-    show(`transactions.bankTransfer (agentTransactionRef ${bank.agentTransactionRef}) →`, bank.data)
+    const bank = await remit.transactions
+      .bankTransfer({ ...transferBasics(beneficiaryId), bankId: 'GH-GCB', accountNumber: '0012345678' })
+      .withResponse()
+    show(`transactions.bankTransfer (agentTransactionRef ${bank.response.idempotencyKey}) →`, bank.data)
   } finally {
     await remit.close()
     await connection.close()

@@ -23,7 +23,7 @@ export async function main(): Promise<void> {
     const beneficiaryId = await ghanaBeneficiary(remit)
     const agentTransactionRef = randomUUID() // store it first
     try {
-      const { data } = await remit.transactions.mobileTransfer(
+      const data = await remit.transactions.mobileTransfer(
         {
           ...transferBasics(beneficiaryId),
           agentTransactionRef,

@@ -8,16 +8,16 @@
  * which carries the `Idempotency-Key` and is replayed safely).
  */
 
-import { BillPaymentError, idempotencyKeyOf } from '@paywire/bill-payment'
+import { BillPaymentError } from '@paywire/bill-payment'
 import { startBillPaymentSimulator } from '@paywire/bill-payment/testing'
 import { CardGatewayError } from '@paywire/card-gateway'
 import { startCardGatewaySimulator, TEST_CARDS } from '@paywire/card-gateway/testing'
 import { ApiError, type ClientOptions, ConnectionError, TimeoutError } from '@paywire/core'
 import { createTestClock, refusedUrl } from '@paywire/core/testing'
-import { agentTransactionRefOf, RemittanceError } from '@paywire/remittance'
+import { RemittanceError } from '@paywire/remittance'
 import { startRemittanceSimulator } from '@paywire/remittance/testing'
 import { afterAll, describe, expect, it } from 'vitest'
-import { billPayment, cardGateway, outcome, remittance } from './support/packages.js'
+import { billPayment, cardGateway, idempotencyKeyOf, outcome, remittance } from './support/packages.js'
 import { integer, mulberry32, pick, type Random, seedFromEnv, weighted } from './support/random.js'
 import { recordResults } from './support/results.js'
 import { type FaultProxy, OP_HEADER, type ProxyMode, startFaultProxy } from './support/servers.js'
@@ -368,8 +368,8 @@ describe(`side-effect ledger (seed ${SEED}, ${OPERATIONS} operations per simulat
           before +
           (sim.ledger.filter((e) => e.referenceNumber !== undefined).length - confirmedBefore)
         ops.push(op)
-        const value = result.value as { data?: { transactionId?: string } } | undefined
-        if (value?.data?.transactionId) known.push(value.data.transactionId)
+        const value = result.value as { transactionId?: string } | undefined
+        if (value?.transactionId) known.push(value.transactionId)
 
         // A transfer whose outcome is unknown: reconcile with its key, resend only if it never happened.
         if (
@@ -377,7 +377,7 @@ describe(`side-effect ledger (seed ${SEED}, ${OPERATIONS} operations per simulat
           op.error instanceof ConnectionError &&
           op.error.requestSent
         ) {
-          const ref = agentTransactionRefOf(op.error)
+          const ref = idempotencyKeyOf(op.error)
           expect(ref, `transfer #${i} lost its agentTransactionRef`).toBeDefined()
           reconciled += 1
           const found = await outcome(client.lookup.transactionStatus(ref as string))
@@ -387,7 +387,7 @@ describe(`side-effect ledger (seed ${SEED}, ${OPERATIONS} operations per simulat
               ...(kind === 'mobileTransfer' ? mobile : cash),
               agentTransactionRef: ref as string,
             })
-            known.push(String((again.data as Record<string, unknown>)['transactionId']))
+            known.push(String((again as Record<string, unknown>)['transactionId']))
           } else {
             expect(found.error).toBeUndefined()
             known.push(String((found.value as Record<string, unknown>)['transactionId']))
@@ -398,7 +398,7 @@ describe(`side-effect ledger (seed ${SEED}, ${OPERATIONS} operations per simulat
       for (const op of ops.filter(
         (o) => o.write && o.error instanceof ConnectionError && o.kind !== 'confirm' && o.kind !== 'createBeneficiary',
       )) {
-        expect(agentTransactionRefOf(op.error), `${op.kind} #${op.i}`).toMatch(/^[0-9a-f-]{36}$/)
+        expect(idempotencyKeyOf(op.error), `${op.kind} #${op.i}`).toMatch(/^[0-9a-f-]{36}$/)
       }
       const ledger = sim.ledger
       expect(maxCount(countBy(ledger, (e) => e.agentTransactionRef)), 'an agentTransactionRef executed twice').toBe(1)

@@ -62,12 +62,4 @@ export function form(body: string): Record<string, string> {
   return Object.fromEntries(new URLSearchParams(body))
 }
 
-/** Awaits a promise that must reject, returning the rejection. */
-export async function rejection(promise: PromiseLike<unknown>): Promise<unknown> {
-  try {
-    await promise
-  } catch (error) {
-    return error
-  }
-  throw new Error('expected the call to fail')
-}
+export { rejection } from '@paywire/core/testing'

@@ -1,9 +1,14 @@
 /** The three clients behind one shape, so a test can be written once as data (package × operation). */
 
-import { BillPayment, BillPaymentError, idempotencyKeyOf } from '@paywire/bill-payment'
+import { BillPayment, BillPaymentError } from '@paywire/bill-payment'
 import { CardGateway, CardGatewayError } from '@paywire/card-gateway'
-import type { ApiError, ClientOptions } from '@paywire/core'
-import { agentTransactionRefOf, Remittance, RemittanceError } from '@paywire/remittance'
+import { type ApiError, type ClientOptions, PaywireError } from '@paywire/core'
+import { Remittance, RemittanceError } from '@paywire/remittance'
+
+/** The idempotency key core put on an error of a keyed call (`agentTransactionRef`, `Idempotency-Key`). */
+export function idempotencyKeyOf(error: unknown): string | undefined {
+  return error instanceof PaywireError ? error.idempotencyKey : undefined
+}
 
 /** Distinctive credentials, so a scan for them cannot match anything by accident. */
 export const SECRETS = Object.freeze({
@@ -99,7 +104,7 @@ export const PACKAGES: readonly PackageUnderTest[] = [
     writeName: 'transactions.mobileTransfer',
     apiError: RemittanceError,
     unreadableReason: 'invalid_response',
-    writeKeyOf: agentTransactionRefOf,
+    writeKeyOf: idempotencyKeyOf,
     wireKeyOf: (request) => String((JSON.parse(request.body) as Record<string, unknown>)['agentTransactionRef']),
     open(url, options) {
       const client = remittance(url, options)
