@@ -7,9 +7,8 @@ import {
   checkBaseUrl,
   HttpClient,
   type RawRequestInput,
-  RequestValidationError,
-  Secret,
-  type ValidationIssue,
+  readCredentials,
+  type Secret,
 } from '@paywire/core'
 import pkg from '../package.json' with { type: 'json' }
 import { CatalogResource } from './catalog.js'
@@ -21,25 +20,9 @@ export interface BillPaymentOptions extends ClientOptions {
   /** `{base_url}` of the spec, e.g. `https://bills.example.com`; plain `http:` only for loopback (simulators). */
   baseUrl: string
   /** Sent as `X-Service-Internal-Client-Id` on every call (spec "Authentication"). */
-  clientId: string
+  clientId: string | Secret
   /** Sent as `X-Service-Client-Secret` on every call; never logged, printed or put in an error. */
-  clientSecret: string
-}
-
-/** Header values must be visible ASCII; a CR/LF could smuggle headers, a space is likely a paste error. */
-const CREDENTIAL_PATTERN = /^[\x21-\x7e]+$/
-
-function credentialIssues(options: Partial<BillPaymentOptions>): ValidationIssue[] {
-  const issues: ValidationIssue[] = []
-  for (const name of ['clientId', 'clientSecret'] as const) {
-    const value: unknown = options[name]
-    if (typeof value !== 'string' || value === '') {
-      issues.push({ path: name, message: 'is required (a non-empty string)' })
-    } else if (!CREDENTIAL_PATTERN.test(value)) {
-      issues.push({ path: name, message: 'must be visible ASCII characters only (no spaces or line breaks)' })
-    }
-  }
-  return issues
+  clientSecret: string | Secret
 }
 
 /**
@@ -66,13 +49,12 @@ export class BillPayment {
   #closing: Promise<void> | undefined
 
   constructor(options: BillPaymentOptions) {
-    const given: Partial<BillPaymentOptions> = options ?? {}
-    const issues = credentialIssues(given)
-    if (issues.length > 0) throw new RequestValidationError('BillPayment', issues)
-    const { baseUrl, clientId, clientSecret, ...core } = given as BillPaymentOptions
+    // Spec "Authentication": both are headers of every call.
+    const credentials = readCredentials('BillPayment', options, { clientId: 'header', clientSecret: 'header' })
+    const { baseUrl, clientId: _id, clientSecret: _secret, ...core } = options
     this.baseUrl = checkBaseUrl('baseUrl', baseUrl, 'BillPayment')
-    this.#clientId = new Secret(clientId)
-    this.#clientSecret = new Secret(clientSecret)
+    this.#clientId = credentials.clientId
+    this.#clientSecret = credentials.clientSecret
     this.#http = new HttpClient({ packageName: 'bill-payment', packageVersion: pkg.version, options: core })
     this.#runner = new Runner(this.#http, this.baseUrl, () => ({
       [CLIENT_ID_HEADER]: this.#clientId.reveal(),

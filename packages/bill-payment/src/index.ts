@@ -1,7 +1,15 @@
 /** `@paywire/bill-payment`: typed client of the bill payment service (catalog, transactions). */
 
-export type { CallOptions, ClientOptions, ProblemDetails, RawRequestInput } from '@paywire/core'
-// Re-exported so callers can catch every error class from one import.
+// The core symbols every paywire package re-exports, the same list in each: one import covers calls,
+// errors and secrets.
+export type {
+  CallOptions,
+  ClientOptions,
+  ProblemDetails,
+  RawRequestInput,
+  Reconciliation,
+  WithResponse,
+} from '@paywire/core'
 export {
   ApiError,
   ApiPromise,
@@ -9,6 +17,8 @@ export {
   PaywireError,
   RequestValidationError,
   ResponseTooLargeError,
+  Secret,
+  SignatureVerificationError,
   TimeoutError,
   UserAbortError,
 } from '@paywire/core'

@@ -96,8 +96,11 @@ describe('Authentication: X-Service-Internal-Client-Id and X-Service-Client-Secr
     } catch (error) {
       const e = error as RequestValidationError
       expect(e.issues).toEqual([
-        { path: 'clientId', message: 'is required (a non-empty string)' },
-        { path: 'clientSecret', message: 'must be visible ASCII characters only (no spaces or line breaks)' },
+        { path: 'clientId', message: 'is required: a non-empty string or a Secret' },
+        {
+          path: 'clientSecret',
+          message: 'must be visible ASCII characters only (it is sent as a header: no spaces or line breaks)',
+        },
       ])
       expect(e.message).not.toContain('break-secret')
     }

@@ -10,7 +10,8 @@ import {
   HttpClient,
   type RawRequestInput,
   RequestValidationError,
-  Secret,
+  readCredentials,
+  type Secret,
 } from '@paywire/core'
 import pkg from '../package.json' with { type: 'json' }
 import { Callbacks } from './callbacks.js'
@@ -57,11 +58,11 @@ export interface CardGatewayOptions extends ClientOptions {
   /** S2S CARD base URL (`{s2s_url}`); requests go to `{s2sUrl}/post`. */
   s2sUrl: string
   /** Checkout `merchant_key` (sent in the body). */
-  merchantKey: string
+  merchantKey: string | Secret
   /** S2S CARD `client_key` (sent in the body). */
-  clientKey: string
+  clientKey: string | Secret
   /** The merchant secret: never sent, only the last hash input (spec Authentication 2). */
-  password: string
+  password: string | Secret
   /** Which environment the keys belong to; only sharpens messages (e.g. the 220002 key-mixing hint). */
   environment?: 'sandbox' | 'production'
   /** Inner digest of the signature: `md5` (default) or `sha256` (an admin option, PLATFORM_NOTES). */
@@ -94,11 +95,6 @@ export interface CardGatewayOptions extends ClientOptions {
 export interface CardGatewayRawRequest extends RawRequestInput {
   /** Which base URL the path is under. */
   readonly base: 'checkout' | 's2s'
-}
-
-function requiredString(name: string, value: unknown): string {
-  if (typeof value === 'string' && value !== '') return value
-  throw new RequestValidationError('client', [{ path: name, message: 'must be a non-empty string' }])
 }
 
 function invalid(path: string, message: string): never {
@@ -175,12 +171,14 @@ export class CardGateway {
   readonly #ctx: GatewayContext
 
   constructor(options: CardGatewayOptions) {
+    // The keys travel in request bodies and the password only in the hash (spec Authentication).
+    const credentials = readCredentials('client', options, { merchantKey: 'text', clientKey: 'text', password: 'text' })
     const {
       checkoutUrl,
       s2sUrl,
-      merchantKey,
-      clientKey,
-      password,
+      merchantKey: _merchantKey,
+      clientKey: _clientKey,
+      password: _password,
       environment,
       digest,
       hashInputs,
@@ -192,9 +190,9 @@ export class CardGateway {
     } = options
     this.#checkoutUrl = checkBaseUrl('checkoutUrl', checkoutUrl)
     this.#s2sUrl = checkBaseUrl('s2sUrl', s2sUrl)
-    this.#merchantKey = new Secret(requiredString('merchantKey', merchantKey))
-    this.#clientKey = new Secret(requiredString('clientKey', clientKey))
-    this.#password = new Secret(requiredString('password', password))
+    this.#merchantKey = credentials.merchantKey
+    this.#clientKey = credentials.clientKey
+    this.#password = credentials.password
     if (digest !== undefined && digest !== 'md5' && digest !== 'sha256') {
       throw new RequestValidationError('client', [{ path: 'digest', message: 'must be "md5" or "sha256"' }])
     }

@@ -1,13 +1,23 @@
 /** `@paywire/card-gateway`: Checkout (JSON) and the nine S2S CARD actions, signing, typed errors, callbacks. */
 
-export type { ApiPromise, CallOptions } from '@paywire/core'
-// Re-exported so callers catch every SDK error from one import.
+// The core symbols every paywire package re-exports, the same list in each: one import covers calls,
+// errors and secrets.
+export type {
+  CallOptions,
+  ClientOptions,
+  ProblemDetails,
+  RawRequestInput,
+  Reconciliation,
+  WithResponse,
+} from '@paywire/core'
 export {
   ApiError,
+  ApiPromise,
   ConnectionError,
   PaywireError,
   RequestValidationError,
   ResponseTooLargeError,
+  Secret,
   SignatureVerificationError,
   TimeoutError,
   UserAbortError,

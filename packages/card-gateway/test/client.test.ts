@@ -18,7 +18,9 @@ describe('CardGateway construction', () => {
   })
 
   it('refuses empty credentials and unknown digests', () => {
-    expect(() => new CardGateway({ ...base, password: '' })).toThrow(/password: must be a non-empty string/)
+    expect(() => new CardGateway({ ...base, password: '' })).toThrow(/password: is required: a non-empty string/)
+    // @ts-expect-error options are required
+    expect(() => new CardGateway(undefined)).toThrow(RequestValidationError)
     // @ts-expect-error not a digest
     expect(() => new CardGateway({ ...base, digest: 'sha1' })).toThrow(/digest/)
   })

@@ -2,6 +2,8 @@
 
 export type { WithResponse } from './api-promise.js'
 export { ApiPromise } from './api-promise.js'
+export type { CredentialUse } from './credentials.js'
+export { readCredentials } from './credentials.js'
 export type { Query, QueryValue } from './encode.js'
 export { FORM_TYPE, formBody, JSON_TYPE, jsonBody, withQuery } from './encode.js'
 export type {

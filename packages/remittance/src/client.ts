@@ -9,7 +9,8 @@ import {
   HttpClient,
   type RawRequestInput,
   RequestValidationError,
-  Secret,
+  readCredentials,
+  type Secret,
 } from '@paywire/core'
 import pkg from '../package.json' with { type: 'json' }
 import { Beneficiaries } from './beneficiaries.js'
@@ -56,12 +57,10 @@ export class Remittance {
   readonly #run: OperationRunner
 
   constructor(options: RemittanceOptions) {
-    if (typeof options !== 'object' || options === null) {
-      throw new RequestValidationError('Remittance', [{ path: '(options)', message: 'must be an object' }])
-    }
-    const { baseUrl, apiKey, platformDefaults, ...coreOptions } = options
+    // Spec Authentication 1: the key is the x-code header of every call.
+    const { apiKey: key } = readCredentials('Remittance', options, { apiKey: 'header' })
+    const { baseUrl, apiKey: _key, platformDefaults, ...coreOptions } = options
     this.#baseUrl = checkBaseUrl('baseUrl', baseUrl, 'Remittance')
-    const key = checkApiKey(apiKey)
     this.#http = new HttpClient({ packageName: 'remittance', packageVersion: pkg.version, options: coreOptions })
     this.#run = new OperationRunner(
       this.#http,
@@ -109,16 +108,4 @@ function checkSleDecimals(value: unknown): number {
   throw new RequestValidationError('Remittance', [
     { path: 'platformDefaults.sleDecimals', message: 'must be a whole number from 0 to 20' },
   ])
-}
-
-/** The key must be usable as a header value; the error never repeats it. */
-function checkApiKey(value: unknown): Secret {
-  const fail = (message: string): never => {
-    throw new RequestValidationError('Remittance', [{ path: 'apiKey', message }])
-  }
-  const key = value instanceof Secret ? value.reveal() : value
-  if (typeof key !== 'string' || key.trim() === '') return fail('must be a non-empty string (or a Secret)')
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
-  if (/[\u0000-\u001f\u007f]/.test(key)) return fail('must not contain control characters (it is sent as a header)')
-  return value instanceof Secret ? value : new Secret(key)
 }

@@ -1,14 +1,24 @@
 /** `@paywire/remittance`: typed client of the cross-border remittance service. */
 
-export type { ProblemDetails } from '@paywire/core'
-// Re-exported so callers catch every error without importing @paywire/core themselves.
+// The core symbols every paywire package re-exports, the same list in each: one import covers calls,
+// errors and secrets.
+export type {
+  CallOptions,
+  ClientOptions,
+  ProblemDetails,
+  RawRequestInput,
+  Reconciliation,
+  WithResponse,
+} from '@paywire/core'
 export {
   ApiError,
+  ApiPromise,
   ConnectionError,
   PaywireError,
   RequestValidationError,
   ResponseTooLargeError,
   Secret,
+  SignatureVerificationError,
   TimeoutError,
   UserAbortError,
 } from '@paywire/core'

@@ -137,10 +137,10 @@ describe('client construction', () => {
   it('requires https (plain http only to loopback) and a non-empty key, never echoing the key', () => {
     expect(() => new Remittance({ baseUrl: 'http://remit.example.com', apiKey: 'k' })).toThrow(RequestValidationError)
     expect(() => new Remittance({ baseUrl: 'https://remit.example.com', apiKey: '' })).toThrow(
-      /apiKey: must be a non-empty string/,
+      /apiKey: is required: a non-empty string or a Secret/,
     )
     expect(() => new Remittance({ baseUrl: 'https://remit.example.com', apiKey: 'top\nsecret' })).toThrow(
-      /^(?!.*top).*control characters/s,
+      /^(?!.*top).*apiKey: must be visible ASCII characters only \(it is sent as a header/s,
     )
   })
 
