@@ -9,12 +9,12 @@ import {
   ApiPromise,
   buildRawRequest,
   type CallOptions,
+  expandPath,
   type HttpClient,
   type HttpMethod,
   type HttpRequest,
   jsonBody,
   keyed,
-  pathSegment,
   type Query,
   type RawRequestInput,
   type RawResponse,
@@ -250,12 +250,8 @@ export class Runner {
     if (row.query) issues.push(...queryIssues(input.query))
     if (issues.length > 0) throw new RequestValidationError(row.name, issues)
 
-    let path = row.path
-    if (row.pathParam)
-      path = path.replace(
-        `{${row.pathParam}}`,
-        pathSegment(input.pathValue as string | number, row.pathParam, row.name),
-      )
+    const pathValues = row.pathParam ? { [row.pathParam]: input.pathValue as string | number } : {}
+    const path = expandPath(row.path, pathValues, row.name)
     const url = withQuery(this.#baseUrl + path, row.query ? (input.query as Query | undefined) : undefined)
     return {
       operation: row.name,

@@ -53,3 +53,15 @@ export function pathSegment(value: string | number, field = 'path variable', ope
     return refuse('must be well-formed Unicode (it holds a lone surrogate)')
   }
 }
+
+/**
+ * Fills a path template (`/api/catalog/{id}`) with its variables, each encoded by `pathSegment`, so
+ * no caller value can change the route; a variable without a value is refused by name.
+ */
+export function expandPath(
+  template: string,
+  values: Readonly<Record<string, string | number | undefined>>,
+  operation = 'request',
+): string {
+  return template.replace(/\{(\w+)\}/g, (_whole, name: string) => pathSegment(values[name] ?? '', name, operation))
+}

@@ -1,4 +1,4 @@
-import { checkBaseUrl, pathSegment, RequestValidationError } from '@paywire/core'
+import { checkBaseUrl, expandPath, pathSegment, RequestValidationError } from '@paywire/core'
 import { describe, expect, it } from 'vitest'
 
 describe('base URL check at construction', () => {
@@ -59,6 +59,28 @@ describe('path variables that would change the route', () => {
     } catch (e) {
       expect((e as RequestValidationError).issues[0]?.path).toBe('transReference')
       expect((e as RequestValidationError).operation).toBe('transactions.get')
+    }
+  })
+})
+
+describe('expandPath: the one path templating of every package', () => {
+  it('encodes each variable so caller data cannot change the route', () => {
+    expect(expandPath('/api/catalog/{id}', { id: 'a/b?c#d' }, 'catalog.get')).toBe('/api/catalog/a%2Fb%3Fc%23d')
+    expect(expandPath('/api/x/{a}/y/{b}', { a: 1, b: 'two words' })).toBe('/api/x/1/y/two%20words')
+  })
+
+  it.each([
+    ['..', 'must not be empty, "." or ".." (it would change the route)'],
+    ['%2e%2E', 'must not be empty, "." or ".." (it would change the route)'],
+    [undefined, 'must not be empty, "." or ".." (it would change the route)'],
+    ['\ud800', 'must be well-formed Unicode (it holds a lone surrogate)'],
+  ])('refuses %j, naming the variable and the operation', (value, message) => {
+    try {
+      expandPath('/api/transactions/{transReference}', { transReference: value }, 'transactions.get')
+      throw new Error('expected a refusal')
+    } catch (error) {
+      expect(error).toBeInstanceOf(RequestValidationError)
+      expect(error).toMatchObject({ operation: 'transactions.get', issues: [{ path: 'transReference', message }] })
     }
   })
 })

@@ -5,11 +5,11 @@ import {
   ApiPromise,
   buildRawRequest,
   type CallOptions,
+  expandPath,
   type HttpClient,
   type HttpMethod,
   type HttpRequest,
   jsonBody,
-  pathSegment,
   type RawRequestInput,
   type RawResponse,
   type Reconciliation,
@@ -140,13 +140,10 @@ export class OperationRunner {
   }
 
   #build(row: OperationRow, input: OperationInput): HttpRequest {
-    let path = row.path
     const variable = PATH_VARIABLE.exec(row.path)?.[1]
-    if (variable !== undefined) {
-      const checked = validateParams(row.name, pathSchemaFor(variable), { [variable]: input.pathValue })
-      path = path.replace(`{${variable}}`, pathSegment(checked[variable] ?? '', variable, row.name))
-    }
-    let url = this.#baseUrl + path
+    const pathValues =
+      variable === undefined ? {} : validateParams(row.name, pathSchemaFor(variable), { [variable]: input.pathValue })
+    let url = this.#baseUrl + expandPath(row.path, pathValues, row.name)
     if (row.query) {
       const query = validateParams(row.name, querySchema, input.query)
       url = withQuery(url, query)
