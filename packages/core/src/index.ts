@@ -44,6 +44,8 @@ export type {
 export { HttpClient, systemClock, WINDOW_MARGIN_MS } from './http-client.js'
 export type { ProblemDetails } from './problem-details.js'
 export { describeProblem, parseProblemDetails } from './problem-details.js'
+export type { AnswerSchema, ProblemDetailsErrorInit, ProblemHints, ProblemReason } from './problem-error.js'
+export { checkAnswer, ProblemDetailsError, problemReason } from './problem-error.js'
 export type { RawRequestInput } from './raw.js'
 export { buildRawRequest } from './raw.js'
 export type { BackoffOptions, RetryPolicy } from './retry.js'
