@@ -11,6 +11,7 @@ const CORE_REEXPORTS = [
   'ApiPromise',
   'ConnectionError',
   'PaywireError',
+  'ProblemDetailsError',
   'RequestValidationError',
   'ResponseTooLargeError',
   'Secret',

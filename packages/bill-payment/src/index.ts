@@ -6,6 +6,7 @@ export type {
   CallOptions,
   ClientOptions,
   ProblemDetails,
+  ProblemReason,
   RawRequestInput,
   Reconciliation,
   WithResponse,
@@ -15,6 +16,7 @@ export {
   ApiPromise,
   ConnectionError,
   PaywireError,
+  ProblemDetailsError,
   RequestValidationError,
   ResponseTooLargeError,
   Secret,
@@ -25,7 +27,6 @@ export {
 export { CatalogResource, catalogOperations } from './catalog.js'
 export type { BillPaymentOptions } from './client.js'
 export { BillPayment } from './client.js'
-export type { BillPaymentErrorReason } from './errors.js'
 export { BillPaymentError } from './errors.js'
 export type { BillPaymentCallOptions, OperationRow, ResultKind, WithoutSchema, WithSchema } from './operation.js'
 export { CLIENT_ID_HEADER, CLIENT_SECRET_HEADER, IDEMPOTENCY_KEY_HEADER } from './operation.js'

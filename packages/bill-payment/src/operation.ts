@@ -9,6 +9,7 @@ import {
   ApiPromise,
   buildRawRequest,
   type CallOptions,
+  checkAnswer,
   expandPath,
   type HttpClient,
   type HttpMethod,
@@ -144,8 +145,8 @@ function bodyValue(kind: ResultKind, response: RawResponse, request: HttpRequest
   throw new BillPaymentError({
     request,
     response,
-    reason: 'unexpected_response',
-    message: `The ${response.status} answer is not JSON; see rawBody.`,
+    reason: 'unreadable_response',
+    problemWithAnswer: `it is not JSON (${response.headers['content-type'] ?? 'no content type'}); see rawBody`,
   })
 }
 
@@ -154,27 +155,16 @@ function handlerFor(kind: ResultKind, schema: z.ZodType | undefined): ResponseHa
     decode(response, request) {
       const value = bodyValue(kind, response, request)
       if (schema) {
-        const parsed = schema.safeParse(value)
-        if (parsed.success) return parsed.data
-        const issues = parsed.error.issues.map((issue) => ({
-          path: issue.path.map(String).join('.'),
-          message: issue.message,
-        }))
-        const list = issues.map((i) => `${i.path || '(body)'}: ${i.message}`).join('; ')
-        throw new BillPaymentError({
-          request,
-          response,
-          reason: 'response_schema_mismatch',
-          issues,
-          message: `The ${response.status} answer does not match the schema you passed: ${list}`,
-        })
+        const checked = checkAnswer(schema, value)
+        if (checked.ok) return checked.data
+        throw new BillPaymentError({ request, response, reason: 'response_schema_mismatch', issues: checked.issues })
       }
       if (kind === 'entity' && (typeof value !== 'object' || Array.isArray(value))) {
         throw new BillPaymentError({
           request,
           response,
-          reason: 'unexpected_response',
-          message: `Expected a JSON object (or no body); got ${Array.isArray(value) ? 'an array' : typeof value}. Pass a schema to accept another shape.`,
+          reason: 'unreadable_response',
+          problemWithAnswer: `a JSON object (or no body) was expected, not ${Array.isArray(value) ? 'an array' : typeof value}; pass a schema to accept another shape`,
         })
       }
       return value

@@ -61,7 +61,9 @@ describe('Authentication: X-Service-Internal-Client-Id and X-Service-Client-Secr
     expect(error.isAuthError).toBe(true)
     expect(error.message).toContain('X-Service-Internal-Client-Id')
     expect(error.message).toContain('X-Service-Client-Secret')
-    expect(error.message).toMatch(/^catalog\.list: HTTP 401\. The service rejected the client credentials/)
+    expect(error.message).toMatch(
+      /^catalog\.list: the service rejected the credentials \(HTTP 401\)\. Check the X-Service-Internal-Client-Id and X-Service-Client-Secret headers/,
+    )
     expect(error.problem?.title).toBe('Unauthorized')
     expect(error.message).not.toContain('wrong-secret')
     expect(error.attempts).toBe(1)
@@ -84,7 +86,8 @@ describe('Authentication: X-Service-Internal-Client-Id and X-Service-Client-Secr
     const error = (await rejection(() => env.bills.transactions.list())) as BillPaymentError
     expect(error.reason).toBe('forbidden')
     expect(error.message).toContain('X-Service-Internal-Client-Id and X-Service-Client-Secret')
-    expect(error.message).toContain('(Forbidden)')
+    expect(error.message).toContain('(HTTP 403). Check the X-Service-Internal-Client-Id')
+    expect(error.message).toMatch(/ Forbidden\.$/)
   })
 
   it('the client refuses missing or malformed credentials at construction, without echoing them', () => {

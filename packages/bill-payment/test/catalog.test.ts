@@ -86,7 +86,7 @@ describe('Catalog: GET /api/catalog/{id}', () => {
     expect(e.isNotFound).toBe(true)
     expect(e.code).toBe('https://paywire.dev/problems/bill-payment/product-not-found')
     expect(e.problem).toMatchObject({ title: 'Product not found', status: 404 })
-    expect(e.message).toBe('catalog.get: HTTP 404: Product not found: No product with id "NOPE".')
+    expect(e.message).toBe('catalog.get: not found (HTTP 404). Product not found: No product with id "NOPE".')
     expect(e.operation).toBe('catalog.get')
     expect(e.attempts).toBe(1)
   })
@@ -116,21 +116,23 @@ describe('Catalog: GET /api/catalog/{id}', () => {
     expect(error.reason).toBe('response_schema_mismatch')
     expect(error.status).toBe(200)
     expect(error.issues).toEqual([{ path: 'id', message: expect.stringContaining('expected number') }])
-    expect(error.message).toMatch(/^catalog\.get: HTTP 200\. The 200 answer does not match the schema you passed: id: /)
+    expect(error.message).toMatch(
+      /^catalog\.get: the success answer \(HTTP 200\) does not match the schema you passed: id: /,
+    )
     expect(error.body).toMatchObject({ id: 'AIRTIME-ORANGE' })
   })
 
-  it('rejects a 2xx that is not a JSON object (without a schema) as unexpected_response', async () => {
+  it('rejects a 2xx that is not a JSON object (without a schema) as unreadable_response', async () => {
     env = await setup()
     const { http, HttpResponse } = await import('msw')
     env.server.use(http.get('*/api/catalog/:id', () => HttpResponse.text('<html>maintenance</html>')))
     const error = (await rejection(() => env.bills.catalog.get('X'))) as BillPaymentError
-    expect(error.reason).toBe('unexpected_response')
+    expect(error.reason).toBe('unreadable_response')
     expect(error.rawBody).toBe('<html>maintenance</html>')
     env.server.use(http.get('*/api/catalog/:id', () => HttpResponse.json([1, 2])))
     const arrayError = (await rejection(() => env.bills.catalog.get('X'))) as BillPaymentError
-    expect(arrayError.reason).toBe('unexpected_response')
-    expect(arrayError.message).toContain('got an array')
+    expect(arrayError.reason).toBe('unreadable_response')
+    expect(arrayError.message).toContain('a JSON object (or no body) was expected, not an array')
   })
 
   it('accepts a type parameter to assert the shape unchecked', async () => {

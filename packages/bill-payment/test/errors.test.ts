@@ -28,7 +28,7 @@ describe('BillPaymentError', () => {
     expect(error).toBeInstanceOf(PaywireError)
     expect(error.name).toBe('BillPaymentError')
     expect(error.status).toBe(410)
-    expect(error.reason).toBe('other')
+    expect(error.reason).toBe('http_error')
     expect(error.requestId).toBe('req-9')
     expect(error.headers['content-type']).toBe('application/problem+json')
     expect(error.problem).toEqual({ type: 'urn:x', title: 'Gone', status: 410, detail: 'Retired.', traceId: 't-1' })
@@ -46,12 +46,14 @@ describe('BillPaymentError', () => {
     cleanups.push(() => bills.close())
     const error = (await rejection(() => bills.transactions.list())) as BillPaymentError
     expect(error.status).toBe(502)
-    expect(error.reason).toBe('server_error')
+    expect(error.reason).toBe('upstream_failure')
     expect(error.problem).toBeUndefined()
     expect(error.code).toBeUndefined()
     expect(error.body).toBeUndefined()
     expect(error.rawBody).toBe('<html><h1>Bad gateway</h1></html>')
-    expect(error.message).toBe('transactions.list: HTTP 502: the body is not ProblemDetails; see rawBody.')
+    expect(error.message).toBe(
+      'transactions.list: the service reports an upstream failure (HTTP 502). The answer is not a ProblemDetails record (text/html, 33 bytes; see rawBody).',
+    )
     expect(error.attempts).toBe(3)
     expect(server.requests).toHaveLength(3)
     expect(clock.sleeps).toHaveLength(2)

@@ -137,7 +137,7 @@ describe('Idempotency-Key on transactions.execute', () => {
     const error = (await rejection(() =>
       bills.transactions.execute(body, { idempotencyKey: 'k-2' }),
     )) as BillPaymentError
-    expect(error.reason).toBe('unexpected_response')
+    expect(error.reason).toBe('unreadable_response')
     expect(error.status).toBe(200)
     expect(error.idempotencyKey).toBe('k-2')
     expect(error).toMatchObject({ outcomeUnknown: true, reconciliation: { key: 'Idempotency-Key', value: 'k-2' } })

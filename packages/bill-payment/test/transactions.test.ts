@@ -95,7 +95,7 @@ describe('Transactions: POST /api/transactions (execute a payment)', () => {
     expect(error.reason).toBe('bad_request')
     expect(error.problem?.errors).toEqual({ amount: ['The amount must be a number > 0.'] })
     expect(error.message).toBe(
-      'transactions.execute: HTTP 400: One or more validation errors occurred.: See errors. — amount: The amount must be a number > 0.',
+      'transactions.execute: the service refused the request (HTTP 400). One or more validation errors occurred.: See errors. — amount: The amount must be a number > 0.',
     )
   })
 })

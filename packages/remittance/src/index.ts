@@ -6,6 +6,7 @@ export type {
   CallOptions,
   ClientOptions,
   ProblemDetails,
+  ProblemReason,
   RawRequestInput,
   Reconciliation,
   WithResponse,
@@ -15,6 +16,7 @@ export {
   ApiPromise,
   ConnectionError,
   PaywireError,
+  ProblemDetailsError,
   RequestValidationError,
   ResponseTooLargeError,
   Secret,
@@ -25,7 +27,6 @@ export {
 export { Beneficiaries, beneficiaryOperations } from './beneficiaries.js'
 export type { RemittanceOptions, RemittancePlatformDefaults } from './client.js'
 export { Remittance } from './client.js'
-export type { RemittanceErrorReason } from './errors.js'
 export { RemittanceError } from './errors.js'
 export { Lookup, lookupOperations } from './lookup.js'
 export type { OperationRow, RemittanceCallOptions, ResultOf, ResultSchema } from './operation.js'

@@ -5,6 +5,7 @@ import {
   ApiPromise,
   buildRawRequest,
   type CallOptions,
+  checkAnswer,
   expandPath,
   type HttpClient,
   type HttpMethod,
@@ -218,18 +219,9 @@ function resultHandler<T>(schema: ResultSchema | undefined): ResponseHandler<T> 
     decode(response: RawResponse, request: HttpRequest): T {
       const value = readJson(response, request)
       if (!schema) return value as T
-      const parsed = schema.safeParse(value)
-      if (parsed.success) return parsed.data as T
-      const issues = parsed.error.issues
-        .slice(0, 3)
-        .map((issue) => `${issue.path.map(String).join('.') || '(body)'}: ${issue.message}`)
-        .join('; ')
-      throw new RemittanceError({
-        request,
-        response,
-        reason: 'invalid_response',
-        message: `${request.operation}: the success answer (HTTP ${response.status}) does not match the given schema: ${issues}.`,
-      })
+      const checked = checkAnswer(schema, value)
+      if (checked.ok) return checked.data as T
+      throw new RemittanceError({ request, response, reason: 'response_schema_mismatch', issues: checked.issues })
     },
     toError(response: RawResponse, request: HttpRequest) {
       return new RemittanceError({ request, response })
@@ -248,8 +240,8 @@ function readJson(response: RawResponse, request: HttpRequest): RemittanceResult
     throw new RemittanceError({
       request,
       response,
-      reason: 'invalid_response',
-      message: `${request.operation}: the success answer (HTTP ${response.status}) is not JSON (${response.headers['content-type'] ?? 'no content type'}); see rawBody.`,
+      reason: 'unreadable_response',
+      problemWithAnswer: `it is not JSON (${response.headers['content-type'] ?? 'no content type'}); see rawBody`,
     })
   }
 }

@@ -84,7 +84,7 @@ describe('beneficiaries', () => {
     expect(server.requests).toHaveLength(1)
     expect(error).toBeInstanceOf(RemittanceError)
     expect(error.status).toBe(400)
-    expect(error.reason).toBe('validation_failed')
+    expect(error.reason).toBe('bad_request')
     expect(error.fieldErrors).toEqual({
       firstName: ['The firstName field is required.'],
       lastName: ['The lastName field is required.'],
@@ -102,7 +102,7 @@ describe('beneficiaries', () => {
     )
     const error = (await remit.beneficiaries.create(beneficiary).catch((e: unknown) => e)) as RemittanceError
     expect(error).toBeInstanceOf(RemittanceError)
-    expect(error.reason).toBe('invalid_response')
+    expect(error.reason).toBe('unreadable_response')
     expect(error.status).toBe(201)
     expect(error.rawBody).toBe('<html>ok</html>')
   })

@@ -16,7 +16,7 @@ describe('RemittanceError', () => {
     const { remit } = await setup()
     const error = await failure(remit.beneficiaries.create({ firstName: 'A' }))
     expect(error.status).toBe(400)
-    expect(error.reason).toBe('validation_failed')
+    expect(error.reason).toBe('bad_request')
     expect(error.code).toBe('https://tools.ietf.org/html/rfc9110#section-15.5.1')
     expect(error.problem).toMatchObject({ title: 'One or more validation errors occurred.', status: 400 })
     expect(error.title).toBe('One or more validation errors occurred.')
@@ -74,8 +74,10 @@ describe('RemittanceError', () => {
     const { remit, server } = await setup()
     server.use(http.get('*/api/lookup/banks', () => new HttpResponse(null, { status: 403 })))
     const error = await failure(remit.lookup.banks())
-    expect([error.reason, error.problem]).toEqual(['unauthorized', undefined])
-    expect(error.message).toMatch(/x-code header \(HTTP 403\).*empty body/)
+    expect([error.reason, error.isAuthError, error.problem]).toEqual(['forbidden', true, undefined])
+    expect(error.message).toBe(
+      'lookup.banks: the service rejected the credentials (HTTP 403). The API key goes in the x-code header: check the apiKey option. The answer had an empty body.',
+    )
   })
 
   it('a 502 HTML page from a proxy is still a RemittanceError, with the raw body', async () => {
@@ -112,14 +114,17 @@ describe('RemittanceError', () => {
     const { remit, server } = await setup()
     server.use(http.post('*/api/lookup/rates', () => HttpResponse.text('Bad Request', { status: 400 })))
     const error = await failure(remit.lookup.rates({}))
-    expect([error.reason, error.problem, error.rawBody]).toEqual(['validation_failed', undefined, 'Bad Request'])
+    expect([error.reason, error.problem, error.rawBody]).toEqual(['bad_request', undefined, 'Bad Request'])
   })
 
-  it('other statuses are http_error', async () => {
+  it('a 500 is server_error, and a status with no row of its own is http_error', async () => {
     const { remit, server } = await setup({ maxRetries: 0 })
     server.use(http.get('*/api/lookup/banks', () => HttpResponse.json({ title: 'Oops', status: 500 }, { status: 500 })))
     const error = await failure(remit.lookup.banks())
-    expect([error.reason, error.title]).toEqual(['http_error', 'Oops'])
+    expect([error.reason, error.title]).toEqual(['server_error', 'Oops'])
+    server.use(http.get('*/api/lookup/banks', () => HttpResponse.json({ title: 'Teapot' }, { status: 418 })))
+    const other = await failure(remit.lookup.banks())
+    expect([other.reason, other.title]).toEqual(['http_error', 'Teapot'])
   })
 
   it('the raw escape hatch uses the same key, pipeline and error class', async () => {

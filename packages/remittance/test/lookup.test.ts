@@ -105,13 +105,13 @@ describe('lookups', () => {
     expect(banks[0]?.bankCode).toBe('RCB')
   })
 
-  it('a success body that does not match the given schema rejects as invalid_response', async () => {
+  it('a success body that does not match the given schema rejects as response_schema_mismatch', async () => {
     const { remit } = await setup()
     const error = (await remit.lookup
       .banks(undefined, { schema: z.array(z.object({ swift: z.string() })) })
       .catch((e: unknown) => e)) as RemittanceError
     expect(error).toBeInstanceOf(RemittanceError)
-    expect(error.reason).toBe('invalid_response')
+    expect(error.reason).toBe('response_schema_mismatch')
     expect(error.status).toBe(200)
     expect(error.message).toContain('0.swift')
   })

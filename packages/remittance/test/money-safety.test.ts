@@ -61,6 +61,6 @@ describe('5xx after a transfer was sent is an unknown outcome', () => {
       faults.json(400, { title: 'Invalid', status: 400 }, { 'content-type': 'application/problem+json' }),
     )
     const error = await remit.transactions.mobileTransfer(transfer).catch((e: unknown) => e)
-    expect(error).toMatchObject({ status: 400, reason: 'validation_failed', outcomeUnknown: false })
+    expect(error).toMatchObject({ status: 400, reason: 'bad_request', outcomeUnknown: false })
   })
 })

@@ -103,7 +103,7 @@ export const PACKAGES: readonly PackageUnderTest[] = [
     lookupName: 'lookup.banks',
     writeName: 'transactions.mobileTransfer',
     apiError: RemittanceError,
-    unreadableReason: 'invalid_response',
+    unreadableReason: 'unreadable_response',
     writeKeyOf: idempotencyKeyOf,
     wireKeyOf: (request) => String((JSON.parse(request.body) as Record<string, unknown>)['agentTransactionRef']),
     open(url, options) {
@@ -120,7 +120,7 @@ export const PACKAGES: readonly PackageUnderTest[] = [
     lookupName: 'catalog.list',
     writeName: 'transactions.execute',
     apiError: BillPaymentError,
-    unreadableReason: 'unexpected_response',
+    unreadableReason: 'unreadable_response',
     writeKeyOf: idempotencyKeyOf,
     wireKeyOf: (request) => request.headers['idempotency-key'] ?? '',
     open(url, options) {
