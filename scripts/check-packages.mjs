@@ -23,7 +23,8 @@ const run = (cmd, args, cwd, env = process.env) =>
  * since the money-safety and callback hardening (its messages, hints and checks are most of it).
  */
 const BUDGETS = {
-  core: { gzip: 9_000, minified: 24_000 },
+  // Core grows as the service packages become tables on its engine (their shared code moves here).
+  core: { gzip: 11_000, minified: 30_000 },
   'card-gateway': { gzip: 11_000, minified: 30_000 },
   remittance: { gzip: 5_000, minified: 25_000 },
   'bill-payment': { gzip: 5_000, minified: 25_000 },
