@@ -506,15 +506,14 @@ async function validatorProperty(method: MethodCase, runs: number, label = metho
 
 describe('request validators: RequestValidationError with nothing sent, or a well-formed request', () => {
   const text = anyText
-  // Path variables: well-formed unicode here; lone surrogates have their own (failing) test below.
+  // Path variables: well-formed unicode here; lone surrogates have their own test below.
   const cases = () => [...cardCases(text), ...remittanceCases(text, wellFormedText), ...billCases(text, wellFormedText)]
   it('every method of the three clients, over arbitrary unicode and arbitrary values', async () => {
     for (const method of cases()) await validatorProperty(method, WIRE_RUNS)
   })
 
-  // SDK bug (reported): `pathSegment` (packages/core/src/url.ts) calls encodeURIComponent, which
-  // throws a URIError on a lone surrogate; the URIError reaches the caller instead of a
-  // RequestValidationError. Remove `.fails` once pathSegment refuses ill-formed strings.
+  // Found by this property: a lone surrogate used to escape as a URIError; core's pathSegment now
+  // refuses ill-formed text with the variable's name.
   it('path variables with a lone surrogate are refused with RequestValidationError', async () => {
     const surrogateText = fc.tuple(wellFormedText, loneSurrogate, wellFormedText).map(([a, s, b]) => `${a}${s}${b}`)
     const byPath = [...remittanceCases(text, surrogateText), ...billCases(text, surrogateText)].filter((m) =>
@@ -523,11 +522,8 @@ describe('request validators: RequestValidationError with nothing sent, or a wel
     for (const method of byPath) await validatorProperty(method, 20, `${method.name} (lone surrogate path)`)
   })
 
-  // SDK bug (reported): header values undici refuses (control characters, code points above U+00FF)
-  // are not checked before sending. undici throws UND_ERR_INVALID_ARG, which core classifies as a
-  // ConnectionError with requestSent: true ("may have been processed") although nothing left the
-  // process. Remove `.fails` once core maps UND_ERR_INVALID_ARG to requestSent: false (or a
-  // RequestValidationError) and the clients validate credentials and per-call headers.
+  // Found by this property: header values undici refuses used to be reported as possibly sent; core
+  // now checks every header before the first attempt and the clients check their credentials.
   it('header values undici refuses (API key, per-call headers) are refused before sending, never reported as sent', async () => {
     const badHeader = fc.oneof(
       fc.tuple(wellFormedText, fc.constantFrom('\n', '\r', '\u0000'), wellFormedText).map((p) => p.join('')),

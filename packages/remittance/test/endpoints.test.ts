@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest'
+import { beneficiaryOperations } from '../src/beneficiaries.js'
 import type { Remittance } from '../src/index.js'
+import { lookupOperations } from '../src/lookup.js'
+import type { OperationRow } from '../src/operation.js'
+import { transactionOperations } from '../src/transactions.js'
 import {
   bankTransferBody,
   beneficiary,
@@ -197,10 +201,32 @@ const rows: Row[] = [
   },
 ]
 
+/** The SDK's operation tables, by name: what the rows above (the spec's endpoint list, restated on purpose) are checked against. */
+const table = new Map<string, OperationRow>(
+  [
+    ...Object.values(beneficiaryOperations),
+    ...Object.values(lookupOperations),
+    ...Object.values(transactionOperations),
+  ].map((row) => [row.name, row]),
+)
+
+/** `/api/transactions/confirm/{transactionId}` as a pattern a concrete path must match. */
+function pathPattern(template: string): RegExp {
+  const escaped = template.replace(/[.*+?^$()|[\]\\]/g, '\\$&')
+  return new RegExp(`^${escaped.replace(/\\?\{\w+\\?\}/g, '[^/?]+')}(\\?.*)?$`)
+}
+
 describe('every endpoint of the spec table', () => {
-  it('has one row per endpoint: 20 in all', () => {
+  it('has one row per endpoint: 20 in all, the same names as the operation tables', () => {
     expect(rows).toHaveLength(20)
     expect(new Set(rows.map((row) => row.name)).size).toBe(20)
+    expect([...table.keys()].sort()).toEqual(rows.map((row) => row.name).sort())
+  })
+
+  it.each(rows)('$name: the operation table has the spec method and path', (row) => {
+    const operation = table.get(row.name)
+    expect(operation?.method).toBe(row.method)
+    expect(row.path).toMatch(pathPattern(operation?.path ?? '(missing)'))
   })
 
   it.each(rows)('$name sends $method $path with x-code and the spec JSON types', async (row) => {
