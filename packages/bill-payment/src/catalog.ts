@@ -58,7 +58,7 @@ export const catalogOperations = {
  * `bills.catalog`: the payable products. Every method takes an optional `schema` (zod) to parse and
  * type the answer, or a type parameter to assert its type unchecked.
  */
-export class CatalogResource {
+export class Catalog {
   readonly #runner: Runner
 
   /** @internal */

@@ -11,9 +11,9 @@ import {
   type Secret,
 } from '@paywire/core'
 import pkg from '../package.json' with { type: 'json' }
-import { CatalogResource } from './catalog.js'
+import { Catalog } from './catalog.js'
 import { type BillPaymentCallOptions, CLIENT_ID_HEADER, CLIENT_SECRET_HEADER, Runner } from './operation.js'
-import { TransactionsResource } from './transactions.js'
+import { Transactions } from './transactions.js'
 
 /** Options of `new BillPayment(...)`: the service address, both credentials, and every core option. */
 export interface BillPaymentOptions extends ClientOptions {
@@ -39,9 +39,9 @@ export class BillPayment {
   /** The base URL, without a trailing slash. */
   readonly baseUrl: string
   /** `bills.catalog.list() / get(id) / enable(body) / disable(body)`. */
-  readonly catalog: CatalogResource
+  readonly catalog: Catalog
   /** `bills.transactions.list(query?) / execute(body) / get(transReference) / filter(filter)`. */
-  readonly transactions: TransactionsResource
+  readonly transactions: Transactions
   readonly #http: HttpClient
   readonly #runner: Runner
   readonly #clientId: Secret
@@ -60,8 +60,8 @@ export class BillPayment {
       [CLIENT_ID_HEADER]: this.#clientId.reveal(),
       [CLIENT_SECRET_HEADER]: this.#clientSecret.reveal(),
     }))
-    this.catalog = new CatalogResource(this.#runner)
-    this.transactions = new TransactionsResource(this.#runner)
+    this.catalog = new Catalog(this.#runner)
+    this.transactions = new Transactions(this.#runner)
   }
 
   /**

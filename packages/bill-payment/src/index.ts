@@ -24,11 +24,11 @@ export {
   TimeoutError,
   UserAbortError,
 } from '@paywire/core'
-export { CatalogResource, catalogOperations } from './catalog.js'
+export { Catalog } from './catalog.js'
 export type { BillPaymentOptions } from './client.js'
 export { BillPayment } from './client.js'
 export { BillPaymentError } from './errors.js'
-export type { BillPaymentCallOptions, OperationRow, ResultKind, WithoutSchema, WithSchema } from './operation.js'
+export type { BillPaymentCallOptions, WithoutSchema, WithSchema } from './operation.js'
 export { CLIENT_ID_HEADER, CLIENT_SECRET_HEADER, IDEMPOTENCY_KEY_HEADER } from './operation.js'
 export type {
   CatalogDisableParams,
@@ -53,4 +53,4 @@ export type {
   TransactionsListResult,
 } from './schemas.js'
 export type { TransactionsExecuteCallOptions } from './transactions.js'
-export { TransactionsResource, transactionsOperations } from './transactions.js'
+export { Transactions } from './transactions.js'

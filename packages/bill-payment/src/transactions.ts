@@ -72,7 +72,7 @@ export interface TransactionsExecuteCallOptions extends BillPaymentCallOptions {
 }
 
 /** `bills.transactions`: execute payments and read them back. */
-export class TransactionsResource {
+export class Transactions {
   readonly #runner: Runner
 
   /** @internal */

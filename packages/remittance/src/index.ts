@@ -24,12 +24,12 @@ export {
   TimeoutError,
   UserAbortError,
 } from '@paywire/core'
-export { Beneficiaries, beneficiaryOperations } from './beneficiaries.js'
+export { Beneficiaries } from './beneficiaries.js'
 export type { RemittanceOptions, RemittancePlatformDefaults } from './client.js'
 export { Remittance } from './client.js'
 export { RemittanceError } from './errors.js'
-export { Lookup, lookupOperations } from './lookup.js'
-export type { OperationRow, RemittanceCallOptions, ResultOf, ResultSchema } from './operation.js'
+export { Lookup } from './lookup.js'
+export type { RemittanceCallOptions, ResultOf, ResultSchema } from './operation.js'
 export type {
   BeneficiariesCreateParams,
   BeneficiariesUpdateParams,
@@ -46,4 +46,4 @@ export type {
   TransactionsMobileTransferParams,
 } from './schemas.js'
 export { BENEFICIARY_FIELDS } from './schemas.js'
-export { Transactions, transactionOperations } from './transactions.js'
+export { Transactions } from './transactions.js'
