@@ -3,6 +3,13 @@
 import { EventEmitter } from 'node:events'
 import { Agent, type Dispatcher, request } from 'undici'
 import { ApiPromise, type WithResponse } from './api-promise.js'
+import {
+  type AttemptBudget,
+  type AttemptOutcome,
+  type CallRequest,
+  classifyFailure,
+  interimStatusOf,
+} from './attempt-failure.js'
 import { type Clock, MAX_TIMER_MS, systemClock } from './clock.js'
 import {
   type ApiError,
@@ -15,8 +22,8 @@ import {
   TimeoutError,
   type TimeoutPhase,
   UserAbortError,
-  type ValidationIssue,
 } from './errors.js'
+import { flattenHeaders, headerIssues, managedHeaderIssues, requestIdOf } from './headers.js'
 import { emit, type Hooks, type Logger } from './hooks.js'
 import {
   type AttemptFailure,
@@ -27,7 +34,6 @@ import {
   type RetryPolicy,
   retryDelay,
 } from './retry.js'
-import { isSecretHeader, REDACTED_VALUE } from './secret.js'
 
 export type { Clock } from './clock.js'
 export { systemClock } from './clock.js'
@@ -118,7 +124,6 @@ const DEFAULT_TIMEOUT = 30_000
 const DEFAULT_TOTAL_TIMEOUT = 120_000
 const DEFAULT_MAX_RETRIES = 2
 const DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024
-const REQUEST_ID_HEADERS = ['x-request-id', 'request-id', 'x-correlation-id', 'x-amzn-requestid']
 
 /**
  * How much earlier than the service we close a dedup window. Our window starts when the first
@@ -127,46 +132,6 @@ const REQUEST_ID_HEADERS = ['x-request-id', 'request-id', 'x-correlation-id', 'x
  * attempt and the retry, and clock-rate drift, with room to spare on any path where 15 s matters.
  */
 export const WINDOW_MARGIN_MS = 1_000
-
-/** Error codes raised before a single byte of the request reached the peer. */
-const UNSENT_CODES = new Set([
-  'ECONNREFUSED',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EAI_NONAME',
-  'EAI_FAIL',
-  'ENETUNREACH',
-  'EHOSTUNREACH',
-  'EADDRNOTAVAIL',
-  'UND_ERR_CONNECT_TIMEOUT',
-  // undici refused the request's own arguments before writing anything.
-  'UND_ERR_INVALID_ARG',
-  // The dispatcher was closed before this request was handed to it: dispatch refuses at once.
-  'UND_ERR_CLOSED',
-  // undici refused a feature the request asked for (such as an `Expect` header) before writing.
-  'UND_ERR_NOT_SUPPORTED',
-])
-
-/**
- * Request headers the transport owns: undici frames the message itself and refuses these (an
- * `Expect: 100-continue` it cannot honour), so they are refused here, with the field named.
- */
-const TRANSPORT_HEADERS = new Set([
-  'connection',
-  'content-length',
-  'expect',
-  'keep-alive',
-  'transfer-encoding',
-  'upgrade',
-])
-
-function errorCode(error: unknown): string | undefined {
-  if (typeof error !== 'object' || error === null) return undefined
-  const e = error as { code?: unknown; errors?: unknown[]; cause?: unknown }
-  if (typeof e.code === 'string') return e.code
-  if (Array.isArray(e.errors) && e.errors.length > 0) return errorCode(e.errors[0])
-  return e.cause === undefined ? undefined : errorCode(e.cause)
-}
 
 function positive(name: string, value: number | undefined, fallback: number, operation = 'client'): number {
   if (value === undefined) return fallback
@@ -212,62 +177,6 @@ function backoffOptions(given: Partial<BackoffOptions> | undefined): BackoffOpti
   }
 }
 
-const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
-// Visible Latin-1 and tabs: what HTTP/1.1 carries as field values without reinterpretation.
-const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/
-
-/**
- * The one managed-header rule of every package: a caller's header may not replace one the SDK sets
- * for the operation (credentials, the idempotency key, the body's content type), whatever its case.
- */
-export function managedHeaderIssues(
-  sdkHeaders: Readonly<Record<string, string>>,
-  extra: Readonly<Record<string, string>> | undefined,
-): ValidationIssue[] {
-  if (extra === undefined) return []
-  const managed = new Set(Object.keys(sdkHeaders).map((name) => name.toLowerCase()))
-  return Object.keys(extra)
-    .filter((name) => managed.has(name.toLowerCase()))
-    .map((name) => ({
-      path: `headers.${name}`,
-      message:
-        'is set by the SDK for this operation (credentials come from the client options, an idempotency key from the idempotencyKey option); it cannot be set per call',
-    }))
-}
-
-/**
- * Header problems undici would only report once the request is under way; found here, they are
- * a `RequestValidationError` and nothing is sent. Values are never quoted: some are credentials.
- */
-function headerIssues(headers: Readonly<Record<string, string>>): ValidationIssue[] {
-  const issues: ValidationIssue[] = []
-  for (const [name, value] of Object.entries(headers)) {
-    if (!HEADER_NAME.test(name)) issues.push({ path: `headers.${name}`, message: 'is not a valid header name' })
-    else if (TRANSPORT_HEADERS.has(name.toLowerCase())) {
-      issues.push({ path: `headers.${name}`, message: 'is set by the transport from the request itself; remove it' })
-    } else if (typeof value !== 'string' || !HEADER_VALUE.test(value)) {
-      issues.push({
-        path: `headers.${name}`,
-        message: 'value must be a string of visible Latin-1 characters (no line breaks or control characters)',
-      })
-    }
-  }
-  return issues
-}
-
-type AttemptOutcome =
-  | { readonly ok: true; readonly response: RawResponse }
-  | {
-      readonly ok: false
-      readonly error: PaywireError
-      readonly failure: AttemptFailure | undefined
-      /** Whether this attempt may have reached the service. */
-      readonly mayHaveArrived: boolean
-    }
-
-/** The request as every error and handler of the call sees it, with what earlier attempts may have done. */
-type CallRequest = HttpRequest & { readonly earlierAttemptMayHaveActed: boolean }
-
 /** Where one call stands across its attempts: what the retry decision and the next attempt need. */
 interface CallState {
   /** Monotonic time the total deadline ends. */
@@ -278,12 +187,6 @@ interface CallState {
   firstArrival: number | undefined
   /** Whether an attempt so far may have acted (arrived and got no answer saying it did not). */
   mayHaveActed: boolean
-}
-
-/** How long the next attempt may take, and which limit cut it below the per-attempt timeout. */
-interface AttemptBudget {
-  readonly ms: number
-  readonly phase: TimeoutPhase | undefined
 }
 
 /**
@@ -619,52 +522,11 @@ export class HttpClient {
         return { ok: true, response: { ...head, rawBody: '', json: undefined } }
       }
       interimStatus ??= interimStatusOf(error)
-      return this.#attemptFailure(error, info, { abortedBy, phase, budget, interimStatus }, userSignal, priorArrival)
+      return classifyFailure(error, info, { abortedBy, phase, budget, interimStatus }, userSignal, priorArrival)
     } finally {
       clearTimeout(timer)
       userSignal?.removeEventListener('abort', onUserAbort)
     }
-  }
-
-  /** What a thrown attempt means: one early return per kind of failure. */
-  #attemptFailure(
-    error: unknown,
-    info: CallRequest & { attempts: number },
-    how: {
-      abortedBy: 'timeout' | 'user' | undefined
-      phase: TimeoutPhase
-      budget: AttemptBudget
-      interimStatus: number | undefined
-    },
-    userSignal: AbortSignal | undefined,
-    priorArrival: boolean,
-  ): AttemptOutcome {
-    const code = errorCode(error)
-    const mayHaveArrived = !UNSENT_CODES.has(code ?? '')
-    const sent = { requestSent: mayHaveArrived || priorArrival, mayHaveActed: mayHaveArrived }
-    // An interim answer means the service has the request: only a repeat it recognises is harmless.
-    const failure: AttemptFailure =
-      how.interimStatus === undefined
-        ? { kind: 'connection', requestSent: mayHaveArrived }
-        : { kind: 'interim', status: how.interimStatus }
-    if (how.abortedBy === 'user') {
-      const abortError = new UserAbortError({ ...info, ...sent, cause: userSignal?.reason })
-      return { ok: false, error: abortError, failure: undefined, mayHaveArrived }
-    }
-    if (how.abortedBy === 'timeout' || code === 'UND_ERR_CONNECT_TIMEOUT') {
-      const phase = code === 'UND_ERR_CONNECT_TIMEOUT' ? 'connect' : (how.budget.phase ?? how.phase)
-      const timeoutError = new TimeoutError({ ...info, ...sent, phase, timeoutMs: how.budget.ms, cause: error })
-      return { ok: false, error: timeoutError, failure, mayHaveArrived }
-    }
-    const connectionError = new ConnectionError({
-      ...info,
-      ...sent,
-      cause: error,
-      message: `${info.operation}: ${describeConnectionFailure(error, code, how.interimStatus)}.${
-        priorArrival && !mayHaveArrived ? ' An earlier attempt may have reached the service.' : ''
-      }`,
-    })
-    return { ok: false, error: connectionError, failure, mayHaveArrived }
   }
 
   async #readBody(
@@ -691,56 +553,6 @@ export class HttpClient {
     }
     return chunks.length === 1 ? (chunks[0] as Buffer).toString('utf8') : Buffer.concat(chunks).toString('utf8')
   }
-}
-
-function requestIdOf(headers: Readonly<Record<string, string>>): string | undefined {
-  for (const name of REQUEST_ID_HEADERS) if (headers[name] !== undefined) return headers[name]
-  return undefined
-}
-
-/**
- * Response headers as one string per name, with credential headers (`set-cookie`) redacted here,
- * once: every place that exposes them (`.withResponse()`, `ApiError.headers`, hooks, logs) holds this copy.
- */
-function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
-  const flat: Record<string, string> = {}
-  for (const [name, value] of Object.entries(headers)) {
-    if (value === undefined) continue
-    flat[name] = isSecretHeader(name) ? REDACTED_VALUE : Array.isArray(value) ? value.join(', ') : value
-  }
-  return flat
-}
-
-/**
- * The interim status undici reports only by dropping the socket: its HTTP/1.1 client destroys the
- * connection on a `100 Continue` it did not ask for ("bad response"; it never sends
- * `Expect: 100-continue`, upstream nodejs/undici#197, wontfix) and on a `101 Switching Protocols`
- * nobody asked for ("bad upgrade"). Either way the request had been sent whole.
- */
-function interimStatusOf(error: unknown): number | undefined {
-  if (!(error instanceof Error) || errorCode(error) !== 'UND_ERR_SOCKET') return undefined
-  if (error.message === 'bad response') return 100
-  if (error.message === 'bad upgrade') return 101
-  return undefined
-}
-
-/** The cause of a failed connection in words. */
-function describeConnectionFailure(
-  error: unknown,
-  code: string | undefined,
-  interimStatus: number | undefined,
-): string {
-  if (interimStatus === 100) {
-    return 'connection failed: the server sent an interim 100 Continue nobody asked for and undici dropped the connection before the final answer'
-  }
-  if (interimStatus === 101) {
-    return 'connection failed: the server switched protocols (101) without being asked and undici dropped the connection'
-  }
-  if (interimStatus !== undefined) {
-    return `connection failed after an interim ${interimStatus} answer, before the final answer (${code ?? 'no code'})`
-  }
-  const detail = error instanceof Error ? error.message : String(error)
-  return `connection failed (${code ?? detail})`
 }
 
 /** Monotonic time a dedup window closes for the call, with our margin; never for other policies. */

@@ -2,7 +2,8 @@
 
 import { formBody, jsonBody, type Query, withQuery } from './encode.js'
 import { RequestValidationError, type ValidationIssue } from './errors.js'
-import { type HttpMethod, type HttpRequest, managedHeaderIssues } from './http-client.js'
+import { managedHeaderIssues } from './headers.js'
+import type { HttpMethod, HttpRequest } from './http-client.js'
 import { type RetryPolicy, safe, unsentOnly } from './retry.js'
 
 export interface RawRequestInput {

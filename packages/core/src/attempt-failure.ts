@@ -1,0 +1,124 @@
+/** What a failed attempt means: was it sent, did the service start to answer, how to say it. */
+
+import { ConnectionError, type PaywireError, TimeoutError, type TimeoutPhase, UserAbortError } from './errors.js'
+import type { HttpRequest, RawResponse } from './http-client.js'
+import type { AttemptFailure } from './retry.js'
+
+/** Error codes raised before a single byte of the request reached the peer. */
+export const UNSENT_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EAI_NONAME',
+  'EAI_FAIL',
+  'ENETUNREACH',
+  'EHOSTUNREACH',
+  'EADDRNOTAVAIL',
+  'UND_ERR_CONNECT_TIMEOUT',
+  // undici refused the request's own arguments before writing anything.
+  'UND_ERR_INVALID_ARG',
+  // The dispatcher was closed before this request was handed to it: dispatch refuses at once.
+  'UND_ERR_CLOSED',
+  // undici refused a feature the request asked for (such as an `Expect` header) before writing.
+  'UND_ERR_NOT_SUPPORTED',
+])
+
+export function errorCode(error: unknown): string | undefined {
+  if (typeof error !== 'object' || error === null) return undefined
+  const e = error as { code?: unknown; errors?: unknown[]; cause?: unknown }
+  if (typeof e.code === 'string') return e.code
+  if (Array.isArray(e.errors) && e.errors.length > 0) return errorCode(e.errors[0])
+  return e.cause === undefined ? undefined : errorCode(e.cause)
+}
+
+/**
+ * The interim status undici reports only by dropping the socket: its HTTP/1.1 client destroys the
+ * connection on a `100 Continue` it did not ask for ("bad response"; it never sends
+ * `Expect: 100-continue`, upstream nodejs/undici#197, wontfix) and on a `101 Switching Protocols`
+ * nobody asked for ("bad upgrade"). Either way the request had been sent whole.
+ */
+export function interimStatusOf(error: unknown): number | undefined {
+  if (!(error instanceof Error) || errorCode(error) !== 'UND_ERR_SOCKET') return undefined
+  if (error.message === 'bad response') return 100
+  if (error.message === 'bad upgrade') return 101
+  return undefined
+}
+
+/** The cause of a failed connection in words. */
+export function describeConnectionFailure(
+  error: unknown,
+  code: string | undefined,
+  interimStatus: number | undefined,
+): string {
+  if (interimStatus === 100) {
+    return 'connection failed: the server sent an interim 100 Continue nobody asked for and undici dropped the connection before the final answer'
+  }
+  if (interimStatus === 101) {
+    return 'connection failed: the server switched protocols (101) without being asked and undici dropped the connection'
+  }
+  if (interimStatus !== undefined) {
+    return `connection failed after an interim ${interimStatus} answer, before the final answer (${code ?? 'no code'})`
+  }
+  const detail = error instanceof Error ? error.message : String(error)
+  return `connection failed (${code ?? detail})`
+}
+
+export type AttemptOutcome =
+  | { readonly ok: true; readonly response: RawResponse }
+  | {
+      readonly ok: false
+      readonly error: PaywireError
+      readonly failure: AttemptFailure | undefined
+      /** Whether this attempt may have reached the service. */
+      readonly mayHaveArrived: boolean
+    }
+
+/** How long the next attempt may take, and which limit cut it below the per-attempt timeout. */
+export interface AttemptBudget {
+  readonly ms: number
+  readonly phase: TimeoutPhase | undefined
+}
+
+/** The request as every error and handler of the call sees it, with what earlier attempts may have done. */
+export type CallRequest = HttpRequest & { readonly earlierAttemptMayHaveActed: boolean }
+
+/** What a thrown attempt means, as a pure function: one early return per kind of failure. */
+export function classifyFailure(
+  error: unknown,
+  info: CallRequest & { attempts: number },
+  how: {
+    abortedBy: 'timeout' | 'user' | undefined
+    phase: TimeoutPhase
+    budget: AttemptBudget
+    interimStatus: number | undefined
+  },
+  userSignal: AbortSignal | undefined,
+  priorArrival: boolean,
+): AttemptOutcome {
+  const code = errorCode(error)
+  const mayHaveArrived = !UNSENT_CODES.has(code ?? '')
+  const sent = { requestSent: mayHaveArrived || priorArrival, mayHaveActed: mayHaveArrived }
+  // An interim answer means the service has the request: only a repeat it recognises is harmless.
+  const failure: AttemptFailure =
+    how.interimStatus === undefined
+      ? { kind: 'connection', requestSent: mayHaveArrived }
+      : { kind: 'interim', status: how.interimStatus }
+  if (how.abortedBy === 'user') {
+    const abortError = new UserAbortError({ ...info, ...sent, cause: userSignal?.reason })
+    return { ok: false, error: abortError, failure: undefined, mayHaveArrived }
+  }
+  if (how.abortedBy === 'timeout' || code === 'UND_ERR_CONNECT_TIMEOUT') {
+    const phase = code === 'UND_ERR_CONNECT_TIMEOUT' ? 'connect' : (how.budget.phase ?? how.phase)
+    const timeoutError = new TimeoutError({ ...info, ...sent, phase, timeoutMs: how.budget.ms, cause: error })
+    return { ok: false, error: timeoutError, failure, mayHaveArrived }
+  }
+  const connectionError = new ConnectionError({
+    ...info,
+    ...sent,
+    cause: error,
+    message: `${info.operation}: ${describeConnectionFailure(error, code, how.interimStatus)}.${
+      priorArrival && !mayHaveArrived ? ' An earlier attempt may have reached the service.' : ''
+    }`,
+  })
+  return { ok: false, error: connectionError, failure, mayHaveArrived }
+}
