@@ -1,6 +1,7 @@
 import {
   ApiPromise,
   buildRawRequest,
+  ConnectionError,
   closest,
   describeProblem,
   formBody,
@@ -248,5 +249,25 @@ describe('checks before sending', () => {
     await client.close()
     await s.close()
     expect(errors).toEqual(['RequestValidationError'])
+  })
+})
+
+describe('the msw mock server', () => {
+  it('HttpResponse.error() drops the connection, as a network error does, instead of answering 500', async () => {
+    const server = await startMockServer([http.post('*/pay', () => HttpResponse.error())])
+    const client = makeClient({ maxRetries: 0 })
+    const request = {
+      operation: 'pay.create',
+      method: 'POST' as const,
+      url: `${server.url}/pay`,
+      body: { contentType: 'application/json', text: '{}' },
+      retry: { kind: 'unsent-only' as const },
+    }
+    const error = await client.send(request, jsonHandler).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(ConnectionError)
+    expect(error).toMatchObject({ requestSent: true, outcomeUnknown: true })
+    expect(server.requests).toHaveLength(1)
+    await client.close()
+    await server.close()
   })
 })

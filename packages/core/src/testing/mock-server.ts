@@ -86,6 +86,11 @@ export async function startMockServer(
       res.end(JSON.stringify({ error: 'no mock handler', method: req.method, url: req.url }))
       return
     }
+    // msw's `HttpResponse.error()` is a network error: the connection drops, as a real one would.
+    if (response.type === 'error') {
+      req.socket.destroy()
+      return
+    }
     const outHeaders: Record<string, string[]> = {}
     response.headers.forEach((value, name) => {
       if (!outHeaders[name]) outHeaders[name] = []
