@@ -1,111 +1,102 @@
-/** Catalog operations (spec "Endpoints", group Catalog): one row per endpoint; the methods are thin. */
+/** Catalog operations (spec "Endpoints", group Catalog): one row per endpoint, one line per method. */
 
-import { type ApiPromise, safe } from '@paywire/core'
-import type { z } from 'zod'
-import type {
-  BillPaymentCallOptions,
-  OperationRow,
-  Runner,
-  RunOptions,
-  WithoutSchema,
-  WithSchema,
-} from './operation.js'
-import type {
-  CatalogDisableParams,
-  CatalogDisableResult,
-  CatalogEnableParams,
-  CatalogEnableResult,
-  CatalogGetResult,
-  CatalogListResult,
+import {
+  type AnswerSchema,
+  type ApiPromise,
+  defineOperation,
+  type OperationClient,
+  type OperationOptions,
+  type ResultOf,
+  safe,
+} from '@paywire/core'
+import {
+  type CatalogDisableParams,
+  type CatalogDisableResult,
+  type CatalogEnableParams,
+  type CatalogEnableResult,
+  type CatalogGetResult,
+  type CatalogListResult,
+  entityOrEmpty,
+  IDEMPOTENCY,
+  jsonAnswer,
+  jsonObject,
 } from './schemas.js'
 
-/** The four Catalog endpoints. All are `safe` to retry: reads, and enable/disable set a state (repeating sets it again). */
-export const catalogOperations = {
-  list: {
+/** The four Catalog endpoints. All `safe` to retry: reads, and enable/disable set a state (repeating sets it again). */
+const operations = {
+  list: defineOperation({
     name: 'catalog.list',
     method: 'GET',
     path: '/api/catalog/get-all-products',
     retry: safe,
-    result: 'json',
-  },
-  get: {
+    idempotency: IDEMPOTENCY,
+    decode: jsonAnswer<CatalogListResult>,
+  }),
+  get: defineOperation({
     name: 'catalog.get',
     method: 'GET',
     path: '/api/catalog/{id}',
-    pathParam: 'id',
     retry: safe,
-    result: 'entity',
-  },
-  enable: {
+    idempotency: IDEMPOTENCY,
+    decode: entityOrEmpty<NonNullable<CatalogGetResult>>,
+  }),
+  enable: defineOperation({
     name: 'catalog.enable',
     method: 'POST',
     path: '/api/catalog/enable-product',
-    bodyParam: 'body',
+    params: jsonObject('body'),
     retry: safe,
-    result: 'json',
-  },
-  disable: {
+    idempotency: IDEMPOTENCY,
+    decode: jsonAnswer<CatalogEnableResult>,
+  }),
+  disable: defineOperation({
     name: 'catalog.disable',
     method: 'POST',
     path: '/api/catalog/disable-product',
-    bodyParam: 'body',
+    params: jsonObject('body'),
     retry: safe,
-    result: 'json',
-  },
-} as const satisfies Record<string, OperationRow>
+    idempotency: IDEMPOTENCY,
+    decode: jsonAnswer<CatalogDisableResult>,
+  }),
+}
 
-/**
- * `bills.catalog`: the payable products. Every method takes an optional `schema` (zod) to parse and
- * type the answer, or a type parameter to assert its type unchecked.
- */
+/** `bills.catalog`: the payable products. Every method takes a `schema` option to check and type the answer. */
 export class Catalog {
-  readonly #runner: Runner
+  readonly #ops: OperationClient<unknown>
 
   /** @internal */
-  constructor(runner: Runner) {
-    this.#runner = runner
+  constructor(ops: OperationClient<unknown>) {
+    this.#ops = ops
   }
 
   /** `GET /api/catalog/get-all-products`: all available catalog products. */
-  list<S extends z.ZodType>(options: BillPaymentCallOptions & WithSchema<S>): ApiPromise<z.output<S>>
-  list<T = CatalogListResult>(options?: BillPaymentCallOptions & WithoutSchema): ApiPromise<T>
-  list(options?: RunOptions): ApiPromise<unknown> {
-    return this.#runner.run(catalogOperations.list, {}, options)
+  list<S extends AnswerSchema | undefined = undefined>(
+    options?: OperationOptions<S>,
+  ): ApiPromise<ResultOf<S, CatalogListResult>> {
+    return this.#ops.call(operations.list, {}, options)
   }
 
-  /** `GET /api/catalog/{id}`: one product by id (URL-encoded). The spec documents no body: an empty 200 gives `null`. */
-  get<S extends z.ZodType>(
+  /** `GET /api/catalog/{id}`: one product by id (URL-encoded). The spec documents no body: an empty 200 gives `undefined`. */
+  get<S extends AnswerSchema | undefined = undefined>(
     id: string | number,
-    options: BillPaymentCallOptions & WithSchema<S>,
-  ): ApiPromise<z.output<S>>
-  get<T = CatalogGetResult>(id: string | number, options?: BillPaymentCallOptions & WithoutSchema): ApiPromise<T>
-  get(id: string | number, options?: RunOptions): ApiPromise<unknown> {
-    return this.#runner.run(catalogOperations.get, { pathValue: id }, options)
+    options?: OperationOptions<S>,
+  ): ApiPromise<ResultOf<S, CatalogGetResult>> {
+    return this.#ops.call(operations.get, { path: { id } }, options)
   }
 
   /** `POST /api/catalog/enable-product`: enables a product; the body's fields are not shown in the spec. */
-  enable<S extends z.ZodType>(
+  enable<S extends AnswerSchema | undefined = undefined>(
     body: CatalogEnableParams,
-    options: BillPaymentCallOptions & WithSchema<S>,
-  ): ApiPromise<z.output<S>>
-  enable<T = CatalogEnableResult>(
-    body: CatalogEnableParams,
-    options?: BillPaymentCallOptions & WithoutSchema,
-  ): ApiPromise<T>
-  enable(body: CatalogEnableParams, options?: RunOptions): ApiPromise<unknown> {
-    return this.#runner.run(catalogOperations.enable, { body }, options)
+    options?: OperationOptions<S>,
+  ): ApiPromise<ResultOf<S, CatalogEnableResult>> {
+    return this.#ops.call(operations.enable, { body }, options)
   }
 
   /** `POST /api/catalog/disable-product`: disables a product; the body's fields are not shown in the spec. */
-  disable<S extends z.ZodType>(
+  disable<S extends AnswerSchema | undefined = undefined>(
     body: CatalogDisableParams,
-    options: BillPaymentCallOptions & WithSchema<S>,
-  ): ApiPromise<z.output<S>>
-  disable<T = CatalogDisableResult>(
-    body: CatalogDisableParams,
-    options?: BillPaymentCallOptions & WithoutSchema,
-  ): ApiPromise<T>
-  disable(body: CatalogDisableParams, options?: RunOptions): ApiPromise<unknown> {
-    return this.#runner.run(catalogOperations.disable, { body }, options)
+    options?: OperationOptions<S>,
+  ): ApiPromise<ResultOf<S, CatalogDisableResult>> {
+    return this.#ops.call(operations.disable, { body }, options)
   }
 }

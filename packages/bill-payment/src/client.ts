@@ -2,17 +2,23 @@
 
 import { inspect } from 'node:util'
 import {
+  type AnswerSchema,
   type ApiPromise,
   type ClientOptions,
   checkBaseUrl,
   HttpClient,
-  type RawRequestInput,
+  OperationClient,
+  type OperationOptions,
+  problemAnswers,
+  type RequestInput,
+  type ResultOf,
   readCredentials,
   type Secret,
 } from '@paywire/core'
 import pkg from '../package.json' with { type: 'json' }
 import { Catalog } from './catalog.js'
-import { type BillPaymentCallOptions, CLIENT_ID_HEADER, CLIENT_SECRET_HEADER, Runner } from './operation.js'
+import { BillPaymentError } from './errors.js'
+import { CLIENT_ID_HEADER, CLIENT_SECRET_HEADER, IDEMPOTENCY_KEY_HEADER } from './schemas.js'
 import { Transactions } from './transactions.js'
 
 /** Options of `new BillPayment(...)`: the service address, both credentials, and every core option. */
@@ -32,7 +38,8 @@ export interface BillPaymentOptions extends ClientOptions {
  *
  * ```ts
  * const bills = new BillPayment({ baseUrl, clientId, clientSecret })
- * const { idempotencyKey, transaction } = await bills.transactions.execute({ productId: 'P1', amount: 10 })
+ * const { data: transaction, response } = await bills.transactions.execute({ productId: 'P1', amount: 10 }).withResponse()
+ * console.log(response.idempotencyKey)
  * ```
  */
 export class BillPayment {
@@ -43,7 +50,7 @@ export class BillPayment {
   /** `bills.transactions.list(query?) / execute(body) / get(transReference) / filter(filter)`. */
   readonly transactions: Transactions
   readonly #http: HttpClient
-  readonly #runner: Runner
+  readonly #ops: OperationClient<unknown>
   readonly #clientId: Secret
   readonly #clientSecret: Secret
   #closing: Promise<void> | undefined
@@ -56,21 +63,32 @@ export class BillPayment {
     this.#clientId = credentials.clientId
     this.#clientSecret = credentials.clientSecret
     this.#http = new HttpClient({ packageName: 'bill-payment', packageVersion: pkg.version, options: core })
-    this.#runner = new Runner(this.#http, this.baseUrl, () => ({
-      [CLIENT_ID_HEADER]: this.#clientId.reveal(),
-      [CLIENT_SECRET_HEADER]: this.#clientSecret.reveal(),
-    }))
-    this.catalog = new Catalog(this.#runner)
-    this.transactions = new Transactions(this.#runner)
+    this.#ops = new OperationClient({
+      http: this.#http,
+      baseUrls: { default: this.baseUrl },
+      context: undefined,
+      authHeaders: () => ({
+        [CLIENT_ID_HEADER]: this.#clientId.reveal(),
+        [CLIENT_SECRET_HEADER]: this.#clientSecret.reveal(),
+      }),
+      requestIdempotencyHeader: IDEMPOTENCY_KEY_HEADER,
+      answers: problemAnswers(BillPaymentError),
+    })
+    this.catalog = new Catalog(this.#ops)
+    this.transactions = new Transactions(this.#ops)
   }
 
   /**
    * The raw escape hatch (ARCHITECTURE section 3): any method and path below `baseUrl` on the same
-   * pipeline (auth headers, retries, `BillPaymentError`). Resolves with the parsed JSON, `null` for an
-   * empty body, or the text when the body is not JSON. Retry default: `safe` for GET, else `unsent-only`.
+   * pipeline (auth headers, an `idempotencyKey` as `Idempotency-Key`, retries, `BillPaymentError`).
+   * Resolves with the parsed JSON, `undefined` for an empty body, or the text when the body is not
+   * JSON; pass `schema` to check and type it. Retry default: `safe` for GET, else `unsent-only`.
    */
-  request<T = unknown>(input: RawRequestInput, options?: BillPaymentCallOptions): ApiPromise<T> {
-    return this.#runner.raw(input, options) as ApiPromise<T>
+  request<S extends AnswerSchema | undefined = undefined>(
+    input: RequestInput<'default'>,
+    options?: OperationOptions<S>,
+  ): ApiPromise<ResultOf<S, unknown>> {
+    return this.#ops.request(input, options)
   }
 
   /** Closes the client's connection pool (a `dispatcher` you passed is left open). */

@@ -28,8 +28,6 @@ export { Catalog } from './catalog.js'
 export type { BillPaymentOptions } from './client.js'
 export { BillPayment } from './client.js'
 export { BillPaymentError } from './errors.js'
-export type { BillPaymentCallOptions, WithoutSchema, WithSchema } from './operation.js'
-export { CLIENT_ID_HEADER, CLIENT_SECRET_HEADER, IDEMPOTENCY_KEY_HEADER } from './operation.js'
 export type {
   CatalogDisableParams,
   CatalogDisableResult,
@@ -52,5 +50,5 @@ export type {
   TransactionsListParams,
   TransactionsListResult,
 } from './schemas.js'
-export type { TransactionsExecuteCallOptions } from './transactions.js'
+export { CLIENT_ID_HEADER, CLIENT_SECRET_HEADER, IDEMPOTENCY_KEY_HEADER } from './schemas.js'
 export { Transactions } from './transactions.js'

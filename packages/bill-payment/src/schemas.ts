@@ -3,7 +3,8 @@
  * the few checks that can be made without knowing their fields (a body is a plain JSON object).
  */
 
-import type { Query, ValidationIssue } from '@paywire/core'
+import type { Query, RejectAnswer, ValidationIssue } from '@paywire/core'
+import { z } from 'zod'
 
 /** An object whose fields the spec does not show: every key is allowed, every value is `unknown`. */
 export interface OpenRecord {
@@ -56,19 +57,19 @@ export type TransactionsFilterParams = TransactionFilter
 export type TransactionsListParams = Query
 
 /** Default result of `catalog.list()`: the spec does not show whether it is an array or an envelope. */
-export type CatalogListResult = JsonValue
-/** Default result of `catalog.get(id)`: the product, or `null` when the 200 carries no body (spec: "no documented body"). */
-export type CatalogGetResult = Product | null
-/** Default result of `catalog.enable(body)`: response body not shown (`null` when empty). */
-export type CatalogEnableResult = JsonValue
-/** Default result of `catalog.disable(body)`: response body not shown (`null` when empty). */
-export type CatalogDisableResult = JsonValue
+export type CatalogListResult = JsonValue | undefined
+/** Default result of `catalog.get(id)`: the product, or `undefined` when the 200 carries no body (spec: "no documented body"). */
+export type CatalogGetResult = Product | undefined
+/** Default result of `catalog.enable(body)`: response body not shown (`undefined` when empty). */
+export type CatalogEnableResult = JsonValue | undefined
+/** Default result of `catalog.disable(body)`: response body not shown (`undefined` when empty). */
+export type CatalogDisableResult = JsonValue | undefined
 /** Default result of `transactions.list(query?)`: array or envelope, not shown. */
-export type TransactionsListResult = JsonValue
-/** Default result of `transactions.get(transReference)`: the transaction, or `null` for an empty body. */
-export type TransactionsGetResult = Transaction | null
+export type TransactionsListResult = JsonValue | undefined
+/** Default result of `transactions.get(transReference)`: the transaction, or `undefined` for an empty body. */
+export type TransactionsGetResult = Transaction | undefined
 /** Default result of `transactions.filter(filter)`: array or envelope, not shown. */
-export type TransactionsFilterResult = JsonValue
+export type TransactionsFilterResult = JsonValue | undefined
 
 /** Why a value would not survive `JSON.stringify` unchanged, or `undefined` when it would. */
 function jsonProblem(value: unknown): string | undefined {
@@ -137,4 +138,37 @@ export function jsonObjectIssues(value: unknown, root: string): ValidationIssue[
   }
   walk(value, '', false)
   return issues
+}
+
+/** Spec "Authentication": both headers go on every Catalog and Transactions call. */
+export const CLIENT_ID_HEADER = 'X-Service-Internal-Client-Id'
+export const CLIENT_SECRET_HEADER = 'X-Service-Client-Secret'
+/** Spec "Endpoints": shown as a header parameter of `GET /api/catalog/{id}`; paywire sends it on any call given a key. */
+export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key'
+
+/** Every operation can carry an `Idempotency-Key` (only `transactions.execute` generates one). */
+export const IDEMPOTENCY = { header: IDEMPOTENCY_KEY_HEADER } as const
+
+/** A body the spec names but does not describe: any plain JSON object, sent as given (`root` names it in issues). */
+export function jsonObject(root: string): z.ZodType<OpenRecord> {
+  return z.custom<OpenRecord>().superRefine((value, ctx) => {
+    for (const issue of jsonObjectIssues(value, root))
+      ctx.addIssue({ code: 'custom', message: issue.message, path: [issue.path] })
+  })
+}
+
+/** An answer whose shape the spec does not show: the parsed JSON (`undefined` when empty), typed as the open `T`. */
+export function jsonAnswer<T>(value: unknown): T {
+  return value as T
+}
+
+/** A single resource: a JSON object, or `undefined` for an empty body; any other JSON is unreadable. */
+export function entityOrEmpty<T extends OpenRecord>(value: unknown, reject: RejectAnswer): T | undefined {
+  if (value === undefined || value === null) return undefined
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    reject(
+      `a JSON object (or no body) was expected, not ${Array.isArray(value) ? 'an array' : typeof value}; pass a schema to accept another shape`,
+    )
+  }
+  return value as T
 }

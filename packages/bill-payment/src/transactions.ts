@@ -1,139 +1,123 @@
-/** Transactions operations (spec "Endpoints", group Transactions): one row per endpoint; the methods are thin. */
+/** Transactions operations (spec "Endpoints", group Transactions): one row per endpoint, one line per method. */
 
-import { type ApiPromise, safe, unsentOnly } from '@paywire/core'
-import type { z } from 'zod'
-import type {
-  BillPaymentCallOptions,
-  OperationRow,
-  Runner,
-  RunOptions,
-  WithoutSchema,
-  WithSchema,
-} from './operation.js'
-import type {
-  Transaction,
-  TransactionsExecuteParams,
-  TransactionsFilterParams,
-  TransactionsFilterResult,
-  TransactionsGetResult,
-  TransactionsListParams,
-  TransactionsListResult,
+import {
+  type AnswerSchema,
+  type ApiPromise,
+  defineOperation,
+  type OperationClient,
+  type OperationOptions,
+  type ResultOf,
+  safe,
+  unsentOnly,
+} from '@paywire/core'
+import {
+  entityOrEmpty,
+  IDEMPOTENCY,
+  jsonAnswer,
+  jsonObject,
+  type Transaction,
+  type TransactionsExecuteParams,
+  type TransactionsFilterParams,
+  type TransactionsFilterResult,
+  type TransactionsGetResult,
+  type TransactionsListParams,
+  type TransactionsListResult,
 } from './schemas.js'
 
 /**
  * The four Transactions endpoints. Reads and the filter are `safe` to retry. `execute` is
- * `unsent-only` (ARCHITECTURE section 5): the service's `Idempotency-Key` behaviour is not shown, so a
- * repeat after the request left could pay twice unless the caller opts in (`retryWithSameKey`).
+ * `unsent-only`: the service's `Idempotency-Key` behaviour is not shown, so a repeat after the
+ * request left could pay twice unless the caller opts in (`retryWithSameKey`). It generates a key.
  */
-export const transactionsOperations = {
-  list: {
+const operations = {
+  list: defineOperation({
     name: 'transactions.list',
     method: 'GET',
     path: '/api/transactions',
     query: true,
     retry: safe,
-    result: 'json',
-  },
-  execute: {
+    idempotency: IDEMPOTENCY,
+    decode: jsonAnswer<TransactionsListResult>,
+  }),
+  execute: defineOperation({
     name: 'transactions.execute',
     method: 'POST',
     path: '/api/transactions',
-    bodyParam: 'body',
+    params: jsonObject('body'),
     retry: unsentOnly,
-    result: 'entity',
-    generatesKey: true,
-  },
-  get: {
+    idempotency: { ...IDEMPOTENCY, generate: true },
+    reconcile: ({ idempotencyKey: key }) =>
+      key === undefined
+        ? undefined
+        : {
+            key: IDEMPOTENCY.header,
+            value: key,
+            lookup: `bills.transactions.list() or bills.transactions.filter(...) for the payment sent with Idempotency-Key ${JSON.stringify(key)}`,
+          },
+    decode: entityOrEmpty<Transaction>,
+  }),
+  get: defineOperation({
     name: 'transactions.get',
     method: 'GET',
     path: '/api/transactions/{transReference}',
-    pathParam: 'transReference',
     retry: safe,
-    result: 'entity',
-  },
-  filter: {
+    idempotency: IDEMPOTENCY,
+    decode: entityOrEmpty<NonNullable<TransactionsGetResult>>,
+  }),
+  filter: defineOperation({
     name: 'transactions.filter',
     method: 'POST',
     path: '/api/transactions/all',
-    bodyParam: 'filter',
+    params: jsonObject('filter'),
     retry: safe,
-    result: 'json',
-  },
-} as const satisfies Record<string, OperationRow>
-
-/** Options of `transactions.execute`. */
-export interface TransactionsExecuteCallOptions extends BillPaymentCallOptions {
-  /**
-   * Opt in to retrying after the request may have arrived (connection lost, timeout, 408, 429, 502,
-   * 503, 504), resending the same `Idempotency-Key` on every attempt. Only safe when the service
-   * deduplicates on that key for your account; the spec does not show that it does. Default `false`.
-   */
-  retryWithSameKey?: boolean
+    idempotency: IDEMPOTENCY,
+    decode: jsonAnswer<TransactionsFilterResult>,
+  }),
 }
 
 /** `bills.transactions`: execute payments and read them back. */
 export class Transactions {
-  readonly #runner: Runner
+  readonly #ops: OperationClient<unknown>
 
   /** @internal */
-  constructor(runner: Runner) {
-    this.#runner = runner
+  constructor(ops: OperationClient<unknown>) {
+    this.#ops = ops
   }
 
   /** `GET /api/transactions`: lists transactions; `query` is passed through as given (the spec shows no parameters). */
-  list<S extends z.ZodType>(
-    query: TransactionsListParams | undefined,
-    options: BillPaymentCallOptions & WithSchema<S>,
-  ): ApiPromise<z.output<S>>
-  list<T = TransactionsListResult>(
+  list<S extends AnswerSchema | undefined = undefined>(
     query?: TransactionsListParams,
-    options?: BillPaymentCallOptions & WithoutSchema,
-  ): ApiPromise<T>
-  list(query?: TransactionsListParams, options?: RunOptions): ApiPromise<unknown> {
-    return this.#runner.run(transactionsOperations.list, { query }, options)
+    options?: OperationOptions<S>,
+  ): ApiPromise<ResultOf<S, TransactionsListResult>> {
+    return this.#ops.call(operations.list, { query }, options)
   }
 
   /**
    * `POST /api/transactions`: executes a payment (body `ExecutePaymentRequest`) and resolves with the
-   * service's transaction. Sends `Idempotency-Key` (yours, or a generated UUID) on every attempt; read
-   * it from `.withResponse()` (`response.idempotencyKey`) or from any error of the call
+   * service's transaction. Sends `Idempotency-Key` (`idempotencyKey`, or a generated UUID) on every
+   * attempt; read it from `.withResponse()` (`response.idempotencyKey`) or from any error of the call
    * (`error.idempotencyKey`) to repeat an unknown outcome with the same key.
    */
-  execute<S extends z.ZodType>(
+  execute<S extends AnswerSchema | undefined = undefined>(
     body: TransactionsExecuteParams,
-    options: TransactionsExecuteCallOptions & WithSchema<S>,
-  ): ApiPromise<z.output<S>>
-  execute<T = Transaction | null>(
-    body: TransactionsExecuteParams,
-    options?: TransactionsExecuteCallOptions & WithoutSchema,
-  ): ApiPromise<T>
-  execute(body: TransactionsExecuteParams, options?: TransactionsExecuteCallOptions & RunOptions): ApiPromise<unknown> {
-    return this.#runner.run(transactionsOperations.execute, { body }, options)
+    options?: OperationOptions<S>,
+  ): ApiPromise<ResultOf<S, Transaction | undefined>> {
+    return this.#ops.call(operations.execute, { body }, options)
   }
 
   /** `GET /api/transactions/{transReference}`: one transaction by reference (URL-encoded). */
-  get<S extends z.ZodType>(
+  get<S extends AnswerSchema | undefined = undefined>(
     transReference: string,
-    options: BillPaymentCallOptions & WithSchema<S>,
-  ): ApiPromise<z.output<S>>
-  get<T = TransactionsGetResult>(
-    transReference: string,
-    options?: BillPaymentCallOptions & WithoutSchema,
-  ): ApiPromise<T>
-  get(transReference: string, options?: RunOptions): ApiPromise<unknown> {
-    return this.#runner.run(transactionsOperations.get, { pathValue: transReference }, options)
+    options?: OperationOptions<S>,
+  ): ApiPromise<ResultOf<S, TransactionsGetResult>> {
+    return this.#ops.call(operations.get, { path: { transReference } }, options)
   }
 
   /** `POST /api/transactions/all`: filters all transactions (body `TransactionFilter`, fields not shown). */
-  filter<S extends z.ZodType>(
+  filter<S extends AnswerSchema | undefined = undefined>(
     filter: TransactionsFilterParams,
-    options: BillPaymentCallOptions & WithSchema<S>,
-  ): ApiPromise<z.output<S>>
-  filter<T = TransactionsFilterResult>(
-    filter: TransactionsFilterParams,
-    options?: BillPaymentCallOptions & WithoutSchema,
-  ): ApiPromise<T>
-  filter(filter: TransactionsFilterParams, options?: RunOptions): ApiPromise<unknown> {
-    return this.#runner.run(transactionsOperations.filter, { body: filter }, options)
+    options?: OperationOptions<S>,
+  ): ApiPromise<ResultOf<S, TransactionsFilterResult>> {
+    return this.#ops.call(operations.filter, { body: filter }, options)
   }
 }

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, expectTypeOf, it } from 'vitest'
 import { z } from 'zod'
 import { BillPaymentError, RequestValidationError } from '../src/index.js'
 import { closeAll, rejection, type Setup, setup } from './fixtures/setup.js'
@@ -91,11 +91,11 @@ describe('Catalog: GET /api/catalog/{id}', () => {
     expect(e.attempts).toBe(1)
   })
 
-  it('returns null for a 200 with no body (the spec documents none)', async () => {
+  it('returns undefined for a 200 with no body (the spec documents none)', async () => {
     env = await setup()
     const { http, HttpResponse } = await import('msw')
     env.server.use(http.get('*/api/catalog/:id', () => new HttpResponse(null, { status: 200 })))
-    await expect(env.bills.catalog.get('EDSA-PREPAID')).resolves.toBeNull()
+    await expect(env.bills.catalog.get('EDSA-PREPAID')).resolves.toBeUndefined()
   })
 
   it('parses the product with a caller schema and types it', async () => {
@@ -135,10 +135,15 @@ describe('Catalog: GET /api/catalog/{id}', () => {
     expect(arrayError.message).toContain('a JSON object (or no body) was expected, not an array')
   })
 
-  it('accepts a type parameter to assert the shape unchecked', async () => {
+  it('types the answer only through a checked schema (no unchecked type parameter)', async () => {
     env = await setup()
-    const product = await env.bills.catalog.get<{ id: string; category: string }>('AIRTIME-ORANGE')
+    const product = await env.bills.catalog.get('AIRTIME-ORANGE', {
+      schema: z.object({ id: z.string(), category: z.string() }),
+    })
+    expectTypeOf(product).toEqualTypeOf<{ id: string; category: string }>()
     expect(product.category).toBe('airtime')
+    // @ts-expect-error the type of an answer is the schema's output, never an unchecked assertion
+    void env.bills.catalog.get<{ id: string }>('AIRTIME-ORANGE')
   })
 })
 

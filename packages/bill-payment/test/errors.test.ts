@@ -1,6 +1,7 @@
 import { createTestClock, faults, startFaultServer } from '@paywire/core/testing'
 import { HttpResponse, http } from 'msw'
 import { afterEach, describe, expect, it } from 'vitest'
+import { z } from 'zod'
 import { ApiError, BillPayment, BillPaymentError, PaywireError, TimeoutError, UserAbortError } from '../src/index.js'
 import { closeAll, rejection, type Setup, setup } from './fixtures/setup.js'
 
@@ -130,7 +131,10 @@ describe('BillPaymentError', () => {
 describe('client.request (raw escape hatch)', () => {
   it('sends any path on the same pipeline with both auth headers and the same error class', async () => {
     env = await setup()
-    const products = await env.bills.request<{ id: string }[]>({ method: 'GET', path: '/api/catalog/get-all-products' })
+    const products = await env.bills.request(
+      { method: 'GET', path: '/api/catalog/get-all-products' },
+      { schema: z.array(z.object({ id: z.string() })) },
+    )
     expect(products).toHaveLength(4)
     const error = (await rejection(() =>
       env.bills.request({ method: 'GET', path: '/api/catalog/NOPE' }),
@@ -158,14 +162,14 @@ describe('client.request (raw escape hatch)', () => {
     expect(env.server.requests[0]?.body).toBe('{"productId":"EDSA-PREPAID","amount":10}')
   })
 
-  it('returns text for a non-JSON body and null for an empty one', async () => {
+  it('returns text for a non-JSON body and undefined for an empty one', async () => {
     env = await setup()
     env.server.use(
       http.get('*/text', () => HttpResponse.text('plain')),
       http.get('*/empty', () => new HttpResponse(null, { status: 204 })),
     )
     await expect(env.bills.request({ method: 'GET', path: '/text' })).resolves.toBe('plain')
-    await expect(env.bills.request({ method: 'GET', path: '/empty' })).resolves.toBeNull()
+    await expect(env.bills.request({ method: 'GET', path: '/empty' })).resolves.toBeUndefined()
   })
 
   it('refuses auth headers in the raw input and paths that leave the base URL', async () => {

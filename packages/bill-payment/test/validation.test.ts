@@ -92,10 +92,10 @@ describe('Path variables, query and options', () => {
   it('refuses an empty id or reference', async () => {
     env = await setup()
     expect(await issuesOf(() => env.bills.catalog.get('  '))).toEqual([
-      { path: 'id', message: 'must be a non-empty string (or an integer)' },
+      { path: 'id', message: 'must be a non-empty string (or a whole number)' },
     ])
     expect(await issuesOf(() => env.bills.transactions.get(undefined as never))).toEqual([
-      { path: 'transReference', message: 'must be a non-empty string (or an integer)' },
+      { path: 'transReference', message: 'must be a non-empty string (or a whole number)' },
     ])
     expect(env.server.requests).toHaveLength(0)
   })
@@ -141,7 +141,7 @@ describe('Path variables, query and options', () => {
   it('refuses a schema option that is not a zod schema', async () => {
     env = await setup()
     expect(await issuesOf(() => env.bills.catalog.list({ schema: {} as never }))).toEqual([
-      { path: 'schema', message: 'must be a zod schema' },
+      { path: 'schema', message: 'must be a schema with a safeParse method (zod)' },
     ])
   })
 })

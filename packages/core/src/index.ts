@@ -42,14 +42,34 @@ export type {
   ResponseHandler,
 } from './http-client.js'
 export { HttpClient, systemClock, WINDOW_MARGIN_MS } from './http-client.js'
+export type {
+  AnswerReader,
+  Idempotency,
+  Operation,
+  OperationClientConfig,
+  OperationInput,
+  OperationOptions,
+  RejectAnswer,
+  RequestInput,
+  ResultOf,
+  SentRequest,
+  UnusableAnswer,
+} from './operation.js'
+export { defineOperation, OperationClient } from './operation.js'
 export type { ProblemDetails } from './problem-details.js'
 export { describeProblem, parseProblemDetails } from './problem-details.js'
-export type { AnswerSchema, ProblemDetailsErrorInit, ProblemHints, ProblemReason } from './problem-error.js'
-export { checkAnswer, ProblemDetailsError, problemReason } from './problem-error.js'
+export type {
+  AnswerSchema,
+  ProblemDetailsErrorInit,
+  ProblemErrorClass,
+  ProblemHints,
+  ProblemReason,
+} from './problem-error.js'
+export { checkAnswer, ProblemDetailsError, problemAnswers, problemReason } from './problem-error.js'
 export type { RawRequestInput } from './raw.js'
 export { buildRawRequest } from './raw.js'
 export type { BackoffOptions, RetryPolicy } from './retry.js'
 export { DEFAULT_BACKOFF, keyed, parseRetryAfter, safe, unsentOnly, withinWindow } from './retry.js'
 export { redactHeaders, Secret } from './secret.js'
 export { checkBaseUrl, expandPath, pathSegment } from './url.js'
-export { closest, validateParams } from './validate.js'
+export { checkParams, closest, validateParams } from './validate.js'

@@ -2,6 +2,7 @@
 
 import { ApiError, brandErrorClass, type RequestInfo, type ValidationIssue } from './errors.js'
 import type { RawResponse } from './http-client.js'
+import type { AnswerReader } from './operation.js'
 import { describeProblem, type ProblemDetails, parseProblemDetails } from './problem-details.js'
 
 /**
@@ -215,3 +216,44 @@ export class ProblemDetailsError extends ApiError {
   }
 }
 brandErrorClass(ProblemDetailsError, 'ProblemDetailsError')
+
+/** A ProblemDetails service's error class (`RemittanceError`, `BillPaymentError`). */
+export type ProblemErrorClass = new (init: ProblemDetailsErrorInit) => ProblemDetailsError
+
+/**
+ * How the ProblemDetails services read answers (their success bodies are undocumented): an empty
+ * body is `undefined`, JSON is returned as parsed (a bare `42` or `true` too), and anything else is
+ * `unreadable_response`, except for `request()`, which returns the text. Refusals are `ErrorClass`.
+ */
+export function problemAnswers(ErrorClass: ProblemErrorClass): AnswerReader {
+  return {
+    read(response, request, raw) {
+      if (response.json !== undefined) return response.json
+      const text = response.rawBody.trim()
+      if (text === '') return undefined
+      try {
+        // Core parses objects, arrays and strings only; a bare `42` or `true` is JSON too.
+        return JSON.parse(text) as unknown
+      } catch {
+        if (raw) return response.rawBody
+        const type = response.headers['content-type'] ?? 'no content type'
+        throw new ErrorClass({
+          request,
+          response,
+          reason: 'unreadable_response',
+          problemWithAnswer: `it is not JSON (${type}); see rawBody`,
+        })
+      }
+    },
+    toError: (response, request) => new ErrorClass({ request, response }),
+    unusable: (response, request, problem) =>
+      new ErrorClass({
+        request,
+        response,
+        reason: problem.reason,
+        ...(problem.reason === 'unreadable_response'
+          ? { problemWithAnswer: problem.message }
+          : { issues: problem.issues }),
+      }),
+  }
+}

@@ -7,9 +7,19 @@ type AnySchema = z.ZodType
 
 /** Parses `input` with `schema`, or throws `RequestValidationError` listing every issue. */
 export function validateParams<S extends AnySchema>(operation: string, schema: S, input: unknown): z.output<S> {
+  const checked = checkParams(schema, input)
+  if (checked.ok) return checked.data
+  throw new RequestValidationError(operation, checked.issues)
+}
+
+/** Parses `input` with `schema`: the output, or every issue by its wire path (unknown keys with a "did you mean"). */
+export function checkParams<S extends AnySchema>(
+  schema: S,
+  input: unknown,
+): { readonly ok: true; readonly data: z.output<S> } | { readonly ok: false; readonly issues: ValidationIssue[] } {
   const result = schema.safeParse(input)
-  if (result.success) return result.data
-  throw new RequestValidationError(operation, toIssues(schema, result.error.issues))
+  if (result.success) return { ok: true, data: result.data }
+  return { ok: false, issues: toIssues(schema, result.error.issues) }
 }
 
 function toIssues(schema: AnySchema, issues: readonly z.core.$ZodIssue[]): ValidationIssue[] {

@@ -1,0 +1,415 @@
+/**
+ * The one operation engine (ARCHITECTURE section 1: an operation is one row). A service package
+ * describes each endpoint as an `Operation` row; one `OperationClient` per client turns a row and
+ * the caller's input into one `HttpClient.send`: path variables, query, body checks, idempotency
+ * key, the service's last step (the card signer), reconciliation key, and reading the answer.
+ */
+
+import { randomUUID } from 'node:crypto'
+import type { z } from 'zod'
+import { ApiPromise } from './api-promise.js'
+import { formBody, jsonBody, type Query, withQuery } from './encode.js'
+import { type ApiError, type Reconciliation, RequestValidationError, type ValidationIssue } from './errors.js'
+import type { CallOptions, HttpClient, HttpMethod, HttpRequest, RawResponse, ResponseHandler } from './http-client.js'
+import { type AnswerSchema, checkAnswer } from './problem-error.js'
+import { buildRawRequest, type RawRequestInput } from './raw.js'
+import { keyed, type RetryPolicy } from './retry.js'
+import { expandPath } from './url.js'
+import { checkParams } from './validate.js'
+
+/**
+ * Where an operation's idempotency key travels: a header (bill payment's `Idempotency-Key`) or a
+ * body field the service deduplicates on (remittance's `agentTransactionRef`). `generate`: a UUID
+ * is made when the caller gives none, so every money-moving call has a key to be found by.
+ */
+export type Idempotency =
+  | { readonly header: string; readonly generate?: boolean }
+  | { readonly bodyField: string; readonly generate?: boolean }
+
+/** What a call sent, for its reconciliation key. */
+export interface SentRequest {
+  /** The wire object after `toWire` and `finalize` (`undefined` for operations without a body). */
+  readonly wire: Readonly<Record<string, unknown>> | undefined
+  /** The path variables as given. */
+  readonly path: Readonly<Record<string, string | number>>
+  readonly idempotencyKey: string | undefined
+}
+
+/** The 2xx answer value could not be used: the message says what is wrong with it. */
+export type RejectAnswer = (problem: string) => never
+
+/** One operation of a service. `Ctx` is what the client hands its rows (the card signer and rules). */
+export interface Operation<Ctx = unknown, S extends z.ZodType = z.ZodType, Result = unknown> {
+  /** `group.method`, as errors, hooks and logs name it. */
+  readonly name: string
+  readonly method: HttpMethod
+  /** Which of the client's base URLs; default: the first one. */
+  readonly base?: string
+  /** Path below the base URL; `{name}` is filled from `input.path`, encoded, and checked. Or the client's configured path. */
+  readonly path: string | ((ctx: Ctx) => string)
+  /** The body's schema, or one built from the client (its rules), built once per client. */
+  readonly params?: S | ((ctx: Ctx) => S)
+  /** Refusals the schema would word badly (a shape meant for another endpoint). */
+  readonly precheck?: (input: unknown) => readonly ValidationIssue[]
+  /** Whether the operation takes an open query object. */
+  readonly query?: boolean
+  /** Body encoding; default `json`. A `form` wire object must hold strings only. */
+  readonly encoding?: 'json' | 'form'
+  readonly retry: RetryPolicy
+  readonly idempotency?: Idempotency
+  /** The wire object from the checked params (fixed fields, field order); default: the params. */
+  readonly toWire?: (params: z.output<S>, ctx: Ctx) => Record<string, unknown>
+  /** The last step before encoding (the card signer adds `hash` from the very strings sent). */
+  readonly finalize?: (wire: Record<string, unknown>, ctx: Ctx, operation: string) => void
+  /** The business key and the safe lookup that settle an unknown outcome; default: the idempotency key. */
+  readonly reconcile?: (sent: SentRequest) => Reconciliation | undefined
+  /** Checks and types the answer value the service's reader produced; `reject` explains a bad one. */
+  readonly decode?: (value: unknown, reject: RejectAnswer) => Result
+}
+
+/** Declares an operation row (types inferred from its schema and decoder). */
+export function defineOperation<Ctx = unknown, S extends z.ZodType = z.ZodType, Result = unknown>(
+  row: Operation<Ctx, S, Result>,
+): Operation<Ctx, S, Result> {
+  return Object.freeze(row)
+}
+
+/** The caller's values for one operation, not yet checked. */
+export interface OperationInput {
+  /** Path variables by the name the template gives them. */
+  readonly path?: Readonly<Record<string, unknown>>
+  readonly query?: unknown
+  readonly body?: unknown
+}
+
+/** Options of every operation call, in every package. */
+export interface OperationOptions<S extends AnswerSchema | undefined = undefined> extends CallOptions {
+  /**
+   * Checks the success answer and types the result with it (a zod schema, or anything with a
+   * zod-style `safeParse`); a mismatch rejects with the service's error, reason `response_schema_mismatch`.
+   */
+  readonly schema?: S
+  /**
+   * The idempotency key, for operations that carry one: 1 to 255 visible ASCII characters. Where
+   * the operation generates one, yours replaces it. Refused on operations without a key.
+   */
+  readonly idempotencyKey?: string
+  /**
+   * Retry after the request may have arrived (connection lost, timeout, 408, 429, 502–504),
+   * resending the same key. Only safe where the service deduplicates on the key for your account;
+   * refused on operations without a key. Default `false`.
+   */
+  readonly retryWithSameKey?: boolean
+}
+
+/** The result type: the schema's output when one is given, otherwise the operation's own type. */
+export type ResultOf<S, Default> = S extends AnswerSchema<infer T> ? T : Default
+
+/** The raw escape hatch's input: any method and path below one of the client's base URLs. */
+export interface RequestInput<Base extends string = string> extends RawRequestInput {
+  /** Which base URL the path is under; default: the client's first. */
+  readonly base?: Base
+}
+
+/** How a service reads answers: its error class for a refusal and for a 2xx it cannot use. */
+export interface AnswerReader {
+  /**
+   * Reads a 2xx answer into the value rows decode. `raw` is for `request()`: any JSON, or the text.
+   * Throws the service's error for an answer it cannot read (or an error envelope in a 2xx).
+   */
+  read(response: RawResponse, request: HttpRequest, raw: boolean): unknown
+  /** The service's error for a non-2xx answer. */
+  toError(response: RawResponse, request: HttpRequest): ApiError
+  /** The service's error for a 2xx the SDK cannot use. */
+  unusable(response: RawResponse, request: HttpRequest, problem: UnusableAnswer): ApiError
+}
+
+/** Why a 2xx answer cannot be used: unreadable (with what is wrong), or not matching the caller's schema. */
+export type UnusableAnswer =
+  | { readonly reason: 'unreadable_response'; readonly message: string }
+  | { readonly reason: 'response_schema_mismatch'; readonly issues: readonly ValidationIssue[] }
+
+/** What one client gives the engine. */
+export interface OperationClientConfig<Ctx> {
+  readonly http: HttpClient
+  /** Base URLs by name, the first is the default (`{ default: baseUrl }`, or the card's two). */
+  readonly baseUrls: Readonly<Record<string, string>>
+  /** What rows' steps receive. */
+  readonly context: Ctx
+  /** Credential headers of every call, read per call from the client's secrets. */
+  readonly authHeaders?: () => Record<string, string>
+  /** The header `request()` sends an `idempotencyKey` option in (the service's idempotency header), if any. */
+  readonly requestIdempotencyHeader?: string
+  readonly answers: AnswerReader
+}
+
+const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/
+const PATH_VARIABLE = /\{(\w+)\}/g
+const NO_PATH: Readonly<Record<string, string | number>> = Object.freeze({})
+
+/** Runs the operation rows of one client: validate, build, send, read. Nothing is sent on a refusal. */
+export class OperationClient<Ctx> {
+  readonly #config: OperationClientConfig<Ctx>
+  readonly #defaultBase: string
+  /** Each row's schema under this client's rules, built once. */
+  readonly #schemas = new WeakMap<object, z.ZodType>()
+
+  constructor(config: OperationClientConfig<Ctx>) {
+    this.#config = config
+    this.#defaultBase = Object.keys(config.baseUrls)[0] ?? 'default'
+  }
+
+  /** Checks `input`, builds the request and sends it; a refusal rejects with `RequestValidationError`. */
+  call<S extends AnswerSchema | undefined, Result>(
+    row: Operation<Ctx, z.ZodType, Result>,
+    input: OperationInput,
+    options?: OperationOptions<S>,
+  ): ApiPromise<ResultOf<S, Result>> {
+    let request: HttpRequest
+    try {
+      request = this.#build(row, input, options ?? {})
+    } catch (error) {
+      return ApiPromise.rejected(error)
+    }
+    const handler = this.#handler(row.decode, options?.schema, false)
+    // The handler returns the schema's output when a schema is given, else the row's decoded result.
+    return this.#config.http.send(request, handler as ResponseHandler<ResultOf<S, Result>>, callOptions(options))
+  }
+
+  /**
+   * The raw escape hatch: `input` on the same pipeline with the client's credentials, retries
+   * (`safe` for GET, `unsent-only` otherwise, unless `retry` says) and error class. Resolves with
+   * the parsed JSON, or the text when the answer is not JSON.
+   */
+  request<S extends AnswerSchema | undefined>(
+    input: RequestInput,
+    options?: OperationOptions<S>,
+  ): ApiPromise<ResultOf<S, unknown>> {
+    let request: HttpRequest
+    try {
+      request = this.#buildRaw(input, options ?? {})
+    } catch (error) {
+      return ApiPromise.rejected(error)
+    }
+    const handler = this.#handler(undefined, options?.schema, true)
+    return this.#config.http.send(request, handler as ResponseHandler<ResultOf<S, unknown>>, callOptions(options))
+  }
+
+  #build<Result>(
+    row: Operation<Ctx, z.ZodType, Result>,
+    input: OperationInput,
+    options: OperationOptions<AnswerSchema | undefined>,
+  ): HttpRequest {
+    const { context: ctx } = this.#config
+    const issues = optionIssues(options, row.idempotency !== undefined)
+    const template = typeof row.path === 'string' ? row.path : row.path(ctx)
+    const path = pathValues(template, input.path, issues)
+    if (row.query) issues.push(...queryIssues(input.query))
+
+    const idempotency = row.idempotency
+    let key = options.idempotencyKey
+    let params: unknown
+    if (row.params) {
+      let body = input.body
+      if (idempotency && 'bodyField' in idempotency) {
+        ;({ body, key } = withBodyKey(body, idempotency, key, issues))
+      }
+      issues.push(...(row.precheck?.(body) ?? []))
+      if (issues.length === 0) {
+        const checked = checkParams(this.#schemaOf(row), body)
+        if (checked.ok) params = checked.data
+        else issues.push(...checked.issues)
+      }
+    }
+    if (issues.length > 0) throw new RequestValidationError(row.name, issues)
+    if (key === undefined && idempotency?.generate) key = randomUUID()
+
+    let wire: Record<string, unknown> | undefined
+    if (row.params) {
+      wire = row.toWire ? row.toWire(params, ctx) : (params as Record<string, unknown>)
+      row.finalize?.(wire, ctx, row.name)
+    }
+    const headers: Record<string, string> = { ...this.#config.authHeaders?.() }
+    const keyHeader = idempotency && 'header' in idempotency ? idempotency.header : undefined
+    if (keyHeader && key !== undefined) headers[keyHeader] = key
+    const url = this.#baseUrl(row.base, row.name) + expandPath(template, path, row.name)
+    const sent: SentRequest = { wire, path, idempotencyKey: key }
+    return {
+      operation: row.name,
+      method: row.method,
+      url: row.query ? withQuery(url, input.query as Query | undefined) : url,
+      headers,
+      ...(wire ? { body: row.encoding === 'form' ? formBody(wire as Record<string, string>) : jsonBody(wire) } : {}),
+      retry: options.retryWithSameKey === true ? keyed : row.retry,
+      reconciliation: row.reconcile ? row.reconcile(sent) : keyReconciliation(idempotency, key),
+      idempotencyKey: key,
+      managedHeaders: keyHeader ? [keyHeader] : undefined,
+    }
+  }
+
+  #buildRaw(input: RequestInput, options: OperationOptions<AnswerSchema | undefined>): HttpRequest {
+    const keyHeader = this.#config.requestIdempotencyHeader
+    const issues = optionIssues(options, keyHeader !== undefined)
+    if (issues.length > 0) throw new RequestValidationError('request', issues)
+    const { base, ...rest } = input ?? ({} as RequestInput)
+    const key = options.idempotencyKey
+    const headers: Record<string, string> = { ...this.#config.authHeaders?.() }
+    if (keyHeader && key !== undefined) headers[keyHeader] = key
+    const managed = keyHeader ? [keyHeader] : []
+    const request = buildRawRequest('request', this.#baseUrl(base, 'request'), rest, headers, managed)
+    return {
+      ...request,
+      retry: options.retryWithSameKey === true ? keyed : request.retry,
+      reconciliation: keyReconciliation(keyHeader ? { header: keyHeader } : undefined, key),
+      idempotencyKey: key,
+    }
+  }
+
+  #baseUrl(base: string | undefined, operation: string): string {
+    const url = this.#config.baseUrls[base ?? this.#defaultBase]
+    if (url !== undefined) return url
+    const names = Object.keys(this.#config.baseUrls).map((name) => JSON.stringify(name))
+    throw new RequestValidationError(operation, [{ path: 'base', message: `must be ${names.join(' or ')}` }])
+  }
+
+  #schemaOf(row: Operation<Ctx, z.ZodType, unknown>): z.ZodType {
+    const given = row.params as z.ZodType | ((ctx: Ctx) => z.ZodType)
+    if (typeof given !== 'function') return given
+    let schema = this.#schemas.get(row)
+    if (!schema) {
+      schema = given(this.#config.context)
+      this.#schemas.set(row, schema)
+    }
+    return schema
+  }
+
+  #handler<Result>(
+    decode: ((value: unknown, reject: RejectAnswer) => Result) | undefined,
+    schema: AnswerSchema | undefined,
+    raw: boolean,
+  ): ResponseHandler<unknown> {
+    const { answers } = this.#config
+    return {
+      decode(response, request) {
+        const value = answers.read(response, request, raw)
+        if (schema) {
+          const checked = checkAnswer(schema, value)
+          if (checked.ok) return checked.data
+          throw answers.unusable(response, request, { reason: 'response_schema_mismatch', issues: checked.issues })
+        }
+        if (!decode) return value
+        return decode(value, (message) => {
+          throw answers.unusable(response, request, { reason: 'unreadable_response', message })
+        })
+      },
+      toError: (response, request) => answers.toError(response, request),
+    }
+  }
+}
+
+/** The core call options, without the engine's own. */
+function callOptions(options: OperationOptions<AnswerSchema | undefined> | undefined): CallOptions | undefined {
+  if (!options) return undefined
+  const { schema: _schema, idempotencyKey: _key, retryWithSameKey: _retry, ...call } = options
+  return call
+}
+
+function optionIssues(options: OperationOptions<AnswerSchema | undefined>, keyed: boolean): ValidationIssue[] {
+  const issues: ValidationIssue[] = []
+  const { idempotencyKey: key, retryWithSameKey: sameKey, schema } = options
+  if (key !== undefined) {
+    if (!keyed) issues.push({ path: 'idempotencyKey', message: 'this operation carries no idempotency key' })
+    else if (typeof key !== 'string' || !KEY_PATTERN.test(key)) {
+      issues.push({ path: 'idempotencyKey', message: 'must be 1 to 255 visible ASCII characters (no spaces)' })
+    }
+  }
+  if (sameKey !== undefined) {
+    if (typeof sameKey !== 'boolean') issues.push({ path: 'retryWithSameKey', message: 'must be true or false' })
+    else if (sameKey && !keyed) {
+      issues.push({
+        path: 'retryWithSameKey',
+        message: 'this operation carries no idempotency key, so a resend could act twice',
+      })
+    }
+  }
+  if (schema !== undefined && typeof (schema as { safeParse?: unknown } | null)?.safeParse !== 'function') {
+    issues.push({ path: 'schema', message: 'must be a schema with a safeParse method (zod)' })
+  }
+  return issues
+}
+
+/**
+ * The path variables of `template` from the caller's values: each a non-empty string or a whole
+ * number (`.`, `..` and encoding are `expandPath`'s), each missing or wrong one an issue by its name.
+ */
+function pathValues(
+  template: string,
+  given: Readonly<Record<string, unknown>> | undefined,
+  issues: ValidationIssue[],
+): Readonly<Record<string, string | number>> {
+  const names = Array.from(template.matchAll(PATH_VARIABLE), (match) => match[1] as string)
+  if (names.length === 0) return NO_PATH
+  const values: Record<string, string | number> = {}
+  for (const name of names) {
+    const value = given?.[name]
+    if (
+      (typeof value === 'string' && value.trim() !== '') ||
+      (typeof value === 'number' && Number.isSafeInteger(value))
+    ) {
+      values[name] = value
+    } else issues.push({ path: name, message: 'must be a non-empty string (or a whole number)' })
+  }
+  return values
+}
+
+const isQueryScalar = (v: unknown) =>
+  v === undefined || v === null || typeof v === 'string' || typeof v === 'boolean' || Number.isFinite(v)
+
+/** An open query object: each value a string, finite number, boolean, null/undefined, or an array of those. */
+function queryIssues(value: unknown): ValidationIssue[] {
+  if (value === undefined) return []
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return [{ path: 'query', message: 'must be an object of query parameters' }]
+  }
+  const issues: ValidationIssue[] = []
+  for (const [name, v] of Object.entries(value)) {
+    const values: unknown[] = Array.isArray(v) ? v : [v]
+    if (!values.every(isQueryScalar)) {
+      issues.push({
+        path: name,
+        message: 'must be a string, finite number, boolean, null/undefined, or an array of those',
+      })
+    }
+  }
+  return issues
+}
+
+/**
+ * The key of a body-field operation: the body's field, or the `idempotencyKey` option (filled into
+ * the body), or a generated one; a body field and an option that differ are refused.
+ */
+function withBodyKey(
+  body: unknown,
+  idempotency: { readonly bodyField: string; readonly generate?: boolean },
+  optionKey: string | undefined,
+  issues: ValidationIssue[],
+): { body: unknown; key: string | undefined } {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return { body, key: optionKey }
+  const field = idempotency.bodyField
+  const given = (body as Record<string, unknown>)[field]
+  if (given !== undefined) {
+    if (optionKey !== undefined && given !== optionKey) {
+      issues.push({ path: 'idempotencyKey', message: `differs from the body's ${field}; give the key once` })
+    }
+    return { body, key: typeof given === 'string' ? given : undefined }
+  }
+  const key = optionKey ?? (idempotency.generate ? randomUUID() : undefined)
+  return { body: key === undefined ? body : { ...body, [field]: key }, key }
+}
+
+/** A keyed call whose outcome is unknown is found again by its key: the same call repeated with it. */
+function keyReconciliation(idempotency: Idempotency | undefined, key: string | undefined): Reconciliation | undefined {
+  if (!idempotency || key === undefined) return undefined
+  const name = 'header' in idempotency ? idempotency.header : idempotency.bodyField
+  return { key: name, value: key, lookup: `the same call repeated with { idempotencyKey: ${JSON.stringify(key)} }` }
+}
