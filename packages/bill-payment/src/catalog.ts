@@ -4,6 +4,7 @@ import {
   type AnswerSchema,
   type ApiPromise,
   defineOperation,
+  jsonAnswer,
   type OperationClient,
   type OperationOptions,
   type ResultOf,
@@ -18,7 +19,6 @@ import {
   type CatalogListResult,
   entityOrEmpty,
   IDEMPOTENCY,
-  jsonAnswer,
   jsonObject,
 } from './schemas.js'
 

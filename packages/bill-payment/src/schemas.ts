@@ -157,11 +157,6 @@ export function jsonObject(root: string): z.ZodType<OpenRecord> {
   })
 }
 
-/** An answer whose shape the spec does not show: the parsed JSON (`undefined` when empty), typed as the open `T`. */
-export function jsonAnswer<T>(value: unknown): T {
-  return value as T
-}
-
 /** A single resource: a JSON object, or `undefined` for an empty body; any other JSON is unreadable. */
 export function entityOrEmpty<T extends OpenRecord>(value: unknown, reject: RejectAnswer): T | undefined {
   if (value === undefined || value === null) return undefined

@@ -4,6 +4,7 @@ import {
   type AnswerSchema,
   type ApiPromise,
   defineOperation,
+  jsonAnswer,
   type OperationClient,
   type OperationOptions,
   type ResultOf,
@@ -13,7 +14,6 @@ import {
 import {
   entityOrEmpty,
   IDEMPOTENCY,
-  jsonAnswer,
   jsonObject,
   type Transaction,
   type TransactionsExecuteParams,

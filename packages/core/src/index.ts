@@ -55,7 +55,7 @@ export type {
   SentRequest,
   UnusableAnswer,
 } from './operation.js'
-export { defineOperation, OperationClient } from './operation.js'
+export { defineOperation, jsonAnswer, OperationClient } from './operation.js'
 export type { ProblemDetails } from './problem-details.js'
 export { describeProblem, parseProblemDetails } from './problem-details.js'
 export type {

@@ -74,6 +74,14 @@ export function defineOperation<Ctx = unknown, S extends z.ZodType = z.ZodType, 
   return Object.freeze(row)
 }
 
+/**
+ * The decoder of an answer whose shape the service does not document: the parsed JSON, typed as the
+ * open type `T` the package declares for it (a JSON value), so the type promises nothing unchecked.
+ */
+export function jsonAnswer<T>(value: unknown): T {
+  return value as T
+}
+
 /** The caller's values for one operation, not yet checked. */
 export interface OperationInput {
   /** Path variables by the name the template gives them. */

@@ -1,91 +1,123 @@
 /** Beneficiaries: register, update and find the people money is sent to (spec Endpoints, rows 1–5). */
 
-import { type ApiPromise, safe, unsentOnly } from '@paywire/core'
-import type { OperationRow, OperationRunner, RemittanceCallOptions, ResultOf, ResultSchema } from './operation.js'
+import {
+  type AnswerSchema,
+  type ApiPromise,
+  defineOperation,
+  jsonAnswer,
+  type OperationClient,
+  type OperationOptions,
+  type Reconciliation,
+  type ResultOf,
+  type SentRequest,
+  safe,
+  unsentOnly,
+} from '@paywire/core'
 import {
   type BeneficiariesCreateParams,
   type BeneficiariesUpdateParams,
   beneficiaryCreateSchema,
   beneficiaryUpdateSchema,
+  type RemittanceResult,
+  type SleBodySchemas,
 } from './schemas.js'
+
+/** A beneficiary write whose outcome is unknown is read back by its `posid`. */
+function byPosId({ wire }: SentRequest): Reconciliation | undefined {
+  const posid = wire?.['posid']
+  if (typeof posid !== 'string') return undefined
+  return { key: 'posid', value: posid, lookup: `remit.beneficiaries.getByPosId(${JSON.stringify(posid)})` }
+}
 
 /** One row per endpoint. Writes are `unsent-only`: a repeated create could register a beneficiary twice. */
 export const beneficiaryOperations = {
-  create: {
+  create: defineOperation({
     name: 'beneficiaries.create',
     method: 'POST',
     path: '/api/beneficiaries',
-    body: beneficiaryCreateSchema,
+    params: beneficiaryCreateSchema,
     retry: unsentOnly,
-  },
-  update: {
+    reconcile: byPosId,
+    decode: jsonAnswer<RemittanceResult>,
+  }),
+  update: defineOperation({
     name: 'beneficiaries.update',
     method: 'PUT',
     path: '/api/beneficiaries',
-    body: beneficiaryUpdateSchema,
+    params: beneficiaryUpdateSchema,
     retry: unsentOnly,
-  },
-  getByPosId: {
+    reconcile: byPosId,
+    decode: jsonAnswer<RemittanceResult>,
+  }),
+  getByPosId: defineOperation({
     name: 'beneficiaries.getByPosId',
     method: 'GET',
     path: '/api/beneficiaries/posid/{posid}',
     retry: safe,
-  },
-  search: { name: 'beneficiaries.search', method: 'GET', path: '/api/beneficiaries/any/{searchValue}', retry: safe },
-  getByTelephone: {
+    decode: jsonAnswer<RemittanceResult>,
+  }),
+  search: defineOperation({
+    name: 'beneficiaries.search',
+    method: 'GET',
+    path: '/api/beneficiaries/any/{searchValue}',
+    retry: safe,
+    decode: jsonAnswer<RemittanceResult>,
+  }),
+  getByTelephone: defineOperation({
     name: 'beneficiaries.getByTelephone',
     method: 'GET',
     path: '/api/beneficiaries/telephone/{telephone}',
     retry: safe,
-  },
-} as const satisfies Record<string, OperationRow>
+    decode: jsonAnswer<RemittanceResult>,
+  }),
+}
 
 /** `remit.beneficiaries`: each method is one row of `beneficiaryOperations`. */
 export class Beneficiaries {
-  readonly #run: OperationRunner
+  readonly #ops: OperationClient<SleBodySchemas>
 
   /** @internal */
-  constructor(run: OperationRunner) {
-    this.#run = run
+  constructor(ops: OperationClient<SleBodySchemas>) {
+    this.#ops = ops
   }
 
   /** `POST /api/beneficiaries` (CreateBeneficiaryRequest; 201, body undocumented, often empty). */
-  create<S extends ResultSchema | undefined = undefined>(
+  create<S extends AnswerSchema | undefined = undefined>(
     body: BeneficiariesCreateParams,
-    options?: RemittanceCallOptions<S>,
-  ): ApiPromise<ResultOf<S>> {
-    return this.#run.call(beneficiaryOperations.create, { body }, options)
+    options?: OperationOptions<S>,
+  ): ApiPromise<ResultOf<S, RemittanceResult>> {
+    return this.#ops.call(beneficiaryOperations.create, { body }, options)
   }
 
   /** `PUT /api/beneficiaries` (UpdateBeneficiaryRequest, fields not shown: known fields typed, others pass). */
-  update<S extends ResultSchema | undefined = undefined>(
+  update<S extends AnswerSchema | undefined = undefined>(
     body: BeneficiariesUpdateParams,
-    options?: RemittanceCallOptions<S>,
-  ): ApiPromise<ResultOf<S>> {
-    return this.#run.call(beneficiaryOperations.update, { body }, options)
+    options?: OperationOptions<S>,
+  ): ApiPromise<ResultOf<S, RemittanceResult>> {
+    return this.#ops.call(beneficiaryOperations.update, { body }, options)
   }
 
   /** `GET /api/beneficiaries/posid/{posid}`. */
-  getByPosId<S extends ResultSchema | undefined = undefined>(
+  getByPosId<S extends AnswerSchema | undefined = undefined>(
     posid: string,
-    options?: RemittanceCallOptions<S>,
-  ): ApiPromise<ResultOf<S>> {
-    return this.#run.call(beneficiaryOperations.getByPosId, { pathValue: posid }, options)
+    options?: OperationOptions<S>,
+  ): ApiPromise<ResultOf<S, RemittanceResult>> {
+    return this.#ops.call(beneficiaryOperations.getByPosId, { path: { posid } }, options)
   }
 
   /** `GET /api/beneficiaries/any/{searchValue}`: search on any field. */
-  search<S extends ResultSchema | undefined = undefined>(
+  search<S extends AnswerSchema | undefined = undefined>(
     searchValue: string,
-    options?: RemittanceCallOptions<S>,
-  ): ApiPromise<ResultOf<S>> {
-    return this.#run.call(beneficiaryOperations.search, { pathValue: searchValue }, options)
+    options?: OperationOptions<S>,
+  ): ApiPromise<ResultOf<S, RemittanceResult>> {
+    return this.#ops.call(beneficiaryOperations.search, { path: { searchValue } }, options)
   }
 
   /** `GET /api/beneficiaries/telephone/{telephone}`. */
-  getByTelephone<S extends ResultSchema | undefined = undefined>(
+  getByTelephone<S extends AnswerSchema | undefined = undefined>(
     telephone: string,
-    options?: RemittanceCallOptions<S>,
-  ): ApiPromise<ResultOf<S>> {
-    return this.#run.call(beneficiaryOperations.getByTelephone, { pathValue: telephone }, options)
+    options?: OperationOptions<S>,
+  ): ApiPromise<ResultOf<S, RemittanceResult>> {
+    return this.#ops.call(beneficiaryOperations.getByTelephone, { path: { telephone } }, options)
   }
 }

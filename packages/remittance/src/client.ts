@@ -2,21 +2,25 @@
 
 import { inspect } from 'node:util'
 import {
+  type AnswerSchema,
   type ApiPromise,
-  type CallOptions,
   type ClientOptions,
   checkBaseUrl,
   HttpClient,
-  type RawRequestInput,
+  OperationClient,
+  type OperationOptions,
+  problemAnswers,
+  type RequestInput,
   RequestValidationError,
+  type ResultOf,
   readCredentials,
   type Secret,
 } from '@paywire/core'
 import pkg from '../package.json' with { type: 'json' }
 import { Beneficiaries } from './beneficiaries.js'
+import { RemittanceError } from './errors.js'
 import { Lookup } from './lookup.js'
-import { OperationRunner } from './operation.js'
-import { DEFAULT_SLE_DECIMALS, sleSchemaOverrides } from './schemas.js'
+import { DEFAULT_SLE_DECIMALS, type SleBodySchemas, sleBodySchemas } from './schemas.js'
 import { Transactions } from './transactions.js'
 
 /** Options of `new Remittance(...)`: the service's address and key, plus every core option. */
@@ -54,7 +58,7 @@ export class Remittance {
   readonly transactions: Transactions
   readonly #http: HttpClient
   readonly #baseUrl: string
-  readonly #run: OperationRunner
+  readonly #ops: OperationClient<SleBodySchemas>
 
   constructor(options: RemittanceOptions) {
     // Spec Authentication 1: the key is the x-code header of every call.
@@ -62,15 +66,16 @@ export class Remittance {
     const { baseUrl, apiKey: _key, platformDefaults, ...coreOptions } = options
     this.#baseUrl = checkBaseUrl('baseUrl', baseUrl, 'Remittance')
     this.#http = new HttpClient({ packageName: 'remittance', packageVersion: pkg.version, options: coreOptions })
-    this.#run = new OperationRunner(
-      this.#http,
-      this.#baseUrl,
-      key,
-      sleSchemaOverrides(checkSleDecimals(platformDefaults?.sleDecimals)),
-    )
-    this.beneficiaries = new Beneficiaries(this.#run)
-    this.lookup = new Lookup(this.#run)
-    this.transactions = new Transactions(this.#run)
+    this.#ops = new OperationClient({
+      http: this.#http,
+      baseUrls: { default: this.#baseUrl },
+      context: sleBodySchemas(checkSleDecimals(platformDefaults?.sleDecimals)),
+      authHeaders: () => ({ 'x-code': key.reveal() }),
+      answers: problemAnswers(RemittanceError),
+    })
+    this.beneficiaries = new Beneficiaries(this.#ops)
+    this.lookup = new Lookup(this.#ops)
+    this.transactions = new Transactions(this.#ops)
   }
 
   /** The base URL calls go to (no trailing slash). */
@@ -81,10 +86,14 @@ export class Remittance {
   /**
    * The raw escape hatch: any method and path below the base URL, with the `x-code` key, retries
    * (`safe` for GET, `unsent-only` otherwise, unless `retry` says), and `RemittanceError`s.
-   * `T` is not checked: the parsed JSON is returned as it came.
+   * Resolves with the parsed JSON, `undefined` for an empty body, or the text when the body is not
+   * JSON; pass `schema` to check and type it.
    */
-  request<T = unknown>(input: RawRequestInput, call?: CallOptions): ApiPromise<T> {
-    return this.#run.raw<T>(input, call)
+  request<S extends AnswerSchema | undefined = undefined>(
+    input: RequestInput<'default'>,
+    options?: OperationOptions<S>,
+  ): ApiPromise<ResultOf<S, unknown>> {
+    return this.#ops.request(input, options)
   }
 
   /** Closes the client's connection pool (a caller-supplied `dispatcher` is left open). */

@@ -29,7 +29,6 @@ export type { RemittanceOptions, RemittancePlatformDefaults } from './client.js'
 export { Remittance } from './client.js'
 export { RemittanceError } from './errors.js'
 export { Lookup } from './lookup.js'
-export type { RemittanceCallOptions, ResultOf, ResultSchema } from './operation.js'
 export type {
   BeneficiariesCreateParams,
   BeneficiariesUpdateParams,

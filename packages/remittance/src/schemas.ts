@@ -260,7 +260,7 @@ function transactionShapeWith(amountSle: z.ZodType<number>) {
 }
 
 /** The body schemas that carry SLE amounts, for `sleDecimals` decimal places. */
-function sleBodySchemas(sleDecimals: number) {
+export function sleBodySchemas(sleDecimals: number) {
   const amountSle = amountSleWith(sleDecimals)
   const transactionShape = transactionShapeWith(amountSle)
   return {
@@ -280,31 +280,5 @@ function sleBodySchemas(sleDecimals: number) {
   }
 }
 
-const platformDefault = sleBodySchemas(DEFAULT_SLE_DECIMALS)
-export const ratesSchema = platformDefault.rates
-export const mobileTransferSchema = platformDefault.mobileTransfer
-export const cashCollectionSchema = platformDefault.cashCollection
-export const bankTransferSchema = platformDefault.bankTransfer
-
-/**
- * The operation rows name the platform-default schemas; a client with another `sleDecimals` swaps
- * each for its own through this map (rows stay shared data).
- */
-export function sleSchemaOverrides(sleDecimals: number): ReadonlyMap<z.ZodType, z.ZodType> {
-  if (sleDecimals === DEFAULT_SLE_DECIMALS) return new Map()
-  const own = sleBodySchemas(sleDecimals)
-  return new Map<z.ZodType, z.ZodType>([
-    [ratesSchema, own.rates],
-    [mobileTransferSchema, own.mobileTransfer],
-    [cashCollectionSchema, own.cashCollection],
-    [bankTransferSchema, own.bankTransfer],
-  ])
-}
-
-// ---- path variables and queries -----------------------------------------------------------------
-
-/** A path variable: a non-empty string; core's `pathSegment` encodes it and refuses `.`, `..` and ill-formed text. */
-export const pathValue = z.string().min(1, 'must not be empty')
-
-const queryScalar = z.union([z.string(), z.number(), z.boolean(), z.null(), z.undefined()])
-export const querySchema = z.record(z.string(), z.union([queryScalar, z.array(queryScalar)])).optional()
+/** The body schemas that depend on the client's `sleDecimals`: what the rows read from the client. */
+export type SleBodySchemas = ReturnType<typeof sleBodySchemas>

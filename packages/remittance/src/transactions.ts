@@ -1,50 +1,91 @@
 /** Transactions: mobile transfer, cash collection, bank transfer and confirm (spec Endpoints, rows 17–20). */
 
-import { type ApiPromise, unsentOnly } from '@paywire/core'
-import type { OperationRow, OperationRunner, RemittanceCallOptions, ResultOf, ResultSchema } from './operation.js'
 import {
-  bankTransferSchema,
-  cashCollectionSchema,
-  mobileTransferSchema,
-  type TransactionsBankTransferParams,
-  type TransactionsCashCollectionParams,
-  type TransactionsMobileTransferParams,
+  type AnswerSchema,
+  type ApiPromise,
+  defineOperation,
+  jsonAnswer,
+  type OperationClient,
+  type OperationOptions,
+  type Reconciliation,
+  type ResultOf,
+  type SentRequest,
+  unsentOnly,
+} from '@paywire/core'
+import type {
+  RemittanceResult,
+  SleBodySchemas,
+  TransactionsBankTransferParams,
+  TransactionsCashCollectionParams,
+  TransactionsMobileTransferParams,
 } from './schemas.js'
 
 /**
- * One row per endpoint. All `unsent-only` (ARCHITECTURE section 5): a repeat could move money
- * twice, so they are retried only when the request provably never left. Bank transfer and confirm
- * use POST: the spec does not show their method (assumption; `remit.request` covers another).
+ * A transfer whose outcome is unknown: the service refuses a reused `agentTransactionRef`, so a resend
+ * with the same one cannot move money twice and a refusal proves the first arrived; with the
+ * reference of a confirmed transaction, the status lookup.
+ */
+function transferReconciliation({ idempotencyKey: ref }: SentRequest): Reconciliation | undefined {
+  if (ref === undefined) return undefined
+  return {
+    key: 'agentTransactionRef',
+    value: ref,
+    lookup: `a resend with the same agentTransactionRef ${JSON.stringify(ref)} (a reused one is refused), or remit.lookup.transactionStatus(referenceNumber)`,
+  }
+}
+
+/** The transfer's idempotency key is its `agentTransactionRef` (the caller's, or a new UUID). */
+const AGENT_TRANSACTION_REF = { bodyField: 'agentTransactionRef', generate: true } as const
+
+/**
+ * One row per endpoint. All `unsent-only`: a repeat could move money twice, so they are retried
+ * only when the request provably never left. Bank transfer and confirm use POST: the spec does not
+ * show their method (assumption; `remit.request` covers another).
  */
 export const transactionOperations = {
-  mobileTransfer: {
+  mobileTransfer: defineOperation({
     name: 'transactions.mobileTransfer',
     method: 'POST',
     path: '/api/transactions/mobile-transfer',
-    body: mobileTransferSchema,
+    params: (bodies: SleBodySchemas) => bodies.mobileTransfer,
     retry: unsentOnly,
-  },
-  cashCollection: {
+    idempotency: AGENT_TRANSACTION_REF,
+    reconcile: transferReconciliation,
+    decode: jsonAnswer<RemittanceResult>,
+  }),
+  cashCollection: defineOperation({
     name: 'transactions.cashCollection',
     method: 'POST',
     path: '/api/transactions/cash-collection',
-    body: cashCollectionSchema,
+    params: (bodies: SleBodySchemas) => bodies.cashCollection,
     retry: unsentOnly,
-  },
-  bankTransfer: {
+    idempotency: AGENT_TRANSACTION_REF,
+    reconcile: transferReconciliation,
+    decode: jsonAnswer<RemittanceResult>,
+  }),
+  bankTransfer: defineOperation({
     name: 'transactions.bankTransfer',
     method: 'POST',
     path: '/api/transactions/bank-transfer',
-    body: bankTransferSchema,
+    params: (bodies: SleBodySchemas) => bodies.bankTransfer,
     retry: unsentOnly,
-  },
-  confirm: {
+    idempotency: AGENT_TRANSACTION_REF,
+    reconcile: transferReconciliation,
+    decode: jsonAnswer<RemittanceResult>,
+  }),
+  confirm: defineOperation({
     name: 'transactions.confirm',
     method: 'POST',
     path: '/api/transactions/confirm/{transactionId}',
     retry: unsentOnly,
-  },
-} as const satisfies Record<string, OperationRow>
+    reconcile: ({ path }) => ({
+      key: 'transactionId',
+      value: String(path['transactionId']),
+      lookup: 'remit.lookup.transactionStatus(referenceNumber) with the reference of this transaction',
+    }),
+    decode: jsonAnswer<RemittanceResult>,
+  }),
+}
 
 /**
  * `remit.transactions`. Each transfer sends an `agentTransactionRef` (the caller's, or a new UUID:
@@ -53,45 +94,45 @@ export const transactionOperations = {
  * of every error, so an unknown outcome is reconciled with `lookup.transactionStatus`.
  */
 export class Transactions {
-  readonly #run: OperationRunner
+  readonly #ops: OperationClient<SleBodySchemas>
 
   /** @internal */
-  constructor(run: OperationRunner) {
-    this.#run = run
+  constructor(ops: OperationClient<SleBodySchemas>) {
+    this.#ops = ops
   }
 
   /** `POST /api/transactions/mobile-transfer`. */
-  mobileTransfer<S extends ResultSchema | undefined = undefined>(
+  mobileTransfer<S extends AnswerSchema | undefined = undefined>(
     body: TransactionsMobileTransferParams,
-    options?: RemittanceCallOptions<S>,
-  ): ApiPromise<ResultOf<S>> {
-    return this.#run.transfer(transactionOperations.mobileTransfer, body, options)
+    options?: OperationOptions<S>,
+  ): ApiPromise<ResultOf<S, RemittanceResult>> {
+    return this.#ops.call(transactionOperations.mobileTransfer, { body }, options)
   }
 
   /** `POST /api/transactions/cash-collection`. */
-  cashCollection<S extends ResultSchema | undefined = undefined>(
+  cashCollection<S extends AnswerSchema | undefined = undefined>(
     body: TransactionsCashCollectionParams,
-    options?: RemittanceCallOptions<S>,
-  ): ApiPromise<ResultOf<S>> {
-    return this.#run.transfer(transactionOperations.cashCollection, body, options)
+    options?: OperationOptions<S>,
+  ): ApiPromise<ResultOf<S, RemittanceResult>> {
+    return this.#ops.call(transactionOperations.cashCollection, { body }, options)
   }
 
   /** `POST /api/transactions/bank-transfer` (method assumed; BankTransferTransactionRequest fields not shown). */
-  bankTransfer<S extends ResultSchema | undefined = undefined>(
+  bankTransfer<S extends AnswerSchema | undefined = undefined>(
     body: TransactionsBankTransferParams,
-    options?: RemittanceCallOptions<S>,
-  ): ApiPromise<ResultOf<S>> {
-    return this.#run.transfer(transactionOperations.bankTransfer, body, options)
+    options?: OperationOptions<S>,
+  ): ApiPromise<ResultOf<S, RemittanceResult>> {
+    return this.#ops.call(transactionOperations.bankTransfer, { body }, options)
   }
 
   /**
    * `POST /api/transactions/confirm/{transactionId}` (method assumed): commits the transaction a
    * transfer created; yields the reference for the status lookup (PLATFORM_NOTES [guess, strong]).
    */
-  confirm<S extends ResultSchema | undefined = undefined>(
+  confirm<S extends AnswerSchema | undefined = undefined>(
     transactionId: string,
-    options?: RemittanceCallOptions<S>,
-  ): ApiPromise<ResultOf<S>> {
-    return this.#run.call(transactionOperations.confirm, { pathValue: transactionId }, options)
+    options?: OperationOptions<S>,
+  ): ApiPromise<ResultOf<S, RemittanceResult>> {
+    return this.#ops.call(transactionOperations.confirm, { path: { transactionId } }, options)
   }
 }

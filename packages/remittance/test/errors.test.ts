@@ -1,5 +1,6 @@
 import { HttpResponse, http } from 'msw'
 import { describe, expect, it } from 'vitest'
+import { z } from 'zod'
 import { ApiError, PaywireError, Remittance, RemittanceError, RequestValidationError } from '../src/index.js'
 import { beneficiary, setup } from './helpers.js'
 
@@ -129,11 +130,10 @@ describe('RemittanceError', () => {
 
   it('the raw escape hatch uses the same key, pipeline and error class', async () => {
     const { remit, server, apiKey } = await setup()
-    const created = await remit.request<{ beneficiaryId: string }>({
-      method: 'POST',
-      path: '/api/beneficiaries',
-      body: beneficiary,
-    })
+    const created = await remit.request(
+      { method: 'POST', path: '/api/beneficiaries', body: beneficiary },
+      { schema: z.object({ beneficiaryId: z.string() }) },
+    )
     expect(created.beneficiaryId).toBe('BEN000001')
     const error = await failure(remit.request({ method: 'POST', path: '/api/beneficiaries', body: { firstName: 7 } }))
     expect(error.fieldErrors.firstName).toEqual([

@@ -99,10 +99,11 @@ describe('validation before sending', () => {
   it('path variables must be non-empty strings, named by the spec', async () => {
     const { remit, server } = await setup()
     expect((await refused(remit.beneficiaries.getByPosId(''))).issues).toEqual([
-      { path: 'posid', message: 'must not be empty' },
+      { path: 'posid', message: 'must be a non-empty string (or a whole number)' },
     ])
-    // @ts-expect-error a number is not a reference
-    expect((await refused(remit.lookup.transactionStatus(12))).issues[0]?.path).toBe('referenceNumber')
+    expect((await refused(remit.lookup.transactionStatus('  '))).issues[0]?.path).toBe('referenceNumber')
+    // @ts-expect-error an object is not a reference
+    expect((await refused(remit.lookup.transactionStatus({}))).issues[0]?.path).toBe('referenceNumber')
     expect((await refused(remit.transactions.confirm(''))).issues[0]?.path).toBe('transactionId')
     expect(server.requests).toHaveLength(0)
   })
