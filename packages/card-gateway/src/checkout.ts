@@ -1,38 +1,30 @@
 /** Checkout (JSON): purchase, credit and status lookup — one row per operation with its hash inputs and retry policy. */
 
 import {
-  ApiPromise,
-  type CallOptions,
-  jsonBody,
-  type RawResponse,
-  RequestValidationError,
-  type RetryPolicy,
+  type AnswerSchema,
+  type ApiPromise,
+  defineOperation,
+  type OperationClient,
+  type OperationOptions,
+  type ResultOf,
   safe,
-  validateParams,
   withinWindow,
 } from '@paywire/core'
 import { z } from 'zod'
 import {
-  type CardGatewayOperation,
-  type GatewayContext,
-  gatewayHandler,
-  type RequestLike,
-  reconciliationFor,
-  unreadableError,
-} from './context.js'
-import {
   amountString,
-  assertWellFormedText,
   type CheckoutPaymentStatus,
+  type GatewayContext,
   lenient,
   nonEmpty,
   type RequestRules,
+  reconcileBy,
   redirectUrl,
   type S2sResultValue,
   twoDecimals,
   uuid,
 } from './schemas.js'
-import { pickInputs } from './signature.js'
+import { signedWith } from './signature.js'
 
 /** The gateway returns the original outcome of a repeat inside 15 s (spec Limits 1). */
 export const DEDUP_WINDOW_MS = 15_000
@@ -150,135 +142,115 @@ export interface CheckoutStatusResult {
   readonly [field: string]: unknown
 }
 
-interface CheckoutRow<S extends z.ZodType, R> {
-  readonly operation: CardGatewayOperation
-  readonly path: (ctx: GatewayContext) => string
-  /** The params schema under the client's rules. */
-  readonly params: (rules: RequestRules) => S
-  /** Wire field paths signed, in order; the password is appended last. */
-  readonly hashInputs: readonly string[]
-  readonly retry: RetryPolicy
-  /** Refusals zod cannot word well (wrong shape for this endpoint). */
-  readonly precheck?: (input: unknown) => void
-  /** The JSON wire object without `hash`, in the gateway's field order. */
-  readonly toWire: (params: z.output<S>, merchantKey: string) => Record<string, unknown>
-  readonly decode: (body: Record<string, unknown>, raw: RawResponse, req: RequestLike) => R
-}
+const checkoutStatus = (orderId: string) => `gw.checkout.status({ order_id: ${JSON.stringify(orderId)} })`
 
-const purchase: CheckoutRow<ReturnType<typeof purchaseParams>, CheckoutPurchaseResult> = {
-  operation: 'checkout.purchase',
-  path: (ctx) => ctx.paths.purchase,
-  params: purchaseParams,
-  hashInputs: ['order.number', 'order.amount', 'order.currency', 'order.description'], // spec Authentication 5
-  retry: withinWindow(DEDUP_WINDOW_MS),
-  toWire: ({ order, success_url, cancel_url, ...optional }, merchantKey) => ({
-    merchant_key: merchantKey,
-    operation: 'purchase',
-    ...optional,
-    order,
-    success_url,
-    cancel_url,
+/** The three Checkout operations, JSON bodies carrying `merchant_key` (spec Authentication 1). */
+const operations = {
+  purchase: defineOperation({
+    name: 'checkout.purchase',
+    method: 'POST',
+    base: 'checkout',
+    path: (ctx: GatewayContext) => ctx.paths.purchase,
+    params: (ctx: GatewayContext) => purchaseParams(ctx.rules),
+    retry: withinWindow(DEDUP_WINDOW_MS),
+    toWire: ({ order, success_url, cancel_url, ...optional }, ctx) => ({
+      merchant_key: ctx.merchantKey(),
+      operation: 'purchase',
+      ...optional,
+      order,
+      success_url,
+      cancel_url,
+    }),
+    finalize: signedWith(['order.number', 'order.amount', 'order.currency', 'order.description']), // spec Authentication 5
+    reconcile: reconcileBy('order.number', 'order_id', checkoutStatus),
+    decode: (value, reject): CheckoutPurchaseResult => {
+      const body = value as Record<string, unknown>
+      if (typeof body['redirect_url'] !== 'string') reject('has no "redirect_url"')
+      return body as CheckoutPurchaseResult
+    },
   }),
-  decode: (body, raw, req) => {
-    if (typeof body['redirect_url'] !== 'string') throw unreadableError(raw, req, 'has no "redirect_url"')
-    return body as CheckoutPurchaseResult
-  },
-}
-
-const credit: CheckoutRow<typeof creditParams, CheckoutCreditResult> = {
-  operation: 'checkout.credit',
-  path: () => '/api/v1/payment/card/credit',
-  params: () => creditParams,
-  hashInputs: ['order_id', 'order_amount', 'order_currency', 'order_description'], // PLATFORM_NOTES [client]
-  retry: withinWindow(DEDUP_WINDOW_MS),
-  precheck: (input) => {
-    if (typeof input === 'object' && input !== null && 'order' in input) {
-      throw new RequestValidationError('checkout.credit', [
-        {
-          path: 'order',
-          message:
-            'credit takes the flat shape (order_id, order_amount, order_currency, order_description); the nested order.* shape is rejected by the credit endpoint',
-        },
-      ])
-    }
-  },
-  toWire: (p, merchantKey) => ({
-    merchant_key: merchantKey,
-    operation: 'credit',
-    order_id: p.order_id,
-    order_amount: p.order_amount,
-    order_currency: p.order_currency,
-    order_description: p.order_description,
-    card_token: p.card_token,
-    name: p.name,
+  credit: defineOperation({
+    name: 'checkout.credit',
+    method: 'POST',
+    base: 'checkout',
+    path: '/api/v1/payment/card/credit',
+    params: creditParams,
+    precheck: (input) =>
+      typeof input === 'object' && input !== null && 'order' in input
+        ? [
+            {
+              path: 'order',
+              message:
+                'credit takes the flat shape (order_id, order_amount, order_currency, order_description); the nested order.* shape is rejected by the credit endpoint',
+            },
+          ]
+        : [],
+    retry: withinWindow(DEDUP_WINDOW_MS),
+    toWire: (p, ctx: GatewayContext) => ({
+      merchant_key: ctx.merchantKey(),
+      operation: 'credit',
+      order_id: p.order_id,
+      order_amount: p.order_amount,
+      order_currency: p.order_currency,
+      order_description: p.order_description,
+      card_token: p.card_token,
+      name: p.name,
+    }),
+    finalize: signedWith(['order_id', 'order_amount', 'order_currency', 'order_description']), // PLATFORM_NOTES [client]
+    reconcile: reconcileBy('order_id', 'order_id', checkoutStatus),
+    decode: (value) =>
+      lenient<CheckoutCreditResult>(value as Record<string, unknown>, ['result', 'status', 'payment_id', 'order_id']),
   }),
-  decode: (body) => lenient<CheckoutCreditResult>(body, ['result', 'status', 'payment_id', 'order_id']),
-}
-
-const status: CheckoutRow<typeof statusParams, CheckoutStatusResult> = {
-  operation: 'checkout.status',
-  path: (ctx) => ctx.paths.status,
-  params: () => statusParams,
-  hashInputs: ['payment_id', 'order_id'], // PLATFORM_NOTES; only one of them is present
-  retry: safe, // spec Limits 2
-  toWire: (p, merchantKey) => ({ merchant_key: merchantKey, ...p }),
-  decode: (body) => lenient<CheckoutStatusResult>(body, ['payment_id', 'date', 'status', 'reason', 'recurring_token']),
+  status: defineOperation({
+    name: 'checkout.status',
+    method: 'POST',
+    base: 'checkout',
+    path: (ctx: GatewayContext) => ctx.paths.status,
+    params: statusParams,
+    retry: safe, // spec Limits 2
+    toWire: (p, ctx: GatewayContext) => ({ merchant_key: ctx.merchantKey(), ...p }),
+    finalize: signedWith(['payment_id', 'order_id']), // PLATFORM_NOTES; only one of them is present
+    decode: (value) =>
+      lenient<CheckoutStatusResult>(value as Record<string, unknown>, [
+        'payment_id',
+        'date',
+        'status',
+        'reason',
+        'recurring_token',
+      ]),
+  }),
 }
 
 /** The Checkout interface (JSON bodies, `merchant_key` in the body, spec Authentication 1). */
 export class Checkout {
-  readonly #ctx: GatewayContext
-  /** Each row's schema under this client's rules, built once. */
-  readonly #schemas = new Map<unknown, z.ZodType>()
+  readonly #ops: OperationClient<GatewayContext>
 
   /** @internal */
-  constructor(ctx: GatewayContext) {
-    this.#ctx = ctx
+  constructor(ops: OperationClient<GatewayContext>) {
+    this.#ops = ops
   }
 
   /** Creates a hosted-payment session (PLATFORM_NOTES); retried only inside the 15 s dedup window. */
-  purchase(params: CheckoutPurchaseParams, call?: CallOptions): ApiPromise<CheckoutPurchaseResult> {
-    return this.#send(purchase, params, call)
+  purchase<S extends AnswerSchema | undefined = undefined>(
+    params: CheckoutPurchaseParams,
+    options?: OperationOptions<S>,
+  ): ApiPromise<ResultOf<S, CheckoutPurchaseResult>> {
+    return this.#ops.call(operations.purchase, { body: params }, options)
   }
 
   /** Refunds to the card of the original sale (spec: credit); the payment must be settled (rule 2). */
-  credit(params: CheckoutCreditParams, call?: CallOptions): ApiPromise<CheckoutCreditResult> {
-    return this.#send(credit, params, call)
+  credit<S extends AnswerSchema | undefined = undefined>(
+    params: CheckoutCreditParams,
+    options?: OperationOptions<S>,
+  ): ApiPromise<ResultOf<S, CheckoutCreditResult>> {
+    return this.#ops.call(operations.credit, { body: params }, options)
   }
 
   /** Looks a payment up by `payment_id` or `order_id`; safe to repeat (spec rule 3, Limits 2). */
-  status(params: CheckoutStatusParams, call?: CallOptions): ApiPromise<CheckoutStatusResult> {
-    return this.#send(status, params, call)
-  }
-
-  #send<S extends z.ZodType, R>(row: CheckoutRow<S, R>, input: unknown, call: CallOptions | undefined): ApiPromise<R> {
-    return ApiPromise.try(() => this.#build(row, input, call))
-  }
-
-  #build<S extends z.ZodType, R>(row: CheckoutRow<S, R>, input: unknown, call: CallOptions | undefined): ApiPromise<R> {
-    const ctx = this.#ctx
-    row.precheck?.(input)
-    let schema = this.#schemas.get(row) as S | undefined
-    if (!schema) {
-      schema = row.params(ctx.rules)
-      this.#schemas.set(row, schema)
-    }
-    const params = validateParams(row.operation, schema, input)
-    const wire = row.toWire(params, ctx.merchantKey())
-    assertWellFormedText(row.operation, wire)
-    // The signer reads the wire object itself, so the signed strings are the strings sent.
-    wire['hash'] = ctx.sign(pickInputs(wire, ctx.hashInputs(row.operation) ?? row.hashInputs))
-    return ctx.http.send(
-      {
-        operation: row.operation,
-        method: 'POST',
-        url: ctx.checkoutUrl + row.path(ctx),
-        body: jsonBody(wire),
-        retry: row.retry,
-        reconciliation: reconciliationFor(row.operation, wire),
-      },
-      gatewayHandler(ctx, row.decode),
-      call,
-    )
+  status<S extends AnswerSchema | undefined = undefined>(
+    params: CheckoutStatusParams,
+    options?: OperationOptions<S>,
+  ): ApiPromise<ResultOf<S, CheckoutStatusResult>> {
+    return this.#ops.call(operations.status, { body: params }, options)
   }
 }

@@ -2,23 +2,25 @@
 
 import { inspect } from 'node:util'
 import {
+  type AnswerSchema,
   type ApiPromise,
-  buildRawRequest,
-  type CallOptions,
   type ClientOptions,
   checkBaseUrl,
   HttpClient,
-  type RawRequestInput,
+  OperationClient,
+  type OperationOptions,
+  type RequestInput,
   RequestValidationError,
+  type ResultOf,
   readCredentials,
   type Secret,
 } from '@paywire/core'
 import pkg from '../package.json' with { type: 'json' }
 import { Callbacks } from './callbacks.js'
 import { Checkout } from './checkout.js'
-import { type CardGatewayOperation, type GatewayContext, gatewayHandler } from './context.js'
+import { gatewayAnswers } from './errors.js'
 import { S2s } from './s2s.js'
-import { DEFAULT_RULES, type RequestRules } from './schemas.js'
+import { type CardGatewayOperation, DEFAULT_RULES, type GatewayContext, type RequestRules } from './schemas.js'
 import {
   type DigestName,
   explainSignature,
@@ -91,8 +93,8 @@ export interface CardGatewayOptions extends ClientOptions {
   platformDefaults?: CardGatewayPlatformDefaults
 }
 
-/** Raw escape hatch input: any path below one of the two base URLs, same pipeline and error class. */
-export interface CardGatewayRawRequest extends RawRequestInput {
+/** Raw escape hatch input: any path below one of the two base URLs (`base` is required: there are two). */
+export interface CardGatewayRawRequest extends RequestInput<'checkout' | 's2s'> {
   /** Which base URL the path is under. */
   readonly base: 'checkout' | 's2s'
 }
@@ -168,7 +170,7 @@ export class CardGateway {
   readonly #digest: DigestName
   readonly #uppercase: UppercaseMode
   readonly #environment: string | undefined
-  readonly #ctx: GatewayContext
+  readonly #ops: OperationClient<GatewayContext>
 
   constructor(options: CardGatewayOptions) {
     // The keys travel in request bodies and the password only in the hash (spec Authentication).
@@ -206,11 +208,7 @@ export class CardGateway {
       purchase: checkPath('paths.purchase', paths?.purchase, '/api/v1/session'),
       status: checkPath('paths.status', paths?.status, '/api/v1/payment/status'),
     }
-    this.#ctx = {
-      http: this.#http,
-      checkoutUrl: this.#checkoutUrl,
-      s2sUrl: this.#s2sUrl,
-      environment,
+    const context: GatewayContext = {
       paths: resolvedPaths,
       rules,
       merchantKey: () => this.#merchantKey.reveal(),
@@ -222,10 +220,16 @@ export class CardGateway {
           this.#digest,
           { uppercase: this.#uppercase },
         ),
-      hashInputs: (operation) => overrides[operation],
+      hashInputs: (operation) => overrides[operation as CardGatewayOperation],
     }
-    this.checkout = new Checkout(this.#ctx)
-    this.s2s = new S2s(this.#ctx)
+    this.#ops = new OperationClient({
+      http: this.#http,
+      baseUrls: { checkout: this.#checkoutUrl, s2s: this.#s2sUrl },
+      context,
+      answers: gatewayAnswers(environment),
+    })
+    this.checkout = new Checkout(this.#ops)
+    this.s2s = new S2s(this.#ops)
     this.callbacks = new Callbacks(this.#password, {
       digest: this.#digest,
       uppercase: checkUppercase(platformDefaults?.callbackUppercase, 'platformDefaults.callbackUppercase'),
@@ -245,18 +249,15 @@ export class CardGateway {
 
   /**
    * The raw escape hatch: any path under `checkoutUrl` or `s2sUrl`, same transport, retries and
-   * `CardGatewayError`. Add keys and `hash` yourself (see `sign`). Default retry: `safe` for GET,
+   * `CardGatewayError`. Add keys and `hash` yourself (see `sign`). Resolves with the JSON object the
+   * gateway answers; pass `schema` to check and type it. Default retry: `safe` for GET,
    * `unsent-only` otherwise.
    */
-  request<T = unknown>(input: CardGatewayRawRequest, call?: CallOptions): ApiPromise<T> {
-    const { base, ...rest } = input
-    const baseUrl = base === 's2s' ? this.#s2sUrl : this.#checkoutUrl
-    const req = buildRawRequest('request', baseUrl, rest, {})
-    return this.#http.send(
-      req,
-      gatewayHandler(this.#ctx, (body) => body as T),
-      call,
-    )
+  request<S extends AnswerSchema | undefined = undefined>(
+    input: CardGatewayRawRequest,
+    options?: OperationOptions<S>,
+  ): ApiPromise<ResultOf<S, unknown>> {
+    return this.#ops.request(input, options)
   }
 
   /** Closes the client's connection pool. */

@@ -1,11 +1,20 @@
 /** `CardGatewayError`: one named reason per row of the spec's error table, read from both envelope levels. */
 
-import { ApiError, brandErrorClass, type RawResponse, type RequestInfo, statusMayHaveActed } from '@paywire/core'
+import {
+  type AnswerReader,
+  ApiError,
+  brandErrorClass,
+  type RawResponse,
+  type RequestInfo,
+  statusMayHaveActed,
+  type ValidationIssue,
+} from '@paywire/core'
+import { asObject } from './schemas.js'
 
 /**
  * One snake_case reason per row of the gateway's error table (docs/errors.md), plus `not_found`
  * (code 101000 with a message the table does not list), `unreadable_response` (a 2xx body the SDK
- * cannot read), `unexpected_redirect` (a 3xx, never followed), `unexpected_status` (a 1xx as the
+ * cannot read), `response_schema_mismatch` (a 2xx that fails the `schema` you passed), `unexpected_redirect` (a 3xx, never followed), `unexpected_status` (a 1xx as the
  * final answer) and `unknown` (a code the table does not list).
  */
 export type CardGatewayErrorReason =
@@ -30,6 +39,7 @@ export type CardGatewayErrorReason =
   | 'key_environment_mismatch'
   | 'not_found'
   | 'unreadable_response'
+  | 'response_schema_mismatch'
   | 'unexpected_redirect'
   | 'unexpected_status'
   | 'unknown'
@@ -132,6 +142,8 @@ export interface CardGatewayErrorInit extends RequestInfo {
   /** Overrides the reason (used for unreadable 2xx bodies). */
   readonly reason?: CardGatewayErrorReason
   readonly message?: string
+  /** With `response_schema_mismatch`: every place the body failed your schema. */
+  readonly issues?: readonly ValidationIssue[]
 }
 
 /**
@@ -157,6 +169,8 @@ export class CardGatewayError extends ApiError {
    * (payment, schedule, recurring; and pre-6.7.0 transaction/order, recognised by message).
    */
   readonly isNotFound: boolean
+  /** With `response_schema_mismatch`: every place the body failed your schema. */
+  readonly issues: readonly ValidationIssue[]
 
   constructor(init: CardGatewayErrorInit) {
     const status = init.response.status
@@ -175,9 +189,55 @@ export class CardGatewayError extends ApiError {
     this.errorMessage = errorMessage
     this.isNotFound = NOT_FOUND.has(reason)
     this.notFoundEntity = this.isNotFound ? found?.entity : undefined
+    this.issues = init.issues ?? []
   }
 }
 brandErrorClass(CardGatewayError, 'CardGatewayError')
+
+/**
+ * How the gateway's answers are read: a 2xx must be a JSON object, and one whose envelope says
+ * `result: "ERROR"` (the spec leaves most error statuses unspecified) is an error too.
+ */
+export function gatewayAnswers(environment: string | undefined): AnswerReader {
+  const toError = (response: RawResponse, request: RequestInfo) =>
+    new CardGatewayError({ ...request, response, environment })
+  const unusable: AnswerReader['unusable'] = (response, request, problem) => {
+    const http = `HTTP ${response.status}`
+    if (problem.reason === 'unreadable_response') {
+      const message = `${request.operation}: the ${http} answer ${problem.message}.`
+      return new CardGatewayError({ ...request, response, environment, reason: problem.reason, message })
+    }
+    const listed = problem.issues
+      .slice(0, 3)
+      .map((issue) => `${issue.path || '(body)'}: ${issue.message}`)
+      .join('; ')
+    const message = `${request.operation}: the success answer (${http}) does not match the schema you passed: ${listed}.`
+    return new CardGatewayError({
+      ...request,
+      response,
+      environment,
+      reason: problem.reason,
+      message,
+      issues: problem.issues,
+    })
+  }
+  return {
+    read(response, request) {
+      const body = asObject(response.json)
+      if (!body) throw unusable(response, request, { reason: 'unreadable_response', message: 'is not a JSON object' })
+      if (isErrorEnvelope(body)) throw toError(response, request)
+      return body
+    },
+    toError,
+    unusable,
+  }
+}
+
+function isErrorEnvelope(body: Record<string, unknown>): boolean {
+  if (body['result'] === 'ERROR') return true
+  const code = body['error_code']
+  return body['result'] === undefined && typeof body['error_message'] === 'string' && code !== undefined
+}
 
 interface Envelope {
   /** Whether the body was a JSON object with any of the envelope's fields. */
@@ -228,7 +288,12 @@ export function readEnvelope(json: unknown): Envelope {
  * unreadable 2xx, and a 5xx without a known row leave it open.
  */
 function mayHaveActed(reason: CardGatewayErrorReason, envelope: Envelope, status: number): boolean {
-  if (reason === 'unreadable_response' || reason === 'unexpected_redirect' || reason === 'unexpected_status')
+  if (
+    reason === 'unreadable_response' ||
+    reason === 'response_schema_mismatch' ||
+    reason === 'unexpected_redirect' ||
+    reason === 'unexpected_status'
+  )
     return true
   if (reason !== 'unknown') return false
   if (envelope.present && status >= 200 && status < 300) return false

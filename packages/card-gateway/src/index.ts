@@ -38,7 +38,6 @@ export type {
 export { DEDUP_WINDOW_MS } from './checkout.js'
 export type { CardGatewayOptions, CardGatewayPlatformDefaults, CardGatewayRawRequest } from './client.js'
 export { CardGateway } from './client.js'
-export type { CardGatewayOperation } from './context.js'
 export type { CardGatewayErrorDetail, CardGatewayErrorReason, NotFoundEntity } from './errors.js'
 export { CardGatewayError } from './errors.js'
 export type {
@@ -66,7 +65,6 @@ export type {
   S2sVoidParams,
   S2sVoidResult,
 } from './s2s.js'
-export { S2S_ACTIONS } from './s2s.js'
-export type { CheckoutPaymentStatus, S2sResultValue, S2sStatus } from './schemas.js'
+export type { CardGatewayOperation, CheckoutPaymentStatus, S2sResultValue, S2sStatus } from './schemas.js'
 export type { DigestName, SignatureExplanation, SignatureInput, SignOptions, UppercaseMode } from './signature.js'
 export { asciiUpper, explainSignature, sign } from './signature.js'

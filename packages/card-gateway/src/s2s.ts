@@ -1,32 +1,32 @@
 /** S2S CARD actions: one row per action — its fields, hash inputs and retry policy (form-encoded, POST {s2sUrl}/post). */
 
 import {
-  ApiPromise,
+  type AnswerSchema,
+  type ApiPromise,
   type CallOptions,
-  formBody,
-  RequestValidationError,
-  type RetryPolicy,
+  defineOperation,
+  type OperationClient,
+  type OperationOptions,
+  type ResultOf,
   safe,
   unsentOnly,
-  validateParams,
   withinWindow,
 } from '@paywire/core'
 import { z } from 'zod'
 import { DEDUP_WINDOW_MS } from './checkout.js'
-import { type CardGatewayOperation, type GatewayContext, gatewayHandler, reconciliationFor } from './context.js'
 import {
   amountString,
-  assertWellFormedText,
+  type GatewayContext,
   lenient,
   nonEmpty,
   positiveInt,
-  type RequestRules,
+  reconcileBy,
   redirectUrl,
   type S2sResultValue,
   type S2sStatus,
   uuid,
 } from './schemas.js'
-import { pickInputs } from './signature.js'
+import { signedWith } from './signature.js'
 
 /** The nine action names (spec S2S CARD); no other name can be sent through the typed surface (rule 1). */
 export type S2sActionName =
@@ -42,26 +42,6 @@ export type S2sActionName =
 
 /** `interval_unit` platform-default values; `platformDefaults.intervalUnits` can allow others. */
 export type S2sIntervalUnit = 'day' | 'month'
-
-interface ActionRow<S extends z.ZodType> {
-  readonly action: S2sActionName
-  readonly operation: CardGatewayOperation
-  /**
-   * The params schema under the client's rules. Strict: an unknown key is refused with the closest
-   * wire name suggested (typo guard).
-   */
-  readonly params: (rules: RequestRules) => S
-  /**
-   * Wire fields signed, in order; the password is appended last (spec Authentication 5). `null`:
-   * the inputs are not published, so the caller must name them in the `hashInputs` option.
-   */
-  readonly hashInputs: readonly string[] | null
-  readonly retry: RetryPolicy
-}
-
-function row<S extends z.ZodType>(r: ActionRow<S>): ActionRow<S> {
-  return r
-}
 
 /** `"a"`, `"a" or "b"`, or `one of "a", "b", "c"`. */
 function choices(values: readonly string[]): string {
@@ -83,47 +63,123 @@ const byOrderId = z.strictObject({ order_id: nonEmpty })
 const byScheduleId = z.strictObject({ schedule_id: uuid })
 const amountOptional = z.strictObject({ trans_id: nonEmpty, amount: amountString.optional() })
 
-/** The action table. Adding an action is adding a row here and a one-line method below. */
+const STRING_FIELDS = [
+  'action',
+  'result',
+  'status',
+  'order_id',
+  'trans_id',
+  'trans_date',
+  'descriptor',
+  'amount',
+  'currency',
+  'decline_reason',
+  'recurring_token',
+  'schedule_id',
+  'redirect_url',
+  'redirect_method',
+]
+
+/** The form body of one action: `action`, `client_key`, then the checked params as strings. */
+function actionWire(action: S2sActionName) {
+  return (params: Readonly<Record<string, string | number | undefined>>, ctx: GatewayContext) => {
+    const fields: Record<string, string> = { action, client_key: ctx.clientKey() }
+    for (const [name, value] of Object.entries(params)) if (value !== undefined) fields[name] = String(value)
+    return fields
+  }
+}
+
+const byTransIdLookup = reconcileBy(
+  'trans_id',
+  'trans_id',
+  (v) => `gw.s2s.getTransStatus({ trans_id: ${JSON.stringify(v)} })`,
+)
+const byScheduleLookup = reconcileBy(
+  'schedule_id',
+  'schedule_id',
+  () =>
+    'a repeat of the same call with this schedule_id (no action reads a schedule; a second DELETE_SCHEDULE answers "Schedule not found")',
+)
+
+/** Every S2S answer: the commonly present fields typed, every other field kept. */
+const decodeAction = (value: unknown) => lenient<S2sActionResult>(value as Record<string, unknown>, STRING_FIELDS)
+
+/**
+ * The action table, form-encoded to `POST {s2sUrl}/post`. Params are strict: an unknown key is
+ * refused with the closest wire name suggested (typo guard). Hash inputs are signed in order with
+ * the password last (spec Authentication 5). Adding an action is a row here and a one-line method.
+ */
 export const S2S_ACTIONS = {
-  getTransStatus: row({
-    action: 'GET_TRANS_STATUS',
-    operation: 's2s.getTransStatus',
-    params: () => byTransId,
-    hashInputs: ['trans_id'],
+  getTransStatus: defineOperation({
+    name: 's2s.getTransStatus',
+    method: 'POST',
+    base: 's2s',
+    path: '/post',
+    encoding: 'form',
+    params: byTransId,
     retry: safe, // a lookup (spec rule 3, Limits 2)
+    toWire: actionWire('GET_TRANS_STATUS'),
+    finalize: signedWith(['trans_id']),
+    decode: decodeAction,
   }),
-  getTransStatusByOrder: row({
-    action: 'GET_TRANS_STATUS_BY_ORDER',
-    operation: 's2s.getTransStatusByOrder',
-    params: () => byOrderId,
-    hashInputs: ['order_id'],
+  getTransStatusByOrder: defineOperation({
+    name: 's2s.getTransStatusByOrder',
+    method: 'POST',
+    base: 's2s',
+    path: '/post',
+    encoding: 'form',
+    params: byOrderId,
     retry: safe,
+    toWire: actionWire('GET_TRANS_STATUS_BY_ORDER'),
+    finalize: signedWith(['order_id']),
+    decode: decodeAction,
   }),
-  capture: row({
-    action: 'CAPTURE',
-    operation: 's2s.capture',
-    params: () => amountOptional, // amount: partial capture (PLATFORM_NOTES)
-    hashInputs: ['trans_id'],
+  capture: defineOperation({
+    name: 's2s.capture',
+    method: 'POST',
+    base: 's2s',
+    path: '/post',
+    encoding: 'form',
+    params: amountOptional, // amount: partial capture (PLATFORM_NOTES)
     retry: unsentOnly, // a repeated capture can act twice
+    toWire: actionWire('CAPTURE'),
+    finalize: signedWith(['trans_id']),
+    reconcile: byTransIdLookup,
+    decode: decodeAction,
   }),
-  void: row({
-    action: 'VOID',
-    operation: 's2s.void',
-    params: () => byTransId,
-    hashInputs: ['trans_id'],
+  void: defineOperation({
+    name: 's2s.void',
+    method: 'POST',
+    base: 's2s',
+    path: '/post',
+    encoding: 'form',
+    params: byTransId,
     retry: unsentOnly,
+    toWire: actionWire('VOID'),
+    finalize: signedWith(['trans_id']),
+    reconcile: byTransIdLookup,
+    decode: decodeAction,
   }),
-  creditVoid: row({
-    action: 'CREDITVOID',
-    operation: 's2s.creditVoid',
-    params: () => amountOptional, // amount: partial refund (PLATFORM_NOTES)
-    hashInputs: ['trans_id'],
+  creditVoid: defineOperation({
+    name: 's2s.creditVoid',
+    method: 'POST',
+    base: 's2s',
+    path: '/post',
+    encoding: 'form',
+    params: amountOptional, // amount: partial refund (PLATFORM_NOTES)
     retry: unsentOnly,
+    toWire: actionWire('CREDITVOID'),
+    finalize: signedWith(['trans_id']),
+    reconcile: byTransIdLookup,
+    decode: decodeAction,
   }),
-  recurringSale: row({
-    action: 'RECURRING_SALE',
-    operation: 's2s.recurringSale',
-    params: (rules) =>
+  recurringSale: defineOperation({
+    name: 's2s.recurringSale',
+    method: 'POST',
+    base: 's2s',
+    path: '/post',
+    encoding: 'form',
+    params: (ctx: GatewayContext) =>
       z.strictObject({
         order_id: nonEmpty,
         order_amount: amountString,
@@ -131,52 +187,78 @@ export const S2S_ACTIONS = {
         order_currency: nonEmpty.optional(),
         recurring_first_trans_id: nonEmpty,
         recurring_token: nonEmpty,
-        term_url_3ds: redirectUrl(rules.allowPrivateRedirectUrls).optional(),
+        term_url_3ds: redirectUrl(ctx.rules.allowPrivateRedirectUrls).optional(),
       }),
-    hashInputs: ['order_id'],
     retry: withinWindow(DEDUP_WINDOW_MS), // carries order_id: the gateway dedups within 15 s
+    toWire: actionWire('RECURRING_SALE'),
+    finalize: signedWith(['order_id']),
+    reconcile: reconcileBy(
+      'order_id',
+      'order_id',
+      (v) => `gw.s2s.getTransStatusByOrder({ order_id: ${JSON.stringify(v)} })`,
+    ),
+    decode: decodeAction,
   }),
-  createSchedule: row({
-    action: 'CREATE_SCHEDULE',
-    operation: 's2s.createSchedule',
-    params: (rules) =>
+  createSchedule: defineOperation({
+    name: 's2s.createSchedule',
+    method: 'POST',
+    base: 's2s',
+    path: '/post',
+    encoding: 'form',
+    params: (ctx: GatewayContext) =>
       z.strictObject({
         name: nonEmpty,
         interval_length: positiveInt,
-        interval_unit: intervalUnit(rules.intervalUnits),
+        interval_unit: intervalUnit(ctx.rules.intervalUnits),
         payments_count: positiveInt,
         schedule_id: uuid.optional(),
       }),
+    retry: unsentOnly,
+    toWire: actionWire('CREATE_SCHEDULE'),
     // Not published for this scheme. The one public fact (another brand's MD5 scheme) signs the
     // password alone, which any captured request replays for any schedule: no default is guessed.
-    hashInputs: null,
-    retry: unsentOnly,
+    finalize: signedWith(null),
+    reconcile: byScheduleLookup,
+    decode: decodeAction,
   }),
-  deleteSchedule: row({
-    action: 'DELETE_SCHEDULE',
-    operation: 's2s.deleteSchedule',
-    params: () => byScheduleId,
-    hashInputs: ['schedule_id'],
+  deleteSchedule: defineOperation({
+    name: 's2s.deleteSchedule',
+    method: 'POST',
+    base: 's2s',
+    path: '/post',
+    encoding: 'form',
+    params: byScheduleId,
     retry: unsentOnly,
+    toWire: actionWire('DELETE_SCHEDULE'),
+    finalize: signedWith(['schedule_id']),
+    reconcile: byScheduleLookup,
+    decode: decodeAction,
   }),
-  updateSchedule: row({
-    action: 'UPDATE_SCHEDULE',
-    operation: 's2s.updateSchedule',
-    params: (rules) =>
+  updateSchedule: defineOperation({
+    name: 's2s.updateSchedule',
+    method: 'POST',
+    base: 's2s',
+    path: '/post',
+    encoding: 'form',
+    params: (ctx: GatewayContext) =>
       z.strictObject({
         schedule_id: uuid,
         name: nonEmpty.optional(),
         interval_length: positiveInt.optional(),
-        interval_unit: intervalUnit(rules.intervalUnits).optional(),
+        interval_unit: intervalUnit(ctx.rules.intervalUnits).optional(),
         payments_count: positiveInt.optional(),
       }),
-    hashInputs: ['schedule_id'],
     retry: unsentOnly,
+    toWire: actionWire('UPDATE_SCHEDULE'),
+    finalize: signedWith(['schedule_id']),
+    reconcile: byScheduleLookup,
+    decode: decodeAction,
   }),
-} as const
+}
 
 type Actions = typeof S2S_ACTIONS
-type ParamsOf<K extends keyof Actions> = z.input<ReturnType<Actions[K]['params']>>
+type SchemaOf<P> = P extends (ctx: never) => infer S ? S : P
+type ParamsOf<K extends keyof Actions> = z.input<SchemaOf<NonNullable<Actions[K]['params']>> & z.ZodType>
 
 export type S2sGetTransStatusParams = ParamsOf<'getTransStatus'>
 export type S2sGetTransStatusByOrderParams = ParamsOf<'getTransStatusByOrder'>
@@ -224,80 +306,85 @@ export type S2sCaptureIfPendingResult =
   | { readonly captured: true; readonly lookup: S2sGetTransStatusResult; readonly capture: S2sCaptureResult }
   | { readonly captured: false; readonly lookup: S2sGetTransStatusResult; readonly status: S2sStatus | undefined }
 
-const STRING_FIELDS = [
-  'action',
-  'result',
-  'status',
-  'order_id',
-  'trans_id',
-  'trans_date',
-  'descriptor',
-  'amount',
-  'currency',
-  'decline_reason',
-  'recurring_token',
-  'schedule_id',
-  'redirect_url',
-  'redirect_method',
-]
-
 /** The S2S CARD interface: form-encoded actions carrying `client_key` (spec Authentication 1). */
 export class S2s {
-  readonly #ctx: GatewayContext
-  /** Each row's schema under this client's rules, built once. */
-  readonly #schemas = new Map<unknown, z.ZodType>()
+  readonly #ops: OperationClient<GatewayContext>
 
   /** @internal */
-  constructor(ctx: GatewayContext) {
-    this.#ctx = ctx
+  constructor(ops: OperationClient<GatewayContext>) {
+    this.#ops = ops
   }
 
   /** GET_TRANS_STATUS: reads a transaction's state; safe to repeat (spec rule 3). */
-  getTransStatus(params: S2sGetTransStatusParams, call?: CallOptions): ApiPromise<S2sGetTransStatusResult> {
-    return this.#send(S2S_ACTIONS.getTransStatus, params, call)
+  getTransStatus<S extends AnswerSchema | undefined = undefined>(
+    params: S2sGetTransStatusParams,
+    options?: OperationOptions<S>,
+  ): ApiPromise<ResultOf<S, S2sGetTransStatusResult>> {
+    return this.#ops.call(S2S_ACTIONS.getTransStatus, { body: params }, options)
   }
 
   /** GET_TRANS_STATUS_BY_ORDER: reads a transaction's state by order_id; safe to repeat. */
-  getTransStatusByOrder(
+  getTransStatusByOrder<S extends AnswerSchema | undefined = undefined>(
     params: S2sGetTransStatusByOrderParams,
-    call?: CallOptions,
-  ): ApiPromise<S2sGetTransStatusByOrderResult> {
-    return this.#send(S2S_ACTIONS.getTransStatusByOrder, params, call)
+    options?: OperationOptions<S>,
+  ): ApiPromise<ResultOf<S, S2sGetTransStatusByOrderResult>> {
+    return this.#ops.call(S2S_ACTIONS.getTransStatusByOrder, { body: params }, options)
   }
 
   /** CAPTURE: only a `pending` payment (spec rule 1: else 208003); never retried once sent. */
-  capture(params: S2sCaptureParams, call?: CallOptions): ApiPromise<S2sCaptureResult> {
-    return this.#send(S2S_ACTIONS.capture, params, call)
+  capture<S extends AnswerSchema | undefined = undefined>(
+    params: S2sCaptureParams,
+    options?: OperationOptions<S>,
+  ): ApiPromise<ResultOf<S, S2sCaptureResult>> {
+    return this.#ops.call(S2S_ACTIONS.capture, { body: params }, options)
   }
 
   /** VOID: cancels a `pending` authorization (spec rule 2); never retried once sent. */
-  void(params: S2sVoidParams, call?: CallOptions): ApiPromise<S2sVoidResult> {
-    return this.#send(S2S_ACTIONS.void, params, call)
+  void<S extends AnswerSchema | undefined = undefined>(
+    params: S2sVoidParams,
+    options?: OperationOptions<S>,
+  ): ApiPromise<ResultOf<S, S2sVoidResult>> {
+    return this.#ops.call(S2S_ACTIONS.void, { body: params }, options)
   }
 
   /** CREDITVOID: answers `ACCEPTED`, outcome by callback; never retried once sent. */
-  creditVoid(params: S2sCreditVoidParams, call?: CallOptions): ApiPromise<S2sCreditVoidResult> {
-    return this.#send(S2S_ACTIONS.creditVoid, params, call)
+  creditVoid<S extends AnswerSchema | undefined = undefined>(
+    params: S2sCreditVoidParams,
+    options?: OperationOptions<S>,
+  ): ApiPromise<ResultOf<S, S2sCreditVoidResult>> {
+    return this.#ops.call(S2S_ACTIONS.creditVoid, { body: params }, options)
   }
 
   /** RECURRING_SALE: charges again from an initial recurring transaction (rule 4: the pair must match). */
-  recurringSale(params: S2sRecurringSaleParams, call?: CallOptions): ApiPromise<S2sRecurringSaleResult> {
-    return this.#send(S2S_ACTIONS.recurringSale, params, call)
+  recurringSale<S extends AnswerSchema | undefined = undefined>(
+    params: S2sRecurringSaleParams,
+    options?: OperationOptions<S>,
+  ): ApiPromise<ResultOf<S, S2sRecurringSaleResult>> {
+    return this.#ops.call(S2S_ACTIONS.recurringSale, { body: params }, options)
   }
 
   /** CREATE_SCHEDULE: answers with `schedule_id` (PLATFORM_NOTES). */
-  createSchedule(params: S2sCreateScheduleParams, call?: CallOptions): ApiPromise<S2sCreateScheduleResult> {
-    return this.#send(S2S_ACTIONS.createSchedule, params, call)
+  createSchedule<S extends AnswerSchema | undefined = undefined>(
+    params: S2sCreateScheduleParams,
+    options?: OperationOptions<S>,
+  ): ApiPromise<ResultOf<S, S2sCreateScheduleResult>> {
+    return this.#ops.call(S2S_ACTIONS.createSchedule, { body: params }, options)
   }
 
   /** DELETE_SCHEDULE: the way to cancel a schedule (rule 1: there is no CANCEL_SCHEDULE). */
-  deleteSchedule(params: S2sDeleteScheduleParams, call?: CallOptions): ApiPromise<S2sDeleteScheduleResult> {
-    return this.#send(S2S_ACTIONS.deleteSchedule, params, call)
+  deleteSchedule<S extends AnswerSchema | undefined = undefined>(
+    params: S2sDeleteScheduleParams,
+    options?: OperationOptions<S>,
+  ): ApiPromise<ResultOf<S, S2sDeleteScheduleResult>> {
+    return this.#ops.call(S2S_ACTIONS.deleteSchedule, { body: params }, options)
   }
 
   /** UPDATE_SCHEDULE: changes a schedule; schedule_id must be a UUID (rule 2). */
-  updateSchedule(params: S2sUpdateScheduleParams, call?: CallOptions): ApiPromise<S2sUpdateScheduleResult> {
-    return this.#send(S2S_ACTIONS.updateSchedule, params, call)
+  updateSchedule<S extends AnswerSchema | undefined = undefined>(
+    params: S2sUpdateScheduleParams,
+    options?: OperationOptions<S>,
+  ): ApiPromise<ResultOf<S, S2sUpdateScheduleResult>> {
+    return this.#ops.call(S2S_ACTIONS.updateSchedule, { body: params }, options)
   }
 
   /**
@@ -311,58 +398,4 @@ export class S2s {
     const capture = await this.capture(params, call)
     return { captured: true, lookup, capture }
   }
-
-  #send<S extends z.ZodType>(
-    row: ActionRow<S>,
-    input: unknown,
-    call: CallOptions | undefined,
-  ): ApiPromise<S2sActionResult> {
-    return ApiPromise.try(() => this.#build(row, input, call))
-  }
-
-  #build<S extends z.ZodType>(
-    row: ActionRow<S>,
-    input: unknown,
-    call: CallOptions | undefined,
-  ): ApiPromise<S2sActionResult> {
-    const ctx = this.#ctx
-    const hashInputs = ctx.hashInputs(row.operation) ?? row.hashInputs ?? refuseUnconfigured(row.operation)
-    let schema = this.#schemas.get(row)
-    if (!schema) {
-      schema = row.params(ctx.rules)
-      this.#schemas.set(row, schema)
-    }
-    const params = validateParams(row.operation, schema, input) as Record<string, string | number | undefined>
-    const fields: Record<string, string> = { action: row.action, client_key: ctx.clientKey() }
-    for (const [name, value] of Object.entries(params)) if (value !== undefined) fields[name] = String(value)
-    assertWellFormedText(row.operation, fields)
-    // Signed from the very strings that are form-encoded next (spec Authentication 4).
-    fields['hash'] = ctx.sign(pickInputs(fields, hashInputs))
-    return ctx.http.send(
-      {
-        operation: row.operation,
-        method: 'POST',
-        url: `${ctx.s2sUrl}/post`,
-        body: formBody(fields),
-        retry: row.retry,
-        reconciliation: reconciliationFor(row.operation, fields),
-      },
-      gatewayHandler(ctx, (body) => lenient<S2sActionResult>(body, STRING_FIELDS)),
-      call,
-    )
-  }
-}
-
-/** An operation whose hash inputs are not published cannot be signed until the caller names them. */
-function refuseUnconfigured(operation: CardGatewayOperation): never {
-  throw new RequestValidationError(operation, [
-    {
-      path: `hashInputs.${operation}`,
-      message:
-        'the hash inputs of this action are not published, so the SDK will not guess them: a password-only hash ' +
-        'would let anyone who sees one request sign any schedule and test passwords offline. Set ' +
-        `hashInputs: { '${operation}': [...] } on the client to the fields your gateway signs (ask its support), ` +
-        'or [] to sign the password alone knowingly; nothing was sent',
-    },
-  ])
 }

@@ -1,7 +1,8 @@
-/** Shared field rules and the lenient shapes of success answers (known fields typed, the rest kept). */
+/** Shared field rules, what the operation rows see of the client, and the lenient shapes of success answers. */
 
-import { RequestValidationError, type ValidationIssue } from '@paywire/core'
+import { type Reconciliation, RequestValidationError, type SentRequest, type ValidationIssue } from '@paywire/core'
 import { z } from 'zod'
+import { pickInputs, type SignatureInput } from './signature.js'
 
 /** Any decimal amount as a string, e.g. `10`, `10.5`, `10.00`: a string so body and hash stay byte-identical. */
 export const amountString = z
@@ -225,4 +226,47 @@ export function lenient<T>(body: Record<string, unknown>, stringFields: readonly
     else delete out[name]
   }
   return out as T
+}
+
+/** Operation names, as used in errors, hooks and the `hashInputs` option. */
+export type CardGatewayOperation =
+  | 'checkout.purchase'
+  | 'checkout.credit'
+  | 'checkout.status'
+  | 's2s.getTransStatus'
+  | 's2s.getTransStatusByOrder'
+  | 's2s.capture'
+  | 's2s.void'
+  | 's2s.creditVoid'
+  | 's2s.recurringSale'
+  | 's2s.createSchedule'
+  | 's2s.deleteSchedule'
+  | 's2s.updateSchedule'
+
+/** What the card rows see of their client: keys, signer, rules and configured paths (internal). */
+export interface GatewayContext {
+  readonly paths: { readonly purchase: string; readonly status: string }
+  /** The client's redirect-target policy and platform defaults, for the schemas it builds. */
+  readonly rules: RequestRules
+  merchantKey(): string
+  clientKey(): string
+  /** The hash of `inputs` with the password appended, using the configured digest. */
+  sign(inputs: readonly SignatureInput[]): string
+  /** The caller's explicit hash input list for `operation`, or `undefined` when it gave none. */
+  hashInputs(operation: string): readonly string[] | undefined
+}
+
+/**
+ * The reconciliation of a call from one of its wire fields (`order.number` reads the nested purchase
+ * order): the key and the safe lookup that settle an unknown outcome.
+ */
+export function reconcileBy(
+  field: string,
+  key: string,
+  lookup: (value: string) => string,
+): (sent: SentRequest) => Reconciliation | undefined {
+  return ({ wire }) => {
+    const value = wire && pickInputs(wire, [field])[0]?.value
+    return value ? { key, value, lookup: lookup(value) } : undefined
+  }
 }

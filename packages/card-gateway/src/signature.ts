@@ -1,7 +1,8 @@
 /** The request signature: `sha1(inner(UPPER(concat)))` over the exact wire strings (spec Authentication 4–5). */
 
 import { createHash } from 'node:crypto'
-import type { Secret } from '@paywire/core'
+import { RequestValidationError, type Secret } from '@paywire/core'
+import { assertWellFormedText, type GatewayContext } from './schemas.js'
 
 /** Inner digest: `md5` by default; some accounts switch to `sha256` in the admin panel (PLATFORM_NOTES). */
 export type DigestName = 'md5' | 'sha256'
@@ -116,4 +117,31 @@ function readPath(fields: Readonly<Record<string, unknown>>, path: string): stri
   }
   if (current === undefined || current === null) return undefined
   return typeof current === 'string' ? current : String(current)
+}
+
+/**
+ * The last step of every card operation: refuses ill-formed text, then adds `hash` computed from the
+ * very wire strings that are sent (spec Authentication 4–5), over the caller's `hashInputs` for the
+ * operation or `inputs`. `null` inputs are not published: the caller must name them.
+ */
+export function signedWith(inputs: readonly string[] | null) {
+  return (wire: Record<string, unknown>, ctx: GatewayContext, operation: string): void => {
+    assertWellFormedText(operation, wire)
+    const names = ctx.hashInputs(operation) ?? inputs ?? refuseUnconfigured(operation)
+    wire['hash'] = ctx.sign(pickInputs(wire, names))
+  }
+}
+
+/** An operation whose hash inputs are not published cannot be signed until the caller names them. */
+function refuseUnconfigured(operation: string): never {
+  throw new RequestValidationError(operation, [
+    {
+      path: `hashInputs.${operation}`,
+      message:
+        'the hash inputs of this action are not published, so the SDK will not guess them: a password-only hash ' +
+        'would let anyone who sees one request sign any schedule and test passwords offline. Set ' +
+        `hashInputs: { '${operation}': [...] } on the client to the fields your gateway signs (ask its support), ` +
+        'or [] to sign the password alone knowingly; nothing was sent',
+    },
+  ])
 }

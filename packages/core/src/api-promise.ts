@@ -29,18 +29,6 @@ export class ApiPromise<T> extends Promise<T> {
     return new ApiPromise<T>(Promise.reject(error))
   }
 
-  /**
-   * Runs `start`; an error it throws before sending becomes a rejection, so a method fails the same
-   * way (`await` / `.catch`) whether or not anything reached the wire.
-   */
-  static try<T>(start: () => ApiPromise<T>): ApiPromise<T> {
-    try {
-      return start()
-    } catch (error) {
-      return ApiPromise.rejected(error)
-    }
-  }
-
   /** The same call with its result mapped; `.withResponse()` keeps working. */
   map<U>(transform: (data: T) => U): ApiPromise<U> {
     return new ApiPromise(this.#inner.then(({ data, response }) => ({ data: transform(data), response })))
