@@ -1,5 +1,8 @@
-/** One surface: every service package re-exports the same core symbols, as the very same objects. */
+/** One surface: every service package re-exports the same core symbols, as the very same objects, and is built the same way. */
 
+import { readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import * as bill from '@paywire/bill-payment'
 import * as card from '@paywire/card-gateway'
 import * as core from '@paywire/core'
@@ -31,5 +34,55 @@ describe('the core re-exports of the three packages', () => {
     for (const name of CORE_REEXPORTS) expect(exported[name], name).toBe(fromCore[name])
     const coreNames = Object.keys(exported).filter((name) => fromCore[name] === exported[name])
     expect(coreNames.sort()).toEqual([...CORE_REEXPORTS].sort())
+  })
+})
+
+const PACKAGES = ['card-gateway', 'remittance', 'bill-payment'] as const
+const root = fileURLToPath(new URL('../../packages/', import.meta.url))
+
+/** The `export … from '@paywire/core'` statements of a package index, as written. */
+function coreBlocks(pkg: string): string[] {
+  const source = readFileSync(join(root, pkg, 'src/index.ts'), 'utf8')
+  return Array.from(source.matchAll(/export (?:type )?\{[^}]*\} from '@paywire\/core'/g), (match) => match[0])
+}
+
+describe('the same rooms in every service package', () => {
+  it('the core re-export statements (types included) are identical', () => {
+    const [first, ...rest] = PACKAGES.map(coreBlocks)
+    expect(first).toHaveLength(2)
+    for (const blocks of rest) expect(blocks).toEqual(first)
+  })
+
+  it.each(PACKAGES)('%s has index, client, errors, schemas and a testing kit, and no runner of its own', (pkg) => {
+    const files = readdirSync(join(root, pkg, 'src'))
+    for (const name of ['index.ts', 'client.ts', 'errors.ts', 'schemas.ts', 'testing']) expect(files).toContain(name)
+    // The request pipeline is core's engine: no package keeps an operation runner or context of its own.
+    for (const name of ['operation.ts', 'context.ts', 'runner.ts']) expect(files).not.toContain(name)
+    for (const file of files.filter((f) => f.endsWith('.ts'))) {
+      const source = readFileSync(join(root, pkg, 'src', file), 'utf8')
+      expect(source, `${pkg}/src/${file}`).not.toMatch(/\bhttp\.send\(|buildRawRequest\(|expandPath\(|randomUUID\(/)
+    }
+  })
+
+  it('every client has its base URL(s), userAgent, request() and an idempotent close()', async () => {
+    const gw = new card.CardGateway({
+      checkoutUrl: 'http://127.0.0.1:9/',
+      s2sUrl: 'http://127.0.0.1:9',
+      merchantKey: 'm',
+      clientKey: 'c',
+      password: 'p',
+    })
+    const remit = new remittance.Remittance({ baseUrl: 'http://127.0.0.1:9', apiKey: 'k' })
+    const bills = new bill.BillPayment({ baseUrl: 'http://127.0.0.1:9/', clientId: 'i', clientSecret: 's' })
+    expect([gw.checkoutUrl, gw.s2sUrl, remit.baseUrl, bills.baseUrl]).toEqual(Array(4).fill('http://127.0.0.1:9'))
+    const clients = [gw, remit, bills]
+    for (const client of clients) {
+      expect(client.userAgent).toMatch(/^paywire-[a-z-]+\/\d+\.\d+\.\d+ node\/\d+/)
+      expect(typeof client.request).toBe('function')
+      const closing = client.close()
+      expect(client.close()).toBe(closing)
+      await closing
+      await expect(client.close()).resolves.toBeUndefined()
+    }
   })
 })

@@ -43,8 +43,6 @@ export interface BillPaymentOptions extends ClientOptions {
  * ```
  */
 export class BillPayment {
-  /** The base URL, without a trailing slash. */
-  readonly baseUrl: string
   /** `bills.catalog.list() / get(id) / enable(body) / disable(body)`. */
   readonly catalog: Catalog
   /** `bills.transactions.list(query?) / execute(body) / get(transReference) / filter(filter)`. */
@@ -53,19 +51,19 @@ export class BillPayment {
   readonly #ops: OperationClient<unknown>
   readonly #clientId: Secret
   readonly #clientSecret: Secret
-  #closing: Promise<void> | undefined
+  readonly #baseUrl: string
 
   constructor(options: BillPaymentOptions) {
     // Spec "Authentication": both are headers of every call.
     const credentials = readCredentials('BillPayment', options, { clientId: 'header', clientSecret: 'header' })
     const { baseUrl, clientId: _id, clientSecret: _secret, ...core } = options
-    this.baseUrl = checkBaseUrl('baseUrl', baseUrl, 'BillPayment')
+    this.#baseUrl = checkBaseUrl('baseUrl', baseUrl, 'BillPayment')
     this.#clientId = credentials.clientId
     this.#clientSecret = credentials.clientSecret
     this.#http = new HttpClient({ packageName: 'bill-payment', packageVersion: pkg.version, options: core })
     this.#ops = new OperationClient({
       http: this.#http,
-      baseUrls: { default: this.baseUrl },
+      baseUrls: { default: this.#baseUrl },
       context: undefined,
       authHeaders: () => ({
         [CLIENT_ID_HEADER]: this.#clientId.reveal(),
@@ -91,10 +89,14 @@ export class BillPayment {
     return this.#ops.request(input, options)
   }
 
-  /** Closes the client's connection pool (a `dispatcher` you passed is left open). */
+  /** Closes the client's connection pool (a caller-supplied `dispatcher` is left open); calling it again is fine. */
   close(): Promise<void> {
-    this.#closing ??= this.#http.close()
-    return this.#closing
+    return this.#http.close()
+  }
+
+  /** The base URL calls go to (no trailing slash). */
+  get baseUrl(): string {
+    return this.#baseUrl
   }
 
   /** The User-Agent this client sends. */
@@ -103,10 +105,10 @@ export class BillPayment {
   }
 
   toJSON(): { baseUrl: string } {
-    return { baseUrl: this.baseUrl }
+    return { baseUrl: this.#baseUrl }
   }
 
   [inspect.custom](): string {
-    return `BillPayment { baseUrl: ${JSON.stringify(this.baseUrl)} }`
+    return `BillPayment { baseUrl: ${JSON.stringify(this.#baseUrl)} }`
   }
 }

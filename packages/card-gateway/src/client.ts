@@ -260,7 +260,22 @@ export class CardGateway {
     return this.#ops.request(input, options)
   }
 
-  /** Closes the client's connection pool. */
+  /** The Checkout base URL (no trailing slash). */
+  get checkoutUrl(): string {
+    return this.#checkoutUrl
+  }
+
+  /** The S2S CARD base URL (no trailing slash); actions go to `{s2sUrl}/post`. */
+  get s2sUrl(): string {
+    return this.#s2sUrl
+  }
+
+  /** The User-Agent this client sends. */
+  get userAgent(): string {
+    return this.#http.userAgent
+  }
+
+  /** Closes the client's connection pool (a caller-supplied `dispatcher` is left open); calling it again is fine. */
   close(): Promise<void> {
     return this.#http.close()
   }

@@ -209,6 +209,8 @@ export class HttpClient {
   /** Whether anyone listens: without hooks or a logger, no event object is built per request. */
   readonly #observed: boolean
   #closed = false
+  /** The one closing of the pool: a second `close()` waits for the same one. */
+  #closing: Promise<void> | undefined
 
   constructor(config: HttpClientConfig) {
     const o = config.options
@@ -250,10 +252,10 @@ export class HttpClient {
    * Closes the client's own connection pool (a caller-supplied dispatcher is left open). Calls made
    * afterwards fail with a `ConnectionError` that says nothing was sent. Calling it twice is fine.
    */
-  async close(): Promise<void> {
-    if (this.#closed) return
+  close(): Promise<void> {
     this.#closed = true
-    if (this.#ownsDispatcher) await this.#dispatcher.close()
+    this.#closing ??= this.#ownsDispatcher ? this.#dispatcher.close().then(() => undefined) : Promise.resolve()
+    return this.#closing
   }
 
   /** Whether a request handed to the dispatcher now would be refused before anything is written. */

@@ -96,7 +96,12 @@ export class Remittance {
     return this.#ops.request(input, options)
   }
 
-  /** Closes the client's connection pool (a caller-supplied `dispatcher` is left open). */
+  /** The User-Agent this client sends. */
+  get userAgent(): string {
+    return this.#http.userAgent
+  }
+
+  /** Closes the client's connection pool (a caller-supplied `dispatcher` is left open); calling it again is fine. */
   close(): Promise<void> {
     return this.#http.close()
   }

@@ -3,12 +3,16 @@
 // The core symbols every paywire package re-exports, the same list in each: one import covers calls,
 // errors and secrets.
 export type {
+  AnswerSchema,
   CallOptions,
   ClientOptions,
+  OperationOptions,
   ProblemDetails,
   ProblemReason,
   RawRequestInput,
   Reconciliation,
+  RequestInput,
+  ResultOf,
   WithResponse,
 } from '@paywire/core'
 export {
