@@ -13,7 +13,7 @@ import { startBillPaymentSimulator } from '@paywire/bill-payment/testing'
 import { CardGatewayError } from '@paywire/card-gateway'
 import { startCardGatewaySimulator, TEST_CARDS } from '@paywire/card-gateway/testing'
 import { ApiError, type ClientOptions, ConnectionError, TimeoutError } from '@paywire/core'
-import { createTestClock, refusedUrl } from '@paywire/core/testing'
+import { createTestClock, HTML_ERROR_PAGE, refusedUrl } from '@paywire/core/testing'
 import { RemittanceError } from '@paywire/remittance'
 import { startRemittanceSimulator } from '@paywire/remittance/testing'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -25,6 +25,9 @@ import { type FaultProxy, OP_HEADER, type ProxyMode, startFaultProxy } from './s
 const OPERATIONS = 1_000
 const SEED = seedFromEnv(20_260_108)
 /** Per-call timeout of calls whose answer the proxy withholds (kept short: each one costs real time). */
+/** The remittance simulator's upstream-failure bodies: its ProblemDetails, a proxy's HTML page, none. */
+const FAULT_BODIES = { problem: undefined, html: HTML_ERROR_PAGE, empty: '' } as const
+
 const STALL_TIMEOUT_MS = 250
 /** Generous for everything else: a slow answer on a loaded machine must not look like a fault. */
 const CALL_TIMEOUT_MS = 10_000
@@ -338,9 +341,10 @@ describe(`side-effect ledger (seed ${SEED}, ${OPERATIONS} operations per simulat
           createBeneficiary: '/api/beneficiaries',
         }
         if (native)
-          sim.failNext(paths[kind] as string, 1, {
+          sim.failNext({
+            path: paths[kind] as string,
             status: 502,
-            body: pick(random, ['problem', 'html', 'empty'] as const),
+            body: FAULT_BODIES[pick(random, ['problem', 'html', 'empty'] as const)],
           })
         const mobile = {
           ...common,
@@ -456,7 +460,7 @@ describe(`side-effect ledger (seed ${SEED}, ${OPERATIONS} operations per simulat
         if (mode !== 'refused') plan.set(op.opId, mode as ProxyMode)
         const c = mode === 'refused' ? refused : client
         const call = callOptions(op)
-        if (native) sim.failNext(1, pick(random, [500, 502, 503]), { when: native as 'before' | 'after' })
+        if (native) sim.failNext({ status: pick(random, [500, 502, 503]), when: native as 'before' | 'after' })
         const product = pick(random, ['EDSA-PREPAID', 'AIRTIME-ORANGE', 'TV/PREMIUM'])
         const body = { productId: product, amount: integer(random, 50, 900), customerReference: `intent-${i}` }
         const refs = sim.transactions.map((t) => t.transReference)

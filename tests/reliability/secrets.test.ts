@@ -12,7 +12,7 @@ import { startBillPaymentSimulator } from '@paywire/bill-payment/testing'
 import { asciiUpper, CardGateway } from '@paywire/card-gateway'
 import { startCardGatewaySimulator } from '@paywire/card-gateway/testing'
 import { type ClientOptions, type Hooks, type Logger, RequestValidationError } from '@paywire/core'
-import { faults, type RecordedRequest, refusedUrl, startFaultServer } from '@paywire/core/testing'
+import { faults, HTML_ERROR_PAGE, type RecordedRequest, refusedUrl, startFaultServer } from '@paywire/core/testing'
 import { Remittance } from '@paywire/remittance'
 import { startRemittanceSimulator } from '@paywire/remittance/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -180,8 +180,8 @@ describe('no credential leaks anywhere (scan over the whole file)', () => {
     const client = remittance(sim.url, observe)
     clients.push(client, client.lookup, client.transactions)
     try {
-      sim.simulator.failNext('/api/lookup/banks', 1, { status: 502 })
-      sim.simulator.failNext('/api/transactions/mobile-transfer', 1, { status: 502, body: 'html' })
+      sim.simulator.failNext({ path: '/api/lookup/banks', status: 502 })
+      sim.simulator.failNext({ path: '/api/transactions/mobile-transfer', status: 502, body: HTML_ERROR_PAGE })
       await run([
         () => client.lookup.banks(),
         () => client.transactions.mobileTransfer({ ...MOBILE_TRANSFER }),
@@ -217,7 +217,7 @@ describe('no credential leaks anywhere (scan over the whole file)', () => {
         () => client.catalog.get('missing'),
         () => client.transactions.execute({ productId: 'EDSA-PREPAID', amount: 25 }, { idempotencyKey: 'bad key' }),
       ])
-      sim.simulator.failNext(2, 503, { when: 'after' })
+      sim.simulator.failNext({ count: 2, status: 503, when: 'after' })
       await run([
         () => client.transactions.execute({ productId: 'EDSA-PREPAID', amount: 30 }),
         () => client.catalog.list(),

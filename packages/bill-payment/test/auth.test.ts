@@ -43,7 +43,7 @@ describe('Authentication: X-Service-Internal-Client-Id and X-Service-Client-Secr
 
   it('sends both headers on retries too', async () => {
     env = await setup()
-    env.simulator.failNext(2, 503)
+    env.simulator.failNext({ count: 2, status: 503 })
     await env.bills.catalog.list()
     expect(env.server.requests).toHaveLength(3)
     for (const request of env.server.requests) {
@@ -82,7 +82,7 @@ describe('Authentication: X-Service-Internal-Client-Id and X-Service-Client-Secr
 
   it('a 403 names both headers as well', async () => {
     env = await setup()
-    env.simulator.failNext(1, 403, { problem: { title: 'Forbidden', status: 403 } })
+    env.simulator.failNext({ status: 403, body: { title: 'Forbidden', status: 403 } })
     const error = (await rejection(() => env.bills.transactions.list())) as BillPaymentError
     expect(error.reason).toBe('forbidden')
     expect(error.message).toContain('X-Service-Internal-Client-Id and X-Service-Client-Secret')

@@ -33,7 +33,7 @@ describe('Catalog: GET /api/catalog/get-all-products', () => {
 
   it('is retried after a 503 (safe to repeat)', async () => {
     env = await setup()
-    env.simulator.failNext(2, 503)
+    env.simulator.failNext({ count: 2, status: 503 })
     await env.bills.catalog.list()
     expect(env.lines()).toEqual(Array(3).fill('GET /api/catalog/get-all-products'))
     expect(env.clock.sleeps).toHaveLength(2)
@@ -166,7 +166,7 @@ describe('Catalog: POST enable-product / disable-product', () => {
 
   it('is retried after a 502 (setting a state twice is harmless)', async () => {
     env = await setup()
-    env.simulator.failNext(1, 502)
+    env.simulator.failNext({ status: 502 })
     await env.bills.catalog.enable({ productId: 'WATER-FREETOWN' })
     expect(env.lines()).toEqual(['POST /api/catalog/enable-product', 'POST /api/catalog/enable-product'])
     expect(env.simulator.product('WATER-FREETOWN')?.enabled).toBe(true)

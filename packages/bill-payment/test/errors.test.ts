@@ -71,14 +71,14 @@ describe('BillPaymentError', () => {
 
   it('honours Retry-After on a 429 for reads', async () => {
     env = await setup()
-    env.simulator.failNext(1, 429, { headers: { 'retry-after': '2' } })
+    env.simulator.failNext({ status: 429, headers: { 'retry-after': '2' } })
     await env.bills.catalog.list()
     expect(env.clock.sleeps).toEqual([2000])
   })
 
   it('a read is not retried on 500, nor on a 4xx other than 408 and 429', async () => {
     env = await setup()
-    env.simulator.failNext(1, 500)
+    env.simulator.failNext({ status: 500 })
     const error = (await rejection(() => env.bills.catalog.list())) as BillPaymentError
     expect(error.reason).toBe('server_error')
     await rejection(() => env.bills.catalog.get('NOPE'))
@@ -119,7 +119,7 @@ describe('BillPaymentError', () => {
 
   it('.withResponse() gives the status, headers and attempts behind a result', async () => {
     env = await setup()
-    env.simulator.failNext(1, 503)
+    env.simulator.failNext({ status: 503 })
     const { data, response } = await env.bills.catalog.get('EDSA-PREPAID').withResponse()
     expect(data).toMatchObject({ id: 'EDSA-PREPAID' })
     expect(response.status).toBe(200)
@@ -149,7 +149,7 @@ describe('client.request (raw escape hatch)', () => {
 
   it('sends a JSON body and an Idempotency-Key, is not retried for POST after a 503, and tags the error', async () => {
     env = await setup()
-    env.simulator.failNext(1, 503)
+    env.simulator.failNext({ status: 503 })
     const error = await rejection(() =>
       env.bills.request(
         { method: 'POST', path: '/api/transactions', body: { productId: 'EDSA-PREPAID', amount: 10 } },

@@ -27,7 +27,7 @@ describe('Idempotency-Key on transactions.execute', () => {
 
   it('is not retried after a 503 by default (the request was sent), and the error carries the key', async () => {
     env = await setup()
-    env.simulator.failNext(1, 503)
+    env.simulator.failNext({ status: 503 })
     const error = (await rejection(() => env.bills.transactions.execute(body))) as BillPaymentError
     expect(error).toBeInstanceOf(BillPaymentError)
     expect(error.status).toBe(503)
@@ -38,7 +38,7 @@ describe('Idempotency-Key on transactions.execute', () => {
 
   it('opt-in retryWithSameKey: retried after a 503 with the same key; the server saw it twice, one payment', async () => {
     env = await setup()
-    env.simulator.failNext(1, 503)
+    env.simulator.failNext({ status: 503 })
     const result = await env.bills.transactions.execute(body, { retryWithSameKey: true }).withResponse()
     expect(result.response.attempts).toBe(2)
     const keys = keysSeen(env)
@@ -52,7 +52,7 @@ describe('Idempotency-Key on transactions.execute', () => {
 
   it('opt-in retry after an answer lost once the payment went through replays it: still one payment', async () => {
     env = await setup()
-    env.simulator.failNext(1, 502, { when: 'after' })
+    env.simulator.failNext({ status: 502, when: 'after' })
     const { data: transaction, response } = await env.bills.transactions
       .execute(body, { retryWithSameKey: true })
       .withResponse()
@@ -63,7 +63,7 @@ describe('Idempotency-Key on transactions.execute', () => {
 
   it('a caller can retry an ambiguous payment by hand with the key from the error', async () => {
     env = await setup()
-    env.simulator.failNext(1, 504, { when: 'after' })
+    env.simulator.failNext({ status: 504, when: 'after' })
     const error = await rejection(() => env.bills.transactions.execute(body))
     const key = (error as BillPaymentError).idempotencyKey
     expect(key).toBe(keysSeen(env)[0])

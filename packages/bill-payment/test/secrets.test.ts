@@ -36,13 +36,13 @@ describe('the client secret never leaks', () => {
         warn: (message, data) => logLines.push(message, data),
       },
     })
-    env.simulator.failNext(1, 503)
+    env.simulator.failNext({ status: 503 })
     await env.bills.catalog.list()
     const errors: unknown[] = []
     errors.push(await rejection(() => env.bills.catalog.get('NOPE')))
     errors.push(await rejection(() => env.bills.transactions.execute({ productId: 'WATER-FREETOWN', amount: 5 })))
     errors.push(await rejection(() => env.bills.transactions.execute({ amount: 1n })))
-    env.simulator.failNext(1, 401)
+    env.simulator.failNext({ status: 401 })
     errors.push(await rejection(() => env.bills.transactions.list()))
 
     const requestEvent = seen[0] as { headers: Record<string, string> }

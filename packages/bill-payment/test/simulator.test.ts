@@ -24,7 +24,7 @@ describe('the simulator (@paywire/bill-payment/testing)', () => {
 
   it('failNext answers the next requests with the status, then recovers', async () => {
     env = await setup()
-    env.simulator.failNext(1, 500)
+    env.simulator.failNext({ status: 500 })
     const error = (await rejection(() => env.bills.catalog.list())) as BillPaymentError
     expect(error.problem?.type).toBe('https://paywire.dev/problems/bill-payment/injected-fault')
     await expect(env.bills.catalog.list()).resolves.toHaveLength(4)
@@ -73,7 +73,7 @@ describe('the simulator (@paywire/bill-payment/testing)', () => {
     env = await setup()
     await env.bills.catalog.disable({ productId: 'EDSA-PREPAID' })
     await env.bills.transactions.execute({ productId: 'AIRTIME-ORANGE', amount: 1 })
-    env.simulator.failNext(3, 503)
+    env.simulator.failNext({ count: 3, status: 503 })
     env.simulator.reset()
     expect(env.simulator.product('EDSA-PREPAID')?.enabled).toBe(true)
     expect(env.simulator.transactions).toEqual([])

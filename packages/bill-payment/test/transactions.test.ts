@@ -172,7 +172,7 @@ describe('Transactions: POST /api/transactions/all (filter)', () => {
 
   it('is retried after a 503 (a filter is a read)', async () => {
     env = await setup()
-    env.simulator.failNext(1, 503)
+    env.simulator.failNext({ status: 503 })
     await expect(env.bills.transactions.filter({})).resolves.toEqual([])
     expect(env.server.requests).toHaveLength(2)
   })

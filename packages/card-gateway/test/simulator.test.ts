@@ -1,3 +1,4 @@
+import { HTML_ERROR_PAGE, rejection } from '@paywire/core/testing'
 import { describe, expect, it } from 'vitest'
 import { CardGatewaySimulator, cardGatewayHandlers, TEST_CARDS } from '../src/testing/index.js'
 import { orderId, paidPayment, setup } from './helpers.js'
@@ -103,5 +104,46 @@ describe('simulator: checks', () => {
       order_description: 'ß',
     })
     expect(ctx.gw.callbacks.verify(body).order_description).toBe('ß')
+  })
+})
+
+describe('simulator: failNext, the same on every paywire simulator', () => {
+  it('before (default): answers the fault without acting, for the path given only', async () => {
+    const ctx = await setup()
+    const paid = await paidPayment(ctx)
+    ctx.simulator.failNext({ path: '/post', status: 503 })
+    const error = await rejection(ctx.gw.s2s.capture({ trans_id: paid.trans_id }, { maxRetries: 0 }))
+    expect(error).toMatchObject({ name: 'CardGatewayError', status: 503, outcomeUnknown: true })
+    expect(ctx.simulator.ledger.filter((e) => e.kind === 'capture')).toHaveLength(0)
+    // One request was taken: the next one is served.
+    await expect(ctx.gw.s2s.capture({ trans_id: paid.trans_id })).resolves.toMatchObject({ status: 'SETTLED' })
+  })
+
+  it('after: acts (the capture is booked) and loses the answer, so the error says the outcome is unknown', async () => {
+    const ctx = await setup()
+    const paid = await paidPayment(ctx)
+    ctx.simulator.failNext({ when: 'after' })
+    const error = await rejection(ctx.gw.s2s.capture({ trans_id: paid.trans_id }))
+    expect(error).toMatchObject({ status: 500, outcomeUnknown: true, reconciliation: { key: 'trans_id' } })
+    expect(ctx.simulator.ledger.filter((e) => e.kind === 'capture')).toHaveLength(1)
+    expect(ctx.server.requests.map((r) => r.url)).toEqual(['/api/v1/session', '/post']) // one capture: never retried once sent
+  })
+
+  it('a count fails that many requests to its path only, and a given body is sent as it is', async () => {
+    const ctx = await setup()
+    ctx.simulator.failNext({ path: '/api/v1/session', count: 2, status: 502, body: HTML_ERROR_PAGE })
+    const paid = await paidPayment(ctx) // purchase is retried inside the dedup window: the third attempt is served
+    expect(ctx.server.requests.map((r) => r.url)).toEqual(['/api/v1/session', '/api/v1/session', '/api/v1/session'])
+    await ctx.gw.s2s.getTransStatus({ trans_id: paid.trans_id }) // another path: untouched
+    ctx.simulator.failNext({ status: 502, body: HTML_ERROR_PAGE })
+    const error = await rejection(ctx.gw.s2s.getTransStatus({ trans_id: paid.trans_id }, { maxRetries: 0 }))
+    expect(error).toMatchObject({ status: 502, rawBody: HTML_ERROR_PAGE })
+  })
+
+  it('refuses a count or status a test could not mean', () => {
+    const simulator = new CardGatewaySimulator()
+    expect(() => simulator.failNext({ count: 0 })).toThrow(/count must be a whole number >= 1/)
+    expect(() => simulator.failNext({ status: 99 })).toThrow(/status must be an HTTP status/)
+    expect(() => simulator.failNext({ path: 'post' })).toThrow(/path must start with/)
   })
 })

@@ -1,3 +1,4 @@
+import { HTML_ERROR_PAGE } from '@paywire/core/testing'
 import { HttpResponse, http } from 'msw'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
@@ -83,7 +84,7 @@ describe('RemittanceError', () => {
 
   it('a 502 HTML page from a proxy is still a RemittanceError, with the raw body', async () => {
     const { remit, simulator } = await setup({ maxRetries: 0 })
-    simulator.failNext('/api/lookup/banks', 1, { body: 'html' })
+    simulator.failNext({ path: '/api/lookup/banks', body: HTML_ERROR_PAGE })
     const error = await failure(remit.lookup.banks())
     expect(error.status).toBe(502)
     expect(error.reason).toBe('upstream_failure')
@@ -97,7 +98,7 @@ describe('RemittanceError', () => {
 
   it('a 502 with an empty body is a RemittanceError too', async () => {
     const { remit, simulator } = await setup({ maxRetries: 0 })
-    simulator.failNext('/api/lookup/rates', 1, { body: 'empty' })
+    simulator.failNext({ path: '/api/lookup/rates', body: '' })
     const error = await failure(remit.lookup.rates({ sendingAmountSLE: 1, destCurrency: 'GHS' }))
     expect([error.status, error.rawBody, error.problem]).toEqual([502, '', undefined])
     expect(error.message).toContain('empty body')
@@ -105,7 +106,7 @@ describe('RemittanceError', () => {
 
   it('a 502 ProblemDetails from the service keeps its record', async () => {
     const { remit, simulator } = await setup({ maxRetries: 0 })
-    simulator.failNext('*')
+    simulator.failNext()
     const error = await failure(remit.lookup.destinationCountries())
     expect(error.problem).toMatchObject({ status: 502, title: 'Bad Gateway' })
     expect(error.detail).toContain('simulated upstream failure')

@@ -11,12 +11,12 @@ export async function setup(
 ) {
   const started = await startRemittanceSimulator(simulatorOptions)
   const clock = createTestClock()
-  const remit = new Remittance({ baseUrl: started.url, apiKey: started.apiKey, clock, ...options })
+  const remit = new Remittance({ ...started.clientOptions, clock, ...options })
   onTestFinished(async () => {
     await remit.close()
     await started.close()
   })
-  return { ...started, remit, clock }
+  return { ...started, apiKey: started.clientOptions.apiKey, remit, clock }
 }
 
 /** The body of the `index`-th recorded request (default: the last), parsed. */

@@ -1,4 +1,4 @@
-import { createTestClock, faults, refusedUrl, startFaultServer } from '@paywire/core/testing'
+import { createTestClock, faults, HTML_ERROR_PAGE, refusedUrl, startFaultServer } from '@paywire/core/testing'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { ConnectionError, Remittance, RemittanceError, TimeoutError } from '../src/index.js'
 import { beneficiary, createBeneficiary, mobileTransferBody, record, setup } from './helpers.js'
@@ -17,7 +17,7 @@ async function faultClient(behaviour: Parameters<typeof startFaultServer>[0], op
 describe('retries: lookups are safe', () => {
   it('a GET lookup is retried on 502 upstream failures and then succeeds, without really sleeping', async () => {
     const { remit, simulator, server, clock } = await setup()
-    simulator.failNext('/api/lookup/banks', 2, { body: 'html' })
+    simulator.failNext({ path: '/api/lookup/banks', count: 2, body: HTML_ERROR_PAGE })
     const { data, response } = await remit.lookup.banks().withResponse()
     expect(Array.isArray(data) && data.length).toBe(4)
     expect(response.attempts).toBe(3)
@@ -27,8 +27,8 @@ describe('retries: lookups are safe', () => {
 
   it('rates (POST) and name enquiry (POST) are lookups: retried on 502 with the identical body', async () => {
     const { remit, simulator, server } = await setup()
-    simulator.failNext('/api/lookup/rates', 1)
-    simulator.failNext('/api/lookup/name-enquiry', 1)
+    simulator.failNext({ path: '/api/lookup/rates' })
+    simulator.failNext({ path: '/api/lookup/name-enquiry' })
     await remit.lookup.rates({ sendingAmountSLE: 10, destCurrency: 'GHS' })
     await remit.lookup.nameEnquiry({ bankCode: 'RCB', accountNumber: '0012345678' })
     expect(server.requests.map((r) => r.url)).toEqual([
@@ -44,13 +44,13 @@ describe('retries: lookups are safe', () => {
     const { remit, simulator } = await setup()
     const transfer = await remit.transactions.mobileTransfer(mobileTransferBody(await createBeneficiary(remit)))
     const agentTransactionRef = String(record(transfer).agentTransactionRef)
-    simulator.failNext('/api/lookup/transaction/status', 1)
+    simulator.failNext({ path: '/api/lookup/transaction/status' })
     expect(record(await remit.lookup.transactionStatus(agentTransactionRef)).status).toBe('ENTERED')
   })
 
   it('gives up after maxRetries with the last 502 as a RemittanceError', async () => {
     const { remit, simulator, server } = await setup({ maxRetries: 2 })
-    simulator.failNext('/api/lookup/mobile-operators', 5)
+    simulator.failNext({ path: '/api/lookup/mobile-operators', count: 5 })
     const error = (await remit.lookup.mobileOperators().catch((e: unknown) => e)) as RemittanceError
     expect(error).toBeInstanceOf(RemittanceError)
     expect([error.status, error.attempts]).toEqual([502, 3])
@@ -71,7 +71,7 @@ describe('retries: writes are unsent-only', () => {
     const { remit, simulator, server } = await setup()
     const body = { ...mobileTransferBody(await createBeneficiary(remit)), agentTransactionRef: 'AGENT-502' }
     server.clearRequests()
-    simulator.failNext('/api/transactions/mobile-transfer', 1)
+    simulator.failNext({ path: '/api/transactions/mobile-transfer' })
     const error = (await remit.transactions.mobileTransfer(body).catch((e: unknown) => e)) as RemittanceError
     expect(error).toBeInstanceOf(RemittanceError)
     expect([error.status, error.attempts]).toEqual([502, 1])
@@ -88,7 +88,7 @@ describe('retries: writes are unsent-only', () => {
 
   it('beneficiary create, update and confirm answered 502 are not retried', async () => {
     const { remit, simulator, server } = await setup()
-    simulator.failNext('*', 3)
+    simulator.failNext({ count: 3 })
     await expect(remit.beneficiaries.create(beneficiary)).rejects.toMatchObject({ status: 502, attempts: 1 })
     await expect(remit.beneficiaries.update({ beneficiaryId: 'BEN1' })).rejects.toMatchObject({
       status: 502,

@@ -1,5 +1,5 @@
 import { inspect } from 'node:util'
-import { faults, startFaultServer } from '@paywire/core/testing'
+import { faults, HTML_ERROR_PAGE, startFaultServer } from '@paywire/core/testing'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { Remittance, Secret } from '../src/index.js'
 import { setup } from './helpers.js'
@@ -36,7 +36,7 @@ describe('the API key is a secret', () => {
     const right = new Remittance({ baseUrl: remit.baseUrl, apiKey: simulator.apiKey })
     onTestFinished(() => right.close())
     expectNoKey(await right.beneficiaries.create({}).catch((e: unknown) => e))
-    simulator.failNext('*', 1, { body: 'html' })
+    simulator.failNext({ body: HTML_ERROR_PAGE })
     expectNoKey(await right.lookup.banks().catch((e: unknown) => e))
     expectNoKey(await remit.lookup.rates({ sendingAmountSLE: -1 }).catch((e: unknown) => e))
 
@@ -60,9 +60,9 @@ describe('the API key is a secret', () => {
       onError: (e: unknown) => events.push(e),
     }
     const { remit, simulator } = await setup({ apiKey: KEY, hooks, logger }, { apiKey: KEY })
-    simulator.failNext('/api/lookup/banks', 1)
+    simulator.failNext({ path: '/api/lookup/banks' })
     await remit.lookup.banks()
-    simulator.failNext('/api/transactions/confirm', 1)
+    simulator.failNext({ path: '/api/transactions/confirm' })
     await remit.transactions.confirm('TX1').catch(() => undefined)
     expect(events.map((e) => (e as { attempt?: number; status?: number }).status ?? 'event')).toContain(502)
     expect(events.length).toBeGreaterThanOrEqual(6)

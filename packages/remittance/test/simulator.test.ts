@@ -28,9 +28,9 @@ describe('the simulator (@paywire/remittance/testing)', () => {
     expect(list.fieldErrors).toEqual({ $: ['The request body must be a JSON object.'] })
   })
 
-  it("failNext('*') fails any path; a count fails that many requests, then the service answers again", async () => {
+  it('failNext() fails any path; a count fails that many requests, then the service answers again', async () => {
     const { remit, simulator } = await setup({ maxRetries: 0 })
-    simulator.failNext('*', 2, { status: 503, body: 'empty' })
+    simulator.failNext({ count: 2, status: 503, body: '' })
     await expect(remit.lookup.banks()).rejects.toMatchObject({ status: 503 })
     await expect(remit.lookup.mobileOperators()).rejects.toMatchObject({ status: 503 })
     await expect(remit.lookup.banks()).resolves.toHaveLength(4)
@@ -38,7 +38,7 @@ describe('the simulator (@paywire/remittance/testing)', () => {
 
   it('a failure injected on a path prefix hits the routes below it only', async () => {
     const { remit, simulator } = await setup({ maxRetries: 0 })
-    simulator.failNext('/api/transactions/confirm')
+    simulator.failNext({ path: '/api/transactions/confirm' })
     await expect(remit.lookup.banks()).resolves.toHaveLength(4)
     await expect(remit.transactions.confirm('TX1')).rejects.toMatchObject({ status: 502, reason: 'upstream_failure' })
   })

@@ -3,11 +3,11 @@
 import { type MockServer, startMockServer } from '@paywire/core/testing'
 import { BillPaymentSimulator, type BillPaymentSimulatorOptions } from './simulator.js'
 
+export type { FailNextOptions } from '@paywire/core/testing'
 export type { SimulatorProduct } from './fixtures.js'
 export { DEFAULT_PRODUCTS, SIMULATOR_CLIENT_ID, SIMULATOR_CLIENT_SECRET } from './fixtures.js'
 export type {
   BillPaymentSimulatorOptions,
-  FailNextOptions,
   LedgerEntry,
   SimulatorProblem,
   SimulatorTransaction,

@@ -5,6 +5,7 @@
  * problems are the simulator's own choices: the spec shows none of them.
  */
 
+import { type FailNextOptions, FaultQueue, faultAnswer, type InjectedFault } from '@paywire/core/testing'
 import { HttpResponse, http, type RequestHandler } from 'msw'
 import { DEFAULT_PRODUCTS, SIMULATOR_CLIENT_ID, SIMULATOR_CLIENT_SECRET, type SimulatorProduct } from './fixtures.js'
 
@@ -44,18 +45,6 @@ export interface SimulatorProblem {
   readonly [extension: string]: unknown
 }
 
-export interface FailNextOptions {
-  /** Body of the fault answer; default a ProblemDetails naming the status. */
-  readonly problem?: SimulatorProblem
-  /** Extra response headers, e.g. `{ 'retry-after': '0' }`. */
-  readonly headers?: Record<string, string>
-  /**
-   * `before` (default): answer the fault without acting. `after`: act on the request first (execute
-   * the payment), then answer the fault, as when a payment went through but its answer was lost.
-   */
-  readonly when?: 'before' | 'after'
-}
-
 export interface BillPaymentSimulatorOptions {
   readonly clientId?: string
   readonly clientSecret?: string
@@ -67,11 +56,6 @@ export interface BillPaymentSimulatorOptions {
 
 /** Filter keys the simulator understands, on `POST /api/transactions/all` and as `GET /api/transactions` query. */
 export const SIMULATOR_FILTER_KEYS = ['productId', 'status', 'customerReference', 'from', 'to'] as const
-
-interface Fault {
-  readonly status: number
-  readonly options: FailNextOptions
-}
 
 interface KeyRecord {
   readonly bodyText: string
@@ -127,7 +111,7 @@ export class BillPaymentSimulator {
   #transactions: SimulatorTransaction[] = []
   #ledger: LedgerEntry[] = []
   #keys = new Map<string, KeyRecord>()
-  #faults: Fault[] = []
+  readonly #faults = new FaultQueue()
   #counter = 0
 
   constructor(options: BillPaymentSimulatorOptions = {}) {
@@ -166,11 +150,12 @@ export class BillPaymentSimulator {
   }
 
   /**
-   * The next `count` requests (any endpoint, before the auth check) are answered with `status`.
-   * With `{ when: 'after' }` the request is acted on first and only its answer is replaced.
+   * The next `count` requests (to `path` or below it, default any), before the auth check, are
+   * answered with `status` (default 503) and a ProblemDetails naming it, or `body`. With
+   * `{ when: 'after' }` the request is acted on first and only its answer is replaced.
    */
-  failNext(count: number, status = 503, options: FailNextOptions = {}): void {
-    for (let i = 0; i < count; i++) this.#faults.push({ status, options })
+  failNext(options: FailNextOptions = {}): void {
+    this.#faults.add(options)
   }
 
   /** Back to the starting catalog, no transactions, no faults. */
@@ -179,7 +164,7 @@ export class BillPaymentSimulator {
     this.#transactions = []
     this.#ledger = []
     this.#keys.clear()
-    this.#faults = []
+    this.#faults.clear()
     this.#counter = 0
   }
 
@@ -190,17 +175,16 @@ export class BillPaymentSimulator {
     )
   }
 
-  #faultAnswer(fault: Fault): Response {
-    const body = fault.options.problem ?? {
-      type: `${PROBLEM_BASE}injected-fault`,
-      title: 'Injected fault',
-      status: fault.status,
-      detail: `The simulator was told to answer ${fault.status}.`,
-    }
-    return HttpResponse.json(body, {
-      status: fault.status,
-      headers: { 'content-type': 'application/problem+json', ...fault.options.headers },
-    })
+  #faultAnswer(fault: InjectedFault): Response {
+    return faultAnswer(fault, 503, (status) => ({
+      body: {
+        type: `${PROBLEM_BASE}injected-fault`,
+        title: 'Injected fault',
+        status,
+        detail: `The simulator was told to answer ${status}.`,
+      },
+      contentType: 'application/problem+json',
+    }))
   }
 
   /** Faults first, then auth, then the endpoint; an `after` fault replaces the endpoint's answer. */
@@ -212,8 +196,8 @@ export class BillPaymentSimulator {
       request: Request
       params: Record<string, string | readonly string[] | undefined>
     }) => {
-      const fault = this.#faults.shift()
-      if (fault && fault.options.when !== 'after') return this.#faultAnswer(fault)
+      const fault = this.#faults.take(new URL(request.url).pathname)
+      if (fault && fault.when === 'before') return this.#faultAnswer(fault)
       if (!this.#authorized(request)) {
         return problem(
           401,

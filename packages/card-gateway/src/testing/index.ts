@@ -5,6 +5,7 @@ import type { RequestHandler } from 'msw'
 import type { CardGatewayOptions } from '../client.js'
 import { CardGatewaySimulator, type CardGatewaySimulatorOptions } from './simulator.js'
 
+export type { FailNextOptions } from '@paywire/core/testing'
 export type {
   CardGatewaySimulatorOptions,
   LedgerEntry,

@@ -1,7 +1,13 @@
 /** A stateful card gateway that follows every rule of the spec, served as msw handlers; its ledger records side effects. */
 
 import { createHash, randomUUID } from 'node:crypto'
-import { REMOTE_ADDRESS_HEADER } from '@paywire/core/testing'
+import {
+  type FailNextOptions,
+  FaultQueue,
+  faultAnswer,
+  type InjectedFault,
+  REMOTE_ADDRESS_HEADER,
+} from '@paywire/core/testing'
 import { HttpResponse, http, type RequestHandler } from 'msw'
 
 /** Credentials the simulator accepts by default (its sandbox account). */
@@ -242,6 +248,7 @@ export class CardGatewaySimulator {
   readonly #now: () => number
   readonly #otherKeys: ReadonlySet<string>
   readonly #seen = new Map<string, { at: number; reply: Reply }>()
+  readonly #faults = new FaultQueue()
 
   constructor(options: CardGatewaySimulatorOptions = {}) {
     this.#options = options
@@ -265,6 +272,15 @@ export class CardGatewaySimulator {
    */
   get createScheduleHashInputs(): readonly string[] {
     return this.#options.hashInputs?.['CREATE_SCHEDULE'] ?? HASH_INPUTS['CREATE_SCHEDULE'] ?? []
+  }
+
+  /**
+   * The next `count` requests to `path` or below it (`/post` for S2S; default any) are answered with
+   * `status` (default 500) and an `ERROR` envelope, or `body`, without acting; with `{ when: 'after' }`
+   * the request is acted on first (payment booked, captured…) and its answer is lost.
+   */
+  failNext(options: FailNextOptions = {}): void {
+    this.#faults.add(options)
   }
 
   /** msw handlers: Checkout (JSON) under `/api/v1/…`, S2S CARD (form) at `/post`. */
@@ -378,8 +394,22 @@ export class CardGatewaySimulator {
     api: 'checkout' | 's2s',
     run: (body: Record<string, unknown>) => Reply,
   ): Promise<Response> {
+    const fault = this.#faults.take(new URL(request.url).pathname)
+    if (fault?.when === 'before') return this.#faultAnswer(fault)
     const reply = await this.#handle(request, api, run)
+    if (fault) return this.#faultAnswer(fault)
     return HttpResponse.json(reply.body, { status: reply.status })
+  }
+
+  #faultAnswer(fault: InjectedFault): Response {
+    return faultAnswer(fault, 500, (status) => ({
+      body: {
+        result: 'ERROR',
+        error_code: 0,
+        error_message: `Injected fault: the simulator was told to answer ${status}.`,
+      },
+      contentType: 'application/json',
+    }))
   }
 
   async #handle(

@@ -2,6 +2,8 @@
 
 export type { FaultBehaviour, FaultServer } from './fault-server.js'
 export { faults, refusedUrl, startFaultServer } from './fault-server.js'
+export type { FailNextOptions, InjectedFault } from './faults.js'
+export { FaultQueue, faultAnswer, HTML_ERROR_PAGE } from './faults.js'
 export type { MockServer, MockServerOptions, RecordedRequest } from './mock-server.js'
 export { REMOTE_ADDRESS_HEADER, startMockServer } from './mock-server.js'
 export { rejection } from './rejection.js'

@@ -1,5 +1,6 @@
 /** `@paywire/remittance/testing`: a stateful simulator of the remittance service, as msw handlers. */
 
+export type { FailNextOptions } from '@paywire/core/testing'
 export type {
   AccountFixture,
   BankFixture,
@@ -13,7 +14,6 @@ export type {
 } from './fixtures.js'
 export { remittanceFixtures } from './fixtures.js'
 export type {
-  FailureOptions,
   LedgerEntry,
   RemittanceSimulatorOptions,
   SimulatedBeneficiary,

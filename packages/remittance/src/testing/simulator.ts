@@ -1,6 +1,13 @@
 /** A stateful remittance service for tests: msw handlers over beneficiaries, fixtures, rates and transfers. */
 
-import { type MockServer, startMockServer } from '@paywire/core/testing'
+import {
+  type FailNextOptions,
+  FaultQueue,
+  faultAnswer,
+  type InjectedFault,
+  type MockServer,
+  startMockServer,
+} from '@paywire/core/testing'
 import { HttpResponse, http, type RequestHandler } from 'msw'
 import { type RemittanceFixtures, remittanceFixtures } from './fixtures.js'
 
@@ -20,13 +27,6 @@ export interface RemittanceSimulatorOptions {
 }
 
 /** How an injected failure answers. */
-export interface FailureOptions {
-  /** Default 502 (spec: "502 on upstream failure"). */
-  readonly status?: number
-  /** `problem` (ProblemDetails, default), `html` (a proxy's error page) or `empty`. */
-  readonly body?: 'problem' | 'html' | 'empty'
-}
-
 /** A stored beneficiary: the wire fields as sent, plus the id the simulator gave it. */
 export interface SimulatedBeneficiary {
   readonly beneficiaryId: string
@@ -134,12 +134,6 @@ const BANK_TYPES: Record<string, FieldType> = { ...TRANSACTION_TYPES, bankId: 's
 
 const round2 = (value: number): number => Math.round(value * 100) / 100
 
-interface Failure {
-  readonly path: string
-  remaining: number
-  readonly options: FailureOptions
-}
-
 interface MutableEntry extends Omit<LedgerEntry, 'status' | 'referenceNumber'> {
   status: string
   referenceNumber: string | undefined
@@ -158,7 +152,8 @@ interface MutableEntry extends Omit<LedgerEntry, 'status' | 'referenceNumber'> {
  *   original `transactionId` as an extension member;
  * - a transfer returns `transactionId`; confirm returns `referenceNumber` (PLATFORM_NOTES [guess,
  *   strong]); the status lookup finds a transaction by `referenceNumber` or `agentTransactionRef`;
- * - `failNext` injects upstream failures (502 by default) before anything else happens.
+ * - `failNext` injects upstream failures (502 by default) before anything else happens, or after
+ *   the request was acted on (`when: 'after'`).
  */
 export class RemittanceSimulator {
   readonly apiKey: string
@@ -168,7 +163,7 @@ export class RemittanceSimulator {
   readonly #createdBody: 'record' | 'empty'
   #beneficiaries: SimulatedBeneficiary[] = []
   #ledger: MutableEntry[] = []
-  #failures: Failure[] = []
+  readonly #faults = new FaultQueue()
   #sequence = 0
   #traces = 0
 
@@ -190,11 +185,12 @@ export class RemittanceSimulator {
   }
 
   /**
-   * The next `count` requests whose path is `path` (or below it, e.g. `/api/transactions/confirm`),
-   * or any request for `'*'`, fail with an upstream error before auth or any state change.
+   * The next `count` requests to `path` or below it (e.g. `/api/transactions/confirm`; default any)
+   * fail with `status` (default 502, an upstream failure) and a ProblemDetails, or `body`, before auth
+   * or any state change; with `{ when: 'after' }` the request is acted on first and its answer lost.
    */
-  failNext(path: string, count = 1, options: FailureOptions = {}): void {
-    this.#failures.push({ path, remaining: count, options })
+  failNext(options: FailNextOptions = {}): void {
+    this.#faults.add(options)
   }
 
   /** Moves a transaction (by transaction id, reference number or agentTransactionRef) to `status`. */
@@ -208,7 +204,7 @@ export class RemittanceSimulator {
   reset(): void {
     this.#beneficiaries = []
     this.#ledger = []
-    this.#failures = []
+    this.#faults.clear()
     this.#sequence = 0
   }
 
@@ -246,23 +242,17 @@ export class RemittanceSimulator {
     return this.#problem(400, title, undefined, { errors })
   }
 
-  #failure(pathname: string): Response | undefined {
-    const failure = this.#failures.find(
-      (f) => f.remaining > 0 && (f.path === '*' || pathname === f.path || pathname.startsWith(`${f.path}/`)),
-    )
-    if (!failure) return undefined
-    failure.remaining -= 1
-    this.#failures = this.#failures.filter((f) => f.remaining > 0)
-    const status = failure.options.status ?? 502
-    const kind = failure.options.body ?? 'problem'
-    if (kind === 'empty') return new HttpResponse(null, { status })
-    if (kind === 'html') {
-      return new HttpResponse(
-        `<html><head><title>${status} Bad Gateway</title></head><body><h1>${status} Bad Gateway</h1></body></html>`,
-        { status, headers: { 'content-type': 'text/html' } },
-      )
-    }
-    return this.#problem(status, 'Bad Gateway', 'The remittance platform did not answer (simulated upstream failure).')
+  #faultAnswer(fault: InjectedFault): Response {
+    return faultAnswer(fault, 502, (status) => ({
+      body: {
+        type: `${RFC}.${status >= 500 ? '6' : '5'}.${statusSection(status)}`,
+        title: 'Bad Gateway',
+        status,
+        detail: 'The remittance platform did not answer (simulated upstream failure).',
+        traceId: `00-${this.#trace()}-00`,
+      },
+      contentType: PROBLEM_TYPE,
+    }))
   }
 
   // ---- routing ------------------------------------------------------------------------------
@@ -275,17 +265,28 @@ export class RemittanceSimulator {
   ): RequestHandler {
     return http[method](`*${path}`, async ({ request, params }) => {
       const url = new URL(request.url)
-      const failure = this.#failure(url.pathname)
-      if (failure) return failure
-      const key = request.headers.get('x-code')
-      if (key === null || key === '') {
-        return this.#problem(401, 'Unauthorized', 'The x-code header is missing.')
-      }
-      if (key !== this.apiKey) return this.#problem(401, 'Unauthorized', 'The x-code header holds an unknown API key.')
-      const flat: Record<string, string> = {}
-      for (const [name, value] of Object.entries(params)) if (typeof value === 'string') flat[name] = value
-      return answer(request, flat, url)
+      const fault = this.#faults.take(url.pathname)
+      if (fault?.when === 'before') return this.#faultAnswer(fault)
+      const answered = await this.#authorized(request, params, url, answer)
+      return fault ? this.#faultAnswer(fault) : answered
     })
+  }
+
+  /** The `x-code` check, then the route. */
+  async #authorized(
+    request: Request,
+    params: Record<string, string | readonly string[] | undefined>,
+    url: URL,
+    answer: (request: Request, params: Record<string, string>, url: URL) => Response | Promise<Response>,
+  ): Promise<Response> {
+    const key = request.headers.get('x-code')
+    if (key === null || key === '') {
+      return this.#problem(401, 'Unauthorized', 'The x-code header is missing.')
+    }
+    if (key !== this.apiKey) return this.#problem(401, 'Unauthorized', 'The x-code header holds an unknown API key.')
+    const flat: Record<string, string> = {}
+    for (const [name, value] of Object.entries(params)) if (typeof value === 'string') flat[name] = value
+    return answer(request, flat, url)
   }
 
   /** Reads a JSON object body, or answers the 415/400 the service would. */
@@ -688,10 +689,10 @@ function statusView(entry: MutableEntry): Body {
 
 /** A running simulator on a loopback port. */
 export interface StartedRemittanceSimulator {
-  /** The base URL to give `new Remittance({ baseUrl })`. */
+  /** `http://127.0.0.1:<port>` */
   readonly url: string
-  /** The key the simulator accepts. */
-  readonly apiKey: string
+  /** Client options that authenticate: `new Remittance(sim.clientOptions)`. */
+  readonly clientOptions: { readonly baseUrl: string; readonly apiKey: string }
   readonly simulator: RemittanceSimulator
   /** The loopback server: `server.requests` holds every request as received. */
   readonly server: MockServer
@@ -704,5 +705,11 @@ export async function startRemittanceSimulator(
 ): Promise<StartedRemittanceSimulator> {
   const simulator = new RemittanceSimulator(options)
   const server = await startMockServer(simulator.handlers)
-  return { url: server.url, apiKey: simulator.apiKey, simulator, server, close: () => server.close() }
+  return {
+    url: server.url,
+    clientOptions: { baseUrl: server.url, apiKey: simulator.apiKey },
+    simulator,
+    server,
+    close: () => server.close(),
+  }
 }
