@@ -23,8 +23,9 @@ const run = (cmd, args, cwd, env = process.env) =>
  * since the money-safety and callback hardening (its messages, hints and checks are most of it).
  */
 const BUDGETS = {
-  // Core grows as the service packages become tables on its engine (their shared code moves here).
-  core: { gzip: 11_000, minified: 30_000 },
+  // Core grows as the service packages become tables on its engine (their shared code moves here):
+  // with the engine in, remittance fell from 11.2 to 9.5 KB and bill payment from 8.0 to 5.5 KB.
+  core: { gzip: 12_500, minified: 34_000 },
   'card-gateway': { gzip: 11_000, minified: 30_000 },
   remittance: { gzip: 5_000, minified: 25_000 },
   'bill-payment': { gzip: 5_000, minified: 25_000 },

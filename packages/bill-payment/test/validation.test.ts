@@ -112,7 +112,7 @@ describe('Path variables, query and options', () => {
       { path: 'page', message: 'must be a string, finite number, boolean, null/undefined, or an array of those' },
     ])
     expect(await issuesOf(() => env.bills.transactions.list('x' as never))).toEqual([
-      { path: 'query', message: 'must be an object of query parameters' },
+      { path: 'query', message: 'must be a plain object of query parameters' },
     ])
   })
 

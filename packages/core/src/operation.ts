@@ -153,6 +153,8 @@ export interface OperationClientConfig<Ctx> {
 
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/
 const PATH_VARIABLE = /\{(\w+)\}/g
+/** `.` and `..`, literal or percent-encoded: URL parsing reads them as dot segments (WHATWG URL). */
+const DOT_SEGMENT = /^(\.|%2e){1,2}$/i
 const NO_PATH: Readonly<Record<string, string | number>> = Object.freeze({})
 
 /** Runs the operation rows of one client: validate, build, send, read. Nothing is sent on a refusal. */
@@ -168,7 +170,7 @@ export class OperationClient<Ctx> {
   }
 
   /** Checks `input`, builds the request and sends it; a refusal rejects with `RequestValidationError`. */
-  call<S extends AnswerSchema | undefined, Result>(
+  call<S extends AnswerSchema | undefined = undefined, Result = unknown>(
     row: Operation<Ctx, z.ZodType, Result>,
     input: OperationInput,
     options?: OperationOptions<S>,
@@ -189,7 +191,7 @@ export class OperationClient<Ctx> {
    * (`safe` for GET, `unsent-only` otherwise, unless `retry` says) and error class. Resolves with
    * the parsed JSON, or the text when the answer is not JSON.
    */
-  request<S extends AnswerSchema | undefined>(
+  request<S extends AnswerSchema | undefined = undefined>(
     input: RequestInput,
     options?: OperationOptions<S>,
   ): ApiPromise<ResultOf<S, unknown>> {
@@ -237,6 +239,12 @@ export class OperationClient<Ctx> {
       wire = row.toWire ? row.toWire(params, ctx) : (params as Record<string, unknown>)
       row.finalize?.(wire, ctx, row.name)
     }
+    if (idempotency && 'bodyField' in idempotency) {
+      // The key is what the service will read: the field as sent, after the schema and the wire steps.
+      const sentKey = wire?.[idempotency.bodyField]
+      key = typeof sentKey === 'string' ? sentKey : undefined
+    }
+    refuseKeylessResend(row.name, options, key)
     const headers: Record<string, string> = { ...this.#config.authHeaders?.() }
     const keyHeader = idempotency && 'header' in idempotency ? idempotency.header : undefined
     if (keyHeader && key !== undefined) headers[keyHeader] = key
@@ -261,6 +269,7 @@ export class OperationClient<Ctx> {
     if (issues.length > 0) throw new RequestValidationError('request', issues)
     const { base, ...rest } = input ?? ({} as RequestInput)
     const key = options.idempotencyKey
+    refuseKeylessResend('request', options, key)
     const headers: Record<string, string> = { ...this.#config.authHeaders?.() }
     if (keyHeader && key !== undefined) headers[keyHeader] = key
     const managed = keyHeader ? [keyHeader] : []
@@ -274,8 +283,10 @@ export class OperationClient<Ctx> {
   }
 
   #baseUrl(base: string | undefined, operation: string): string {
-    const url = this.#config.baseUrls[base ?? this.#defaultBase]
-    if (url !== undefined) return url
+    const name = base ?? this.#defaultBase
+    // Own members only: `constructor` or `__proto__` is no base URL.
+    const url = Object.hasOwn(this.#config.baseUrls, name) ? this.#config.baseUrls[name] : undefined
+    if (typeof url === 'string') return url
     const names = Object.keys(this.#config.baseUrls).map((name) => JSON.stringify(name))
     throw new RequestValidationError(operation, [{ path: 'base', message: `must be ${names.join(' or ')}` }])
   }
@@ -313,6 +324,24 @@ export class OperationClient<Ctx> {
       toError: (response, request) => answers.toError(response, request),
     }
   }
+}
+
+/**
+ * `retryWithSameKey` resends after the request may have arrived: only a call that carries a key can
+ * be found (and deduplicated) by it, so a keyless call with it is refused.
+ */
+function refuseKeylessResend(
+  operation: string,
+  options: OperationOptions<AnswerSchema | undefined>,
+  key: string | undefined,
+): void {
+  if (options.retryWithSameKey !== true || key !== undefined) return
+  throw new RequestValidationError(operation, [
+    {
+      path: 'retryWithSameKey',
+      message: 'this call carries no idempotency key (give idempotencyKey), so a resend could act twice',
+    },
+  ])
 }
 
 /** The core call options, without the engine's own. */
@@ -360,7 +389,9 @@ function pathValues(
   const values: Record<string, string | number> = {}
   for (const name of names) {
     const value = given?.[name]
-    if (
+    if (typeof value === 'string' && DOT_SEGMENT.test(value)) {
+      issues.push({ path: name, message: 'must not be empty, "." or ".." (it would change the route)' })
+    } else if (
       (typeof value === 'string' && value.trim() !== '') ||
       (typeof value === 'number' && Number.isSafeInteger(value))
     ) {
@@ -376,11 +407,13 @@ const isQueryScalar = (v: unknown) =>
 /** An open query object: each value a string, finite number, boolean, null/undefined, or an array of those. */
 function queryIssues(value: unknown): ValidationIssue[] {
   if (value === undefined) return []
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    return [{ path: 'query', message: 'must be an object of query parameters' }]
+  const proto = typeof value === 'object' && value !== null ? Object.getPrototypeOf(value) : undefined
+  if (proto !== Object.prototype && proto !== null) {
+    // A Map or URLSearchParams has no own entries: its parameters would silently vanish.
+    return [{ path: 'query', message: 'must be a plain object of query parameters' }]
   }
   const issues: ValidationIssue[] = []
-  for (const [name, v] of Object.entries(value)) {
+  for (const [name, v] of Object.entries(value as object)) {
     const values: unknown[] = Array.isArray(v) ? v : [v]
     if (!values.every(isQueryScalar)) {
       issues.push({
