@@ -382,7 +382,9 @@ describe(`side-effect ledger (seed ${SEED}, ${OPERATIONS} operations per simulat
           op.error.requestSent
         ) {
           const ref = idempotencyKeyOf(op.error)
-          expect(ref, `transfer #${i} lost its agentTransactionRef`).toBeDefined()
+          expect(ref, `transfer #${i} lost its agentTransactionRef`).toMatch(
+            /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
+          )
           reconciled += 1
           const found = await outcome(client.lookup.transactionStatus(ref as string))
           if (found.error instanceof RemittanceError && found.error.status === 404) {

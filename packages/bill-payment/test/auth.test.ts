@@ -1,10 +1,9 @@
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { BillPayment, BillPaymentError, RequestValidationError } from '../src/index.js'
 import { SIMULATOR_CLIENT_ID, SIMULATOR_CLIENT_SECRET } from '../src/testing/index.js'
-import { closeAll, rejection, type Setup, setup } from './fixtures/setup.js'
+import { rejection, type Setup, setup } from './fixtures/setup.js'
 
 let env: Setup
-afterEach(closeAll)
 
 async function callAllEight(bills: BillPayment): Promise<void> {
   const settle = (p: PromiseLike<unknown>) => Promise.resolve(p).catch(() => undefined)
@@ -54,7 +53,7 @@ describe('Authentication: X-Service-Internal-Client-Id and X-Service-Client-Secr
 
   it('a wrong secret is rejected with 401, and the message names both headers', async () => {
     env = await setup({ clientSecret: 'wrong-secret' })
-    const error = (await rejection(() => env.bills.catalog.list())) as BillPaymentError
+    const error = (await rejection(env.bills.catalog.list())) as BillPaymentError
     expect(error).toBeInstanceOf(BillPaymentError)
     expect(error.status).toBe(401)
     expect(error.reason).toBe('unauthorized')
@@ -83,7 +82,7 @@ describe('Authentication: X-Service-Internal-Client-Id and X-Service-Client-Secr
   it('a 403 names both headers as well', async () => {
     env = await setup()
     env.simulator.failNext({ status: 403, body: { title: 'Forbidden', status: 403 } })
-    const error = (await rejection(() => env.bills.transactions.list())) as BillPaymentError
+    const error = (await rejection(env.bills.transactions.list())) as BillPaymentError
     expect(error.reason).toBe('forbidden')
     expect(error.message).toContain('X-Service-Internal-Client-Id and X-Service-Client-Secret')
     expect(error.message).toContain('(HTTP 403). Check the X-Service-Internal-Client-Id')
@@ -119,9 +118,7 @@ describe('Authentication: X-Service-Internal-Client-Id and X-Service-Client-Secr
 
   it('a per-call header may not override the credentials or the Idempotency-Key', async () => {
     env = await setup()
-    const error = (await rejection(() =>
-      env.bills.catalog.list({ headers: { 'x-service-client-secret': 'other', 'IDEMPOTENCY-KEY': 'k' } }),
-    )) as RequestValidationError
+    const error = (await rejection(env.bills.catalog.list({ headers: { 'x-service-client-secret': 'other', 'IDEMPOTENCY-KEY': 'k' } }))) as RequestValidationError
     expect(error).toBeInstanceOf(RequestValidationError)
     expect(error.issues.map((i) => i.path)).toEqual(['headers.x-service-client-secret', 'headers.IDEMPOTENCY-KEY'])
     expect(error.issues[1]?.message).toContain('an idempotency key from the idempotencyKey option')

@@ -1,10 +1,9 @@
-import { afterEach, describe, expect, expectTypeOf, it } from 'vitest'
+import { describe, expect, expectTypeOf, it } from 'vitest'
 import { z } from 'zod'
 import { BillPaymentError, RequestValidationError } from '../src/index.js'
-import { closeAll, rejection, type Setup, setup } from './fixtures/setup.js'
+import { rejection, type Setup, setup } from './fixtures/setup.js'
 
 let env: Setup
-afterEach(closeAll)
 
 describe('Catalog: GET /api/catalog/get-all-products', () => {
   it('lists all catalog products through the real transport', async () => {
@@ -52,14 +51,14 @@ describe('Catalog: GET /api/catalog/{id}', () => {
     env = await setup()
     const product = await env.bills.catalog.get('TV/PREMIUM')
     expect(product).toMatchObject({ id: 'TV/PREMIUM' })
-    await rejection(() => env.bills.catalog.get('a?b#c'))
+    await rejection(env.bills.catalog.get('a?b#c'))
     expect(env.lines()).toEqual(['GET /api/catalog/TV%2FPREMIUM', 'GET /api/catalog/a%3Fb%23c'])
   })
 
   it('refuses "." and ".." as an id before sending: URL parsing would turn them into dot segments', async () => {
     env = await setup()
     for (const id of ['.', '..']) {
-      const error = (await rejection(() => env.bills.catalog.get(id))) as RequestValidationError
+      const error = (await rejection(env.bills.catalog.get(id))) as RequestValidationError
       expect(error).toBeInstanceOf(RequestValidationError)
       expect(error.issues).toEqual([
         { path: 'id', message: 'must not be empty, "." or ".." (it would change the route)' },
@@ -78,7 +77,7 @@ describe('Catalog: GET /api/catalog/{id}', () => {
 
   it('answers an unknown id with a typed 404 BillPaymentError carrying the ProblemDetails', async () => {
     env = await setup()
-    const error = await rejection(() => env.bills.catalog.get('NOPE'))
+    const error = await rejection(env.bills.catalog.get('NOPE'))
     expect(error).toBeInstanceOf(BillPaymentError)
     const e = error as BillPaymentError
     expect(e.status).toBe(404)
@@ -109,9 +108,7 @@ describe('Catalog: GET /api/catalog/{id}', () => {
   it('rejects an answer that fails the caller schema with BillPaymentError response_schema_mismatch', async () => {
     env = await setup()
     const Product = z.object({ id: z.number() })
-    const error = (await rejection(() =>
-      env.bills.catalog.get('AIRTIME-ORANGE', { schema: Product }),
-    )) as BillPaymentError
+    const error = (await rejection(env.bills.catalog.get('AIRTIME-ORANGE', { schema: Product }))) as BillPaymentError
     expect(error).toBeInstanceOf(BillPaymentError)
     expect(error.reason).toBe('response_schema_mismatch')
     expect(error.status).toBe(200)
@@ -126,11 +123,11 @@ describe('Catalog: GET /api/catalog/{id}', () => {
     env = await setup()
     const { http, HttpResponse } = await import('msw')
     env.server.use(http.get('*/api/catalog/:id', () => HttpResponse.text('<html>maintenance</html>')))
-    const error = (await rejection(() => env.bills.catalog.get('X'))) as BillPaymentError
+    const error = (await rejection(env.bills.catalog.get('X'))) as BillPaymentError
     expect(error.reason).toBe('unreadable_response')
     expect(error.rawBody).toBe('<html>maintenance</html>')
     env.server.use(http.get('*/api/catalog/:id', () => HttpResponse.json([1, 2])))
-    const arrayError = (await rejection(() => env.bills.catalog.get('X'))) as BillPaymentError
+    const arrayError = (await rejection(env.bills.catalog.get('X'))) as BillPaymentError
     expect(arrayError.reason).toBe('unreadable_response')
     expect(arrayError.message).toContain('a JSON object (or no body) was expected, not an array')
   })
@@ -174,7 +171,7 @@ describe('Catalog: POST enable-product / disable-product', () => {
 
   it('answers an unknown product with 404', async () => {
     env = await setup()
-    const error = (await rejection(() => env.bills.catalog.enable({ productId: 'NOPE' }))) as BillPaymentError
+    const error = (await rejection(env.bills.catalog.enable({ productId: 'NOPE' }))) as BillPaymentError
     expect(error.status).toBe(404)
     expect(error.operation).toBe('catalog.enable')
   })

@@ -1,14 +1,9 @@
 import { createTestClock, faults, refusedUrl, startFaultServer } from '@paywire/core/testing'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it, onTestFinished } from 'vitest'
 import { BillPayment, BillPaymentError, ConnectionError } from '../src/index.js'
-import { closeAll, rejection, type Setup, setup } from './fixtures/setup.js'
+import { rejection, type Setup, setup } from './fixtures/setup.js'
 
 let env: Setup
-const cleanups: (() => Promise<void>)[] = []
-afterEach(async () => {
-  await closeAll()
-  for (const cleanup of cleanups.splice(0)) await cleanup()
-})
 
 const body = { productId: 'EDSA-PREPAID', amount: 100, customerReference: 'METER-9' }
 const keysSeen = (e: Setup) => e.server.requests.map((r) => r.headers['idempotency-key'])
@@ -28,7 +23,7 @@ describe('Idempotency-Key on transactions.execute', () => {
   it('is not retried after a 503 by default (the request was sent), and the error carries the key', async () => {
     env = await setup()
     env.simulator.failNext({ status: 503 })
-    const error = (await rejection(() => env.bills.transactions.execute(body))) as BillPaymentError
+    const error = (await rejection(env.bills.transactions.execute(body))) as BillPaymentError
     expect(error).toBeInstanceOf(BillPaymentError)
     expect(error.status).toBe(503)
     expect(error.requestSent).toBe(true)
@@ -64,7 +59,7 @@ describe('Idempotency-Key on transactions.execute', () => {
   it('a caller can retry an ambiguous payment by hand with the key from the error', async () => {
     env = await setup()
     env.simulator.failNext({ status: 504, when: 'after' })
-    const error = await rejection(() => env.bills.transactions.execute(body))
+    const error = await rejection(env.bills.transactions.execute(body))
     const key = (error as BillPaymentError).idempotencyKey
     expect(key).toBe(keysSeen(env)[0])
     const retried = await env.bills.transactions.execute(body, { idempotencyKey: key }).withResponse()
@@ -74,15 +69,15 @@ describe('Idempotency-Key on transactions.execute', () => {
 
   it('is not retried after the connection dropped once the request was sent: 1 request, ConnectionError with the key', async () => {
     const server = await startFaultServer(faults.resetBeforeAnswer())
-    cleanups.push(() => server.close())
+    onTestFinished(() => server.close())
     const bills = new BillPayment({
       baseUrl: server.url,
       clientId: 'id',
       clientSecret: 'secret',
       clock: createTestClock(),
     })
-    cleanups.push(() => bills.close())
-    const error = (await rejection(() => bills.transactions.execute(body))) as ConnectionError
+    onTestFinished(() => bills.close())
+    const error = (await rejection(bills.transactions.execute(body))) as ConnectionError
     expect(error).toBeInstanceOf(ConnectionError)
     expect(error).not.toBeInstanceOf(BillPaymentError)
     expect(error.requestSent).toBe(true)
@@ -95,7 +90,7 @@ describe('Idempotency-Key on transactions.execute', () => {
 
   it('opt-in: retried after the connection dropped, with the same key on every attempt', async () => {
     const server = await startFaultServer(faults.resetBeforeAnswer())
-    cleanups.push(() => server.close())
+    onTestFinished(() => server.close())
     const bills = new BillPayment({
       baseUrl: server.url,
       clientId: 'id',
@@ -103,10 +98,8 @@ describe('Idempotency-Key on transactions.execute', () => {
       clock: createTestClock(),
       maxRetries: 2,
     })
-    cleanups.push(() => bills.close())
-    const error = (await rejection(() =>
-      bills.transactions.execute(body, { retryWithSameKey: true, idempotencyKey: 'k-1' }),
-    )) as ConnectionError
+    onTestFinished(() => bills.close())
+    const error = (await rejection(bills.transactions.execute(body, { retryWithSameKey: true, idempotencyKey: 'k-1' }))) as ConnectionError
     expect(error.attempts).toBe(3)
     expect((error as BillPaymentError).idempotencyKey).toBe('k-1')
     expect(server.requests.map((r) => r.headers['idempotency-key'])).toEqual(['k-1', 'k-1', 'k-1'])
@@ -122,21 +115,19 @@ describe('Idempotency-Key on transactions.execute', () => {
       clock: createTestClock(),
       hooks: { onRequest: (event) => attempts.push(event.attempt) },
     })
-    cleanups.push(() => bills.close())
-    const error = (await rejection(() => bills.transactions.execute(body))) as ConnectionError
+    onTestFinished(() => bills.close())
+    const error = (await rejection(bills.transactions.execute(body))) as ConnectionError
     expect(error.requestSent).toBe(false)
     expect(attempts).toEqual([1, 2, 3])
-    expect((error as BillPaymentError).idempotencyKey).toMatch(/^[0-9a-f-]{36}$/)
+    expect((error as BillPaymentError).idempotencyKey).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
   })
 
   it('a 2xx that cannot be read still reports the key (the payment may have gone through)', async () => {
     const server = await startFaultServer(faults.truncatedJson())
-    cleanups.push(() => server.close())
+    onTestFinished(() => server.close())
     const bills = new BillPayment({ baseUrl: server.url, clientId: 'id', clientSecret: 'secret' })
-    cleanups.push(() => bills.close())
-    const error = (await rejection(() =>
-      bills.transactions.execute(body, { idempotencyKey: 'k-2' }),
-    )) as BillPaymentError
+    onTestFinished(() => bills.close())
+    const error = (await rejection(bills.transactions.execute(body, { idempotencyKey: 'k-2' }))) as BillPaymentError
     expect(error.reason).toBe('unreadable_response')
     expect(error.status).toBe(200)
     expect(error.idempotencyKey).toBe('k-2')
@@ -146,7 +137,7 @@ describe('Idempotency-Key on transactions.execute', () => {
 
   it('a refused body sends nothing, so it carries no key to repeat with', async () => {
     env = await setup()
-    const error = await rejection(() => env.bills.transactions.execute({ amount: Number.NaN }))
+    const error = await rejection(env.bills.transactions.execute({ amount: Number.NaN }))
     expect(error).toMatchObject({ name: 'RequestValidationError', requestSent: false, idempotencyKey: undefined })
     expect(env.server.requests).toHaveLength(0)
   })
@@ -184,9 +175,7 @@ describe('Idempotency-Key on the other calls', () => {
 
   it('errors of a keyed read carry the key too', async () => {
     env = await setup()
-    const error = (await rejection(() =>
-      env.bills.catalog.get('NOPE', { idempotencyKey: 'k-404' }),
-    )) as BillPaymentError
+    const error = (await rejection(env.bills.catalog.get('NOPE', { idempotencyKey: 'k-404' }))) as BillPaymentError
     expect(error.idempotencyKey).toBe('k-404')
   })
 })

@@ -1,12 +1,11 @@
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { type PaywireError, RequestValidationError } from '../src/index.js'
-import { closeAll, rejection, type Setup, setup } from './fixtures/setup.js'
+import { rejection, type Setup, setup } from './fixtures/setup.js'
 
 let env: Setup
-afterEach(closeAll)
 
 async function issuesOf(call: () => PromiseLike<unknown>) {
-  const error = await rejection(call)
+  const error = await rejection(call())
   expect(error).toBeInstanceOf(RequestValidationError)
   return (error as RequestValidationError).issues
 }
@@ -74,7 +73,7 @@ describe('Request bodies are plain JSON objects, refused before sending otherwis
 
   it('the message lists every issue and says nothing was sent', async () => {
     env = await setup()
-    const error = (await rejection(() => env.bills.catalog.enable({ productId: 1n }))) as RequestValidationError
+    const error = (await rejection(env.bills.catalog.enable({ productId: 1n }))) as RequestValidationError
     expect(error.message).toBe(
       'catalog.enable: invalid request, nothing was sent. productId: a BigInt cannot be sent as JSON; pass a string or a number',
     )
@@ -102,7 +101,7 @@ describe('Path variables, query and options', () => {
 
   it('accepts an integer product id', async () => {
     env = await setup()
-    await rejection(() => env.bills.catalog.get(42))
+    await rejection(env.bills.catalog.get(42))
     expect(env.lines()).toEqual(['GET /api/catalog/42'])
   })
 
@@ -134,7 +133,7 @@ describe('Path variables, query and options', () => {
 
   it('a refused Idempotency-Key is not reported as the key of the failed call', async () => {
     env = await setup()
-    const error = await rejection(() => env.bills.transactions.execute({ amount: 1 }, { idempotencyKey: 'a b' }))
+    const error = await rejection(env.bills.transactions.execute({ amount: 1 }, { idempotencyKey: 'a b' }))
     expect((error as PaywireError).idempotencyKey).toBeUndefined()
   })
 

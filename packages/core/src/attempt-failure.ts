@@ -82,19 +82,29 @@ export interface AttemptBudget {
 /** The request as every error and handler of the call sees it, with what earlier attempts may have done. */
 export type CallRequest = HttpRequest & { readonly earlierAttemptMayHaveActed: boolean }
 
+/** One attempt as planned: the request, its headers, its number, its time, and what came before. */
+export interface AttemptPlan {
+  readonly request: CallRequest
+  readonly headers: Record<string, string>
+  readonly attempt: number
+  readonly budget: AttemptBudget
+  /** The caller's signal, when given. */
+  readonly signal: AbortSignal | undefined
+  /** Whether an earlier attempt of the call may have reached the service. */
+  readonly priorArrival: boolean
+}
+
+/** How a thrown attempt ended: who aborted it, in which phase, and any interim (1xx) status seen. */
+export interface AttemptEnd {
+  readonly abortedBy: 'timeout' | 'user' | undefined
+  readonly phase: TimeoutPhase
+  readonly interimStatus: number | undefined
+}
+
 /** What a thrown attempt means, as a pure function: one early return per kind of failure. */
-export function classifyFailure(
-  error: unknown,
-  info: CallRequest & { attempts: number },
-  how: {
-    abortedBy: 'timeout' | 'user' | undefined
-    phase: TimeoutPhase
-    budget: AttemptBudget
-    interimStatus: number | undefined
-  },
-  userSignal: AbortSignal | undefined,
-  priorArrival: boolean,
-): AttemptOutcome {
+export function classifyFailure(error: unknown, plan: AttemptPlan, how: AttemptEnd): AttemptOutcome {
+  const { budget, signal: userSignal, priorArrival } = plan
+  const info = { ...plan.request, attempts: plan.attempt }
   const code = errorCode(error)
   const mayHaveArrived = !UNSENT_CODES.has(code ?? '')
   const sent = { requestSent: mayHaveArrived || priorArrival, mayHaveActed: mayHaveArrived }
@@ -108,8 +118,8 @@ export function classifyFailure(
     return { ok: false, error: abortError, failure: undefined, mayHaveArrived }
   }
   if (how.abortedBy === 'timeout' || code === 'UND_ERR_CONNECT_TIMEOUT') {
-    const phase = code === 'UND_ERR_CONNECT_TIMEOUT' ? 'connect' : (how.budget.phase ?? how.phase)
-    const timeoutError = new TimeoutError({ ...info, ...sent, phase, timeoutMs: how.budget.ms, cause: error })
+    const phase = code === 'UND_ERR_CONNECT_TIMEOUT' ? 'connect' : (budget.phase ?? how.phase)
+    const timeoutError = new TimeoutError({ ...info, ...sent, phase, timeoutMs: budget.ms, cause: error })
     return { ok: false, error: timeoutError, failure, mayHaveArrived }
   }
   const connectionError = new ConnectionError({

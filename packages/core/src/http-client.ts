@@ -6,11 +6,12 @@ import { ApiPromise, type WithResponse } from './api-promise.js'
 import {
   type AttemptBudget,
   type AttemptOutcome,
+  type AttemptPlan,
   type CallRequest,
   classifyFailure,
   interimStatusOf,
 } from './attempt-failure.js'
-import { type Clock, MAX_TIMER_MS, systemClock } from './clock.js'
+import { type Clock, systemClock } from './clock.js'
 import {
   type ApiError,
   ConnectionError,
@@ -25,10 +26,10 @@ import {
 } from './errors.js'
 import { flattenHeaders, headerIssues, managedHeaderIssues, requestIdOf } from './headers.js'
 import { emit, type Hooks, type Logger } from './hooks.js'
+import { backoffOptions, duration, positive } from './options.js'
 import {
   type AttemptFailure,
   type BackoffOptions,
-  DEFAULT_BACKOFF,
   parseRetryAfter,
   policyAllowsRetry,
   type RetryPolicy,
@@ -132,50 +133,6 @@ const DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024
  * attempt and the retry, and clock-rate drift, with room to spare on any path where 15 s matters.
  */
 export const WINDOW_MARGIN_MS = 1_000
-
-function positive(name: string, value: number | undefined, fallback: number, operation = 'client'): number {
-  if (value === undefined) return fallback
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
-    throw new RequestValidationError(operation, [{ path: name, message: 'must be a finite number >= 0' }])
-  }
-  return value
-}
-
-/**
- * A duration in ms that ends up in a timer: Node fires a longer one after about 1 ms, so it is refused.
- * A time limit (`timeout`, `totalTimeout`) must also be above 0: a request with no time to be
- * answered could still be written on a kept-alive socket before a 0 ms timer fires.
- */
-function duration(
-  name: string,
-  value: number | undefined,
-  fallback: number,
-  operation = 'client',
-  limit = false,
-): number {
-  const ms = positive(name, value, fallback, operation)
-  if (limit && ms === 0) {
-    throw new RequestValidationError(operation, [{ path: name, message: 'must be above 0 ms' }])
-  }
-  if (ms > MAX_TIMER_MS) {
-    throw new RequestValidationError(operation, [
-      {
-        path: name,
-        message: `must be at most ${MAX_TIMER_MS} ms (about 24.8 days), the longest delay Node's timers honour`,
-      },
-    ])
-  }
-  return ms
-}
-
-function backoffOptions(given: Partial<BackoffOptions> | undefined): BackoffOptions {
-  const backoff = { ...DEFAULT_BACKOFF, ...given }
-  return {
-    baseDelayMs: duration('backoff.baseDelayMs', backoff.baseDelayMs, DEFAULT_BACKOFF.baseDelayMs),
-    maxDelayMs: duration('backoff.maxDelayMs', backoff.maxDelayMs, DEFAULT_BACKOFF.maxDelayMs),
-    maxRetryAfterMs: duration('backoff.maxRetryAfterMs', backoff.maxRetryAfterMs, DEFAULT_BACKOFF.maxRetryAfterMs),
-  }
-}
 
 /** Where one call stands across its attempts: what the retry decision and the next attempt need. */
 interface CallState {
@@ -307,14 +264,14 @@ export class HttpClient {
       const startedAt = this.#clock.now()
       const budget = this.#attemptBudget(req, state, startedAt)
       if (budget.ms <= 0) throw this.#fail(req, lastError ?? this.#expiredError(request, state, attempt, budget))
-      const outcome = await this.#attempt(
+      const outcome = await this.#attempt({
         request,
         headers,
         attempt,
         budget,
-        call.signal,
-        state.firstArrival !== undefined,
-      )
+        signal: call.signal,
+        priorArrival: state.firstArrival !== undefined,
+      })
       if ((outcome.ok || outcome.mayHaveArrived) && state.firstArrival === undefined) state.firstArrival = startedAt
 
       if (outcome.ok) {
@@ -463,14 +420,8 @@ export class HttpClient {
     }
   }
 
-  async #attempt(
-    req: CallRequest,
-    headers: Record<string, string>,
-    attempt: number,
-    budget: AttemptBudget,
-    userSignal: AbortSignal | undefined,
-    priorArrival: boolean,
-  ): Promise<AttemptOutcome> {
+  async #attempt(plan: AttemptPlan): Promise<AttemptOutcome> {
+    const { request: req, headers, attempt, budget, signal: userSignal } = plan
     // undici accepts an EventEmitter as `signal`; it costs less per request than an AbortController.
     const abort = new EventEmitter()
     let abortedBy: 'timeout' | 'user' | undefined
@@ -524,7 +475,7 @@ export class HttpClient {
         return { ok: true, response: { ...head, rawBody: '', json: undefined } }
       }
       interimStatus ??= interimStatusOf(error)
-      return classifyFailure(error, info, { abortedBy, phase, budget, interimStatus }, userSignal, priorArrival)
+      return classifyFailure(error, plan, { abortedBy, phase, interimStatus })
     } finally {
       clearTimeout(timer)
       userSignal?.removeEventListener('abort', onUserAbort)

@@ -22,13 +22,11 @@ import {
 } from '@paywire/core'
 import { createTestClock, type FaultBehaviour, faults, startFaultServer, type TestClock } from '@paywire/core/testing'
 import { Agent, buildConnector } from 'undici'
-import { afterEach, describe, expect, it, vi } from 'vitest'
+import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest'
 import { get, jsonHandler, makeClient, post, rejection } from './helpers.js'
 
-const closers: Array<() => Promise<void>> = []
-afterEach(async () => {
+afterEach(() => {
   vi.restoreAllMocks()
-  while (closers.length) await closers.pop()?.()
 })
 
 const key = { key: 'trans_id', value: 't-9', lookup: 'gw.s2s.getTransStatus({ trans_id: "t-9" })' }
@@ -37,7 +35,7 @@ const CLOSE = WINDOW - WINDOW_MARGIN_MS
 
 function client(options: Parameters<typeof makeClient>[0] = {}) {
   const c = makeClient({ clock: createTestClock(), random: () => 0.5, ...options })
-  closers.push(() => c.close())
+  onTestFinished(() => c.close())
   return c
 }
 
@@ -48,7 +46,7 @@ async function timedServer(clock: TestClock, behaviour: FaultBehaviour) {
     arrivals.push(clock.now())
     behaviour(req, res, n)
   })
-  closers.push(s.close)
+  onTestFinished(s.close)
   return { ...s, arrivals }
 }
 
@@ -86,7 +84,7 @@ async function rawServer(answer: (socket: Socket, n: number, request: RawRequest
     socket.on('close', () => sockets.delete(socket))
   })
   await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve))
-  closers.push(
+  onTestFinished(
     () =>
       new Promise<void>((resolve) => {
         for (const s of sockets) s.destroy()
@@ -117,7 +115,7 @@ function wireLog(clock: TestClock) {
         ;(callback as (e: Error | null, s: typeof socket) => void)(error, socket)
       }),
   })
-  closers.push(() => dispatcher.close())
+  onTestFinished(() => dispatcher.close())
   /** Times of the writes, relative to the first. */
   const sent = () => writes.map((at) => at - (writes[0] as number))
   return { dispatcher, sent }
@@ -265,7 +263,7 @@ describe('promise 4: an earlier attempt that may have acted makes every later er
     const s = await startFaultServer((req, res, n) =>
       (n === 1 ? faults.json(503, {}) : faults.json(429, { error: 'slow down' }))(req, res, n),
     )
-    closers.push(s.close)
+    onTestFinished(s.close)
     const error = await rejection(
       client({ maxRetries: 1 }).send(post(s.url, { retry: withinWindow(WINDOW), reconciliation: key }), jsonHandler),
     )
@@ -280,7 +278,7 @@ describe('promise 4: an earlier attempt that may have acted makes every later er
     const s = await startFaultServer((req, res, n) =>
       (n === 1 ? faults.neverAnswer() : faults.json(409, { error: 'request with this key in progress' }))(req, res, n),
     )
-    closers.push(s.close)
+    onTestFinished(s.close)
     const error = await rejection(
       client({ timeout: 100 }).send(post(s.url, { retry: keyed, reconciliation: key }), jsonHandler),
     )
@@ -293,7 +291,7 @@ describe('promise 4: an earlier attempt that may have acted makes every later er
     const s = await startFaultServer((req, res, n) =>
       (n === 1 ? faults.resetBeforeAnswer() : faults.json(408, {}))(req, res, n),
     )
-    closers.push(s.close)
+    onTestFinished(s.close)
     const error = await rejection(
       client({ maxRetries: 1 }).send(post(s.url, { retry: withinWindow(WINDOW), reconciliation: key }), jsonHandler),
     )
@@ -304,7 +302,7 @@ describe('promise 4: an earlier attempt that may have acted makes every later er
   // aborts during the backoff. Nothing acted, yet the UserAbortError says outcomeUnknown true.
   it('window: a definite 429, then abort during the backoff, is no unknown outcome', async () => {
     const s = await startFaultServer(faults.json(429, {}))
-    closers.push(s.close)
+    onTestFinished(s.close)
     const controller = new AbortController()
     const clock = createTestClock()
     clock.sleep = async () => {
@@ -323,7 +321,7 @@ describe('promise 4: an earlier attempt that may have acted makes every later er
   // capture that never left says requestSent true / outcomeUnknown true.
   it('an Expect header undici refuses: nothing was sent, so no unknown outcome', async () => {
     const s = await startFaultServer(faults.json(200, {}))
-    closers.push(s.close)
+    onTestFinished(s.close)
     const error = await rejection(
       client({ maxRetries: 0 }).send(post(s.url, { retry: unsentOnly, reconciliation: key }), jsonHandler, {
         headers: { expect: '100-continue' },
@@ -337,14 +335,14 @@ describe('promise 4: an earlier attempt that may have acted makes every later er
     const s = await startFaultServer((req, res, n) =>
       (n === 1 ? faults.resetBeforeAnswer() : faults.json(503, {}))(req, res, n),
     )
-    closers.push(s.close)
+    onTestFinished(s.close)
     const e = await rejection(client().send(get(s.url, { reconciliation: key }), jsonHandler))
     expect(e).toMatchObject({ status: 503, outcomeUnknown: false })
   })
 
   it('guard: a 2xx for a capture succeeds once; a 500 to a capture is unknown with its key', async () => {
     const s = await startFaultServer(faults.json(500, {}))
-    closers.push(s.close)
+    onTestFinished(s.close)
     const e = await rejection(client().send(post(s.url, { retry: unsentOnly, reconciliation: key }), jsonHandler))
     expect(e).toMatchObject({ status: 500, outcomeUnknown: true, reconciliation: key, attempts: 1 })
     expect(s.requests).toHaveLength(1)
@@ -518,7 +516,7 @@ describe('promise 9 and 5: unsent-only sends once once it may have arrived; requ
 
   it('guard: close() from the onRetry hook after a 503: no further attempt, requestSent true', async () => {
     const s = await startFaultServer(faults.json(503, {}))
-    closers.push(s.close)
+    onTestFinished(s.close)
     const c = makeClient({
       clock: createTestClock(),
       hooks: { onRetry: () => void c.close() },
@@ -531,7 +529,7 @@ describe('promise 9 and 5: unsent-only sends once once it may have arrived; requ
 
   it('guard: close() mid-flight lets the in-flight capture finish, and sends nothing more', async () => {
     const s = await startFaultServer((req, res, n) => setTimeout(() => faults.json(200, { ok: n })(req, res, n), 50))
-    closers.push(s.close)
+    onTestFinished(s.close)
     const c = makeClient()
     const p = c.send(post(s.url, { retry: unsentOnly }), jsonHandler)
     await new Promise((r) => setTimeout(r, 20))
@@ -545,7 +543,7 @@ describe('promise 9 and 5: unsent-only sends once once it may have arrived; requ
 
   it('guard: close() from onRequest (after the closed check) sends nothing; requestSent false', async () => {
     const s = await startFaultServer(faults.json(200, {}))
-    closers.push(s.close)
+    onTestFinished(s.close)
     const c = makeClient({ clock: createTestClock(), hooks: { onRequest: () => void c.close() } })
     const e = await rejection(c.send(post(s.url, { retry: unsentOnly, reconciliation: key }), jsonHandler))
     expect(e).toBeInstanceOf(ConnectionError)
@@ -555,7 +553,7 @@ describe('promise 9 and 5: unsent-only sends once once it may have arrived; requ
 
   it('guard: an already-aborted signal sends nothing', async () => {
     const s = await startFaultServer(faults.json(200, {}))
-    closers.push(s.close)
+    onTestFinished(s.close)
     const e = await rejection(
       client().send(post(s.url, { retry: unsentOnly }), jsonHandler, { signal: AbortSignal.abort() }),
     )
@@ -568,7 +566,7 @@ describe('promise 9 and 5: unsent-only sends once once it may have arrived; requ
   // already-aborted signal, the capture is sent and the call resolves as if never aborted.
   it('abort before send (during onRequest) sends nothing and rejects with UserAbortError', async () => {
     const s = await startFaultServer(faults.json(200, { ok: 1 }))
-    closers.push(s.close)
+    onTestFinished(s.close)
     const controller = new AbortController()
     const c = client({ hooks: { onRequest: () => controller.abort() } })
     const e = await rejection(c.send(post(s.url, { retry: unsentOnly }), jsonHandler, { signal: controller.signal }))
@@ -578,7 +576,7 @@ describe('promise 9 and 5: unsent-only sends once once it may have arrived; requ
 
   it('guard: abort after send is requestSent true with the key', async () => {
     const s = await startFaultServer(faults.neverAnswer())
-    closers.push(s.close)
+    onTestFinished(s.close)
     const controller = new AbortController()
     const p = client().send(post(s.url, { retry: unsentOnly, reconciliation: key }), jsonHandler, {
       signal: controller.signal,
@@ -619,7 +617,7 @@ describe('promise 3: durations follow the injected clock, not Date.now or perfor
     const s = await startFaultServer((req, res, n) =>
       (n === 1 ? faults.json(503, {}, { 'retry-after': '2' }) : faults.json(200, { ok: 1 }))(req, res, n),
     )
-    closers.push(s.close)
+    onTestFinished(s.close)
     let wall = 1e12
     vi.spyOn(Date, 'now').mockImplementation(() => (wall -= 86_400_000))
     const result = await client({ clock }).send(get(s.url), jsonHandler)
@@ -642,7 +640,7 @@ describe('promise 6: timer limits and the total deadline', () => {
     ['2^31 - 0.5', 2 ** 31 - 0.5],
   ])('guard: per-call timeout %s is refused and nothing is sent', async (_n, timeout) => {
     const s = await startFaultServer(faults.json(200, {}))
-    closers.push(s.close)
+    onTestFinished(s.close)
     const e = await rejection(client().send(post(s.url, { retry: unsentOnly }), jsonHandler, { timeout }))
     expect(e).toBeInstanceOf(RequestValidationError)
     expect(s.requests).toHaveLength(0)
@@ -660,9 +658,9 @@ describe('promise 6: timer limits and the total deadline', () => {
 
   it('guard: per-call timeout 2^31 - 1 is honoured (no early undici timer)', async () => {
     const s = await startFaultServer((req, res, n) => setTimeout(() => faults.json(200, { ok: 1 })(req, res, n), 50))
-    closers.push(s.close)
+    onTestFinished(s.close)
     const c = makeClient({ totalTimeout: 2 ** 31 - 1 })
-    closers.push(() => c.close())
+    onTestFinished(() => c.close())
     await expect(c.send(post(s.url, { retry: unsentOnly }), jsonHandler, { timeout: 2 ** 31 - 1 })).resolves.toEqual({
       ok: 1,
     })
@@ -670,7 +668,7 @@ describe('promise 6: timer limits and the total deadline', () => {
 
   it('guard: fractional maxRetries is floored (2.9 -> 2 retries)', async () => {
     const s = await startFaultServer(faults.json(503, {}))
-    closers.push(s.close)
+    onTestFinished(s.close)
     await rejection(client({ maxRetries: 2.9 }).send(get(s.url), jsonHandler))
     expect(s.requests).toHaveLength(3)
   })
@@ -695,7 +693,7 @@ describe('promise 6: timer limits and the total deadline', () => {
   // written before the 0 ms timer fires: the call both sends money and reports an unknown outcome.
   it('per-call timeout 0 never sends a capture it has no time to wait for', async () => {
     const s = await startFaultServer(faults.json(200, { ok: 1 }))
-    closers.push(s.close)
+    onTestFinished(s.close)
     const clock = createTestClock()
     const wire = wireLog(clock)
     const c = client({ clock, dispatcher: wire.dispatcher })
@@ -865,7 +863,7 @@ describe('follow-ups', () => {
     'a %s header is refused before sending, naming the field',
     async (name) => {
       const s = await startFaultServer(faults.json(200, {}))
-      closers.push(s.close)
+      onTestFinished(s.close)
       const e = await rejection(
         client().send(post(s.url, { retry: unsentOnly }), jsonHandler, { headers: { [name]: 'close' } }),
       )
@@ -879,7 +877,7 @@ describe('follow-ups', () => {
 
   it('a definite 429, then a refused connection: no unknown outcome, and the message says why', async () => {
     const s = await startFaultServer(faults.json(429, {}))
-    closers.push(s.close)
+    onTestFinished(s.close)
     const clock = createTestClock()
     // the server goes away during the backoff: attempt 2 is refused and provably unsent
     clock.sleep = async (ms) => {
@@ -896,7 +894,7 @@ describe('follow-ups', () => {
 
   it('a 503, then a refused connection: unknown outcome naming the earlier attempt', async () => {
     const s = await startFaultServer(faults.json(503, {}))
-    closers.push(s.close)
+    onTestFinished(s.close)
     const clock = createTestClock()
     clock.sleep = async (ms) => {
       await s.close()

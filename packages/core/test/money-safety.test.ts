@@ -19,24 +19,22 @@ import {
 } from '@paywire/core'
 import { createTestClock, faults, refusedUrl, startFaultServer } from '@paywire/core/testing'
 import { Agent } from 'undici'
-import { afterEach, describe, expect, it, vi } from 'vitest'
+import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest'
 import { get, jsonHandler, makeClient, post, rejection } from './helpers.js'
 
-const closers: Array<() => Promise<void>> = []
-afterEach(async () => {
+afterEach(() => {
   vi.restoreAllMocks()
-  while (closers.length) await closers.pop()?.()
 })
 
 async function server(behaviour: Parameters<typeof startFaultServer>[0]) {
   const s = await startFaultServer(behaviour)
-  closers.push(s.close)
+  onTestFinished(s.close)
   return s
 }
 
 function client(options: Parameters<typeof makeClient>[0] = {}) {
   const c = makeClient({ clock: createTestClock(), random: () => 0.5, ...options })
-  closers.push(() => c.close())
+  onTestFinished(() => c.close())
   return c
 }
 
@@ -86,7 +84,7 @@ function refuseConnection(which: number, onRefuse: () => void = () => {}): Agent
       socket.once('error', (error) => callback(error, null))
     },
   })
-  closers.push(() => agent.close())
+  onTestFinished(() => agent.close())
   return agent
 }
 
@@ -178,7 +176,7 @@ describe('durations follow a monotonic clock, not the wall clock', () => {
     })
     const s = await server(faults.json(503, {}))
     const c = makeClient({ random: () => 0, maxRetries: 3 })
-    closers.push(() => c.close())
+    onTestFinished(() => c.close())
     const error = await rejection(c.send(post(s.url, { retry: withinWindow(15_000) }), jsonHandler))
     expect(error).toMatchObject({ status: 503, attempts: 4 })
   })
@@ -408,7 +406,7 @@ async function rawServer(answer: string): Promise<{ url: string; requests: () =>
     socket.on('error', () => {})
   })
   await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve))
-  closers.push(
+  onTestFinished(
     () =>
       new Promise<void>((resolve) => {
         srv.close(() => resolve())

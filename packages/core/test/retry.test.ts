@@ -1,22 +1,17 @@
 import { ConnectionError, unsentOnly, withinWindow } from '@paywire/core'
 import { createTestClock, faults, refusedUrl, startFaultServer } from '@paywire/core/testing'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it, onTestFinished } from 'vitest'
 import { get, jsonHandler, makeClient, post } from './helpers.js'
-
-const closers: Array<() => Promise<void>> = []
-afterEach(async () => {
-  while (closers.length) await closers.pop()?.()
-})
 
 async function server(behaviour: Parameters<typeof startFaultServer>[0]) {
   const s = await startFaultServer(behaviour)
-  closers.push(s.close)
+  onTestFinished(s.close)
   return s
 }
 
 function client(options: Parameters<typeof makeClient>[0] = {}) {
   const c = makeClient({ clock: createTestClock(), random: () => 0.5, ...options })
-  closers.push(() => c.close())
+  onTestFinished(() => c.close())
   return c
 }
 

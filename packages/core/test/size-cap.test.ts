@@ -1,12 +1,7 @@
 import { ConnectionError, ResponseTooLargeError } from '@paywire/core'
 import { faults, startFaultServer } from '@paywire/core/testing'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it, onTestFinished } from 'vitest'
 import { get, jsonHandler, makeClient } from './helpers.js'
-
-const closers: Array<() => Promise<void>> = []
-afterEach(async () => {
-  while (closers.length) await closers.pop()?.()
-})
 
 describe('response size cap', () => {
   it.each([
@@ -14,9 +9,9 @@ describe('response size cap', () => {
     ['streamed in chunks', true],
   ])('refuses a body over maxResponseBytes %s, and is not retried', async (_label, chunked) => {
     const s = await startFaultServer(faults.oversized(300_000, chunked))
-    closers.push(s.close)
+    onTestFinished(s.close)
     const client = makeClient({ maxResponseBytes: 100_000 })
-    closers.push(() => client.close())
+    onTestFinished(() => client.close())
     const error = await client.send(get(s.url), jsonHandler).catch((e: unknown) => e)
     expect(error).toBeInstanceOf(ResponseTooLargeError)
     expect(error).toBeInstanceOf(ConnectionError)
@@ -27,9 +22,9 @@ describe('response size cap', () => {
 
   it('releases the socket: the next call on the same client succeeds', async () => {
     const s = await startFaultServer(faults.oversized(300_000, true))
-    closers.push(s.close)
+    onTestFinished(s.close)
     const client = makeClient({ maxResponseBytes: 1_000 })
-    closers.push(() => client.close())
+    onTestFinished(() => client.close())
     await expect(client.send(get(s.url), jsonHandler)).rejects.toBeInstanceOf(ResponseTooLargeError)
     s.behave(faults.json(200, { ok: true }))
     await expect(client.send(get(s.url), jsonHandler)).resolves.toEqual({ ok: true })
@@ -38,9 +33,9 @@ describe('response size cap', () => {
   it('accepts a body exactly at the limit', async () => {
     const body = JSON.stringify({ pad: 'x'.repeat(100) })
     const s = await startFaultServer(faults.text(200, body, 'application/json'))
-    closers.push(s.close)
+    onTestFinished(s.close)
     const client = makeClient({ maxResponseBytes: Buffer.byteLength(body) })
-    closers.push(() => client.close())
+    onTestFinished(() => client.close())
     await expect(client.send(get(s.url), jsonHandler)).resolves.toEqual({ pad: 'x'.repeat(100) })
   })
 })

@@ -1,23 +1,18 @@
 import { ConnectionError, TimeoutError, UserAbortError, unsentOnly } from '@paywire/core'
 import { createTestClock, faults, startFaultServer } from '@paywire/core/testing'
 import { Agent } from 'undici'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it, onTestFinished } from 'vitest'
 import { get, jsonHandler, makeClient, post } from './helpers.js'
-
-const closers: Array<() => Promise<void>> = []
-afterEach(async () => {
-  while (closers.length) await closers.pop()?.()
-})
 
 async function server(behaviour: Parameters<typeof startFaultServer>[0]) {
   const s = await startFaultServer(behaviour)
-  closers.push(s.close)
+  onTestFinished(s.close)
   return s
 }
 
 function client(options: Parameters<typeof makeClient>[0] = {}) {
   const c = makeClient({ clock: createTestClock(), ...options })
-  closers.push(() => c.close())
+  onTestFinished(() => c.close())
   return c
 }
 
@@ -70,7 +65,7 @@ describe('per-attempt timeout', () => {
         callback(error, null)
       },
     })
-    closers.push(() => dispatcher.close())
+    onTestFinished(() => dispatcher.close())
     const error = await client({ dispatcher, maxRetries: 0 })
       .send(post('http://127.0.0.1:9/', { retry: unsentOnly }), jsonHandler)
       .catch((e: unknown) => e)
