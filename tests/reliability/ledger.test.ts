@@ -166,13 +166,13 @@ afterAll(() => recordResults('ledger', { seed: SEED, packages: results }))
 describe(`side-effect ledger (seed ${SEED}, ${OPERATIONS} operations per simulator)`, () => {
   it(`card gateway: ${OPERATIONS} random operations never charge, capture, void or refund twice (seed ${SEED})`, async () => {
     const random = mulberry32(SEED)
-    const frozen = Date.UTC(2026, 0, 1)
-    // A frozen simulator clock keeps every repeat inside the 15 s dedup window.
+    // A simulator clock that never moves keeps every repeat inside the 15 s dedup window.
+    const frozen = createTestClock()
     const started = await startCardGatewaySimulator({
       password: 'Card-Pw-9f4Q-zX7!-never-on-the-wire',
       merchantKey: 'rel-merchant-key',
       clientKey: 'rel-client-key',
-      now: () => frozen,
+      clock: frozen,
     })
     const plan = new Map<string, Mode>()
     const proxy = await startFaultProxy(started.url, (opId, attempt) =>

@@ -118,7 +118,9 @@ describe('Authentication: X-Service-Internal-Client-Id and X-Service-Client-Secr
 
   it('a per-call header may not override the credentials or the Idempotency-Key', async () => {
     env = await setup()
-    const error = (await rejection(env.bills.catalog.list({ headers: { 'x-service-client-secret': 'other', 'IDEMPOTENCY-KEY': 'k' } }))) as RequestValidationError
+    const error = (await rejection(
+      env.bills.catalog.list({ headers: { 'x-service-client-secret': 'other', 'IDEMPOTENCY-KEY': 'k' } }),
+    )) as RequestValidationError
     expect(error).toBeInstanceOf(RequestValidationError)
     expect(error.issues.map((i) => i.path)).toEqual(['headers.x-service-client-secret', 'headers.IDEMPOTENCY-KEY'])
     expect(error.issues[1]?.message).toContain('an idempotency key from the idempotencyKey option')

@@ -91,7 +91,9 @@ describe('BillPaymentError', () => {
     onTestFinished(() => server.close())
     const bills = new BillPayment({ baseUrl: server.url, clientId: 'id', clientSecret: 'secret', timeout: 50 })
     onTestFinished(() => bills.close())
-    const error = (await rejection(bills.transactions.execute({ productId: 'EDSA-PREPAID', amount: 10 }, { idempotencyKey: 'k-t' }))) as TimeoutError
+    const error = (await rejection(
+      bills.transactions.execute({ productId: 'EDSA-PREPAID', amount: 10 }, { idempotencyKey: 'k-t' }),
+    )) as TimeoutError
     expect(error).toBeInstanceOf(TimeoutError)
     expect(error.requestSent).toBe(true)
     expect((error as PaywireError).idempotencyKey).toBe('k-t')
@@ -102,9 +104,13 @@ describe('BillPaymentError', () => {
     env = await setup()
     const controller = new AbortController()
     controller.abort()
-    const error = await rejection(env.bills.transactions.execute({ productId: 'EDSA-PREPAID', amount: 10 }, { signal: controller.signal }))
+    const error = await rejection(
+      env.bills.transactions.execute({ productId: 'EDSA-PREPAID', amount: 10 }, { signal: controller.signal }),
+    )
     expect(error).toBeInstanceOf(UserAbortError)
-    expect((error as PaywireError).idempotencyKey).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
+    expect((error as PaywireError).idempotencyKey).toMatch(
+      /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
+    )
     expect(env.simulator.ledger).toHaveLength(0)
   })
 
@@ -139,10 +145,12 @@ describe('client.request (raw escape hatch)', () => {
   it('sends a JSON body and an Idempotency-Key, is not retried for POST after a 503, and tags the error', async () => {
     env = await setup()
     env.simulator.failNext({ status: 503 })
-    const error = await rejection(env.bills.request(
+    const error = await rejection(
+      env.bills.request(
         { method: 'POST', path: '/api/transactions', body: { productId: 'EDSA-PREPAID', amount: 10 } },
         { idempotencyKey: 'raw-1' },
-      ))
+      ),
+    )
     expect((error as PaywireError).idempotencyKey).toBe('raw-1')
     expect(env.server.requests).toHaveLength(1)
     expect(env.server.requests[0]?.headers['idempotency-key']).toBe('raw-1')
@@ -161,7 +169,9 @@ describe('client.request (raw escape hatch)', () => {
 
   it('refuses auth headers in the raw input and paths that leave the base URL', async () => {
     env = await setup()
-    const headerError = await rejection(env.bills.request({ method: 'GET', path: '/x', headers: { 'X-Service-Internal-Client-Id': 'other' } }))
+    const headerError = await rejection(
+      env.bills.request({ method: 'GET', path: '/x', headers: { 'X-Service-Internal-Client-Id': 'other' } }),
+    )
     expect(headerError).toMatchObject({ issues: [{ path: 'headers.X-Service-Internal-Client-Id' }] })
     await expect(env.bills.request({ method: 'GET', path: '//evil.example/x' })).rejects.toMatchObject({
       name: 'RequestValidationError',

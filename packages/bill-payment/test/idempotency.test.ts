@@ -99,7 +99,9 @@ describe('Idempotency-Key on transactions.execute', () => {
       maxRetries: 2,
     })
     onTestFinished(() => bills.close())
-    const error = (await rejection(bills.transactions.execute(body, { retryWithSameKey: true, idempotencyKey: 'k-1' }))) as ConnectionError
+    const error = (await rejection(
+      bills.transactions.execute(body, { retryWithSameKey: true, idempotencyKey: 'k-1' }),
+    )) as ConnectionError
     expect(error.attempts).toBe(3)
     expect((error as BillPaymentError).idempotencyKey).toBe('k-1')
     expect(server.requests.map((r) => r.headers['idempotency-key'])).toEqual(['k-1', 'k-1', 'k-1'])
@@ -119,7 +121,9 @@ describe('Idempotency-Key on transactions.execute', () => {
     const error = (await rejection(bills.transactions.execute(body))) as ConnectionError
     expect(error.requestSent).toBe(false)
     expect(attempts).toEqual([1, 2, 3])
-    expect((error as BillPaymentError).idempotencyKey).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
+    expect((error as BillPaymentError).idempotencyKey).toMatch(
+      /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
+    )
   })
 
   it('a 2xx that cannot be read still reports the key (the payment may have gone through)', async () => {

@@ -4,7 +4,6 @@ import { BillPayment, type BillPaymentError } from '../src/index.js'
 import { SIMULATOR_CLIENT_SECRET } from '../src/testing/index.js'
 import { rejection, setup } from './fixtures/setup.js'
 
-
 const SECRET = SIMULATOR_CLIENT_SECRET
 
 describe('the client secret never leaks', () => {

@@ -1,3 +1,4 @@
+import { createTestClock } from '@paywire/core/testing'
 import { describe, expect, it } from 'vitest'
 import { type BillPaymentError, RequestValidationError } from '../src/index.js'
 import { BillPaymentSimulator, DEFAULT_PRODUCTS, SIMULATOR_FILTER_KEYS } from '../src/testing/index.js'
@@ -32,7 +33,9 @@ describe('the simulator (@paywire/bill-payment/testing)', () => {
   it('the same Idempotency-Key with a different body is refused with 422 (simulator rule)', async () => {
     env = await setup()
     await env.bills.transactions.execute({ productId: 'EDSA-PREPAID', amount: 10 }, { idempotencyKey: 'k' })
-    const error = (await rejection(env.bills.transactions.execute({ productId: 'EDSA-PREPAID', amount: 11 }, { idempotencyKey: 'k' }))) as BillPaymentError
+    const error = (await rejection(
+      env.bills.transactions.execute({ productId: 'EDSA-PREPAID', amount: 11 }, { idempotencyKey: 'k' }),
+    )) as BillPaymentError
     expect(error.status).toBe(422)
     expect(error.code).toBe('https://paywire.dev/problems/bill-payment/idempotency-key-reused')
     expect(env.simulator.ledger).toHaveLength(1)
@@ -40,14 +43,18 @@ describe('the simulator (@paywire/bill-payment/testing)', () => {
 
   it('refuses an amount outside the product range with 422', async () => {
     env = await setup()
-    const error = (await rejection(env.bills.transactions.execute({ productId: 'EDSA-PREPAID', amount: 9 }))) as BillPaymentError
+    const error = (await rejection(
+      env.bills.transactions.execute({ productId: 'EDSA-PREPAID', amount: 9 }),
+    )) as BillPaymentError
     expect(error.status).toBe(422)
     expect(error.problem?.detail).toBe('Amount must be between 10 and 5000 SLE.')
   })
 
   it('refuses unknown filter keys and bad dates with a 400 listing its own keys', async () => {
     env = await setup()
-    const error = (await rejection(env.bills.transactions.filter({ product: 'x', from: 'yesterday' }))) as BillPaymentError
+    const error = (await rejection(
+      env.bills.transactions.filter({ product: 'x', from: 'yesterday' }),
+    )) as BillPaymentError
     expect(error.status).toBe(400)
     expect(error.problem?.errors).toEqual({
       product: [`Unknown filter key; the simulator supports ${SIMULATOR_FILTER_KEYS.join(', ')}.`],
@@ -80,7 +87,7 @@ describe('the simulator (@paywire/bill-payment/testing)', () => {
         clientId: 'other-id',
         clientSecret: 'other-secret',
         products: [{ ...DEFAULT_PRODUCTS[0]!, id: 'ONLY' }],
-        now: () => Date.UTC(2030, 5, 1),
+        clock: createTestClock(Date.UTC(2030, 5, 1)),
       },
     )
     const transaction = await env.bills.transactions.execute({ productId: 'ONLY', amount: 10 })

@@ -1,3 +1,4 @@
+import { createTestClock } from '@paywire/core/testing'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { BillPaymentError } from '../src/index.js'
@@ -55,7 +56,9 @@ describe('Transactions: POST /api/transactions (execute a payment)', () => {
 
   it('is refused for a disabled product (simulator: 409 product-disabled) and nothing is paid', async () => {
     env = await setup()
-    const error = (await rejection(env.bills.transactions.execute({ productId: 'WATER-FREETOWN', amount: 50 }))) as BillPaymentError
+    const error = (await rejection(
+      env.bills.transactions.execute({ productId: 'WATER-FREETOWN', amount: 50 }),
+    )) as BillPaymentError
     expect(error).toBeInstanceOf(BillPaymentError)
     expect(error.status).toBe(409)
     expect(error.reason).toBe('conflict')
@@ -68,7 +71,9 @@ describe('Transactions: POST /api/transactions (execute a payment)', () => {
 
   it('is refused for an unknown product (simulator: 404 product-not-found)', async () => {
     env = await setup()
-    const error = (await rejection(env.bills.transactions.execute({ productId: 'GHOST', amount: 50 }))) as BillPaymentError
+    const error = (await rejection(
+      env.bills.transactions.execute({ productId: 'GHOST', amount: 50 }),
+    )) as BillPaymentError
     expect(error.status).toBe(404)
     expect(error.problem?.title).toBe('Product not found')
     expect(env.simulator.ledger).toHaveLength(0)
@@ -152,10 +157,10 @@ describe('Transactions: POST /api/transactions/all (filter)', () => {
   })
 
   it('filters by an inclusive from/to time range (simulator filter keys)', async () => {
-    let now = Date.UTC(2026, 0, 1)
-    env = await setup({}, { now: () => now })
+    const clock = createTestClock(Date.UTC(2026, 0, 1))
+    env = await setup({}, { clock })
     await env.bills.transactions.execute({ productId: 'EDSA-PREPAID', amount: 30 })
-    now = Date.UTC(2026, 0, 2)
+    clock.advance(24 * 60 * 60 * 1000)
     await env.bills.transactions.execute({ productId: 'EDSA-PREPAID', amount: 40 })
     const onSecond = await env.bills.transactions.filter({ from: '2026-01-02T00:00:00Z' })
     expect((onSecond as { amount: number }[]).map((t) => t.amount)).toEqual([40])

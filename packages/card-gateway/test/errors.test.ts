@@ -1,3 +1,4 @@
+import { createTestClock } from '@paywire/core/testing'
 import { HttpResponse, http } from 'msw'
 import { describe, expect, it } from 'vitest'
 import { CardGatewayError } from '../src/index.js'
@@ -22,12 +23,12 @@ describe('error table: one named reason per row', () => {
   })
 
   it('100000 "order_id: Duplicate payment." → duplicate_order (reuse after the 15 s window)', async () => {
-    let now = 1_000_000
-    const ctx = await setup({ sim: { now: () => now } })
+    const clock = createTestClock(1_000_000)
+    const ctx = await setup({ sim: { clock } })
     const number = orderId()
     const params = { order: { number, amount: '1.00', currency: 'USD', description: 'Test order' }, ...urls }
     await ctx.gw.checkout.purchase(params)
-    now += 15_000
+    clock.advance(15_000)
     const error = await gatewayError(ctx.gw.checkout.purchase(params))
     expect(error).toMatchObject({
       code: 100000,

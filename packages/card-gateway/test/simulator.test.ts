@@ -1,4 +1,4 @@
-import { HTML_ERROR_PAGE, rejection } from '@paywire/core/testing'
+import { createTestClock, HTML_ERROR_PAGE, rejection } from '@paywire/core/testing'
 import { describe, expect, it } from 'vitest'
 import { CardGatewaySimulator, cardGatewayHandlers, TEST_CARDS } from '../src/testing/index.js'
 import { orderId, paidPayment, setup } from './helpers.js'
@@ -7,30 +7,30 @@ const urls = { success_url: 'https://shop.example/ok', cancel_url: 'https://shop
 
 describe('simulator: 15 s dedup window by merchant_key + order_id', () => {
   it('a repeat inside the window returns the original outcome without a second session', async () => {
-    let now = 5_000_000
-    const ctx = await setup({ sim: { now: () => now } })
+    const clock = createTestClock(5_000_000)
+    const ctx = await setup({ sim: { clock } })
     const params = { order: { number: orderId(), amount: '3.00', currency: 'USD', description: 'Test order' }, ...urls }
     const first = await ctx.gw.checkout.purchase(params)
-    now += 14_999
+    clock.advance(14_999)
     const second = await ctx.gw.checkout.purchase(params)
     expect(second).toEqual(first)
     expect(ctx.simulator.ledger.filter((e) => e.kind === 'session')).toHaveLength(1)
   })
 
   it('after the window the reuse is refused with "order_id: Duplicate payment."', async () => {
-    let now = 5_000_000
-    const ctx = await setup({ sim: { now: () => now } })
+    const clock = createTestClock(5_000_000)
+    const ctx = await setup({ sim: { clock } })
     const params = { order: { number: orderId(), amount: '3.00', currency: 'USD', description: 'Test order' }, ...urls }
     await ctx.gw.checkout.purchase(params)
-    now += 15_000
+    clock.advance(15_000)
     await expect(ctx.gw.checkout.purchase(params)).rejects.toMatchObject({
       errorMessage: 'order_id: Duplicate payment.',
     })
   })
 
   it('RECURRING_SALE is deduplicated the same way', async () => {
-    let now = 0
-    const ctx = await setup({ sim: { now: () => now } })
+    const clock = createTestClock(0)
+    const ctx = await setup({ sim: { clock } })
     const first = await paidPayment(ctx, { capture: true, recurring: true })
     const params = {
       order_id: orderId('rec'),
@@ -43,7 +43,7 @@ describe('simulator: 15 s dedup window by merchant_key + order_id', () => {
     const b = await ctx.gw.s2s.recurringSale(params)
     expect(b.trans_id).toBe(a.trans_id)
     expect(ctx.simulator.ledger.filter((e) => e.kind === 'recurring_sale')).toHaveLength(1)
-    now += 20_000
+    clock.advance(20_000)
     await expect(ctx.gw.s2s.recurringSale(params)).rejects.toMatchObject({ reason: 'duplicate_order' })
   })
 })

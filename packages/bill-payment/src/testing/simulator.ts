@@ -5,6 +5,7 @@
  * problems are the simulator's own choices: the spec shows none of them.
  */
 
+import { type Clock, systemClock } from '@paywire/core'
 import { type FailNextOptions, FaultQueue, faultAnswer, type InjectedFault } from '@paywire/core/testing'
 import { HttpResponse, http, type RequestHandler } from 'msw'
 import { DEFAULT_PRODUCTS, SIMULATOR_CLIENT_ID, SIMULATOR_CLIENT_SECRET, type SimulatorProduct } from './fixtures.js'
@@ -50,8 +51,8 @@ export interface BillPaymentSimulatorOptions {
   readonly clientSecret?: string
   /** Starting catalog; default `DEFAULT_PRODUCTS`. */
   readonly products?: readonly Readonly<SimulatorProduct>[]
-  /** Time source for `createdAt` (ms since the epoch); default `Date.now`. */
-  readonly now?: () => number
+  /** Time: `createdAt` reads `clock.date()` (ms since the epoch). Default core's `systemClock`; tests pass `createTestClock()`. */
+  readonly clock?: Clock
 }
 
 /** Filter keys the simulator understands, on `POST /api/transactions/all` and as `GET /api/transactions` query. */
@@ -106,7 +107,7 @@ export class BillPaymentSimulator {
   /** msw handlers for the eight endpoints; paths start with `*\/` so any host and port match. */
   readonly handlers: readonly RequestHandler[]
   readonly #initialProducts: readonly Readonly<SimulatorProduct>[]
-  readonly #now: () => number
+  readonly #clock: Clock
   #products = new Map<string, SimulatorProduct>()
   #transactions: SimulatorTransaction[] = []
   #ledger: LedgerEntry[] = []
@@ -118,7 +119,7 @@ export class BillPaymentSimulator {
     this.clientId = options.clientId ?? SIMULATOR_CLIENT_ID
     this.clientSecret = options.clientSecret ?? SIMULATOR_CLIENT_SECRET
     this.#initialProducts = options.products ?? DEFAULT_PRODUCTS
-    this.#now = options.now ?? Date.now
+    this.#clock = options.clock ?? systemClock
     this.reset()
     this.handlers = this.#buildHandlers()
   }
@@ -341,7 +342,7 @@ export class BillPaymentSimulator {
     }
 
     this.#counter += 1
-    const executedAt = new Date(this.#now()).toISOString()
+    const executedAt = new Date(this.#clock.date?.() ?? Date.now()).toISOString()
     const transaction: SimulatorTransaction = {
       ...fields,
       transReference: `BP${String(this.#counter).padStart(8, '0')}`,

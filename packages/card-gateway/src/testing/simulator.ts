@@ -1,6 +1,7 @@
 /** A stateful card gateway that follows every rule of the spec, served as msw handlers; its ledger records side effects. */
 
 import { createHash, randomUUID } from 'node:crypto'
+import { type Clock, systemClock } from '@paywire/core'
 import {
   type FailNextOptions,
   FaultQueue,
@@ -43,8 +44,11 @@ export interface CardGatewaySimulatorOptions {
   readonly otherEnvironmentKeys?: readonly string[]
   /** Allowed caller addresses; `undefined` allows every address (spec Authentication 7). */
   readonly allowedIps?: readonly string[]
-  /** Time source for the 15 s dedup window; default `Date.now`. */
-  readonly now?: () => number
+  /**
+   * Time: the 15 s dedup window is measured on `clock.now()` (monotonic), ledger and payment times
+   * read `clock.date()` (ms since the epoch). Default core's `systemClock`; tests pass `createTestClock()`.
+   */
+  readonly clock?: Clock
   readonly digest?: Digest
   /** Hash input overrides by action name, or `purchase`, `credit`, `status`. */
   readonly hashInputs?: Readonly<Record<string, readonly string[]>>
@@ -245,7 +249,7 @@ export class CardGatewaySimulator {
   nestedValidationErrors: boolean
   unsupportedActions: readonly string[]
   readonly #options: CardGatewaySimulatorOptions
-  readonly #now: () => number
+  readonly #clock: Clock
   readonly #otherKeys: ReadonlySet<string>
   readonly #seen = new Map<string, { at: number; reply: Reply }>()
   readonly #faults = new FaultQueue()
@@ -258,7 +262,7 @@ export class CardGatewaySimulator {
     this.#otherKeys = new Set(
       options.otherEnvironmentKeys ?? [SIMULATOR_LIVE_KEYS.merchantKey, SIMULATOR_LIVE_KEYS.clientKey],
     )
-    this.#now = options.now ?? Date.now
+    this.#clock = options.clock ?? systemClock
     this.allowedIps = options.allowedIps
     this.refunds = options.refunds ?? 'enabled'
     this.legacyNotFound = options.legacyNotFound ?? false
@@ -383,8 +387,13 @@ export class CardGatewaySimulator {
     )
   }
 
+  /** Wall-clock ms since the epoch, for times the simulator shows. */
+  #date(): number {
+    return this.#clock.date?.() ?? Date.now()
+  }
+
   #record(entry: Omit<LedgerEntry, 'at'>): void {
-    this.ledger.push({ at: this.#now(), ...entry })
+    this.ledger.push({ at: this.#date(), ...entry })
   }
 
   // ── transport ────────────────────────────────────────────────────────────────────────────────
@@ -505,7 +514,7 @@ export class CardGatewaySimulator {
   #dedup(api: 'checkout' | 's2s', orderId: string, execute: () => Reply): Reply {
     const key = `${this.merchantKey}|${orderId}`
     const seen = this.#seen.get(key)
-    const now = this.#now()
+    const now = this.#clock.now()
     if (seen) {
       if (now - seen.at < SIMULATOR_DEDUP_WINDOW_MS) return seen.reply
       return this.#error(api, 100000, 'order_id: Duplicate payment.')
@@ -553,7 +562,7 @@ export class CardGatewaySimulator {
         captureOnSuccess: false,
         declineAfter3ds: false,
         capturedAmount: undefined,
-        createdAt: this.#now(),
+        createdAt: this.#date(),
       }
       this.payments.push(payment)
       this.#record({ kind: 'session', trans_id: payment.trans_id, order_id: payment.order_id, amount: payment.amount })
@@ -768,7 +777,7 @@ export class CardGatewaySimulator {
         captureOnSuccess: true,
         declineAfter3ds: false,
         capturedAmount: f['order_amount'],
-        createdAt: this.#now(),
+        createdAt: this.#date(),
       }
       this.payments.push(p)
       this.#record({ kind: 'recurring_sale', trans_id: p.trans_id, order_id: p.order_id, amount: p.amount })
