@@ -1,143 +1,38 @@
 /** A stateful remittance service for tests: msw handlers over beneficiaries, fixtures, rates and transfers. */
 
-import {
-  type FailNextOptions,
-  FaultQueue,
-  faultAnswer,
-  type InjectedFault,
-  type MockServer,
-  startMockServer,
-} from '@paywire/core/testing'
+import { type FailNextOptions, FaultQueue, faultAnswer, type InjectedFault } from '@paywire/core/testing'
 import { HttpResponse, http, type RequestHandler } from 'msw'
 import { type RemittanceFixtures, remittanceFixtures } from './fixtures.js'
-
-/** The key the simulator accepts unless told otherwise. */
-export const SIMULATOR_API_KEY = 'sim-remittance-key'
-
-export interface RemittanceSimulatorOptions {
-  /** The only `x-code` value accepted; default `SIMULATOR_API_KEY`. */
-  readonly apiKey?: string
-  /** Replaces parts of the default fixtures (countries, banks, rates, fees…). */
-  readonly fixtures?: Partial<RemittanceFixtures>
-  /**
-   * What `POST /api/beneficiaries` answers with its 201: the stored record (default), or an empty
-   * body (the spec documents none; both must be successes for the client).
-   */
-  readonly createdBody?: 'record' | 'empty'
-}
-
-/** How an injected failure answers. */
-/** A stored beneficiary: the wire fields as sent, plus the id the simulator gave it. */
-export interface SimulatedBeneficiary {
-  readonly beneficiaryId: string
-  readonly [field: string]: string
-}
-
-export type TransferKind = 'mobile-transfer' | 'cash-collection' | 'bank-transfer'
-
-/** One executed transfer, as the simulated platform booked it. */
-export interface LedgerEntry {
-  readonly transactionId: string
-  readonly kind: TransferKind
-  readonly agentTransactionRef: string
-  readonly beneficiaryId: string
-  readonly amountSLE: number
-  readonly fees: number
-  readonly destCurrency: string
-  readonly receivingAmountFX: number
-  /** `ENTERED` when created, `AGENT_OK` once confirmed, or whatever `setStatus` set. */
-  readonly status: string
-  /** Given by confirm; the status lookup takes it (or the `agentTransactionRef`). */
-  readonly referenceNumber: string | undefined
-  /** The request body exactly as parsed. */
-  readonly body: Readonly<Record<string, unknown>>
-}
-
-type FieldType = 'string' | 'number'
-type Errors = Record<string, string[]>
-type Body = Record<string, unknown>
-
-const PROBLEM_TYPE = 'application/problem+json'
-const RFC = 'https://tools.ietf.org/html/rfc9110#section-15'
-
-const BENEFICIARY_TYPES: Record<string, FieldType> = Object.fromEntries(
-  [
-    'linkedRemitterId',
-    'firstName',
-    'lastName',
-    'address1',
-    'city',
-    'state',
-    'postcode',
-    'country',
-    'nationality',
-    'telephone',
-    'posid',
-    'mobile',
-    'idDetails',
-  ].map((name) => [name, 'string' as const]),
-)
-
-const RATE_TYPES: Record<string, FieldType> = {
-  sendingAmountSLE: 'number',
-  receivingAmountFX: 'number',
-  amountType: 'string',
-  sourceCurrency: 'string',
-  destinationCountry: 'string',
-  destCurrency: 'string',
-  serviceType: 'string',
-}
-
-const TRANSACTION_TYPES: Record<string, FieldType> = {
-  ...Object.fromEntries(
-    [
-      'remitterId',
-      'beneficiaryId',
-      'destinationCountry',
-      'transType',
-      'purpose',
-      'sourceOfIncome',
-      'paymentMethod',
-      'amountDeposited',
-      'bankBranchDeposited',
-      'serviceLevel',
-      'smsConfirmation',
-      'smsNotification',
-      'smsMobile',
-      'sourceCurrency',
-      'destinationCurrency',
-      'amountType',
-      'agentTransactionRef',
-      'benefTransRef',
-      'amountToSend',
-    ].map((name) => [name, 'string' as const]),
-  ),
-  amountSLE: 'number',
-  fees: 'number',
-}
-
-const MOBILE_TYPES: Record<string, FieldType> = {
-  ...TRANSACTION_TYPES,
-  beneficiaryMobileTransferNumber: 'string',
-  beneficiaryMobileTransferNetworkId: 'string',
-  beneficiaryMobileTransferNetworkCreditTypeId: 'string',
-}
-
-const CASH_TYPES: Record<string, FieldType> = {
-  ...TRANSACTION_TYPES,
-  collectionPointId: 'string',
-  collectionPin: 'string',
-}
-
-/** The bank transfer's fields are not shown: the simulator's guess is the common fields plus these. */
-const BANK_TYPES: Record<string, FieldType> = { ...TRANSACTION_TYPES, bankId: 'string', accountNumber: 'string' }
-
-const round2 = (value: number): number => Math.round(value * 100) / 100
-
-interface MutableEntry extends Omit<LedgerEntry, 'status' | 'referenceNumber'> {
-  status: string
-  referenceNumber: string | undefined
-}
+import {
+  BANK_TYPES,
+  BENEFICIARY_TYPES,
+  type Body,
+  CASH_TYPES,
+  destinationCurrency,
+  type Errors,
+  filterByQuery,
+  type LedgerEntry,
+  MOBILE_TYPES,
+  type MutableEntry,
+  nonNegative,
+  onlyDigits,
+  PROBLEM_TYPE,
+  RATE_TYPES,
+  type RemittanceSimulatorOptions,
+  RFC,
+  referenceErrors,
+  required,
+  round2,
+  SIMULATOR_API_KEY,
+  type SimulatedBeneficiary,
+  simulatorFees,
+  sleErrors,
+  statusSection,
+  statusView,
+  stringFields,
+  type TransferKind,
+  typeErrors,
+} from './rules.js'
 
 /**
  * The simulated service. Rules it follows, spec first, then PLATFORM_NOTES, then its own guesses:
@@ -421,7 +316,7 @@ export class RemittanceSimulator {
     if (body.sourceCurrency !== undefined && body.sourceCurrency !== 'SLE') {
       return this.#validation({ sourceCurrency: ['Only SLE can be sent.'] })
     }
-    const currency = this.#currency(body.destCurrency, body.destinationCountry)
+    const currency = destinationCurrency(this.fixtures, body.destCurrency, body.destinationCountry)
     if (typeof currency !== 'string') return this.#validation(currency)
     const rate = this.fixtures.rates[currency] as number
     let sending: number
@@ -445,7 +340,7 @@ export class RemittanceSimulator {
     }
     const moneyErrors = { ...sleErrors('sendingAmountSLE', sending), ...nonNegative('receivingAmountFX', receiving) }
     if (Object.keys(moneyErrors).length > 0) return this.#validation(moneyErrors)
-    const fees = this.#fees(sending)
+    const fees = simulatorFees(this.fixtures, sending)
     return HttpResponse.json({
       sourceCurrency: 'SLE',
       destCurrency: currency,
@@ -458,27 +353,6 @@ export class RemittanceSimulator {
       fees,
       totalAmountSLE: round2(sending + fees),
     })
-  }
-
-  #fees(amountSle: number): number {
-    return Math.max(this.fixtures.fees.minimumSLE, round2((amountSle * this.fixtures.fees.percent) / 100))
-  }
-
-  /** The destination currency from `destCurrency` or the country; an errors map when neither is known. */
-  #currency(destCurrency: unknown, destinationCountry: unknown): string | Errors {
-    if (typeof destCurrency === 'string') {
-      return destCurrency in this.fixtures.rates
-        ? destCurrency
-        : { destCurrency: [`No rate for currency ${destCurrency}.`] }
-    }
-    if (destinationCountry === undefined) {
-      return { destinationCountry: ['The destinationCountry or destCurrency field is required.'] }
-    }
-    const country = this.fixtures.destinationCountries.find((c) => c.countryCode === destinationCountry)
-    if (!country) return { destinationCountry: [`Unknown destination country ${String(destinationCountry)}.`] }
-    if (!(country.currency in this.fixtures.rates))
-      return { destCurrency: [`No rate for currency ${country.currency}.`] }
-    return country.currency
   }
 
   // ---- transactions -------------------------------------------------------------------------
@@ -511,10 +385,10 @@ export class RemittanceSimulator {
     if (!this.#beneficiaries.some((b) => b.beneficiaryId === body.beneficiaryId)) {
       return this.#validation({ beneficiaryId: [`Unknown beneficiary ${String(body.beneficiaryId)}.`] })
     }
-    const currency = this.#currency(body.destinationCurrency, body.destinationCountry)
+    const currency = destinationCurrency(this.fixtures, body.destinationCurrency, body.destinationCountry)
     if (typeof currency !== 'string') return this.#validation(currency)
-    const referenceErrors = this.#referenceErrors(kind, body)
-    if (Object.keys(referenceErrors).length > 0) return this.#validation(referenceErrors)
+    const unknownReferences = referenceErrors(this.fixtures, kind, body)
+    if (Object.keys(unknownReferences).length > 0) return this.#validation(unknownReferences)
     const agentTransactionRef = body.agentTransactionRef as string
     const earlier = this.#ledger.find((entry) => entry.agentTransactionRef === agentTransactionRef)
     if (earlier) {
@@ -534,7 +408,7 @@ export class RemittanceSimulator {
       agentTransactionRef,
       beneficiaryId: body.beneficiaryId as string,
       amountSLE: amountSle,
-      fees: this.#fees(amountSle),
+      fees: simulatorFees(this.fixtures, amountSle),
       destCurrency: currency,
       receivingAmountFX: round2(amountSle * (this.fixtures.rates[currency] as number)),
       status: 'ENTERED',
@@ -561,35 +435,6 @@ export class RemittanceSimulator {
     )
   }
 
-  /** The network, collection point or bank named in the body must exist in the fixtures. */
-  #referenceErrors(kind: TransferKind, body: Body): Errors {
-    const f = this.fixtures
-    if (
-      kind === 'mobile-transfer' &&
-      !f.mobileOperators.some((o) => o.networkId === body.beneficiaryMobileTransferNetworkId)
-    ) {
-      return { beneficiaryMobileTransferNetworkId: ['Unknown mobile network.'] }
-    }
-    if (
-      kind === 'mobile-transfer' &&
-      body.beneficiaryMobileTransferNetworkCreditTypeId !== undefined &&
-      !f.mobileOperatorCreditTypes.some(
-        (t) =>
-          t.creditTypeId === body.beneficiaryMobileTransferNetworkCreditTypeId &&
-          t.networkId === body.beneficiaryMobileTransferNetworkId,
-      )
-    ) {
-      return { beneficiaryMobileTransferNetworkCreditTypeId: ['Unknown credit type for this network.'] }
-    }
-    if (kind === 'cash-collection' && !f.collectionPoints.some((p) => p.collectionPointId === body.collectionPointId)) {
-      return { collectionPointId: ['Unknown collection point.'] }
-    }
-    if (kind === 'bank-transfer' && !f.deliveryBanks.some((b) => b.bankId === body.bankId)) {
-      return { bankId: ['Unknown delivery bank.'] }
-    }
-    return {}
-  }
-
   #confirm(transactionId: string | undefined): Response {
     const entry = this.#ledger.find((e) => e.transactionId === transactionId)
     if (!entry) return this.#problem(404, 'Not Found', `No transaction ${transactionId}.`)
@@ -605,111 +450,5 @@ export class RemittanceSimulator {
       referenceNumber: entry.referenceNumber,
       status: entry.status,
     })
-  }
-}
-
-// ---- helpers --------------------------------------------------------------------------------
-
-function statusSection(status: number): number {
-  const sections: Record<number, number> = { 400: 1, 401: 2, 403: 4, 404: 5, 415: 16, 500: 1, 502: 3, 503: 4 }
-  return sections[status] ?? 1
-}
-
-function typeErrors(body: Body, types: Record<string, FieldType>): Errors {
-  const errors: Errors = {}
-  for (const [name, type] of Object.entries(types)) {
-    const value = body[name]
-    if (value === undefined || value === null) continue
-    const ok = type === 'number' ? typeof value === 'number' && Number.isFinite(value) : typeof value === 'string'
-    if (!ok) {
-      const target = type === 'number' ? 'System.Decimal' : 'System.String'
-      errors[name] = [`The JSON value could not be converted to ${target}. Path: $.${name}`]
-    }
-  }
-  return errors
-}
-
-function required(body: Body, names: readonly string[]): Errors {
-  const errors: Errors = {}
-  for (const name of names) {
-    const value = body[name]
-    if (value === undefined || value === null || value === '') errors[name] = [`The ${name} field is required.`]
-  }
-  return errors
-}
-
-function sleErrors(name: string, value: number): Errors {
-  if (value < 0) return { [name]: [`The ${name} must not be negative.`] }
-  if (round2(value) !== value) return { [name]: [`The ${name} has more than 2 decimal places (SLE).`] }
-  return {}
-}
-
-function nonNegative(name: string, value: number): Errors {
-  return value < 0 ? { [name]: [`The ${name} must not be negative.`] } : {}
-}
-
-function stringFields(body: Body, types: Record<string, FieldType>): Record<string, string> {
-  const out: Record<string, string> = {}
-  for (const name of Object.keys(types)) {
-    const value = body[name]
-    if (typeof value === 'string') out[name] = value
-  }
-  return out
-}
-
-function onlyDigits(value: string): string {
-  return value.replace(/\D/g, '')
-}
-
-/** Keeps items whose field equals each query parameter that names one of their fields (case-insensitive). */
-function filterByQuery(items: readonly object[], query: URLSearchParams): object[] {
-  return items.filter((item) => {
-    for (const [name, wanted] of query) {
-      const field = Object.keys(item).find((key) => key.toLowerCase() === name.toLowerCase())
-      if (field === undefined) continue
-      const value = (item as Record<string, unknown>)[field]
-      if (String(value).toLowerCase() !== wanted.toLowerCase()) return false
-    }
-    return true
-  })
-}
-
-function statusView(entry: MutableEntry): Body {
-  return {
-    referenceNumber: entry.referenceNumber ?? null,
-    transactionId: entry.transactionId,
-    agentTransactionRef: entry.agentTransactionRef,
-    status: entry.status,
-    amountSLE: entry.amountSLE,
-    fees: entry.fees,
-    destCurrency: entry.destCurrency,
-    receivingAmountFX: entry.receivingAmountFX,
-  }
-}
-
-/** A running simulator on a loopback port. */
-export interface StartedRemittanceSimulator {
-  /** `http://127.0.0.1:<port>` */
-  readonly url: string
-  /** Client options that authenticate: `new Remittance(sim.clientOptions)`. */
-  readonly clientOptions: { readonly baseUrl: string; readonly apiKey: string }
-  readonly simulator: RemittanceSimulator
-  /** The loopback server: `server.requests` holds every request as received. */
-  readonly server: MockServer
-  close(): Promise<void>
-}
-
-/** Starts a `RemittanceSimulator` on a real loopback port, for the client's real transport. */
-export async function startRemittanceSimulator(
-  options: RemittanceSimulatorOptions = {},
-): Promise<StartedRemittanceSimulator> {
-  const simulator = new RemittanceSimulator(options)
-  const server = await startMockServer(simulator.handlers)
-  return {
-    url: server.url,
-    clientOptions: { baseUrl: server.url, apiKey: simulator.apiKey },
-    simulator,
-    server,
-    close: () => server.close(),
   }
 }
