@@ -3,7 +3,8 @@
 import { type MockServer, startMockServer } from '@paywire/core/testing'
 import type { RequestHandler } from 'msw'
 import type { CardGatewayOptions } from '../client.js'
-import { CardGatewaySimulator, type CardGatewaySimulatorOptions } from './simulator.js'
+import type { CardGatewaySimulatorOptions } from './rules.js'
+import { CardGatewaySimulator } from './simulator.js'
 
 export type { FailNextOptions } from '@paywire/core/testing'
 export type {
@@ -13,16 +14,16 @@ export type {
   SimulatedPayment,
   SimulatedPaymentStatus,
   SimulatedSchedule,
-} from './simulator.js'
+} from './rules.js'
 export {
-  CardGatewaySimulator,
   SIMULATOR_CREDENTIALS,
   SIMULATOR_DEDUP_WINDOW_MS,
   SIMULATOR_LIVE_KEYS,
   signCallback,
   simulatorHash,
   TEST_CARDS,
-} from './simulator.js'
+} from './rules.js'
+export { CardGatewaySimulator } from './simulator.js'
 
 /** msw handlers of a fresh simulator (or of `simulator`), for your own msw setup. */
 export function cardGatewayHandlers(simulator: CardGatewaySimulator = new CardGatewaySimulator()): RequestHandler[] {

@@ -1,0 +1,317 @@
+/** The simulated gateway's accounts, payments, transport and answers: the state the operations in `simulator.ts` act on. */
+
+import { randomUUID } from 'node:crypto'
+import { type Clock, systemClock } from '@paywire/core'
+import {
+  type FailNextOptions,
+  FaultQueue,
+  faultAnswer,
+  type InjectedFault,
+  REMOTE_ADDRESS_HEADER,
+} from '@paywire/core/testing'
+import { HttpResponse } from 'msw'
+import {
+  type CardGatewaySimulatorOptions,
+  DEFAULT_CALLBACK_FIELDS,
+  HASH_INPUTS,
+  type LedgerEntry,
+  normaliseIp,
+  type PayOptions,
+  Reply,
+  readPath,
+  SIMULATOR_CREDENTIALS,
+  SIMULATOR_DEDUP_WINDOW_MS,
+  SIMULATOR_LIVE_KEYS,
+  type SimulatedPayment,
+  type SimulatedSchedule,
+  signCallback,
+  simulatorHash,
+  TEST_CARDS,
+} from './rules.js'
+
+/**
+ * What every simulated operation shares: the merchant account and its options, payments,
+ * schedules, the ledger and callbacks, the payment lifecycle, the transport (faults, IP allowlist,
+ * body parsing) and the gateway's error answers. `CardGatewaySimulator` adds the operations.
+ */
+export class SimulatedGateway {
+  readonly merchantKey: string
+  readonly clientKey: string
+  readonly password: string
+  readonly payments: SimulatedPayment[] = []
+  readonly schedules = new Map<string, SimulatedSchedule>()
+  readonly ledger: LedgerEntry[] = []
+  /** Signed callback bodies the simulator would have delivered, in order. */
+  readonly callbacks: string[] = []
+  /** Settings that tests may change between calls. */
+  allowedIps: readonly string[] | undefined
+  refunds: 'enabled' | 'disabled' | 'portal-only'
+  legacyNotFound: boolean
+  nestedValidationErrors: boolean
+  unsupportedActions: readonly string[]
+  readonly #options: CardGatewaySimulatorOptions
+  readonly #clock: Clock
+  readonly #otherKeys: ReadonlySet<string>
+  readonly #seen = new Map<string, { at: number; reply: Reply }>()
+  readonly #faults = new FaultQueue()
+
+  constructor(options: CardGatewaySimulatorOptions = {}) {
+    this.#options = options
+    this.merchantKey = options.merchantKey ?? SIMULATOR_CREDENTIALS.merchantKey
+    this.clientKey = options.clientKey ?? SIMULATOR_CREDENTIALS.clientKey
+    this.password = options.password ?? SIMULATOR_CREDENTIALS.password
+    this.#otherKeys = new Set(
+      options.otherEnvironmentKeys ?? [SIMULATOR_LIVE_KEYS.merchantKey, SIMULATOR_LIVE_KEYS.clientKey],
+    )
+    this.#clock = options.clock ?? systemClock
+    this.allowedIps = options.allowedIps
+    this.refunds = options.refunds ?? 'enabled'
+    this.legacyNotFound = options.legacyNotFound ?? false
+    this.nestedValidationErrors = options.nestedValidationErrors ?? false
+    this.unsupportedActions = options.unsupportedActions ?? []
+  }
+
+  /**
+   * The CREATE_SCHEDULE hash inputs this simulator checks (default: the password alone, the one
+   * public scheme); pass them as the client's `hashInputs['s2s.createSchedule']`.
+   */
+  get createScheduleHashInputs(): readonly string[] {
+    return this.#options.hashInputs?.['CREATE_SCHEDULE'] ?? HASH_INPUTS['CREATE_SCHEDULE'] ?? []
+  }
+
+  /**
+   * The next `count` requests to `path` or below it (`/post` for S2S; default any) are answered with
+   * `status` (default 500) and an `ERROR` envelope, or `body`, without acting; with `{ when: 'after' }`
+   * the request is acted on first (payment booked, captured…) and its answer is lost.
+   */
+  failNext(options: FailNextOptions = {}): void {
+    this.#faults.add(options)
+  }
+
+  /** A payment by payment_id, trans_id or order number. */
+  payment(ref: string): SimulatedPayment | undefined {
+    return this.payments.find((p) => p.payment_id === ref || p.trans_id === ref || p.order_id === ref)
+  }
+
+  /**
+   * The payer completes the hosted page with a card (PLATFORM_NOTES test cards): 01/2038 succeeds,
+   * 02/2038 declines, 03/2038 authorises but its capture fails, 05/2038 and 06/2038 start a 3DS
+   * challenge that `complete3ds` finishes with success or decline. Success leaves `pending`
+   * (authorised) unless `capture` is set.
+   */
+  pay(ref: string, options: PayOptions): SimulatedPayment {
+    const p = this.#require(ref)
+    if (p.status !== 'prepare') throw new Error(`simulator: payment ${ref} is ${p.status}, not awaiting payment`)
+    p.captureOnSuccess = options.capture ?? false
+    const known = options.card === TEST_CARDS.number
+    const expiry = known ? options.expiry : 'unknown'
+    if (expiry === TEST_CARDS.threeDsSuccess || expiry === TEST_CARDS.threeDsDecline) {
+      p.status = '3ds'
+      p.declineAfter3ds = expiry === TEST_CARDS.threeDsDecline
+      this.callback(p, '3ds', 'waiting', { transStatus: 'C', eci: '', protocolVersion: '2.2.0' })
+      return p
+    }
+    if (expiry === TEST_CARDS.success || expiry === TEST_CARDS.captureFails) {
+      p.captureFails = expiry === TEST_CARDS.captureFails
+      this.#authorise(p)
+      return p
+    }
+    this.#decline(p)
+    return p
+  }
+
+  /** The payer answers the 3DS challenge (cards 05/2038 and 06/2038). */
+  complete3ds(ref: string): SimulatedPayment {
+    const p = this.#require(ref)
+    if (p.status !== '3ds') throw new Error(`simulator: payment ${ref} has no 3DS challenge open`)
+    if (p.declineAfter3ds) this.#decline(p, { transStatus: 'N', eci: '07', protocolVersion: '2.2.0' })
+    else this.#authorise(p, { transStatus: 'Y', eci: '05', protocolVersion: '2.2.0' })
+    return p
+  }
+
+  /** A correctly signed callback body with the simulator's password and callback field order. */
+  signCallback(fields: Readonly<Record<string, string>>): string {
+    return signCallback(fields, this.password, {
+      fieldOrder: this.#options.callbackFields ?? DEFAULT_CALLBACK_FIELDS,
+      digest: this.#options.digest ?? 'md5',
+    })
+  }
+
+  #require(ref: string): SimulatedPayment {
+    const p = this.payment(ref)
+    if (!p) throw new Error(`simulator: no payment ${ref}`)
+    return p
+  }
+
+  #authorise(p: SimulatedPayment, threeDs: Record<string, string> = {}): void {
+    p.card_token = `tok_${randomUUID().replaceAll('-', '')}`
+    if (p.recurringInit) p.recurring_token = `rec_${randomUUID().replaceAll('-', '')}`
+    p.status = p.captureOnSuccess ? 'settled' : 'pending'
+    if (p.captureOnSuccess) p.capturedAmount = p.amount
+    this.record({ kind: 'charge', trans_id: p.trans_id, order_id: p.order_id, amount: p.amount })
+    this.callback(p, 'sale', 'success', threeDs)
+  }
+
+  #decline(p: SimulatedPayment, threeDs: Record<string, string> = {}): void {
+    p.status = 'decline'
+    this.record({ kind: 'decline', trans_id: p.trans_id, order_id: p.order_id, amount: p.amount })
+    this.callback(p, 'sale', 'fail', { reason: 'Declined by issuer', ...threeDs })
+  }
+
+  protected callback(p: SimulatedPayment, type: string, status: string, extra: Record<string, string> = {}): void {
+    this.callbacks.push(
+      this.signCallback({
+        id: p.payment_id,
+        order_number: p.order_id,
+        order_amount: p.amount,
+        order_currency: p.currency,
+        order_description: p.description,
+        order_status: p.status,
+        type,
+        status,
+        ...extra,
+      }),
+    )
+  }
+
+  /** Wall-clock ms since the epoch, for times the simulator shows. */
+  protected date(): number {
+    return this.#clock.date?.() ?? Date.now()
+  }
+
+  protected record(entry: Omit<LedgerEntry, 'at'>): void {
+    this.ledger.push({ at: this.date(), ...entry })
+  }
+
+  // ── transport ────────────────────────────────────────────────────────────────────────────────
+
+  protected async serve(
+    request: Request,
+    api: 'checkout' | 's2s',
+    run: (body: Record<string, unknown>) => Reply,
+  ): Promise<Response> {
+    const fault = this.#faults.take(new URL(request.url).pathname)
+    if (fault?.when === 'before') return this.#faultAnswer(fault)
+    const reply = await this.#handle(request, api, run)
+    if (fault) return this.#faultAnswer(fault)
+    return HttpResponse.json(reply.body, { status: reply.status })
+  }
+
+  #faultAnswer(fault: InjectedFault): Response {
+    return faultAnswer(fault, 500, (status) => ({
+      body: {
+        result: 'ERROR',
+        error_code: 0,
+        error_message: `Injected fault: the simulator was told to answer ${status}.`,
+      },
+      contentType: 'application/json',
+    }))
+  }
+
+  async #handle(
+    request: Request,
+    api: 'checkout' | 's2s',
+    run: (body: Record<string, unknown>) => Reply,
+  ): Promise<Reply> {
+    const address = normaliseIp(request.headers.get(REMOTE_ADDRESS_HEADER) ?? '')
+    if (this.allowedIps && !this.allowedIps.map(normaliseIp).includes(address)) {
+      return this.error(api, 100000, 'Request from this ip is not allowed.')
+    }
+    const type = request.headers.get('content-type') ?? ''
+    const text = await request.text()
+    if (api === 's2s') {
+      // S2S CARD is form-only: a JSON body is an unknown route (PLATFORM_NOTES).
+      if (!type.startsWith('application/x-www-form-urlencoded')) return this.route()
+      return run(Object.fromEntries(new URLSearchParams(text)))
+    }
+    if (!type.startsWith('application/json')) return this.invalid(api, ['body: JSON expected.'])
+    let body: unknown
+    try {
+      body = JSON.parse(text)
+    } catch {
+      return this.invalid(api, ['body: Invalid JSON.'])
+    }
+    if (typeof body !== 'object' || body === null || Array.isArray(body))
+      return this.invalid(api, ['body: Object expected.'])
+    return run(body as Record<string, unknown>)
+  }
+
+  protected error(api: 'checkout' | 's2s', code: number, message: string, errors?: unknown[]): Reply {
+    const nested = api === 'checkout' && this.nestedValidationErrors && (code === 100000 || code === 101000)
+    if (nested) {
+      const field = /hash/i.test(message) ? 'hash: ' : ''
+      const inner = [{ error_code: code, error_message: `${field}${message}${message.endsWith('.') ? '' : '.'}` }]
+      return new Reply(400, {
+        result: 'ERROR',
+        error_code: 0,
+        error_message: 'Request data is invalid.',
+        errors: [...inner, ...(errors ?? [])],
+      })
+    }
+    return new Reply(400, {
+      result: 'ERROR',
+      error_code: code,
+      error_message: message,
+      ...(errors ? { errors } : {}),
+    })
+  }
+
+  protected invalid(api: 'checkout' | 's2s', problems: readonly string[]): Reply {
+    return this.error(
+      api,
+      100000,
+      'Request data is invalid.',
+      problems.map((p) => ({ error_code: 100000, error_message: p })),
+    )
+  }
+
+  protected route(): Reply {
+    return new Reply(404, { result: 'ERROR', error_code: 0, error_message: 'Route or parameters is not supported' })
+  }
+
+  /** Key checks shared by both interfaces (spec Authentication 1, 3). */
+  protected checkKey(api: 'checkout' | 's2s', name: string, value: unknown, expected: string): Reply | undefined {
+    if (typeof value !== 'string' || value === '')
+      return this.invalid(api, [`${name}: This value should not be blank.`])
+    if (this.#otherKeys.has(value)) return this.error(api, 220002, 'Use merchant test key.')
+    if (value !== expected) return this.invalid(api, [`${name}: Merchant not found.`])
+    return undefined
+  }
+
+  protected missing(body: Record<string, unknown>, names: readonly string[]): string[] {
+    return names
+      .filter((name) => {
+        const value = readPath(body, name)
+        return value === undefined || value === ''
+      })
+      .map((name) => `${name}: This value should not be blank.`)
+  }
+
+  protected checkHash(api: 'checkout' | 's2s', key: string, body: Record<string, unknown>): Reply | undefined {
+    const names = this.#options.hashInputs?.[key] ?? HASH_INPUTS[key] ?? []
+    const expected = simulatorHash(
+      names.map((name) => readPath(body, name) ?? ''),
+      this.password,
+      this.#options.digest,
+    )
+    return body['hash'] === expected ? undefined : this.error(api, 100000, 'Hash is not valid')
+  }
+
+  /** 15 s dedup by merchant + order_id (spec Limits 1): replay inside the window, refuse after it. */
+  protected dedup(api: 'checkout' | 's2s', orderId: string, execute: () => Reply): Reply {
+    const key = `${this.merchantKey}|${orderId}`
+    const seen = this.#seen.get(key)
+    const now = this.#clock.now()
+    if (seen) {
+      if (now - seen.at < SIMULATOR_DEDUP_WINDOW_MS) return seen.reply
+      return this.error(api, 100000, 'order_id: Duplicate payment.')
+    }
+    const reply = execute()
+    this.#seen.set(key, { at: now, reply })
+    return reply
+  }
+
+  protected notFound(api: 'checkout' | 's2s', message: string): Reply {
+    return this.error(api, this.legacyNotFound ? 100000 : 101000, message)
+  }
+}

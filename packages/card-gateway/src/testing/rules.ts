@@ -1,0 +1,222 @@
+/** The card simulator's rules: credentials, test cards, option and record types, the spec's action tables, signing. */
+
+import { createHash } from 'node:crypto'
+import type { Clock } from '@paywire/core'
+
+/** Credentials the simulator accepts by default (its sandbox account). */
+export const SIMULATOR_CREDENTIALS = Object.freeze({
+  merchantKey: 'sim-merchant-key',
+  clientKey: 'sim-client-key',
+  password: 'sim-password',
+})
+
+/** Keys of the other environment: sending one answers 220002 (spec Authentication 3). */
+export const SIMULATOR_LIVE_KEYS = Object.freeze({ merchantKey: 'live-merchant-key', clientKey: 'live-client-key' })
+
+/** Sandbox test cards (PLATFORM_NOTES): the expiry chooses the outcome. */
+export const TEST_CARDS = Object.freeze({
+  number: '4111111111111111',
+  success: '01/2038',
+  decline: '02/2038',
+  captureFails: '03/2038',
+  threeDsSuccess: '05/2038',
+  threeDsDecline: '06/2038',
+})
+
+/** The simulator's dedup window (spec Limits 1). */
+export const SIMULATOR_DEDUP_WINDOW_MS = 15_000
+
+export type Digest = 'md5' | 'sha256'
+
+export interface CardGatewaySimulatorOptions {
+  readonly merchantKey?: string
+  readonly clientKey?: string
+  readonly password?: string
+  /** Keys that belong to the other environment (answer 220002). Default `SIMULATOR_LIVE_KEYS`. */
+  readonly otherEnvironmentKeys?: readonly string[]
+  /** Allowed caller addresses; `undefined` allows every address (spec Authentication 7). */
+  readonly allowedIps?: readonly string[]
+  /**
+   * Time: the 15 s dedup window is measured on `clock.now()` (monotonic), ledger and payment times
+   * read `clock.date()` (ms since the epoch). Default core's `systemClock`; tests pass `createTestClock()`.
+   */
+  readonly clock?: Clock
+  readonly digest?: Digest
+  /** Hash input overrides by action name, or `purchase`, `credit`, `status`. */
+  readonly hashInputs?: Readonly<Record<string, readonly string[]>>
+  /** Callback hash input order; default Checkout order (PLATFORM_NOTES). */
+  readonly callbackFields?: readonly string[]
+  /** `disabled`: 100000 Refund is not allowed; `portal-only`: 210002. Default `enabled`. */
+  readonly refunds?: 'enabled' | 'disabled' | 'portal-only'
+  /** Action names the routing does not support (answer 204005). */
+  readonly unsupportedActions?: readonly string[]
+  /** Answer not-found for transaction/order with 100000, as before release 6.7.0. */
+  readonly legacyNotFound?: boolean
+  /** Checkout validation failures as `error_code: 0` with the real code inside `errors[]` (PLATFORM_NOTES). */
+  readonly nestedValidationErrors?: boolean
+}
+
+/** Internal payment states (spec States; Checkout status names from PLATFORM_NOTES). */
+export type SimulatedPaymentStatus = 'prepare' | '3ds' | 'pending' | 'settled' | 'decline' | 'void' | 'refund'
+
+export interface SimulatedPayment {
+  readonly payment_id: string
+  readonly trans_id: string
+  readonly order_id: string
+  readonly amount: string
+  readonly currency: string
+  readonly description: string
+  status: SimulatedPaymentStatus
+  card_token: string | undefined
+  recurring_token: string | undefined
+  readonly recurringInit: boolean
+  captureFails: boolean
+  captureOnSuccess: boolean
+  declineAfter3ds: boolean
+  capturedAmount: string | undefined
+  readonly createdAt: number
+}
+
+export interface SimulatedSchedule {
+  readonly schedule_id: string
+  name: string
+  interval_length: string
+  interval_unit: string
+  payments_count: string
+}
+
+/** One side effect, in order, for tests to inspect. */
+export interface LedgerEntry {
+  readonly at: number
+  readonly kind:
+    | 'session'
+    | 'charge'
+    | 'decline'
+    | 'capture'
+    | 'capture_declined'
+    | 'void'
+    | 'refund'
+    | 'credit'
+    | 'recurring_sale'
+    | 'schedule_created'
+    | 'schedule_deleted'
+    | 'schedule_updated'
+  readonly trans_id?: string
+  readonly order_id?: string
+  readonly amount?: string
+  readonly schedule_id?: string
+}
+
+export interface PayOptions {
+  readonly card: string
+  /** `MM/YYYY`; with the test card it picks the outcome (PLATFORM_NOTES). */
+  readonly expiry: string
+  /** Capture at once (a sale) instead of leaving the authorization `pending`. Default false. */
+  readonly capture?: boolean
+}
+
+export const ACTIONS = new Set([
+  'GET_TRANS_STATUS',
+  'GET_TRANS_STATUS_BY_ORDER',
+  'CAPTURE',
+  'VOID',
+  'CREDITVOID',
+  'RECURRING_SALE',
+  'CREATE_SCHEDULE',
+  'DELETE_SCHEDULE',
+  'UPDATE_SCHEDULE',
+])
+
+/** Required fields per action (spec S2S table). */
+export const REQUIRED: Readonly<Record<string, readonly string[]>> = {
+  GET_TRANS_STATUS: ['trans_id'],
+  GET_TRANS_STATUS_BY_ORDER: ['order_id'],
+  CAPTURE: ['trans_id'],
+  VOID: ['trans_id'],
+  CREDITVOID: ['trans_id'],
+  RECURRING_SALE: ['order_id', 'order_amount', 'order_description', 'recurring_first_trans_id', 'recurring_token'],
+  CREATE_SCHEDULE: ['name', 'interval_length', 'interval_unit', 'payments_count'],
+  DELETE_SCHEDULE: ['schedule_id'],
+  UPDATE_SCHEDULE: ['schedule_id'],
+}
+
+/** Hash inputs per operation (spec Authentication 5, PLATFORM_NOTES for the rest). */
+export const HASH_INPUTS: Readonly<Record<string, readonly string[]>> = {
+  purchase: ['order.number', 'order.amount', 'order.currency', 'order.description'],
+  credit: ['order_id', 'order_amount', 'order_currency', 'order_description'],
+  status: ['payment_id', 'order_id'],
+  GET_TRANS_STATUS: ['trans_id'],
+  GET_TRANS_STATUS_BY_ORDER: ['order_id'],
+  CAPTURE: ['trans_id'],
+  VOID: ['trans_id'],
+  CREDITVOID: ['trans_id'],
+  RECURRING_SALE: ['order_id'],
+  CREATE_SCHEDULE: [],
+  DELETE_SCHEDULE: ['schedule_id'],
+  UPDATE_SCHEDULE: ['schedule_id'],
+}
+
+export const DEFAULT_CALLBACK_FIELDS = ['id', 'order_number', 'order_amount', 'order_currency', 'order_description']
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+export const S2S_STATUS: Readonly<Record<SimulatedPaymentStatus, string>> = {
+  prepare: 'PREPARE',
+  '3ds': '3DS',
+  pending: 'PENDING',
+  settled: 'SETTLED',
+  decline: 'DECLINED',
+  void: 'VOID',
+  refund: 'REFUND',
+}
+
+/**
+ * The simulator's own signer, written separately from the SDK's so a shared bug cannot hide:
+ * PHP-like ASCII uppercase, inner digest as lowercase hex text, then sha1.
+ */
+export function simulatorHash(values: readonly string[], password: string, digest: Digest = 'md5'): string {
+  let upper = ''
+  for (const ch of values.join('') + password)
+    upper += ch >= 'a' && ch <= 'z' ? String.fromCharCode(ch.charCodeAt(0) - 32) : ch
+  const inner = createHash(digest).update(Buffer.from(upper, 'utf8')).digest('hex')
+  return createHash('sha1').update(inner).digest('hex')
+}
+
+/**
+ * Builds a correctly signed form-encoded callback body (PLATFORM_NOTES Checkout order by default):
+ * the fields in the given order, then `hash`.
+ */
+export function signCallback(
+  fields: Readonly<Record<string, string>>,
+  password: string,
+  options: { fieldOrder?: readonly string[]; digest?: Digest } = {},
+): string {
+  const order = options.fieldOrder ?? DEFAULT_CALLBACK_FIELDS
+  const hash = simulatorHash(
+    order.map((name) => fields[name] ?? ''),
+    password,
+    options.digest,
+  )
+  const params = new URLSearchParams()
+  for (const [name, value] of Object.entries(fields)) params.append(name, value)
+  params.append('hash', hash)
+  return params.toString()
+}
+
+export class Reply {
+  constructor(
+    readonly status: number,
+    readonly body: Record<string, unknown>,
+  ) {}
+}
+
+export function readPath(fields: Record<string, unknown>, path: string): string | undefined {
+  let current: unknown = fields
+  for (const step of path.split('.')) {
+    if (typeof current !== 'object' || current === null) return undefined
+    current = (current as Record<string, unknown>)[step]
+  }
+  return typeof current === 'string' ? current : current === undefined || current === null ? undefined : String(current)
+}
+
+export function normaliseIp(address: string): string {
+  return address.startsWith('::ffff:') ? address.slice(7) : address
+}
