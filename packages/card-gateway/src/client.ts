@@ -31,7 +31,7 @@ import {
 } from './signature.js'
 
 /**
- * Defaults that rest on the platform's public documentation rather than the spec; each can be
+ * Defaults that rest on the platform's public documentation (the Platform rules); each can be
  * overridden for a gateway that differs. Omitted members keep the platform default.
  */
 export interface CardGatewayPlatformDefaults {
@@ -53,9 +53,9 @@ export interface CardGatewayPlatformDefaults {
   readonly callbackUppercase?: UppercaseMode
 }
 
-/** Options of `new CardGateway(...)`; every platform default (PLATFORM_NOTES) can be overridden here. */
+/** Options of `new CardGateway(...)`; every platform default (the Platform rules) can be overridden here. */
 export interface CardGatewayOptions extends ClientOptions {
-  /** Checkout base URL (`{base_url}` in the spec); https, or http on loopback for the simulator. */
+  /** Checkout base URL (`{base_url}` of the card gateway); https, or http on loopback for the simulator. */
   checkoutUrl: string
   /** S2S CARD base URL (`{s2s_url}`); requests go to `{s2sUrl}/post`. */
   s2sUrl: string
@@ -63,11 +63,11 @@ export interface CardGatewayOptions extends ClientOptions {
   merchantKey: string | Secret
   /** S2S CARD `client_key` (sent in the body). */
   clientKey: string | Secret
-  /** The merchant secret: never sent, only the last hash input (spec Authentication 2). */
+  /** The merchant secret: never sent, only the last hash input (rule Authentication 2). */
   password: string | Secret
   /** Which environment the keys belong to; only sharpens messages (e.g. the 220002 key-mixing hint). */
   environment?: 'sandbox' | 'production'
-  /** Inner digest of the signature: `md5` (default) or `sha256` (an admin option, PLATFORM_NOTES). */
+  /** Inner digest of the signature: `md5` (default) or `sha256` (an admin option, rule Platform 3). */
   digest?: DigestName
   /**
    * Per-operation hash input field lists (wire names, `order.number` for nested), password excluded.
@@ -79,7 +79,7 @@ export interface CardGatewayOptions extends ClientOptions {
   hashInputs?: Partial<Record<CardGatewayOperation, readonly string[]>>
   /** Callback hash input order; default `id, order_number, order_amount, order_currency, order_description`. */
   callbackFields?: readonly string[]
-  /** Checkout paths (PLATFORM_NOTES defaults): purchase `/api/v1/session`, status `/api/v1/payment/status`. */
+  /** Checkout paths (rules Platform 5, 7): purchase `/api/v1/session`, status `/api/v1/payment/status`. */
   paths?: { purchase?: string; status?: string }
   /**
    * Platform rule: redirect targets (`success_url`, `cancel_url`, `expiry_url`, `error_url`,
@@ -100,7 +100,7 @@ export interface CardGatewayRawRequest extends RequestInput<'checkout' | 's2s'> 
 }
 
 function invalid(path: string, message: string): never {
-  throw new RequestValidationError('client', [{ path, message }])
+  throw new RequestValidationError('CardGateway', [{ path, message }], 'options')
 }
 
 function isCount(value: unknown, min: number): value is number {
@@ -143,15 +143,16 @@ function checkUppercase(value: unknown, path = 'platformDefaults.uppercase'): Up
 function checkPath(name: string, value: string | undefined, fallback: string): string {
   if (value === undefined) return fallback
   if (!value.startsWith('/') || value.startsWith('//')) {
-    throw new RequestValidationError('client', [{ path: name, message: 'must be a path starting with a single "/"' }])
+    invalid(name, 'must be a path starting with a single "/"')
   }
   return value
 }
 
 /**
- * The card gateway client (ARCHITECTURE section 3). Credentials are kept as `Secret`s in private
+ * The card gateway client; the rules it follows, and the IDs its docs cite (`rule Limits 1`), are at
+ * https://github.com/paywire/paywire/blob/main/docs/card-gateway-rules.md. Credentials are kept as `Secret`s in private
  * fields: `inspect` and `JSON.stringify` show the base URLs only, and the password never leaves
- * the process (spec Authentication 2).
+ * the process (rule Authentication 2).
  */
 export class CardGateway {
   /** Checkout: purchase, credit, status. */
@@ -173,8 +174,12 @@ export class CardGateway {
   readonly #ops: OperationClient<GatewayContext>
 
   constructor(options: CardGatewayOptions) {
-    // The keys travel in request bodies and the password only in the hash (spec Authentication).
-    const credentials = readCredentials('client', options, { merchantKey: 'text', clientKey: 'text', password: 'text' })
+    // The keys travel in request bodies and the password only in the hash (rules Authentication 1, 2).
+    const credentials = readCredentials('CardGateway', options, {
+      merchantKey: 'text',
+      clientKey: 'text',
+      password: 'text',
+    })
     const {
       checkoutUrl,
       s2sUrl,
@@ -190,13 +195,13 @@ export class CardGateway {
       platformDefaults,
       ...core
     } = options
-    this.#checkoutUrl = checkBaseUrl('checkoutUrl', checkoutUrl)
-    this.#s2sUrl = checkBaseUrl('s2sUrl', s2sUrl)
+    this.#checkoutUrl = checkBaseUrl('checkoutUrl', checkoutUrl, 'CardGateway')
+    this.#s2sUrl = checkBaseUrl('s2sUrl', s2sUrl, 'CardGateway')
     this.#merchantKey = credentials.merchantKey
     this.#clientKey = credentials.clientKey
     this.#password = credentials.password
     if (digest !== undefined && digest !== 'md5' && digest !== 'sha256') {
-      throw new RequestValidationError('client', [{ path: 'digest', message: 'must be "md5" or "sha256"' }])
+      invalid('digest', 'must be "md5" or "sha256"')
     }
     this.#digest = digest ?? 'md5'
     const rules = resolveRules(allowPrivateRedirectUrls, platformDefaults)

@@ -26,6 +26,10 @@ function credentialIssue(name: string, value: unknown, use: CredentialUse): Vali
     }
   }
   if (CONTROL.test(text)) return { path: name, message: 'must not contain control characters' }
+  if (text.trim() !== text) {
+    // A pasted key with a stray space or newline would be sent or hashed with it and fail as "wrong key".
+    return { path: name, message: 'must not begin or end with whitespace (a copy-paste leftover?)' }
+  }
   return undefined
 }
 
@@ -48,6 +52,6 @@ export function readCredentials<const N extends string>(
     if (issue) issues.push(issue)
     else secrets[name] = value instanceof Secret ? value : new Secret(value as string)
   }
-  if (issues.length > 0) throw new RequestValidationError(client, issues)
+  if (issues.length > 0) throw new RequestValidationError(client, issues, 'options')
   return secrets
 }

@@ -72,19 +72,29 @@ export interface ValidationIssue {
   readonly message: string
 }
 
-/** Bad input: the request was refused before anything left the process; lists every issue. */
+/**
+ * What was refused: the arguments of a call (`request`: nothing was sent) or the options of a client
+ * being constructed (`options`: there was nothing to send yet).
+ */
+export type ValidationStage = 'request' | 'options'
+
+/** Bad input: refused before anything left the process; lists every issue, each naming its field. */
 export class RequestValidationError extends PaywireError {
   override name = 'RequestValidationError'
+  /** The operation (`checkout.purchase`), or the client (`CardGateway`) whose options were refused. */
   readonly operation: string
   readonly issues: readonly ValidationIssue[]
+  readonly stage: ValidationStage
   /** Always false: validation happens before sending. */
   readonly requestSent = false
 
-  constructor(operation: string, issues: readonly ValidationIssue[]) {
+  constructor(operation: string, issues: readonly ValidationIssue[], stage: ValidationStage = 'request') {
     const list = issues.map((issue) => `${issue.path || '(params)'}: ${issue.message}`).join('; ')
-    super(`${operation}: invalid request, nothing was sent. ${list}`)
+    const what = stage === 'options' ? 'invalid client options' : 'invalid request, nothing was sent'
+    super(`${operation}: ${what}. ${list}`)
     this.operation = operation
     this.issues = issues
+    this.stage = stage
   }
 }
 brandErrorClass(RequestValidationError, 'RequestValidationError')

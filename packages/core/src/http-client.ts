@@ -1,7 +1,7 @@
 /** The one request path every operation takes: send on undici, time out, retry per policy, classify. */
 
 import { EventEmitter } from 'node:events'
-import { Agent, type Dispatcher, request } from 'undici'
+import type { Dispatcher } from 'undici'
 import { ApiPromise, type WithResponse } from './api-promise.js'
 import {
   type AttemptBudget,
@@ -35,6 +35,7 @@ import {
   type RetryPolicy,
   retryDelay,
 } from './retry.js'
+import { Agent, requestVia } from './undici.js'
 
 export type { Clock } from './clock.js'
 export { systemClock } from './clock.js'
@@ -171,8 +172,8 @@ export class HttpClient {
 
   constructor(config: HttpClientConfig) {
     const o = config.options
-    this.#timeout = duration('timeout', o.timeout, DEFAULT_TIMEOUT, 'client', true)
-    this.#totalTimeout = duration('totalTimeout', o.totalTimeout, DEFAULT_TOTAL_TIMEOUT, 'client', true)
+    this.#timeout = duration('timeout', o.timeout, DEFAULT_TIMEOUT, undefined, true)
+    this.#totalTimeout = duration('totalTimeout', o.totalTimeout, DEFAULT_TOTAL_TIMEOUT, undefined, true)
     this.#maxRetries = Math.floor(positive('maxRetries', o.maxRetries, DEFAULT_MAX_RETRIES))
     this.#maxResponseBytes = positive('maxResponseBytes', o.maxResponseBytes, DEFAULT_MAX_RESPONSE_BYTES)
     this.#backoff = backoffOptions(o.backoff)
@@ -441,11 +442,10 @@ export class HttpClient {
     let head: Omit<RawResponse, 'rawBody' | 'json'> | undefined
 
     try {
-      const res = await request(req.url, {
+      const res = await requestVia(this.#dispatcher, req.url, {
         method: req.method,
         headers,
         body: req.body?.text,
-        dispatcher: this.#dispatcher,
         signal: abort,
         headersTimeout: timeoutMs + 1_000,
         bodyTimeout: timeoutMs + 1_000,

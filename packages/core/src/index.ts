@@ -17,6 +17,7 @@ export type {
   TimeoutPhase,
   UserAbortErrorInit,
   ValidationIssue,
+  ValidationStage,
 } from './errors.js'
 export {
   ApiError,

@@ -4,11 +4,18 @@ import { MAX_TIMER_MS } from './clock.js'
 import { RequestValidationError } from './errors.js'
 import { type BackoffOptions, DEFAULT_BACKOFF } from './retry.js'
 
-/** A finite number >= 0, or `fallback` when not given. */
-export function positive(name: string, value: number | undefined, fallback: number, operation = 'client'): number {
+/** A refused option: of the client being constructed when no `operation` is named, else of that call. */
+function refuse(name: string, message: string, operation: string | undefined): never {
+  throw operation === undefined
+    ? new RequestValidationError('client', [{ path: name, message }], 'options')
+    : new RequestValidationError(operation, [{ path: name, message }])
+}
+
+/** A finite number >= 0, or `fallback` when not given; `operation` names the call (none: client options). */
+export function positive(name: string, value: number | undefined, fallback: number, operation?: string): number {
   if (value === undefined) return fallback
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
-    throw new RequestValidationError(operation, [{ path: name, message: 'must be a finite number >= 0' }])
+    return refuse(name, 'must be a finite number >= 0', operation)
   }
   return value
 }
@@ -22,29 +29,32 @@ export function duration(
   name: string,
   value: number | undefined,
   fallback: number,
-  operation = 'client',
+  operation: string | undefined,
   limit = false,
 ): number {
   const ms = positive(name, value, fallback, operation)
-  if (limit && ms === 0) {
-    throw new RequestValidationError(operation, [{ path: name, message: 'must be above 0 ms' }])
-  }
+  if (limit && ms === 0) return refuse(name, 'must be above 0 ms', operation)
   if (ms > MAX_TIMER_MS) {
-    throw new RequestValidationError(operation, [
-      {
-        path: name,
-        message: `must be at most ${MAX_TIMER_MS} ms (about 24.8 days), the longest delay Node's timers honour`,
-      },
-    ])
+    return refuse(
+      name,
+      `must be at most ${MAX_TIMER_MS} ms (about 24.8 days), the longest delay Node's timers honour`,
+      operation,
+    )
   }
   return ms
 }
 
+/** The client's backoff options, each a duration a timer can honour. */
 export function backoffOptions(given: Partial<BackoffOptions> | undefined): BackoffOptions {
   const backoff = { ...DEFAULT_BACKOFF, ...given }
   return {
-    baseDelayMs: duration('backoff.baseDelayMs', backoff.baseDelayMs, DEFAULT_BACKOFF.baseDelayMs),
-    maxDelayMs: duration('backoff.maxDelayMs', backoff.maxDelayMs, DEFAULT_BACKOFF.maxDelayMs),
-    maxRetryAfterMs: duration('backoff.maxRetryAfterMs', backoff.maxRetryAfterMs, DEFAULT_BACKOFF.maxRetryAfterMs),
+    baseDelayMs: duration('backoff.baseDelayMs', backoff.baseDelayMs, DEFAULT_BACKOFF.baseDelayMs, undefined),
+    maxDelayMs: duration('backoff.maxDelayMs', backoff.maxDelayMs, DEFAULT_BACKOFF.maxDelayMs, undefined),
+    maxRetryAfterMs: duration(
+      'backoff.maxRetryAfterMs',
+      backoff.maxRetryAfterMs,
+      DEFAULT_BACKOFF.maxRetryAfterMs,
+      undefined,
+    ),
   }
 }

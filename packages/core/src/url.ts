@@ -16,9 +16,9 @@ function isLoopbackHost(hostname: string): boolean {
  * Checks a client's base URL at construction and returns it without a trailing slash.
  * Credentials in the URL are refused too: secrets never travel in URLs.
  */
-export function checkBaseUrl(option: string, value: unknown, operation = 'client'): string {
+export function checkBaseUrl(option: string, value: unknown, client: string): string {
   const fail = (message: string): never => {
-    throw new RequestValidationError(operation, [{ path: option, message }])
+    throw new RequestValidationError(client, [{ path: option, message }], 'options')
   }
   if (typeof value !== 'string' || value === '') return fail('must be a non-empty URL string')
   let url: URL

@@ -1,4 +1,4 @@
-/** Request validation: every issue with its wire path, and nothing is sent (ARCHITECTURE section 2). */
+/** Request validation: every issue with its wire path and the rule in our words, and nothing is sent. */
 
 import type { z } from 'zod'
 import { RequestValidationError, type ValidationIssue } from './errors.js'
@@ -17,9 +17,64 @@ export function checkParams<S extends AnySchema>(
   schema: S,
   input: unknown,
 ): { readonly ok: true; readonly data: z.output<S> } | { readonly ok: false; readonly issues: ValidationIssue[] } {
-  const result = schema.safeParse(input)
+  const result = schema.safeParse(input, { error: inOurWords })
   if (result.success) return { ok: true, data: result.data }
   return { ok: false, issues: toIssues(schema, result.error.issues) }
+}
+
+/** Describes a value's JSON type for a message: `a number`, `an array`, `null`. */
+function describe(value: unknown): string {
+  if (value === null) return 'null'
+  if (Array.isArray(value)) return 'an array'
+  const type = typeof value
+  return type === 'object' || type === 'undefined' ? `an ${type}` : `a ${type}`
+}
+
+const EXPECTED: Readonly<Record<string, string>> = {
+  string: 'a string',
+  number: 'a number',
+  int: 'a whole number',
+  boolean: 'true or false',
+  object: 'an object',
+  array: 'an array',
+  bigint: 'a bigint',
+}
+
+function sizeOf(origin: string | undefined, n: number | bigint): string {
+  if (origin === 'string') return n === 1 ? '1 character' : `${n} characters`
+  if (origin === 'array' || origin === 'set') return n === 1 ? '1 item' : `${n} items`
+  return String(n)
+}
+
+/**
+ * The rule a schema check enforces, in our words, for every check whose schema gave no message of
+ * its own (a schema's own message wins): the library's default wording never reaches a caller.
+ */
+function inOurWords(issue: z.core.$ZodRawIssue): string {
+  switch (issue.code) {
+    case 'invalid_type':
+      if (issue.input === undefined) return 'is required'
+      return `must be ${EXPECTED[issue.expected] ?? issue.expected}, not ${describe(issue.input)}`
+    case 'too_small': {
+      if (issue.origin === 'string' && issue.minimum === 1) return 'must not be empty'
+      const bound = sizeOf(issue.origin, issue.minimum)
+      return issue.inclusive === false ? `must be more than ${bound}` : `must be at least ${bound}`
+    }
+    case 'too_big': {
+      const bound = sizeOf(issue.origin, issue.maximum)
+      return issue.inclusive === false ? `must be less than ${bound}` : `must be at most ${bound}`
+    }
+    case 'invalid_value':
+      return `must be ${issue.values.map((v) => JSON.stringify(v)).join(' or ')}`
+    case 'invalid_format':
+      return issue.format === 'regex' ? 'has the wrong format' : `must be a valid ${issue.format}`
+    case 'not_multiple_of':
+      return `must be a multiple of ${issue.divisor}`
+    case 'invalid_union':
+      return 'matches none of the accepted shapes'
+    default:
+      return 'is not valid here'
+  }
 }
 
 function toIssues(schema: AnySchema, issues: readonly z.core.$ZodIssue[]): ValidationIssue[] {

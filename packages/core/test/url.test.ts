@@ -10,7 +10,7 @@ describe('base URL check at construction', () => {
     'http://127.255.0.9',
     'http://[::1]:8080',
   ])('accepts %s', (url) => {
-    expect(checkBaseUrl('baseUrl', url)).toBe(url.replace(/\/+$/, ''))
+    expect(checkBaseUrl('baseUrl', url, 'client')).toBe(url.replace(/\/+$/, ''))
   })
 
   it.each([
@@ -27,7 +27,7 @@ describe('base URL check at construction', () => {
   ])('refuses %s', (url, message) => {
     const error = (() => {
       try {
-        checkBaseUrl('checkoutUrl', url)
+        checkBaseUrl('checkoutUrl', url, 'client')
       } catch (e) {
         return e
       }
