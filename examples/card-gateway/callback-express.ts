@@ -28,7 +28,7 @@ export async function main(): Promise<void> {
       res.type('text/plain').send('OK')
     } catch (error) {
       if (!(error instanceof SignatureVerificationError)) throw error
-      res.status(400).end()
+      res.status(400).type('text/plain').send(error.reason) // never echo the body or the hash
     }
   })
   const server = app.listen(0, '127.0.0.1')
@@ -53,6 +53,13 @@ export async function main(): Promise<void> {
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
       }).then((r) => r.status)
       expectThat(status === 200, 'express verifies the raw body')
+
+      // A POST with no body: express.raw leaves req.body as {}, which verify reads as an empty body.
+      const empty = await fetch(url, { method: 'POST' })
+      expectThat(
+        empty.status === 400 && (await empty.text()) === 'empty_body',
+        'an empty POST is refused as empty_body, not as a parsed object',
+      )
     } else {
       show('listening on', url)
       await new Promise(() => {})

@@ -1,12 +1,14 @@
 /**
- * Card gateway, Checkout credit: refund to the card of an earlier sale. The body is the flat shape
- * of the spec; `order_amount` is a decimal string with two decimals and `card_token` a single string.
+ * Card gateway, Checkout credit: refund to the card of an earlier sale. Credit needs that sale's
+ * `card_token`, which the gateway gives when the purchase asked `req_token: true`: here it is read
+ * from the status answer of the settled sale (the callback carries it too, outside its signature).
+ * The body is the flat shape: `order_amount` in the currency's form, `card_token` one string.
  *
  * Run: npx tsx examples/card-gateway/credit.ts
  * Env: PAYWIRE_CARD_* (see purchase-and-status.ts) and PAYWIRE_CARD_TOKEN (else a local simulator)
  */
 import { randomUUID } from 'node:crypto'
-import { CardGateway } from '@paywire/card-gateway'
+import { CardGateway, formatAmount } from '@paywire/card-gateway'
 import { cardGatewayConnection } from '../shared/connect.js'
 import { runIfMain, show } from '../shared/run.js'
 import { authorisedPayment } from './shared.js'
@@ -15,17 +17,19 @@ export async function main(): Promise<void> {
   const connection = await cardGatewayConnection()
   const gw = new CardGateway(connection.options)
   try {
-    // The card token of the original sale: from your records, or (simulator) from a settled sale.
+    // The card token of the original sale: from your records, or a sale bought with req_token: true.
     let card_token = process.env.PAYWIRE_CARD_TOKEN
     if (!card_token && connection.simulator) {
-      const sale = await authorisedPayment(gw, connection, { capture: true })
-      card_token = connection.simulator.payment(sale.order_id)?.card_token
+      const sale = await authorisedPayment(gw, connection, { capture: true, reqToken: true })
+      const status = await gw.checkout.status({ order_id: sale.order_id })
+      show('checkout.status →', { status: status.status, card_token: status.card_token })
+      card_token = status.card_token
     }
     if (!card_token) throw new Error('set PAYWIRE_CARD_TOKEN to the card token of a settled sale')
 
     const refund = {
       order_id: `refund-${randomUUID().slice(0, 8)}`, // unique per attempt: the gateway dedups on it
-      order_amount: '5.00',
+      order_amount: formatAmount(500, 'USD'), // 500 cents: "5.00"
       order_currency: 'USD',
       order_description: 'Partial refund: damaged box',
       card_token,

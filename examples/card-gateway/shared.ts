@@ -12,7 +12,7 @@ export interface AuthorisedPayment {
 export async function authorisedPayment(
   gw: CardGateway,
   connection: CardConnection,
-  options: { amount?: string; capture?: boolean; recurring?: boolean } = {},
+  options: { amount?: string; capture?: boolean; recurring?: boolean; reqToken?: boolean } = {},
 ): Promise<AuthorisedPayment> {
   const order_id = `order-${randomUUID().slice(0, 8)}`
   const { redirect_url } = await gw.checkout.purchase({
@@ -20,6 +20,7 @@ export async function authorisedPayment(
     success_url: 'https://shop.example/paid',
     cancel_url: 'https://shop.example/cancelled',
     ...(options.recurring ? { recurring_init: true } : {}),
+    ...(options.reqToken ? { req_token: true } : {}), // ask for the card_token a refund needs
   })
   await connection.payAsPayer(order_id, String(redirect_url), { capture: options.capture ?? false })
   const { trans_id } = await gw.s2s.getTransStatusByOrder({ order_id })

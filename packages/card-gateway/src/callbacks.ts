@@ -13,7 +13,7 @@ export const CHECKOUT_CALLBACK_FIELDS: readonly string[] = Object.freeze([
   'order_description',
 ])
 
-/** Callback `type` values (PLATFORM_NOTES); unknown values still parse. */
+/** Callback `type` values (rule Platform 14); unknown values still parse. */
 export type CallbackType =
   | 'sale'
   | '3ds'
@@ -28,12 +28,12 @@ export type CallbackType =
   | 'credit'
   | (string & {})
 
-/** Callback `status` values (PLATFORM_NOTES); unknown values still parse. */
+/** Callback `status` values (rule Platform 14); unknown values still parse. */
 export type CallbackStatus = 'success' | 'fail' | 'waiting' | 'undefined' | (string & {})
 
 /**
  * A verified callback: every received field as its exact string, the known ones typed
- * (spec Events 3: `transStatus`, `eci`, `protocolVersion` after 3DS).
+ * (rules Platform 14, Events 3: `transStatus`, `eci`, `protocolVersion` after 3DS).
  */
 export interface CallbackEvent {
   readonly id?: string
@@ -45,11 +45,18 @@ export interface CallbackEvent {
   readonly type?: CallbackType
   readonly status?: CallbackStatus
   readonly reason?: string
+  /**
+   * The card's token, when the purchase asked `req_token: true` (rule Platform 26). Not covered by
+   * the callback hash (rule Platform 15): store the one the status answer gives for refunds.
+   */
+  readonly card_token?: string
+  /** The token of an initial recurring payment (`recurring_init: true`), for `s2s.recurringSale`. */
+  readonly recurring_token?: string
   /** 3DS transaction status; `C` (challenge) with no later callback means a stuck challenge. */
   readonly transStatus?: string
   readonly eci?: string
   readonly protocolVersion?: string
-  /** S2S CARD callbacks carry these (PLATFORM_NOTES). */
+  /** S2S CARD callbacks carry these (rule Platform 17). */
   readonly action?: string
   readonly result?: string
   readonly order_id?: string
@@ -181,7 +188,21 @@ export function parseRawBody(rawBody: unknown, maxBodyBytes = DEFAULT_CALLBACK_M
   } else if (rawBody instanceof Uint8Array) {
     checkSize(rawBody.byteLength, maxBodyBytes)
     text = Buffer.from(rawBody.buffer, rawBody.byteOffset, rawBody.byteLength).toString('utf8')
+  } else if (rawBody === undefined || isEmptyObject(rawBody)) {
+    // What body parsers leave when a request had no body: `{}` (Express 4) or nothing at all (Express 5).
+    throw new SignatureVerificationError(
+      'empty_body',
+      'callbacks.verify got no body: the request had none (a gateway callback always carries its signed fields), or nothing read it. For the second case, in Express mount express.raw({ type: "*/*" }) on the callback route.',
+      { receivedType: describeType(rawBody) },
+    )
   } else throw new SignatureVerificationError('not_raw_body', RAW_BODY_HINT, { receivedType: describeType(rawBody) })
+  if (text.trim() === '') {
+    throw new SignatureVerificationError(
+      'empty_body',
+      'callback body is empty: a gateway callback always carries its signed fields, so this request is not one (or its body was consumed before verification).',
+      {},
+    )
+  }
   return text.trimStart().startsWith('{') ? parseJsonFields(text) : parseFormFields(text)
 }
 
@@ -192,6 +213,10 @@ function checkSize(bytes: number, limit: number): void {
     `callback body is ${bytes} bytes, over the ${limit}-byte limit (option maxBodyBytes); it is refused before parsing. A genuine callback is a few hundred bytes.`,
     { bytes, limitBytes: limit },
   )
+}
+
+function isEmptyObject(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length === 0
 }
 
 function describeType(value: unknown): string {
@@ -339,7 +364,7 @@ const FINAL_ORDER_STATUS: Readonly<Record<string, Readonly<Record<string, string
 
 /**
  * Whether a callback reports a final payment state: `type`, `status` and `order_status` must agree
- * (PLATFORM_NOTES: a `3ds` callback with `success` is not final).
+ * (rule Platform 16: a `3ds` callback with `success` is not final).
  */
 export function isFinal(event: CallbackEvent): boolean {
   if (event.type === undefined || event.status === undefined || event.order_status === undefined) return false
@@ -347,13 +372,13 @@ export function isFinal(event: CallbackEvent): boolean {
   return expected !== undefined && expected === event.order_status
 }
 
-/** Deliveries can repeat: deduplicate on `id + type + status` (PLATFORM_NOTES). */
+/** Deliveries can repeat: deduplicate on `id + type + status` (rule Platform 16). */
 export function dedupeKey(event: CallbackEvent): string {
   return [event.id ?? event.trans_id ?? '', event.type ?? event.action ?? '', event.status ?? ''].join(':')
 }
 
 /**
- * A stuck 3DS challenge (spec Events 3): the latest callback of a payment carries `transStatus`
+ * A stuck 3DS challenge (rule Events 3): the latest callback of a payment carries `transStatus`
  * `C` and nothing came after it. Pass the payment's callbacks in the order they arrived.
  */
 export function isStuckChallenge(history: CallbackEvent | readonly CallbackEvent[]): boolean {

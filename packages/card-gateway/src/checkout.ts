@@ -12,8 +12,9 @@ import {
 } from '@paywire/core'
 import { z } from 'zod'
 import {
-  amountString,
+  amountText,
   type CheckoutPaymentStatus,
+  currencyCode,
   type GatewayContext,
   lenient,
   nonEmpty,
@@ -21,12 +22,13 @@ import {
   reconcileBy,
   redirectUrl,
   type S2sResultValue,
-  twoDecimals,
+  type SameShape,
   uuid,
+  withAmountRule,
 } from './schemas.js'
 import { signedWith } from './signature.js'
 
-/** The gateway returns the original outcome of a repeat inside 15 s (spec Limits 1). */
+/** The gateway returns the original outcome of a repeat inside 15 s (rule Limits 1). */
 export const DEDUP_WINDOW_MS = 15_000
 
 /** A string of `min` to `max` characters, saying both bounds when either is broken. */
@@ -35,17 +37,90 @@ function lengthBetween(min: number, max: number) {
   return z.string().min(min, message).max(max, message)
 }
 
+/** The order of a purchase, signed in this field order with the password last (rule Authentication 5). */
+export interface CheckoutOrder {
+  /** Your order identifier, 1 to 255 characters; the gateway dedups repeats of it for 15 s (rules Limits 1, Platform 6). */
+  number: string
+  /** The exact amount string sent and signed, in the currency's form: `"10.50"` USD, `"1000.00"` JPY, `"10.500"` KWD (rule Platform 22; `formatAmount` writes it). */
+  amount: string
+  /** ISO 4217 code in capitals, e.g. `"USD"` (rule Platform 22). */
+  currency: string
+  /** 2 to 1024 characters, shown to the payer (rule Platform 6). */
+  description: string
+}
+
+/** The payer of a purchase, as the hosted page pre-fills it (rule Platform 5). */
+export interface CheckoutCustomer {
+  /** The payer's name; not empty when given. */
+  name?: string | undefined
+  email?: string | undefined
+  /** The payer's birth date, as your account expects it. */
+  birth_date?: string | undefined
+}
+
+/** The payer's billing address (rule Platform 5); every member is optional text. */
+export interface CheckoutBillingAddress {
+  country?: string | undefined
+  state?: string | undefined
+  city?: string | undefined
+  district?: string | undefined
+  address?: string | undefined
+  house_number?: string | undefined
+  zip?: string | undefined
+  phone?: string | undefined
+}
+
+/** Params of Checkout purchase: the nested `order` shape and the platform's optional fields (rule Platform 5). */
+export interface CheckoutPurchaseParams {
+  /** What is paid for; its four fields are the hash inputs (rule Authentication 5). */
+  order: CheckoutOrder
+  /** Where the payer returns after paying: a public HTTPS URL answering 2xx quickly (rule Events 4). */
+  success_url: string
+  /** Where the payer returns after cancelling: a public HTTPS URL (rule Events 4). */
+  cancel_url: string
+  /** Payment methods offered on the hosted page, as your account names them. */
+  methods?: string[] | undefined
+  /** The channel of your account the payment goes through. */
+  channel_id?: string | undefined
+  /** Minutes the hosted session stays open: a whole number above 0. */
+  session_expiry?: number | undefined
+  /** Where the payer goes when the session expires: a public HTTPS URL (rule Events 4). */
+  expiry_url?: string | undefined
+  /** Where the payer goes on an error: a public HTTPS URL (rule Events 4). */
+  error_url?: string | undefined
+  /** The browser target of the redirect (e.g. `_top`). */
+  url_target?: string | undefined
+  /** `true` asks for a `card_token` of the card in the sale callback and status answer: keep it to refund with `credit` (rule Platform 26). */
+  req_token?: boolean | undefined
+  /** Saved cards offered to the payer: an array of `card_token`s (unlike credit, which takes one string; rule Platform 5). */
+  card_token?: string[] | undefined
+  /** `true` starts a recurring series: the answer's `recurring_token` then feeds `s2s.recurringSale`. */
+  recurring_init?: boolean | undefined
+  /** The recurring schedule (a UUID from `s2s.createSchedule`) this payment starts. */
+  schedule_id?: string | undefined
+  customer?: CheckoutCustomer | undefined
+  billing_address?: CheckoutBillingAddress | undefined
+  /** Extra parameters your account defines, sent as given. */
+  parameters?: Record<string, unknown> | undefined
+  /** Your own data, returned in answers and callbacks as given. */
+  custom_data?: Record<string, unknown> | undefined
+}
+
 /** Purchase params under a client's rules (the platform defaults for the lengths, its redirect policy). */
 function purchaseParams(rules: RequestRules) {
   const url = redirectUrl(rules.allowPrivateRedirectUrls)
   const { min, max } = rules.orderDescriptionLength
   return z.strictObject({
-    order: z.strictObject({
-      number: lengthBetween(1, rules.orderNumberMaxLength),
-      amount: amountString,
-      currency: nonEmpty,
-      description: lengthBetween(min, max),
-    }),
+    order: withAmountRule(
+      z.strictObject({
+        number: lengthBetween(1, rules.orderNumberMaxLength),
+        amount: amountText,
+        currency: currencyCode,
+        description: lengthBetween(min, max),
+      }),
+      'amount',
+      'currency',
+    ),
     success_url: url,
     cancel_url: url,
     methods: z.array(nonEmpty).optional(),
@@ -59,7 +134,7 @@ function purchaseParams(rules: RequestRules) {
     recurring_init: z.boolean().optional(),
     schedule_id: uuid.optional(),
     customer: z
-      .strictObject({ name: z.string().optional(), email: z.string().optional(), birth_date: z.string().optional() })
+      .strictObject({ name: nonEmpty.optional(), email: z.string().optional(), birth_date: z.string().optional() })
       .optional(),
     billing_address: z
       .strictObject({
@@ -78,27 +153,43 @@ function purchaseParams(rules: RequestRules) {
   })
 }
 
-/** Params of Checkout purchase: the nested `order.*` shape plus PLATFORM_NOTES' optional fields. */
-export type CheckoutPurchaseParams = z.input<ReturnType<typeof purchaseParams>>
+/** Params of Checkout credit: the flat shape, exactly (`merchant_key`, `operation` and `hash` are added). */
+export interface CheckoutCreditParams {
+  /** A new identifier for this refund, unique per attempt: the gateway dedups on it (rule Limits 1). */
+  order_id: string
+  /** The refunded amount as the exact string sent and signed: `"5.00"` USD (rule Platform 22; `formatAmount` writes it). */
+  order_amount: string
+  /** ISO 4217 code in capitals, e.g. `"USD"` (rule Platform 22). */
+  order_currency: string
+  /** Why the money goes back; free text, signed. */
+  order_description: string
+  /** The card of the original sale: ONE string, from the sale callback or status answer of a purchase made with `req_token: true` (rule Platform 26). */
+  card_token: string
+  /** The cardholder's name; not empty. */
+  name: string
+}
 
-const creditParams = z.strictObject({
-  order_id: nonEmpty,
-  order_amount: twoDecimals,
-  order_currency: nonEmpty,
-  order_description: z.string(),
-  card_token: z
-    .string({
-      error: (issue) =>
-        Array.isArray(issue.input)
-          ? 'must be a single string: the credit endpoint rejects an array card_token (only purchase takes an array)'
-          : 'must be a string (the card_token of the original sale)',
-    })
-    .min(1, 'must not be empty'),
-  name: z.string(),
-})
-
-/** Params of Checkout credit: the flat shape of the spec, exactly (merchant_key, operation and hash are added). */
-export type CheckoutCreditParams = z.input<typeof creditParams>
+const creditParams = withAmountRule(
+  z.strictObject({
+    order_id: nonEmpty,
+    order_amount: amountText,
+    order_currency: currencyCode,
+    order_description: z.string(),
+    card_token: z
+      .string({
+        error: (issue) =>
+          Array.isArray(issue.input)
+            ? 'must be a single string: the credit endpoint rejects an array card_token (only purchase takes an array)'
+            : issue.input === undefined
+              ? 'is required: the card_token of the original sale (purchase with req_token: true)'
+              : 'must be a string (the card_token of the original sale)',
+      })
+      .min(1, 'must not be empty'),
+    name: nonEmpty,
+  }),
+  'order_amount',
+  'order_currency',
+)
 
 const statusParams = z
   .strictObject({ payment_id: nonEmpty.optional(), order_id: nonEmpty.optional() })
@@ -106,17 +197,23 @@ const statusParams = z
     message: 'give exactly one of payment_id or order_id',
   })
 
-/** Params of Checkout status: `{ payment_id }` or `{ order_id }`. */
+/** Params of Checkout status: `{ payment_id }` or `{ order_id }`, exactly one (rule Platform 7). */
 export type CheckoutStatusParams = { payment_id: string; order_id?: never } | { order_id: string; payment_id?: never }
 
-/** Answer of purchase: where to send the payer; other fields kept. */
+const purchaseMatches: SameShape<z.input<ReturnType<typeof purchaseParams>>, CheckoutPurchaseParams> = true
+const creditMatches: SameShape<z.input<typeof creditParams>, CheckoutCreditParams> = true
+void [purchaseMatches, creditMatches]
+
+/** Answer of purchase: where to send the payer (rule Platform 5); other fields kept. */
 export interface CheckoutPurchaseResult {
+  /** The hosted payment page: redirect the payer's browser here. */
   readonly redirect_url: string
   readonly [field: string]: unknown
 }
 
-/** Answer of credit (not in the spec): known envelope fields typed, the rest kept. */
+/** Answer of credit (not published): the envelope's known fields typed, the rest kept. */
 export interface CheckoutCreditResult {
+  /** `SUCCESS`, `ACCEPTED`, … (rule Platform 9). */
   readonly result?: S2sResultValue
   readonly status?: string
   readonly payment_id?: string
@@ -124,27 +221,37 @@ export interface CheckoutCreditResult {
   readonly [field: string]: unknown
 }
 
-/** Answer of the status lookup (PLATFORM_NOTES): known fields typed, the rest kept. */
+/** The order as the status lookup shows it (rule Platform 7). */
+export interface CheckoutStatusOrder {
+  readonly number?: string
+  /** The amount string as it was signed. */
+  readonly amount?: string
+  readonly currency?: string
+  readonly description?: string
+  readonly [field: string]: unknown
+}
+
+/** Answer of the status lookup (rule Platform 7): known fields typed, the rest kept. */
 export interface CheckoutStatusResult {
+  /** The gateway's payment identifier (the callback's `id`). */
   readonly payment_id?: string
   readonly date?: string
+  /** Lowercase state: `pending` is authorised, not captured; `settled` is captured (rules States, Platform 7). */
   readonly status?: CheckoutPaymentStatus
+  /** Why a payment was declined or failed. */
   readonly reason?: string
-  readonly order?: {
-    readonly number?: string
-    readonly amount?: string
-    readonly currency?: string
-    readonly description?: string
-    readonly [field: string]: unknown
-  }
+  readonly order?: CheckoutStatusOrder
   readonly customer?: { readonly name?: string; readonly email?: string; readonly [field: string]: unknown }
+  /** The card of this payment, when it was bought with `req_token: true`: what `credit` refunds to (rule Platform 26). */
+  readonly card_token?: string
+  /** The token of an initial recurring payment (`recurring_init: true`), for `s2s.recurringSale`. */
   readonly recurring_token?: string
   readonly [field: string]: unknown
 }
 
 const checkoutStatus = (orderId: string) => `gw.checkout.status({ order_id: ${JSON.stringify(orderId)} })`
 
-/** The three Checkout operations, JSON bodies carrying `merchant_key` (spec Authentication 1). */
+/** The three Checkout operations, JSON bodies carrying `merchant_key` (rule Authentication 1). */
 const operations = {
   purchase: defineOperation({
     name: 'checkout.purchase',
@@ -161,7 +268,7 @@ const operations = {
       success_url,
       cancel_url,
     }),
-    finalize: signedWith(['order.number', 'order.amount', 'order.currency', 'order.description']), // spec Authentication 5
+    finalize: signedWith(['order.number', 'order.amount', 'order.currency', 'order.description']), // rule Authentication 5
     reconcile: reconcileBy('order.number', 'order_id', checkoutStatus),
     decode: (value, reject): CheckoutPurchaseResult => {
       const body = value as Record<string, unknown>
@@ -196,7 +303,7 @@ const operations = {
       card_token: p.card_token,
       name: p.name,
     }),
-    finalize: signedWith(['order_id', 'order_amount', 'order_currency', 'order_description']), // PLATFORM_NOTES [client]
+    finalize: signedWith(['order_id', 'order_amount', 'order_currency', 'order_description']), // rule Platform 4
     reconcile: reconcileBy('order_id', 'order_id', checkoutStatus),
     decode: (value) =>
       lenient<CheckoutCreditResult>(value as Record<string, unknown>, ['result', 'status', 'payment_id', 'order_id']),
@@ -207,21 +314,22 @@ const operations = {
     base: 'checkout',
     path: (ctx: GatewayContext) => ctx.paths.status,
     params: statusParams,
-    retry: safe, // spec Limits 2
+    retry: safe, // rule Limits 2
     toWire: (p, ctx: GatewayContext) => ({ merchant_key: ctx.merchantKey(), ...p }),
-    finalize: signedWith(['payment_id', 'order_id']), // PLATFORM_NOTES; only one of them is present
+    finalize: signedWith(['payment_id', 'order_id']), // rule Platform 7; only one of them is present
     decode: (value) =>
       lenient<CheckoutStatusResult>(value as Record<string, unknown>, [
         'payment_id',
         'date',
         'status',
         'reason',
+        'card_token',
         'recurring_token',
       ]),
   }),
 }
 
-/** The Checkout interface (JSON bodies, `merchant_key` in the body, spec Authentication 1). */
+/** The Checkout interface (JSON bodies, `merchant_key` in the body, rule Authentication 1). */
 export class Checkout {
   readonly #ops: OperationClient<GatewayContext>
 
@@ -230,7 +338,7 @@ export class Checkout {
     this.#ops = ops
   }
 
-  /** Creates a hosted-payment session (PLATFORM_NOTES); retried only inside the 15 s dedup window. */
+  /** Creates a hosted-payment session (rule Platform 5); retried only inside the 15 s dedup window (rule Limits 1). */
   purchase<S extends AnswerSchema | undefined = undefined>(
     params: CheckoutPurchaseParams,
     options?: OperationOptions<S>,
@@ -238,7 +346,7 @@ export class Checkout {
     return this.#ops.call(operations.purchase, { body: params }, options)
   }
 
-  /** Refunds to the card of the original sale (spec: credit); the payment must be settled (rule 2). */
+  /** Refunds to the card of the original sale (its `card_token`); the payment must be settled (rule States 2). */
   credit<S extends AnswerSchema | undefined = undefined>(
     params: CheckoutCreditParams,
     options?: OperationOptions<S>,
@@ -246,7 +354,7 @@ export class Checkout {
     return this.#ops.call(operations.credit, { body: params }, options)
   }
 
-  /** Looks a payment up by `payment_id` or `order_id`; safe to repeat (spec rule 3, Limits 2). */
+  /** Looks a payment up by `payment_id` or `order_id`; safe to repeat (rules States 3, Limits 2). */
   status<S extends AnswerSchema | undefined = undefined>(
     params: CheckoutStatusParams,
     options?: OperationOptions<S>,

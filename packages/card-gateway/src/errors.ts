@@ -1,4 +1,4 @@
-/** `CardGatewayError`: one named reason per row of the spec's error table, read from both envelope levels. */
+/** `CardGatewayError`: one named reason per row of the error table (rule Errors), read from both envelope levels. */
 
 import {
   type AnswerReader,
@@ -44,10 +44,10 @@ export type CardGatewayErrorReason =
   | 'unexpected_status'
   | 'unknown'
 
-/** Which entity a not-found answer is about (spec Errors: the code depends on the entity). */
+/** Which entity a not-found answer is about (rule Errors: the code depends on the entity). */
 export type NotFoundEntity = 'transaction' | 'order' | 'payment' | 'schedule' | 'recurring'
 
-/** One element of `errors[]`; its shape is not in the spec, so both known field spellings are read. */
+/** One element of `errors[]`; its shape is not published, so both known field spellings are read. */
 export interface CardGatewayErrorDetail {
   readonly code: number | undefined
   readonly message: string
@@ -147,9 +147,9 @@ export interface CardGatewayErrorInit extends RequestInfo {
 }
 
 /**
- * The gateway answered with an error (spec Errors). `code` is the effective error code (the inner
+ * The gateway answered with an error (rule Errors). `code` is the effective error code (the inner
  * one when the envelope says `error_code: 0` and `errors[]` holds the real code), `reason` names the
- * row of the spec's table, `isNotFound` follows the entity rule (and pre-6.7.0 messages).
+ * row of the error table, `isNotFound` follows the entity rule (and pre-6.7.0 messages).
  */
 export class CardGatewayError extends ApiError {
   override name = 'CardGatewayError'
@@ -196,7 +196,7 @@ brandErrorClass(CardGatewayError, 'CardGatewayError')
 
 /**
  * How the gateway's answers are read: a 2xx must be a JSON object, and one whose envelope says
- * `result: "ERROR"` (the spec leaves most error statuses unspecified) is an error too.
+ * `result: "ERROR"` (most error statuses are not fixed, rule Errors) is an error too.
  */
 export function gatewayAnswers(environment: string | undefined): AnswerReader {
   const toError = (response: RawResponse, request: RequestInfo) =>

@@ -28,14 +28,19 @@ export {
   TimeoutError,
   UserAbortError,
 } from '@paywire/core'
+export { formatAmount } from './amount.js'
 export type { CallbackEvent, CallbackOptions, CallbackStatus, Callbacks, CallbackType } from './callbacks.js'
 export { CHECKOUT_CALLBACK_FIELDS, dedupeKey, isFinal, isStuckChallenge } from './callbacks.js'
 export type {
   Checkout,
+  CheckoutBillingAddress,
   CheckoutCreditParams,
   CheckoutCreditResult,
+  CheckoutCustomer,
+  CheckoutOrder,
   CheckoutPurchaseParams,
   CheckoutPurchaseResult,
+  CheckoutStatusOrder,
   CheckoutStatusParams,
   CheckoutStatusResult,
 } from './checkout.js'

@@ -15,7 +15,8 @@ import {
 import { z } from 'zod'
 import { DEDUP_WINDOW_MS } from './checkout.js'
 import {
-  amountString,
+  amountText,
+  currencyCode,
   type GatewayContext,
   lenient,
   nonEmpty,
@@ -24,11 +25,13 @@ import {
   redirectUrl,
   type S2sResultValue,
   type S2sStatus,
+  type SameShape,
   uuid,
+  withAmountRule,
 } from './schemas.js'
 import { signedWith } from './signature.js'
 
-/** The nine action names (spec S2S CARD); no other name can be sent through the typed surface (rule 1). */
+/** The nine action names; no other name can be sent through the typed surface (rule S2S 1). */
 export type S2sActionName =
   | 'GET_TRANS_STATUS'
   | 'GET_TRANS_STATUS_BY_ORDER'
@@ -40,7 +43,7 @@ export type S2sActionName =
   | 'DELETE_SCHEDULE'
   | 'UPDATE_SCHEDULE'
 
-/** `interval_unit` platform-default values; `platformDefaults.intervalUnits` can allow others. */
+/** `interval_unit` platform-default values (rule Platform 12); `platformDefaults.intervalUnits` can allow others. */
 export type S2sIntervalUnit = 'day' | 'month'
 
 /** `"a"`, `"a" or "b"`, or `one of "a", "b", "c"`. */
@@ -53,15 +56,146 @@ function choices(values: readonly string[]): string {
 /** `interval_unit` from the client's list (platform default: day or month). */
 function intervalUnit(units: readonly string[]) {
   const message = `must be ${choices(units)}`
+  type Unit = S2sIntervalUnit | (string & {})
   return z.string({ error: message }).refine((value) => units.includes(value), message) as unknown as z.ZodType<
-    S2sIntervalUnit | (string & {})
+    Unit,
+    Unit
   >
 }
 
 const byTransId = z.strictObject({ trans_id: nonEmpty })
 const byOrderId = z.strictObject({ order_id: nonEmpty })
 const byScheduleId = z.strictObject({ schedule_id: uuid })
-const amountOptional = z.strictObject({ trans_id: nonEmpty, amount: amountString.optional() })
+// The request names no currency, so the amount is checked against every currency's form (rule Platform 22).
+const amountOptional = withAmountRule(z.strictObject({ trans_id: nonEmpty, amount: amountText.optional() }), 'amount')
+
+const recurringSaleParams = (allowPrivateRedirectUrls: boolean) =>
+  withAmountRule(
+    z.strictObject({
+      order_id: nonEmpty,
+      order_amount: amountText,
+      order_description: nonEmpty,
+      order_currency: currencyCode.optional(),
+      recurring_first_trans_id: nonEmpty,
+      recurring_token: nonEmpty,
+      term_url_3ds: redirectUrl(allowPrivateRedirectUrls).optional(),
+    }),
+    'order_amount',
+    'order_currency',
+  )
+
+const createScheduleParams = (units: readonly string[]) =>
+  z.strictObject({
+    name: nonEmpty,
+    interval_length: positiveInt,
+    interval_unit: intervalUnit(units),
+    payments_count: positiveInt,
+    schedule_id: uuid.optional(),
+  })
+
+const updateScheduleParams = (units: readonly string[]) =>
+  z.strictObject({
+    schedule_id: uuid,
+    name: nonEmpty.optional(),
+    interval_length: positiveInt.optional(),
+    interval_unit: intervalUnit(units).optional(),
+    payments_count: positiveInt.optional(),
+  })
+
+/** Params of GET_TRANS_STATUS. */
+export interface S2sGetTransStatusParams {
+  /** The gateway's transaction identifier; the hash input (rule Authentication 5). */
+  trans_id: string
+}
+
+/** Params of GET_TRANS_STATUS_BY_ORDER. */
+export interface S2sGetTransStatusByOrderParams {
+  /** Your order identifier; the hash input (rule Authentication 5). */
+  order_id: string
+}
+
+/** Params of CAPTURE (and `captureIfPending`). */
+export interface S2sCaptureParams {
+  /** The authorised (`pending`) transaction; the hash input (rules States 1, Authentication 5). */
+  trans_id: string
+  /** A partial capture: the amount string in its currency's form, e.g. `"5.00"`; omitted captures it all (rules Platform 11, 22). */
+  amount?: string | undefined
+}
+
+/** Params of VOID. */
+export interface S2sVoidParams {
+  /** The `pending` authorisation to cancel; the hash input (rule States 2). */
+  trans_id: string
+}
+
+/** Params of CREDITVOID. */
+export interface S2sCreditVoidParams {
+  /** The transaction to refund or reverse; the hash input (rule Authentication 5). */
+  trans_id: string
+  /** A partial refund: the amount string in its currency's form, e.g. `"5.00"`; omitted refunds it all (rules Platform 11, 22). */
+  amount?: string | undefined
+}
+
+/** Params of RECURRING_SALE (rule S2S 3, 4). */
+export interface S2sRecurringSaleParams {
+  /** A new order identifier for this charge; the hash input; deduplicated for 15 s (rule Limits 1). */
+  order_id: string
+  /** The amount string in the currency's form, e.g. `"10.00"` (rule Platform 22). */
+  order_amount: string
+  /** Not empty. */
+  order_description: string
+  /** ISO 4217 code in capitals; without it the amount is checked against every currency's form (rule Platform 22). */
+  order_currency?: string | undefined
+  /** The `trans_id` of the initial recurring payment; must pair with `recurring_token` (rule S2S 4). */
+  recurring_first_trans_id: string
+  /** The `recurring_token` of the initial recurring payment (rule S2S 4). */
+  recurring_token: string
+  /** Where the payer returns after 3DS: a public HTTPS URL (rule Events 4). */
+  term_url_3ds?: string | undefined
+}
+
+/** Params of CREATE_SCHEDULE (rule S2S 3); its hash inputs must be configured (`hashInputs`). */
+export interface S2sCreateScheduleParams {
+  /** The schedule's name; not empty. */
+  name: string
+  /** Intervals between payments: a positive whole number (or its digit string). */
+  interval_length: number | string
+  /** `day` or `month` (rule Platform 12), or the units set in `platformDefaults.intervalUnits`. */
+  interval_unit: S2sIntervalUnit | (string & {})
+  /** How many payments: a positive whole number (or its digit string). */
+  payments_count: number | string
+  /** Your own UUID for the schedule; the gateway makes one when omitted (rule S2S 2). */
+  schedule_id?: string | undefined
+}
+
+/** Params of DELETE_SCHEDULE: the way to cancel a schedule (rule S2S 1). */
+export interface S2sDeleteScheduleParams {
+  /** A UUID; the hash input (rules S2S 2, Authentication 5). */
+  schedule_id: string
+}
+
+/** Params of UPDATE_SCHEDULE: the schedule and the members to change. */
+export interface S2sUpdateScheduleParams {
+  /** A UUID; the hash input (rules S2S 2, Authentication 5). */
+  schedule_id: string
+  name?: string | undefined
+  interval_length?: number | string | undefined
+  interval_unit?: S2sIntervalUnit | (string & {}) | undefined
+  payments_count?: number | string | undefined
+}
+
+const paramsMatch: [
+  SameShape<z.input<typeof byTransId>, S2sGetTransStatusParams>,
+  SameShape<z.input<typeof byOrderId>, S2sGetTransStatusByOrderParams>,
+  SameShape<z.input<typeof amountOptional>, S2sCaptureParams>,
+  SameShape<z.input<typeof byTransId>, S2sVoidParams>,
+  SameShape<z.input<typeof amountOptional>, S2sCreditVoidParams>,
+  SameShape<z.input<ReturnType<typeof recurringSaleParams>>, S2sRecurringSaleParams>,
+  SameShape<z.input<ReturnType<typeof createScheduleParams>>, S2sCreateScheduleParams>,
+  SameShape<z.input<typeof byScheduleId>, S2sDeleteScheduleParams>,
+  SameShape<z.input<ReturnType<typeof updateScheduleParams>>, S2sUpdateScheduleParams>,
+] = [true, true, true, true, true, true, true, true, true]
+void paramsMatch
 
 const STRING_FIELDS = [
   'action',
@@ -75,6 +209,7 @@ const STRING_FIELDS = [
   'currency',
   'decline_reason',
   'recurring_token',
+  'card_token',
   'schedule_id',
   'redirect_url',
   'redirect_method',
@@ -107,7 +242,7 @@ const decodeAction = (value: unknown) => lenient<S2sActionResult>(value as Recor
 /**
  * The action table, form-encoded to `POST {s2sUrl}/post`. Params are strict: an unknown key is
  * refused with the closest wire name suggested (typo guard). Hash inputs are signed in order with
- * the password last (spec Authentication 5). Adding an action is a row here and a one-line method.
+ * the password last (rule Authentication 5). Adding an action is a row here and a one-line method.
  */
 export const S2S_ACTIONS = {
   getTransStatus: defineOperation({
@@ -117,7 +252,7 @@ export const S2S_ACTIONS = {
     path: '/post',
     encoding: 'form',
     params: byTransId,
-    retry: safe, // a lookup (spec rule 3, Limits 2)
+    retry: safe, // a lookup (rules States 3, Limits 2)
     toWire: actionWire('GET_TRANS_STATUS'),
     finalize: signedWith(['trans_id']),
     decode: decodeAction,
@@ -140,7 +275,7 @@ export const S2S_ACTIONS = {
     base: 's2s',
     path: '/post',
     encoding: 'form',
-    params: amountOptional, // amount: partial capture (PLATFORM_NOTES)
+    params: amountOptional, // amount: partial capture (rule Platform 11)
     retry: unsentOnly, // a repeated capture can act twice
     toWire: actionWire('CAPTURE'),
     finalize: signedWith(['trans_id']),
@@ -166,7 +301,7 @@ export const S2S_ACTIONS = {
     base: 's2s',
     path: '/post',
     encoding: 'form',
-    params: amountOptional, // amount: partial refund (PLATFORM_NOTES)
+    params: amountOptional, // amount: partial refund (rule Platform 11)
     retry: unsentOnly,
     toWire: actionWire('CREDITVOID'),
     finalize: signedWith(['trans_id']),
@@ -179,16 +314,7 @@ export const S2S_ACTIONS = {
     base: 's2s',
     path: '/post',
     encoding: 'form',
-    params: (ctx: GatewayContext) =>
-      z.strictObject({
-        order_id: nonEmpty,
-        order_amount: amountString,
-        order_description: nonEmpty,
-        order_currency: nonEmpty.optional(),
-        recurring_first_trans_id: nonEmpty,
-        recurring_token: nonEmpty,
-        term_url_3ds: redirectUrl(ctx.rules.allowPrivateRedirectUrls).optional(),
-      }),
+    params: (ctx: GatewayContext) => recurringSaleParams(ctx.rules.allowPrivateRedirectUrls),
     retry: withinWindow(DEDUP_WINDOW_MS), // carries order_id: the gateway dedups within 15 s
     toWire: actionWire('RECURRING_SALE'),
     finalize: signedWith(['order_id']),
@@ -205,14 +331,7 @@ export const S2S_ACTIONS = {
     base: 's2s',
     path: '/post',
     encoding: 'form',
-    params: (ctx: GatewayContext) =>
-      z.strictObject({
-        name: nonEmpty,
-        interval_length: positiveInt,
-        interval_unit: intervalUnit(ctx.rules.intervalUnits),
-        payments_count: positiveInt,
-        schedule_id: uuid.optional(),
-      }),
+    params: (ctx: GatewayContext) => createScheduleParams(ctx.rules.intervalUnits),
     retry: unsentOnly,
     toWire: actionWire('CREATE_SCHEDULE'),
     // Not published for this scheme. The one public fact (another brand's MD5 scheme) signs the
@@ -240,14 +359,7 @@ export const S2S_ACTIONS = {
     base: 's2s',
     path: '/post',
     encoding: 'form',
-    params: (ctx: GatewayContext) =>
-      z.strictObject({
-        schedule_id: uuid,
-        name: nonEmpty.optional(),
-        interval_length: positiveInt.optional(),
-        interval_unit: intervalUnit(ctx.rules.intervalUnits).optional(),
-        payments_count: positiveInt.optional(),
-      }),
+    params: (ctx: GatewayContext) => updateScheduleParams(ctx.rules.intervalUnits),
     retry: unsentOnly,
     toWire: actionWire('UPDATE_SCHEDULE'),
     finalize: signedWith(['schedule_id']),
@@ -256,35 +368,34 @@ export const S2S_ACTIONS = {
   }),
 }
 
-type Actions = typeof S2S_ACTIONS
-type SchemaOf<P> = P extends (ctx: never) => infer S ? S : P
-type ParamsOf<K extends keyof Actions> = z.input<SchemaOf<NonNullable<Actions[K]['params']>> & z.ZodType>
-
-export type S2sGetTransStatusParams = ParamsOf<'getTransStatus'>
-export type S2sGetTransStatusByOrderParams = ParamsOf<'getTransStatusByOrder'>
-export type S2sCaptureParams = ParamsOf<'capture'>
-export type S2sVoidParams = ParamsOf<'void'>
-export type S2sCreditVoidParams = ParamsOf<'creditVoid'>
-export type S2sRecurringSaleParams = ParamsOf<'recurringSale'>
-export type S2sCreateScheduleParams = ParamsOf<'createSchedule'>
-export type S2sDeleteScheduleParams = ParamsOf<'deleteSchedule'>
-export type S2sUpdateScheduleParams = ParamsOf<'updateSchedule'>
-
-/** An S2S answer (PLATFORM_NOTES): the commonly present fields typed, every other field kept. */
+/** An S2S answer (rule Platform 10): the commonly present fields typed, every other field kept. */
 export interface S2sActionResult {
+  /** The action answered, e.g. `CAPTURE`. */
   readonly action?: string
+  /** `SUCCESS`, `DECLINED`, `REDIRECT`, `ACCEPTED`, `ERROR`, `UNDEFINED`, or a newer value (rule Platform 9). */
   readonly result?: S2sResultValue
+  /** The transaction's state in capitals: `PENDING` is authorised, `SETTLED` captured (rules States, Platform 9). */
   readonly status?: S2sStatus
   readonly order_id?: string
+  /** The gateway's transaction identifier; with cascading it can change within one payment (rule Platform 24). */
   readonly trans_id?: string
   readonly trans_date?: string
+  /** The text on the payer's statement. */
   readonly descriptor?: string
+  /** The amount string as the gateway holds it. */
   readonly amount?: string
   readonly currency?: string
+  /** Why the acquirer declined, on `result: DECLINED`. */
   readonly decline_reason?: string
+  /** The token of an initial recurring payment, for `recurringSale` (rule S2S 4). */
   readonly recurring_token?: string
+  /** The card's token, when the payment was bought with `req_token: true`: what `checkout.credit` refunds to (rule Platform 26). */
+  readonly card_token?: string
+  /** The schedule an action created or changed (rule Platform 12). */
   readonly schedule_id?: string
+  /** Where to send the payer on `result: REDIRECT` (3DS). */
   readonly redirect_url?: string
+  /** Fields to post to `redirect_url`: an object, or an array on some endpoints (rule Platform 10). */
   readonly redirect_params?: unknown
   readonly redirect_method?: string
   readonly [field: string]: unknown
@@ -294,7 +405,7 @@ export type S2sGetTransStatusResult = S2sActionResult
 export type S2sGetTransStatusByOrderResult = S2sActionResult
 export type S2sCaptureResult = S2sActionResult
 export type S2sVoidResult = S2sActionResult
-/** CREDITVOID answers `ACCEPTED` at once; the outcome arrives later by callback (PLATFORM_NOTES). */
+/** CREDITVOID answers `ACCEPTED` at once; the outcome arrives later by callback (rule Platform 11). */
 export type S2sCreditVoidResult = S2sActionResult
 export type S2sRecurringSaleResult = S2sActionResult
 export type S2sCreateScheduleResult = S2sActionResult
@@ -306,7 +417,7 @@ export type S2sCaptureIfPendingResult =
   | { readonly captured: true; readonly lookup: S2sGetTransStatusResult; readonly capture: S2sCaptureResult }
   | { readonly captured: false; readonly lookup: S2sGetTransStatusResult; readonly status: S2sStatus | undefined }
 
-/** The S2S CARD interface: form-encoded actions carrying `client_key` (spec Authentication 1). */
+/** The S2S CARD interface: form-encoded actions carrying `client_key` (rules Authentication 1, Platform 13). */
 export class S2s {
   readonly #ops: OperationClient<GatewayContext>
 
@@ -315,7 +426,7 @@ export class S2s {
     this.#ops = ops
   }
 
-  /** GET_TRANS_STATUS: reads a transaction's state; safe to repeat (spec rule 3). */
+  /** GET_TRANS_STATUS: reads a transaction's state; safe to repeat (rule States 3). */
   getTransStatus<S extends AnswerSchema | undefined = undefined>(
     params: S2sGetTransStatusParams,
     options?: OperationOptions<S>,
@@ -331,7 +442,7 @@ export class S2s {
     return this.#ops.call(S2S_ACTIONS.getTransStatusByOrder, { body: params }, options)
   }
 
-  /** CAPTURE: only a `pending` payment (spec rule 1: else 208003); never retried once sent. */
+  /** CAPTURE: only a `pending` payment (rule States 1: else 208003); never retried once sent. */
   capture<S extends AnswerSchema | undefined = undefined>(
     params: S2sCaptureParams,
     options?: OperationOptions<S>,
@@ -339,7 +450,7 @@ export class S2s {
     return this.#ops.call(S2S_ACTIONS.capture, { body: params }, options)
   }
 
-  /** VOID: cancels a `pending` authorization (spec rule 2); never retried once sent. */
+  /** VOID: cancels a `pending` authorization (rule States 2); never retried once sent. */
   void<S extends AnswerSchema | undefined = undefined>(
     params: S2sVoidParams,
     options?: OperationOptions<S>,
@@ -355,7 +466,7 @@ export class S2s {
     return this.#ops.call(S2S_ACTIONS.creditVoid, { body: params }, options)
   }
 
-  /** RECURRING_SALE: charges again from an initial recurring transaction (rule 4: the pair must match). */
+  /** RECURRING_SALE: charges again from an initial recurring transaction (rule S2S 4: the pair must match). */
   recurringSale<S extends AnswerSchema | undefined = undefined>(
     params: S2sRecurringSaleParams,
     options?: OperationOptions<S>,
@@ -363,7 +474,7 @@ export class S2s {
     return this.#ops.call(S2S_ACTIONS.recurringSale, { body: params }, options)
   }
 
-  /** CREATE_SCHEDULE: answers with `schedule_id` (PLATFORM_NOTES). */
+  /** CREATE_SCHEDULE: answers with `schedule_id` (rule Platform 12). */
   createSchedule<S extends AnswerSchema | undefined = undefined>(
     params: S2sCreateScheduleParams,
     options?: OperationOptions<S>,
@@ -371,7 +482,7 @@ export class S2s {
     return this.#ops.call(S2S_ACTIONS.createSchedule, { body: params }, options)
   }
 
-  /** DELETE_SCHEDULE: the way to cancel a schedule (rule 1: there is no CANCEL_SCHEDULE). */
+  /** DELETE_SCHEDULE: the way to cancel a schedule (rule S2S 1: there is no CANCEL_SCHEDULE). */
   deleteSchedule<S extends AnswerSchema | undefined = undefined>(
     params: S2sDeleteScheduleParams,
     options?: OperationOptions<S>,
@@ -379,7 +490,7 @@ export class S2s {
     return this.#ops.call(S2S_ACTIONS.deleteSchedule, { body: params }, options)
   }
 
-  /** UPDATE_SCHEDULE: changes a schedule; schedule_id must be a UUID (rule 2). */
+  /** UPDATE_SCHEDULE: changes a schedule; schedule_id must be a UUID (rule S2S 2). */
   updateSchedule<S extends AnswerSchema | undefined = undefined>(
     params: S2sUpdateScheduleParams,
     options?: OperationOptions<S>,
@@ -388,7 +499,7 @@ export class S2s {
   }
 
   /**
-   * Spec rule 3 as one call: a status lookup, then CAPTURE only when the status is `PENDING`.
+   * Rule States 3 as one call: a status lookup, then CAPTURE only when the status is `PENDING`.
    * It cannot capture twice: the lookup is the only retried step, and CAPTURE is sent at most once
    * (`unsent-only`); if its outcome is unknown the error says `requestSent`, reconcile with a lookup.
    */

@@ -2,31 +2,48 @@
 
 import { type Reconciliation, RequestValidationError, type SentRequest, type ValidationIssue } from '@paywire/core'
 import { z } from 'zod'
+import { amountProblem, CURRENCY_PATTERN, CURRENCY_RULE } from './amount.js'
 import { pickInputs, type SignatureInput } from './signature.js'
 
-/** Any decimal amount as a string, e.g. `10`, `10.5`, `10.00`: a string so body and hash stay byte-identical. */
-export const amountString = z
-  .string({
-    error: (issue) =>
-      typeof issue.input === 'number'
-        ? 'must be a string (e.g. "10.00"), not a number: the exact string is sent and signed'
-        : 'must be a string',
-  })
-  .regex(/^\d+(\.\d+)?$/, 'must be a decimal amount such as "10.00"')
+/**
+ * An amount as a string, so body and hash stay byte-identical; its form per currency is checked
+ * with the object holding the currency (`withAmountRule`).
+ */
+export const amountText = z.string({
+  error: (issue) =>
+    typeof issue.input === 'number'
+      ? 'must be a string (e.g. "10.00"), not a number: the exact string is sent and signed (formatAmount writes it)'
+      : issue.input === undefined
+        ? 'is required'
+        : 'must be a string such as "10.00"',
+})
 
-/** Amounts the spec requires with exactly two decimals (credit `order_amount`). */
-export const twoDecimals = z
-  .string({
-    error: (issue) =>
-      typeof issue.input === 'number'
-        ? 'must be a string with two decimals (e.g. "10.00"), not a number'
-        : 'must be a string',
-  })
-  .regex(/^\d+\.\d{2}$/, 'must be a decimal string with two decimals, e.g. "10.00"')
+/** A currency code: three capital letters (rule Platform 22). */
+export const currencyCode = z.string().regex(CURRENCY_PATTERN, CURRENCY_RULE)
+
+/**
+ * Adds the amount rule to an object schema (rule Platform 22): `amountField` must be a wire amount
+ * of the currency in `currencyField`, or of any currency when the request names none.
+ */
+export function withAmountRule<T extends z.ZodObject>(schema: T, amountField: string, currencyField?: string): T {
+  return schema.superRefine((value: Record<string, unknown>, ctx) => {
+    const amount = value[amountField]
+    if (typeof amount !== 'string') return
+    const currency = currencyField === undefined ? undefined : value[currencyField]
+    const problem = amountProblem(amount, typeof currency === 'string' ? currency : undefined)
+    if (problem) ctx.addIssue({ code: 'custom', path: [amountField], message: problem })
+  }) as T
+}
+
+/**
+ * Compile-time proof that a schema accepts exactly a documented params interface: the public type
+ * is the interface (with its field docs), the schema is what runs, and they cannot drift apart.
+ */
+export type SameShape<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
 
 export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
-/** schedule_id: a UUID, checked before sending (S2S rule 2). */
+/** schedule_id: a UUID, checked before sending (rule S2S 2). */
 export const uuid = z.string().regex(UUID_PATTERN, 'must be a UUID, e.g. "9b0c6e1a-3f7d-4c2e-8a51-7d2f0e4b9c13"')
 
 export const nonEmpty = z.string().min(1, 'must not be empty')
@@ -142,10 +159,10 @@ export const positiveInt = z.union([
   z.string().regex(/^[1-9]\d*$/, 'must be a positive integer'),
 ])
 
-/** S2S `result` values (PLATFORM_NOTES); unknown values still parse. */
+/** S2S `result` values (rule Platform 9); unknown values still parse. */
 export type S2sResultValue = 'SUCCESS' | 'DECLINED' | 'REDIRECT' | 'ACCEPTED' | 'ERROR' | 'UNDEFINED' | (string & {})
 
-/** S2S `status` values (PLATFORM_NOTES); unknown values still parse. */
+/** S2S `status` values (rule Platform 9); unknown values still parse. */
 export type S2sStatus =
   | '3DS'
   | 'REDIRECT'
@@ -159,7 +176,7 @@ export type S2sStatus =
   | 'DECLINED'
   | (string & {})
 
-/** Checkout payment `status` values, lowercase (PLATFORM_NOTES); unknown values still parse. */
+/** Checkout payment `status` values, lowercase (rule Platform 7); unknown values still parse. */
 export type CheckoutPaymentStatus =
   | 'prepare'
   | 'settled'

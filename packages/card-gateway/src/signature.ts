@@ -1,16 +1,16 @@
-/** The request signature: `sha1(inner(UPPER(concat)))` over the exact wire strings (spec Authentication 4–5). */
+/** The request signature: `sha1(inner(UPPER(concat)))` over the exact wire strings (rules Authentication 4, 5). */
 
 import { createHash } from 'node:crypto'
 import { RequestValidationError, type Secret } from '@paywire/core'
 import { assertWellFormedText, type GatewayContext } from './schemas.js'
 
-/** Inner digest: `md5` by default; some accounts switch to `sha256` in the admin panel (PLATFORM_NOTES). */
+/** Inner digest: `md5` by default; some accounts switch to `sha256` in the admin panel (rule Platform 3). */
 export type DigestName = 'md5' | 'sha256'
 
 const NON_ASCII = /[\u0080-\uffff]/
 
 /**
- * Uppercases ASCII `a`–`z` only, like PHP `strtoupper` (PLATFORM_NOTES): `toUpperCase` would turn
+ * Uppercases ASCII `a`–`z` only, like PHP `strtoupper` (rule Platform 1): `toUpperCase` would turn
  * `é` into `É` and `ß` into `SS`, and the gateway's hash would no longer match.
  */
 export function asciiUpper(text: string): string {
@@ -80,7 +80,7 @@ export interface SignatureExplanation {
 }
 
 /**
- * Explains a signature step by step (spec Authentication 4): which inputs, the concatenation and
+ * Explains a signature step by step (rule Authentication 4): which inputs, the concatenation and
  * the uppercased text with the password masked, the inner hex digest and the final hash.
  */
 export function explainSignature(
@@ -121,7 +121,7 @@ function readPath(fields: Readonly<Record<string, unknown>>, path: string): stri
 
 /**
  * The last step of every card operation: refuses ill-formed text, then adds `hash` computed from the
- * very wire strings that are sent (spec Authentication 4–5), over the caller's `hashInputs` for the
+ * very wire strings that are sent (rules Authentication 4, 5), over the caller's `hashInputs` for the
  * operation or `inputs`. `null` inputs are not published: the caller must name them.
  */
 export function signedWith(inputs: readonly string[] | null) {

@@ -48,6 +48,34 @@ afterEach(() => {
   vi.restoreAllMocks()
 })
 
+describe('an empty callback request', () => {
+  it.each([
+    ['an empty string', ''],
+    ['whitespace', ' \r\n'],
+    ['an empty Buffer', Buffer.alloc(0)],
+  ])('%s is refused as an empty body, without body-parser advice', (_, body) => {
+    const error = verifyError(body)
+    expect(error.reason).toBe('empty_body')
+    expect(error.message).toMatch(/^callback body is empty/)
+    expect(error.message).not.toMatch(/express|Fastify|raw request body/i)
+  })
+
+  it.each([
+    ["Express 4's {} for a request without a body", {}],
+    ["Express 5's undefined for a request without a body", undefined],
+  ])('%s is refused as empty_body, saying both possible causes', (_, body) => {
+    const error = verifyError(body as unknown as string)
+    expect(error.reason).toBe('empty_body')
+    expect(error.message).toMatch(/^callbacks\.verify got no body: the request had none/)
+  })
+
+  it('a parsed object with fields still gets the raw-body advice', () => {
+    const error = verifyError({ id: 'p', hash: 'h' } as unknown as string)
+    expect(error.reason).toBe('not_raw_body')
+    expect(error.message).toMatch(/express\.raw/)
+  })
+})
+
 describe('a callback must carry every signed field', () => {
   it('refuses a forged "settled sale" that carries none of the signed fields and the password-only hash', () => {
     const forged = `type=sale&status=success&order_status=settled&hash=${passwordOnly.hash}`

@@ -38,11 +38,14 @@ describe('Checkout purchase', () => {
   it('signs the amount string byte-identical to the body', async () => {
     const ctx = await setup()
     const number = orderId()
-    await ctx.gw.checkout.purchase({ order: { number, amount: '10.5', currency: 'EUR', description: 'Half' }, ...urls })
+    await ctx.gw.checkout.purchase({
+      order: { number, amount: '10.500', currency: 'KWD', description: 'Half' },
+      ...urls,
+    })
     const body = JSON.parse(ctx.server.requests[0]?.body ?? '')
-    expect(body.order.amount).toBe('10.5')
-    expect(body.hash).toBe(simulatorHash([number, '10.5', 'EUR', 'Half'], PASSWORD))
-    expect(body.hash).not.toBe(simulatorHash([number, '10.50', 'EUR', 'Half'], PASSWORD))
+    expect(body.order.amount).toBe('10.500')
+    expect(body.hash).toBe(simulatorHash([number, '10.500', 'KWD', 'Half'], PASSWORD))
+    expect(body.hash).not.toBe(simulatorHash([number, '10.50', 'KWD', 'Half'], PASSWORD))
   })
 
   it('refuses a number amount before sending, saying why', async () => {

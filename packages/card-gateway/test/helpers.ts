@@ -41,7 +41,7 @@ export function orderId(prefix = 'order'): string {
 /** Purchase through the client, then the payer pays with a test card on the simulator. */
 export async function paidPayment(
   ctx: Setup,
-  options: { expiry?: string; capture?: boolean; recurring?: boolean; amount?: string } = {},
+  options: { expiry?: string; capture?: boolean; recurring?: boolean; amount?: string; reqToken?: boolean } = {},
 ) {
   const number = orderId()
   await ctx.gw.checkout.purchase({
@@ -49,6 +49,7 @@ export async function paidPayment(
     success_url: 'https://shop.example/ok',
     cancel_url: 'https://shop.example/cancel',
     ...(options.recurring ? { recurring_init: true } : {}),
+    ...(options.reqToken ? { req_token: true } : {}),
   })
   return ctx.simulator.pay(number, {
     card: TEST_CARDS.number,

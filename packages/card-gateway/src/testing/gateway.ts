@@ -27,6 +27,7 @@ import {
   signCallback,
   simulatorHash,
   TEST_CARDS,
+  tokensOf,
 } from './rules.js'
 
 /**
@@ -94,7 +95,7 @@ export class SimulatedGateway {
   }
 
   /**
-   * The payer completes the hosted page with a card (PLATFORM_NOTES test cards): 01/2038 succeeds,
+   * The payer completes the hosted page with a card (rule Platform 18 test cards): 01/2038 succeeds,
    * 02/2038 declines, 03/2038 authorises but its capture fails, 05/2038 and 06/2038 start a 3DS
    * challenge that `complete3ds` finishes with success or decline. Success leaves `pending`
    * (authorised) unless `capture` is set.
@@ -169,6 +170,7 @@ export class SimulatedGateway {
         order_status: p.status,
         type,
         status,
+        ...tokensOf(p),
         ...extra,
       }),
     )
@@ -220,7 +222,7 @@ export class SimulatedGateway {
     const type = request.headers.get('content-type') ?? ''
     const text = await request.text()
     if (api === 's2s') {
-      // S2S CARD is form-only: a JSON body is an unknown route (PLATFORM_NOTES).
+      // S2S CARD is form-only: a JSON body is an unknown route (rule Platform 13).
       if (!type.startsWith('application/x-www-form-urlencoded')) return this.route()
       return run(Object.fromEntries(new URLSearchParams(text)))
     }
@@ -269,7 +271,7 @@ export class SimulatedGateway {
     return new Reply(404, { result: 'ERROR', error_code: 0, error_message: 'Route or parameters is not supported' })
   }
 
-  /** Key checks shared by both interfaces (spec Authentication 1, 3). */
+  /** Key checks shared by both interfaces (rules Authentication 1, 3). */
   protected checkKey(api: 'checkout' | 's2s', name: string, value: unknown, expected: string): Reply | undefined {
     if (typeof value !== 'string' || value === '')
       return this.invalid(api, [`${name}: This value should not be blank.`])
@@ -297,7 +299,7 @@ export class SimulatedGateway {
     return body['hash'] === expected ? undefined : this.error(api, 100000, 'Hash is not valid')
   }
 
-  /** 15 s dedup by merchant + order_id (spec Limits 1): replay inside the window, refuse after it. */
+  /** 15 s dedup by merchant + order_id (rule Limits 1): replay inside the window, refuse after it. */
   protected dedup(api: 'checkout' | 's2s', orderId: string, execute: () => Reply): Reply {
     const key = `${this.merchantKey}|${orderId}`
     const seen = this.#seen.get(key)

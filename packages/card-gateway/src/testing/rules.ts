@@ -1,4 +1,4 @@
-/** The card simulator's rules: credentials, test cards, option and record types, the spec's action tables, signing. */
+/** The card simulator's rules: credentials, test cards, option and record types, the action tables, signing. */
 
 import { createHash } from 'node:crypto'
 import type { Clock } from '@paywire/core'
@@ -10,10 +10,10 @@ export const SIMULATOR_CREDENTIALS = Object.freeze({
   password: 'sim-password',
 })
 
-/** Keys of the other environment: sending one answers 220002 (spec Authentication 3). */
+/** Keys of the other environment: sending one answers 220002 (rule Authentication 3). */
 export const SIMULATOR_LIVE_KEYS = Object.freeze({ merchantKey: 'live-merchant-key', clientKey: 'live-client-key' })
 
-/** Sandbox test cards (PLATFORM_NOTES): the expiry chooses the outcome. */
+/** Sandbox test cards (rule Platform 18): the expiry chooses the outcome. */
 export const TEST_CARDS = Object.freeze({
   number: '4111111111111111',
   success: '01/2038',
@@ -23,7 +23,7 @@ export const TEST_CARDS = Object.freeze({
   threeDsDecline: '06/2038',
 })
 
-/** The simulator's dedup window (spec Limits 1). */
+/** The simulator's dedup window (rule Limits 1). */
 export const SIMULATOR_DEDUP_WINDOW_MS = 15_000
 
 export type Digest = 'md5' | 'sha256'
@@ -34,7 +34,7 @@ export interface CardGatewaySimulatorOptions {
   readonly password?: string
   /** Keys that belong to the other environment (answer 220002). Default `SIMULATOR_LIVE_KEYS`. */
   readonly otherEnvironmentKeys?: readonly string[]
-  /** Allowed caller addresses; `undefined` allows every address (spec Authentication 7). */
+  /** Allowed caller addresses; `undefined` allows every address (rule Authentication 7). */
   readonly allowedIps?: readonly string[]
   /**
    * Time: the 15 s dedup window is measured on `clock.now()` (monotonic), ledger and payment times
@@ -44,7 +44,7 @@ export interface CardGatewaySimulatorOptions {
   readonly digest?: Digest
   /** Hash input overrides by action name, or `purchase`, `credit`, `status`. */
   readonly hashInputs?: Readonly<Record<string, readonly string[]>>
-  /** Callback hash input order; default Checkout order (PLATFORM_NOTES). */
+  /** Callback hash input order; default Checkout order (rule Platform 15). */
   readonly callbackFields?: readonly string[]
   /** `disabled`: 100000 Refund is not allowed; `portal-only`: 210002. Default `enabled`. */
   readonly refunds?: 'enabled' | 'disabled' | 'portal-only'
@@ -52,11 +52,11 @@ export interface CardGatewaySimulatorOptions {
   readonly unsupportedActions?: readonly string[]
   /** Answer not-found for transaction/order with 100000, as before release 6.7.0. */
   readonly legacyNotFound?: boolean
-  /** Checkout validation failures as `error_code: 0` with the real code inside `errors[]` (PLATFORM_NOTES). */
+  /** Checkout validation failures as `error_code: 0` with the real code inside `errors[]` (rule Platform 8). */
   readonly nestedValidationErrors?: boolean
 }
 
-/** Internal payment states (spec States; Checkout status names from PLATFORM_NOTES). */
+/** Internal payment states (rule States; Checkout status names from rule Platform 7). */
 export type SimulatedPaymentStatus = 'prepare' | '3ds' | 'pending' | 'settled' | 'decline' | 'void' | 'refund'
 
 export interface SimulatedPayment {
@@ -67,8 +67,11 @@ export interface SimulatedPayment {
   readonly currency: string
   readonly description: string
   status: SimulatedPaymentStatus
+  /** The card's token, set when the payer pays; shown in answers only when `tokenise` (rule Platform 26). */
   card_token: string | undefined
   recurring_token: string | undefined
+  /** Whether the purchase asked `req_token: true`: answers and callbacks then carry `card_token`. */
+  readonly tokenise: boolean
   readonly recurringInit: boolean
   captureFails: boolean
   captureOnSuccess: boolean
@@ -109,7 +112,7 @@ export interface LedgerEntry {
 
 export interface PayOptions {
   readonly card: string
-  /** `MM/YYYY`; with the test card it picks the outcome (PLATFORM_NOTES). */
+  /** `MM/YYYY`; with the test card it picks the outcome (rule Platform 18). */
   readonly expiry: string
   /** Capture at once (a sale) instead of leaving the authorization `pending`. Default false. */
   readonly capture?: boolean
@@ -127,7 +130,7 @@ export const ACTIONS = new Set([
   'UPDATE_SCHEDULE',
 ])
 
-/** Required fields per action (spec S2S table). */
+/** Required fields per action (rule S2S 3). */
 export const REQUIRED: Readonly<Record<string, readonly string[]>> = {
   GET_TRANS_STATUS: ['trans_id'],
   GET_TRANS_STATUS_BY_ORDER: ['order_id'],
@@ -140,7 +143,7 @@ export const REQUIRED: Readonly<Record<string, readonly string[]>> = {
   UPDATE_SCHEDULE: ['schedule_id'],
 }
 
-/** Hash inputs per operation (spec Authentication 5, PLATFORM_NOTES for the rest). */
+/** Hash inputs per operation (rule Authentication 5; rules Platform 4 and 7 for the rest). */
 export const HASH_INPUTS: Readonly<Record<string, readonly string[]>> = {
   purchase: ['order.number', 'order.amount', 'order.currency', 'order.description'],
   credit: ['order_id', 'order_amount', 'order_currency', 'order_description'],
@@ -181,7 +184,7 @@ export function simulatorHash(values: readonly string[], password: string, diges
 }
 
 /**
- * Builds a correctly signed form-encoded callback body (PLATFORM_NOTES Checkout order by default):
+ * Builds a correctly signed form-encoded callback body (rule Platform 15 order by default):
  * the fields in the given order, then `hash`.
  */
 export function signCallback(
@@ -219,4 +222,15 @@ export function readPath(fields: Record<string, unknown>, path: string): string 
 
 export function normaliseIp(address: string): string {
   return address.startsWith('::ffff:') ? address.slice(7) : address
+}
+
+/**
+ * The tokens a payment's answers and callbacks carry: `card_token` when the purchase asked for it
+ * (`req_token: true`, rule Platform 26), `recurring_token` for an initial recurring payment.
+ */
+export function tokensOf(p: SimulatedPayment): Record<string, string> {
+  const tokens: Record<string, string> = {}
+  if (p.tokenise && p.card_token) tokens['card_token'] = p.card_token
+  if (p.recurring_token) tokens['recurring_token'] = p.recurring_token
+  return tokens
 }

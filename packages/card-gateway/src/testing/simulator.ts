@@ -1,9 +1,9 @@
-/** A stateful card gateway that follows every rule of the spec, served as msw handlers; its ledger records side effects. */
+/** A stateful card gateway that follows every card gateway rule, served as msw handlers; its ledger records side effects. */
 
 import { randomUUID } from 'node:crypto'
 import { http, type RequestHandler } from 'msw'
 import { SimulatedGateway } from './gateway.js'
-import { ACTIONS, REQUIRED, Reply, S2S_STATUS, type SimulatedPayment, UUID } from './rules.js'
+import { ACTIONS, REQUIRED, Reply, S2S_STATUS, type SimulatedPayment, tokensOf, UUID } from './rules.js'
 
 /**
  * The stateful simulator. `handlers` are msw handlers (serve them with `startMockServer`, or use
@@ -52,6 +52,7 @@ export class CardGatewaySimulator extends SimulatedGateway {
         status: 'prepare',
         card_token: undefined,
         recurring_token: undefined,
+        tokenise: body['req_token'] === true,
         recurringInit: body['recurring_init'] === true,
         captureFails: false,
         captureOnSuccess: false,
@@ -109,7 +110,7 @@ export class CardGatewaySimulator extends SimulatedGateway {
     })
   }
 
-  /** Refunds need a settled payment (spec rule 2) and refunds enabled on the account. */
+  /** Refunds need a settled payment (rule States 2) and refunds enabled on the account. */
   #refundRefusal(api: 'checkout' | 's2s', p: SimulatedPayment, code: number, message: string): Reply | undefined {
     if (this.refunds === 'disabled') return this.error(api, 100000, 'Refund is not allowed')
     if (this.refunds === 'portal-only') {
@@ -138,7 +139,7 @@ export class CardGatewaySimulator extends SimulatedGateway {
       date: new Date(p.createdAt).toISOString(),
       status: p.status,
       order: { number: p.order_id, amount: p.amount, currency: p.currency, description: p.description },
-      ...(p.recurring_token ? { recurring_token: p.recurring_token } : {}),
+      ...tokensOf(p),
     })
   }
 
@@ -147,7 +148,7 @@ export class CardGatewaySimulator extends SimulatedGateway {
   #s2s(body: Record<string, unknown>): Reply {
     const f = body as Record<string, string>
     const action = f['action'] ?? ''
-    if (!ACTIONS.has(action)) return this.route() // spec: any other action name → 404, 0
+    if (!ACTIONS.has(action)) return this.route() // rule S2S 1: any other action name → 404, 0
     if (this.unsupportedActions.includes(action)) return this.error('s2s', 204005, 'Payment action not supported')
     const keyProblem = this.checkKey('s2s', 'client_key', f['client_key'], this.clientKey)
     if (keyProblem) return keyProblem
@@ -205,7 +206,7 @@ export class CardGatewaySimulator extends SimulatedGateway {
       trans_date: new Date(p.createdAt).toISOString(),
       amount: p.capturedAmount ?? p.amount,
       currency: p.currency,
-      ...(p.recurring_token ? { recurring_token: p.recurring_token } : {}),
+      ...tokensOf(p),
       ...extra,
     })
   }
@@ -214,7 +215,7 @@ export class CardGatewaySimulator extends SimulatedGateway {
     const p = this.payments.find((x) => x.trans_id === f['trans_id'])
     if (!p) return this.notFound('s2s', 'Transaction does not exist.')
     if (p.status !== 'pending') {
-      return this.error('s2s', 208003, 'capture requested for a payment not in pending status') // spec rule 1
+      return this.error('s2s', 208003, 'capture requested for a payment not in pending status') // rule States 1
     }
     const amount = f['amount'] ?? p.amount
     if (Number(amount) > Number(p.amount)) return this.invalid('s2s', ['amount: This value is too high.'])
@@ -248,7 +249,7 @@ export class CardGatewaySimulator extends SimulatedGateway {
     p.status = 'refund'
     this.record({ kind: 'refund', trans_id: p.trans_id, order_id: p.order_id, amount })
     this.callback(p, 'refund', 'success')
-    // CREDITVOID answers ACCEPTED at once; the outcome follows by callback (PLATFORM_NOTES).
+    // CREDITVOID answers ACCEPTED at once; the outcome follows by callback (rule Platform 11).
     return new Reply(200, { action: 'CREDITVOID', result: 'ACCEPTED', order_id: p.order_id, trans_id: p.trans_id })
   }
 
@@ -256,7 +257,7 @@ export class CardGatewaySimulator extends SimulatedGateway {
     return this.dedup('s2s', f['order_id'] as string, () => {
       const first = this.payments.find((x) => x.trans_id === f['recurring_first_trans_id'])
       const valid = first?.recurring_token !== undefined && first.recurring_token === f['recurring_token']
-      if (!first || !valid) return this.error('s2s', 100000, 'Incorrect transaction') // S2S rule 4
+      if (!first || !valid) return this.error('s2s', 100000, 'Incorrect transaction') // rule S2S 4
       const p: SimulatedPayment = {
         payment_id: randomUUID(),
         trans_id: randomUUID(),
@@ -267,6 +268,7 @@ export class CardGatewaySimulator extends SimulatedGateway {
         status: 'settled',
         card_token: first.card_token,
         recurring_token: first.recurring_token,
+        tokenise: first.tokenise,
         recurringInit: false,
         captureFails: false,
         captureOnSuccess: true,

@@ -1,0 +1,115 @@
+/**
+ * Amount strings per currency (rule Platform 22). Amounts are hashed, so the exact string matters:
+ * one table decides both how `formatAmount` writes an amount and which strings the SDK accepts.
+ */
+
+import { RequestValidationError, type ValidationIssue } from '@paywire/core'
+
+/** ISO 4217 minor units of the currencies that do not have two (every other code has two). */
+const MINOR_UNITS: Readonly<Record<string, number>> = {
+  BIF: 0,
+  CLP: 0,
+  DJF: 0,
+  GNF: 0,
+  ISK: 0,
+  JPY: 0,
+  KMF: 0,
+  KRW: 0,
+  PYG: 0,
+  RWF: 0,
+  UGX: 0,
+  UYI: 0,
+  VND: 0,
+  VUV: 0,
+  XAF: 0,
+  XOF: 0,
+  XPF: 0,
+  BHD: 3,
+  IQD: 3,
+  JOD: 3,
+  KWD: 3,
+  LYD: 3,
+  OMR: 3,
+  TND: 3,
+  CLF: 4,
+  UYW: 4,
+}
+
+/** Zero-decimal currencies this platform nevertheless takes with two zero decimals (`100.00`). */
+const SENT_WITH_ZERO_CENTS: ReadonlySet<string> = new Set(['CLP', 'JPY', 'KRW', 'UGX'])
+
+/** A currency code as the gateway takes it: three capital letters (ISO 4217 alphabetic). */
+export const CURRENCY_PATTERN = /^[A-Z]{3}$/
+
+/** The currency rule, in words, for messages. */
+export const CURRENCY_RULE = 'must be a three-letter ISO 4217 currency code in capitals, e.g. "USD"'
+
+interface WireFormat {
+  /** Minor units of the currency (ISO 4217). */
+  readonly exponent: number
+  /** Decimals written on the wire: the exponent, or 2 for the zero-decimal exceptions. */
+  readonly decimals: number
+}
+
+function wireFormat(currency: string): WireFormat {
+  const exponent = MINOR_UNITS[currency] ?? 2
+  return { exponent, decimals: SENT_WITH_ZERO_CENTS.has(currency) ? 2 : exponent }
+}
+
+/**
+ * Writes an amount given in minor units (cents, fils; whole yen for JPY) as the exact string the
+ * gateway signs and expects for `currency` (rule Platform 22): `formatAmount(1050, 'USD')` is
+ * `"10.50"`, `formatAmount(10500, 'KWD')` is `"10.500"`, `formatAmount(1000, 'JPY')` is
+ * `"1000.00"` (this platform's form for JPY, CLP, KRW and UGX), `formatAmount(100, 'ISK')` is `"100"`.
+ * Throws `RequestValidationError` for a negative or fractional amount or a malformed currency.
+ */
+export function formatAmount(minorUnits: number | bigint, currency: string): string {
+  const issues: ValidationIssue[] = []
+  if (typeof currency !== 'string' || !CURRENCY_PATTERN.test(currency)) {
+    issues.push({ path: 'currency', message: CURRENCY_RULE })
+  }
+  const whole =
+    typeof minorUnits === 'bigint' ||
+    (typeof minorUnits === 'number' && Number.isSafeInteger(minorUnits) && !Object.is(minorUnits, -0))
+  if (!whole || minorUnits < 0) {
+    issues.push({
+      path: 'minorUnits',
+      message: 'must be a whole number of minor units >= 0 (a safe integer or a bigint), e.g. 1050 for 10.50',
+    })
+  }
+  if (issues.length > 0) throw new RequestValidationError('formatAmount', issues)
+  const { exponent, decimals } = wireFormat(currency)
+  const digits = BigInt(minorUnits)
+    .toString()
+    .padStart(exponent + 1, '0')
+  const units = digits.slice(0, digits.length - exponent)
+  const fraction = digits.slice(digits.length - exponent).padEnd(decimals, '0')
+  return decimals === 0 ? units : `${units}.${fraction}`
+}
+
+/**
+ * Why `amount` is not a wire amount of `currency` (rule Platform 22), or `undefined` when it is.
+ * Without a currency (a partial capture or refund names none), any currency's shape is accepted.
+ * Amounts are positive, with no sign, exponent or leading zeros.
+ */
+export function amountProblem(amount: string, currency: string | undefined): string | undefined {
+  if (currency === undefined || !CURRENCY_PATTERN.test(currency)) {
+    if (/^(0|[1-9]\d*)(\.\d{2,4})?$/.test(amount) && !/^0(\.0+)?$/.test(amount)) return undefined
+    return (
+      'must be a positive decimal amount written as its currency takes it: whole, or with 2 decimals ' +
+      '(3 or 4 for some currencies), e.g. "10.50"'
+    )
+  }
+  const { exponent, decimals } = wireFormat(currency)
+  const fraction = exponent === 0 ? '0'.repeat(decimals) : `\\d{${decimals}}`
+  const pattern = new RegExp(`^(0|[1-9]\\d*)${decimals === 0 ? '' : `\\.${fraction}`}$`)
+  if (pattern.test(amount) && !/^0(\.0+)?$/.test(amount)) return undefined
+  const example = formatAmount(exponent === 0 ? 1000 : 1050 * 10 ** (exponent - 2), currency)
+  const shape =
+    decimals === 0
+      ? `a whole number with no decimals (${currency} has no minor unit)`
+      : exponent === 0
+        ? `a whole number written with ".00" (${currency} has no minor unit, and the gateway takes it with two zero decimals)`
+        : `exactly ${decimals} decimals`
+  return `must be a positive ${currency} amount: ${shape}, e.g. "${example}" (formatAmount writes it from minor units)`
+}
