@@ -1,5 +1,5 @@
 /**
- * The one operation engine (ARCHITECTURE section 1: an operation is one row). A service package
+ * The one operation engine (an operation is one row). A service package
  * describes each endpoint as an `Operation` row; one `OperationClient` per client turns a row and
  * the caller's input into one `HttpClient.send`: path variables, query, body checks, idempotency
  * key, the service's last step (the card signer), reconciliation key, and reading the answer.

@@ -1,4 +1,4 @@
-/** Per-operation retry policies (ARCHITECTURE section 5): never one blanket rule for every call. */
+/** Per-operation retry policies (the retry table of the retries-and-idempotency guide): never one blanket rule for every call. */
 
 /**
  * - `safe`: the call can be repeated freely (lookups): retry connection errors, timeouts, 408,

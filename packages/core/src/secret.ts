@@ -1,4 +1,4 @@
-/** A credential that prints as `[redacted]` everywhere (ARCHITECTURE section 6: secrets never leak). */
+/** A credential that prints as `[redacted]` everywhere, so a secret never leaks into logs, errors or JSON. */
 
 import { inspect } from 'node:util'
 
@@ -43,7 +43,7 @@ const SECRET_HEADERS = new Set([
   'set-cookie2',
   'x-code',
   'x-service-client-secret',
-  // Not a secret by the spec, but an account identifier: logs do not need it.
+  // Not a secret by the service, but an account identifier: logs do not need it.
   'x-service-internal-client-id',
   'x-api-key',
 ])

@@ -1,4 +1,4 @@
-/** Base URL rules (ARCHITECTURE section 6): `https:` everywhere, plain `http:` only to loopback. */
+/** Base URL rules: `https:` everywhere, plain `http:` only to loopback. */
 
 import { isIP } from 'node:net'
 import { RequestValidationError } from './errors.js'
