@@ -148,6 +148,13 @@ describe('callback attacks: each rejected or flagged with a specific reason', ()
     ['empty string', ''],
     ['empty Buffer', Buffer.alloc(0)],
     ['whitespace', '   '],
+    ["a body parser's {} for a request without a body", {}],
+    ["a body parser's undefined for a request without a body", undefined],
+  ])('a request without a body is refused: empty_body (%s)', (_name, body) => {
+    expect(refusal(body).reason).toBe('empty_body')
+  })
+
+  it.each([
     ['fields but no hash', 'id=1&order_amount=10.00'],
     ['empty hash', `${signed().replace(/hash=[0-9a-f]+/, 'hash=')}`],
   ])('a body without a usable hash is refused: missing_hash (%s)', (_name, body) => {
@@ -157,8 +164,8 @@ describe('callback attacks: each rejected or flagged with a specific reason', ()
   it.each([
     ['a parsed object', Object.fromEntries(new URLSearchParams(signCallback(FIELDS, SECRETS.cardPassword)))],
     ['null', null],
-    ['undefined', undefined],
     ['a number', 42],
+    ['an object with a prototype of its own', new (class Body {})()],
     ['an array', [['id', '1']]],
     ['URLSearchParams', new URLSearchParams(signCallback(FIELDS, SECRETS.cardPassword))],
   ])('%s instead of the raw body is refused: not_raw_body', (_name, body) => {

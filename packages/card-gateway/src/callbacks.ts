@@ -215,8 +215,11 @@ function checkSize(bytes: number, limit: number): void {
   )
 }
 
+/** A plain `{}` (what body parsers leave for a request without a body), not a URLSearchParams or a class instance. */
 function isEmptyObject(value: unknown): boolean {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length === 0
+  if (typeof value !== 'object' || value === null) return false
+  const prototype = Object.getPrototypeOf(value)
+  return (prototype === Object.prototype || prototype === null) && Reflect.ownKeys(value).length === 0
 }
 
 function describeType(value: unknown): string {
