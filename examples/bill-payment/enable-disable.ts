@@ -12,8 +12,10 @@ export async function main(): Promise<void> {
   const connection = await billPaymentConnection()
   const bills = new BillPayment(connection.options)
   try {
-    // The spec shows no body for enable/disable; the simulator reads `productId`.
-    show('catalog.disable →', await bills.catalog.disable({ productId: 'AIRTIME-ORANGE' }))
+    // The service publishes no body for enable/disable (rule Endpoints 10); the simulator reads `productId`.
+    const disabled = await bills.catalog.disable({ productId: 'AIRTIME-ORANGE' })
+    show('catalog.disable →', disabled)
+    expectThat(disabled?.enabled === false, 'the product answered is disabled')
 
     try {
       await bills.transactions.execute({ productId: 'AIRTIME-ORANGE', amount: 5 })

@@ -12,7 +12,7 @@ export async function main(): Promise<void> {
   const connection = await remittanceConnection()
   const remit = new Remittance(connection.options)
   try {
-    // Every beneficiary field is a string (spec); the service decides which are required.
+    // Every beneficiary field is a string (rule Resources 1); the service decides which are required.
     const created = await remit.beneficiaries.create({
       firstName: 'Aminata',
       lastName: 'Kamara',
@@ -22,8 +22,13 @@ export async function main(): Promise<void> {
       city: 'Freetown',
     })
     show('beneficiaries.create →', created)
+    show('  its id, which transfers send as beneficiaryId:', created?.beneficiaryId)
 
-    show('beneficiaries.getByTelephone →', await remit.beneficiaries.getByTelephone('+23276123456'))
+    const byTelephone = await remit.beneficiaries.getByTelephone('+23276123456')
+    show(
+      'beneficiaries.getByTelephone →',
+      byTelephone?.map((found) => `${found.firstName} ${found.lastName}`),
+    )
     show('beneficiaries.search("Kamara") →', await remit.beneficiaries.search('Kamara'))
     show('beneficiaries.getByPosId →', await remit.beneficiaries.getByPosId('POS-7788'))
   } finally {

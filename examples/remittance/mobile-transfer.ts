@@ -1,49 +1,48 @@
 /**
  * Remittance: send money to a mobile wallet, confirm the transaction, and read its status.
- * `agentTransactionRef` is the idempotency key: keep it with your record before calling, so an
- * unknown outcome (a ConnectionError with requestSent) can be reconciled with the status lookup.
+ * `agentTransactionRef` is the idempotency key (rule Platform 5): keep it with your record before
+ * calling, so an unknown outcome can be settled by resending with the same one, which the service
+ * refuses if the first transfer arrived.
  *
  * Run: npx tsx examples/remittance/mobile-transfer.ts
  * Env: PAYWIRE_REMIT_BASE_URL, PAYWIRE_REMIT_API_KEY (else a local simulator)
  */
 import { randomUUID } from 'node:crypto'
-import { ConnectionError, Remittance } from '@paywire/remittance'
-import { z } from 'zod'
+import { PaywireError, Remittance } from '@paywire/remittance'
 import { remittanceConnection } from '../shared/connect.js'
-import { runIfMain, show } from '../shared/run.js'
+import { expectThat, runIfMain, show } from '../shared/run.js'
 import { ghanaBeneficiary, transferBasics } from './shared.js'
-
-const Created = z.looseObject({ transactionId: z.string() })
-const Confirmed = z.looseObject({ referenceNumber: z.string() })
 
 export async function main(): Promise<void> {
   const connection = await remittanceConnection()
   const remit = new Remittance(connection.options)
   try {
     const beneficiaryId = await ghanaBeneficiary(remit)
-    const agentTransactionRef = randomUUID() // store it first
+    const body = {
+      ...transferBasics(beneficiaryId),
+      agentTransactionRef: randomUUID(), // store it first
+      beneficiaryMobileTransferNumber: '+233201234567',
+      beneficiaryMobileTransferNetworkId: 'MTN-GH',
+      beneficiaryMobileTransferNetworkCreditTypeId: 'MTN-GH-WALLET',
+    }
     try {
-      const data = await remit.transactions.mobileTransfer(
-        {
-          ...transferBasics(beneficiaryId),
-          agentTransactionRef,
-          beneficiaryMobileTransferNumber: '+233201234567',
-          beneficiaryMobileTransferNetworkId: 'MTN-GH',
-          beneficiaryMobileTransferNetworkCreditTypeId: 'MTN-GH-WALLET',
-        },
-        { schema: Created },
-      )
-      show(`transactions.mobileTransfer (agentTransactionRef ${agentTransactionRef}) →`, data)
-
-      const confirmed = await remit.transactions.confirm(data.transactionId, { schema: Confirmed })
+      const transfer = await remit.transactions.mobileTransfer(body)
+      show(`transactions.mobileTransfer (agentTransactionRef ${body.agentTransactionRef}) →`, transfer)
+      // Confirm takes the transfer's transactionId and answers the reference of the status lookup (rule Platform 2).
+      if (transfer?.transactionId == null) throw new Error('the transfer answered no transactionId')
+      const confirmed = await remit.transactions.confirm(transfer.transactionId)
       show('transactions.confirm →', confirmed)
+      if (confirmed?.referenceNumber == null) throw new Error('confirm answered no referenceNumber')
 
-      show('lookup.transactionStatus →', await remit.lookup.transactionStatus(confirmed.referenceNumber))
+      const status = await remit.lookup.transactionStatus(confirmed.referenceNumber)
+      show('lookup.transactionStatus →', status)
+      expectThat(status?.agentTransactionRef === body.agentTransactionRef, 'the status names our agentTransactionRef')
     } catch (error) {
-      // Never blindly resend a transfer: the first one may have arrived.
-      if (error instanceof ConnectionError && error.requestSent) {
-        show('outcome unknown; reconciling →', await remit.lookup.transactionStatus(agentTransactionRef))
-      } else throw error
+      // Never resend a transfer blindly: the first one may have arrived. With the same
+      // agentTransactionRef the service refuses it if so (rule Platform 5), so this resend is safe.
+      if (!(error instanceof PaywireError && error.outcomeUnknown)) throw error
+      const again = await remit.transactions.mobileTransfer(body).catch((resent: unknown) => resent)
+      show('outcome unknown; resent with the same agentTransactionRef →', again)
     }
   } finally {
     await remit.close()

@@ -23,7 +23,7 @@ export async function main(): Promise<void> {
     }
 
     try {
-      // @ts-expect-error amountSLE is a number in the spec; the SDK refuses a string before sending.
+      // @ts-expect-error sendingAmountSLE is a number (rule Resources 2); the SDK refuses a string before sending.
       await remit.lookup.rates({ sendingAmountSLE: '100', amountType: 'SOURCE' })
     } catch (error) {
       if (!(error instanceof RequestValidationError)) throw error

@@ -22,9 +22,14 @@ export async function main(): Promise<void> {
       serviceType: 'Mobile Transfer',
     })
     show('lookup.rates →', quote)
+    show(`  2500 SLE + ${quote?.fees} SLE fees buys`, `${quote?.receivingAmountFX} ${quote?.destCurrency}`)
 
     // Lookups are safe to repeat: retried on timeouts, 429 and 502/503/504 (upstream failures).
-    show('lookup.destinationCountries →', await remit.lookup.destinationCountries())
+    const countries = await remit.lookup.destinationCountries()
+    show(
+      'lookup.destinationCountries →',
+      countries?.map((country) => `${country.countryCode}: ${country.serviceTypes?.join(', ')}`),
+    )
     show('lookup.mobileOperators →', await remit.lookup.mobileOperators({ countryCode: 'GH' }))
   } finally {
     await remit.close()

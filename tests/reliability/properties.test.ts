@@ -176,9 +176,29 @@ describe('card signer against an independent reference', () => {
 /** An answer every method of the three clients accepts as a success. */
 const SUCCESS = { result: 'SUCCESS', status: 'SETTLED', redirect_url: 'https://pay.example/s/1', trans_id: 't-1' }
 
+/** The paths whose answer is a list (the typed results check the JSON kind: a list, not a record). */
+const LIST_PATHS = [
+  '/api/beneficiaries/posid/',
+  '/api/beneficiaries/any/',
+  '/api/beneficiaries/telephone/',
+  '/api/lookup/destination-countries',
+  '/api/lookup/delivery-bank-branches',
+  '/api/lookup/delivery-banks',
+  '/api/lookup/collection-points',
+  '/api/lookup/mobile-operator-credit-types',
+  '/api/lookup/mobile-operators',
+  '/api/lookup/banks',
+  '/api/catalog/get-all-products',
+  '/api/transactions/all',
+]
+
 let server: Awaited<ReturnType<typeof startFaultServer>>
 beforeAll(async () => {
-  server = await startFaultServer(faults.json(200, SUCCESS))
+  server = await startFaultServer((req, res, attempt) => {
+    const path = (req.url ?? '').split('?')[0] ?? ''
+    const list = LIST_PATHS.some((p) => path.startsWith(p)) || (req.method === 'GET' && path === '/api/transactions')
+    return faults.json(200, list ? [SUCCESS] : SUCCESS)(req, res, attempt)
+  })
   return () => server.close()
 })
 

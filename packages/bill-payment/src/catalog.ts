@@ -1,28 +1,32 @@
-/** Catalog operations (spec "Endpoints", group Catalog): one row per endpoint, one line per method. */
+/** Catalog operations (rules Endpoints 1–4): one row per endpoint, one line per method. */
 
 import {
   type AnswerSchema,
   type ApiPromise,
   defineOperation,
-  jsonAnswer,
+  listAnswer,
   type OperationClient,
   type OperationOptions,
   type ResultOf,
+  recordAnswer,
   safe,
 } from '@paywire/core'
 import {
-  type CatalogDisableParams,
   type CatalogDisableResult,
-  type CatalogEnableParams,
   type CatalogEnableResult,
   type CatalogGetResult,
   type CatalogListResult,
-  entityOrEmpty,
-  IDEMPOTENCY,
-  jsonObject,
-} from './schemas.js'
+  PRODUCT_KINDS,
+  type Product,
+} from './results.js'
+import { type CatalogDisableParams, type CatalogEnableParams, IDEMPOTENCY, jsonObject } from './schemas.js'
 
-/** The four Catalog endpoints. All `safe` to retry: reads, and enable/disable set a state (repeating sets it again). */
+const product = recordAnswer<Product>(PRODUCT_KINDS)
+
+/**
+ * The four Catalog endpoints. All `safe` to retry: reads, and enable/disable set a state
+ * (repeating sets it again, rule Platform 7).
+ */
 const operations = {
   list: defineOperation({
     name: 'catalog.list',
@@ -30,7 +34,7 @@ const operations = {
     path: '/api/catalog/get-all-products',
     retry: safe,
     idempotency: IDEMPOTENCY,
-    decode: jsonAnswer<CatalogListResult>,
+    decode: listAnswer<Product>(PRODUCT_KINDS),
   }),
   get: defineOperation({
     name: 'catalog.get',
@@ -38,7 +42,7 @@ const operations = {
     path: '/api/catalog/{id}',
     retry: safe,
     idempotency: IDEMPOTENCY,
-    decode: entityOrEmpty<NonNullable<CatalogGetResult>>,
+    decode: product,
   }),
   enable: defineOperation({
     name: 'catalog.enable',
@@ -47,7 +51,7 @@ const operations = {
     params: jsonObject('body'),
     retry: safe,
     idempotency: IDEMPOTENCY,
-    decode: jsonAnswer<CatalogEnableResult>,
+    decode: product,
   }),
   disable: defineOperation({
     name: 'catalog.disable',
@@ -56,7 +60,7 @@ const operations = {
     params: jsonObject('body'),
     retry: safe,
     idempotency: IDEMPOTENCY,
-    decode: jsonAnswer<CatalogDisableResult>,
+    decode: product,
   }),
 }
 
@@ -69,14 +73,17 @@ export class Catalog {
     this.#ops = ops
   }
 
-  /** `GET /api/catalog/get-all-products`: all available catalog products. */
+  /** `GET /api/catalog/get-all-products`: all available catalog products (rules Endpoints 1, Platform 11). */
   list<S extends AnswerSchema | undefined = undefined>(
     options?: OperationOptions<S>,
   ): ApiPromise<ResultOf<S, CatalogListResult>> {
     return this.#ops.call(operations.list, {}, options)
   }
 
-  /** `GET /api/catalog/{id}`: one product by id (URL-encoded). The spec documents no body: an empty 200 gives `undefined`. */
+  /**
+   * `GET /api/catalog/{id}`: one product by id (URL-encoded). The service documents no body (rule
+   * Endpoints 2): an empty 200 gives `undefined`.
+   */
   get<S extends AnswerSchema | undefined = undefined>(
     id: string | number,
     options?: OperationOptions<S>,
@@ -84,7 +91,7 @@ export class Catalog {
     return this.#ops.call(operations.get, { path: { id } }, options)
   }
 
-  /** `POST /api/catalog/enable-product`: enables a product; the body's fields are not shown in the spec. */
+  /** `POST /api/catalog/enable-product`: enables a product; the body's fields are not published (rule Endpoints 10). */
   enable<S extends AnswerSchema | undefined = undefined>(
     body: CatalogEnableParams,
     options?: OperationOptions<S>,
@@ -92,7 +99,7 @@ export class Catalog {
     return this.#ops.call(operations.enable, { body }, options)
   }
 
-  /** `POST /api/catalog/disable-product`: disables a product; the body's fields are not shown in the spec. */
+  /** `POST /api/catalog/disable-product`: disables a product; the body's fields are not published (rule Endpoints 10). */
   disable<S extends AnswerSchema | undefined = undefined>(
     body: CatalogDisableParams,
     options?: OperationOptions<S>,

@@ -23,23 +23,28 @@ import { Transactions } from './transactions.js'
 
 /** Options of `new BillPayment(...)`: the service address, both credentials, and every core option. */
 export interface BillPaymentOptions extends ClientOptions {
-  /** `{base_url}` of the spec, e.g. `https://bills.example.com`; plain `http:` only for loopback (simulators). */
+  /** The service's base address, e.g. `https://bills.example.com`; plain `http:` only for loopback (simulators). */
   baseUrl: string
-  /** Sent as `X-Service-Internal-Client-Id` on every call (spec "Authentication"). */
+  /** Sent as `X-Service-Internal-Client-Id` on every call (rule Authentication). */
   clientId: string | Secret
-  /** Sent as `X-Service-Client-Secret` on every call; never logged, printed or put in an error. */
+  /** Sent as `X-Service-Client-Secret` on every call (rule Authentication); never logged, printed or put in an error. */
   clientSecret: string | Secret
 }
 
 /**
- * Client of the bill payment service (spec: Catalog and Transactions). Every call sends both
- * `X-Service-Internal-Client-Id` and `X-Service-Client-Secret`; both are kept as `Secret`, and
- * `util.inspect`/`JSON.stringify` of the client show the base URL only.
+ * Client of the bill payment service: `bills.catalog` and `bills.transactions`, and `bills.request`
+ * for anything else. Every call sends both `X-Service-Internal-Client-Id` and
+ * `X-Service-Client-Secret`; both are kept as `Secret`, and `util.inspect`/`JSON.stringify` of the
+ * client show the base URL only. Every method resolves with a typed result (`Product`,
+ * `Transaction`, lists of them) whose known fields are checked on arrival.
+ *
+ * The service rules it implements, cited in this package as `(rule Endpoints 6)` or
+ * `(rule Platform 5)`: https://github.com/paywire/paywire/blob/main/docs/bill-payment-rules.md
  *
  * ```ts
  * const bills = new BillPayment({ baseUrl, clientId, clientSecret })
  * const { data: transaction, response } = await bills.transactions.execute({ productId: 'P1', amount: 10 }).withResponse()
- * console.log(response.idempotencyKey)
+ * console.log(transaction?.transReference, response.idempotencyKey)
  * ```
  */
 export class BillPayment {
@@ -54,7 +59,7 @@ export class BillPayment {
   readonly #baseUrl: string
 
   constructor(options: BillPaymentOptions) {
-    // Spec "Authentication": both are headers of every call.
+    // Rule Authentication: both are headers of every call.
     const credentials = readCredentials('BillPayment', options, { clientId: 'header', clientSecret: 'header' })
     const { baseUrl, clientId: _id, clientSecret: _secret, ...core } = options
     this.#baseUrl = checkBaseUrl('baseUrl', baseUrl, 'BillPayment')
@@ -77,7 +82,7 @@ export class BillPayment {
   }
 
   /**
-   * The raw escape hatch (ARCHITECTURE section 3): any method and path below `baseUrl` on the same
+   * The raw escape hatch: any method and path below `baseUrl` on the same
    * pipeline (auth headers, an `idempotencyKey` as `Idempotency-Key`, retries, `BillPaymentError`).
    * Resolves with the parsed JSON, `undefined` for an empty body, or the text when the body is not
    * JSON; pass `schema` to check and type it. Retry default: `safe` for GET, else `unsent-only`.

@@ -33,26 +33,29 @@ export type { BillPaymentOptions } from './client.js'
 export { BillPayment } from './client.js'
 export { BillPaymentError } from './errors.js'
 export type {
-  CatalogDisableParams,
   CatalogDisableResult,
-  CatalogEnableParams,
   CatalogEnableResult,
   CatalogGetResult,
   CatalogListResult,
+  Product,
+  Transaction,
+  TransactionsExecuteResult,
+  TransactionsFilterResult,
+  TransactionsGetResult,
+  TransactionsListResult,
+} from './results.js'
+export type {
+  CatalogDisableParams,
+  CatalogEnableParams,
   ClientProfileRequest,
   ClientState,
   ExecutePaymentRequest,
   JsonValue,
   OpenRecord,
-  Product,
-  Transaction,
   TransactionFilter,
   TransactionsExecuteParams,
   TransactionsFilterParams,
-  TransactionsFilterResult,
-  TransactionsGetResult,
   TransactionsListParams,
-  TransactionsListResult,
 } from './schemas.js'
 export { CLIENT_ID_HEADER, CLIENT_SECRET_HEADER, IDEMPOTENCY_KEY_HEADER } from './schemas.js'
 export { Transactions } from './transactions.js'

@@ -1,17 +1,18 @@
 /**
- * The bill payment types the spec names but does not describe, typed honestly as open records, and
- * the few checks that can be made without knowing their fields (a body is a plain JSON object).
+ * The bill payment request types the service names but does not describe, typed honestly as open
+ * records, and the few checks that can be made without knowing their fields (a body is a plain JSON
+ * object, rule Platform 1).
  */
 
-import type { Query, RejectAnswer, ValidationIssue } from '@paywire/core'
+import type { Query, ValidationIssue } from '@paywire/core'
 import { z } from 'zod'
 
-/** An object whose fields the spec does not show: every key is allowed, every value is `unknown`. */
+/** An object whose fields the service does not publish: every key is allowed, every value is `unknown`. */
 export interface OpenRecord {
   readonly [field: string]: unknown
 }
 
-/** Any value `JSON.parse` can produce; the honest type of a response body whose shape is not shown. */
+/** Any value `JSON.parse` can produce: what `bills.request(...)` and a `schema` such as `z.json()` read. */
 export type JsonValue =
   | null
   | boolean
@@ -20,56 +21,31 @@ export type JsonValue =
   | readonly JsonValue[]
   | { readonly [field: string]: JsonValue }
 
-/**
- * Spec "Resources": a catalog product, addressed by id. Its fields are not shown, so nothing is
- * promised about them; narrow it with a `schema` option (or a type parameter) once you know your
- * account's shape.
- */
-export type Product = OpenRecord
-
-/** Spec "Resources": a transaction, addressed by `transReference`. Fields not shown (see `Product`). */
-export type Transaction = OpenRecord
-
-/** Spec "Resources": body of `POST /api/transactions` (execute a payment). Fields not shown. */
+/** Body of `POST /api/transactions`, executing a payment (rule Resources 3). Fields not published (rule Resources 4). */
 export type ExecutePaymentRequest = OpenRecord
 
-/** Spec "Resources": body of `POST /api/transactions/all` (filter transactions). Fields not shown. */
+/** Body of `POST /api/transactions/all`, filtering transactions (rule Resources 3). Fields not published (rule Resources 4). */
 export type TransactionFilter = OpenRecord
 
 /**
- * Spec "Resources": a request schema the service defines; the spec shows neither its fields nor
- * which endpoint carries it (it is likely the body of enable/disable, but that is not shown).
+ * A request schema the service defines (rule Resources 3); it publishes neither its fields nor which
+ * endpoint carries it (it is likely the body of enable/disable, but that is not published).
  */
 export type ClientProfileRequest = OpenRecord
 
-/** Spec "Resources": a request schema the service defines; fields and use not shown. */
+/** A request schema the service defines (rule Resources 3); fields and use not published. */
 export type ClientState = OpenRecord
 
-/** Body of `POST /api/catalog/enable-product`; the spec shows no fields. */
+/** Body of `POST /api/catalog/enable-product`; its fields are not published (rule Endpoints 10). */
 export type CatalogEnableParams = OpenRecord
-/** Body of `POST /api/catalog/disable-product`; the spec shows no fields. */
+/** Body of `POST /api/catalog/disable-product`; its fields are not published (rule Endpoints 10). */
 export type CatalogDisableParams = OpenRecord
 /** Body of `POST /api/transactions` (`ExecutePaymentRequest`). */
 export type TransactionsExecuteParams = ExecutePaymentRequest
 /** Body of `POST /api/transactions/all` (`TransactionFilter`). */
 export type TransactionsFilterParams = TransactionFilter
-/** Query of `GET /api/transactions`; the spec shows no parameters, so any name is passed through. */
+/** Query of `GET /api/transactions`; the service publishes no parameters, so any name is passed through (rule Endpoints 10). */
 export type TransactionsListParams = Query
-
-/** Default result of `catalog.list()`: the spec does not show whether it is an array or an envelope. */
-export type CatalogListResult = JsonValue | undefined
-/** Default result of `catalog.get(id)`: the product, or `undefined` when the 200 carries no body (spec: "no documented body"). */
-export type CatalogGetResult = Product | undefined
-/** Default result of `catalog.enable(body)`: response body not shown (`undefined` when empty). */
-export type CatalogEnableResult = JsonValue | undefined
-/** Default result of `catalog.disable(body)`: response body not shown (`undefined` when empty). */
-export type CatalogDisableResult = JsonValue | undefined
-/** Default result of `transactions.list(query?)`: array or envelope, not shown. */
-export type TransactionsListResult = JsonValue | undefined
-/** Default result of `transactions.get(transReference)`: the transaction, or `undefined` for an empty body. */
-export type TransactionsGetResult = Transaction | undefined
-/** Default result of `transactions.filter(filter)`: array or envelope, not shown. */
-export type TransactionsFilterResult = JsonValue | undefined
 
 /** Why a value would not survive `JSON.stringify` unchanged, or `undefined` when it would. */
 function jsonProblem(value: unknown): string | undefined {
@@ -140,30 +116,19 @@ export function jsonObjectIssues(value: unknown, root: string): ValidationIssue[
   return issues
 }
 
-/** Spec "Authentication": both headers go on every Catalog and Transactions call. */
+/** Both headers go on every Catalog and Transactions call (rule Authentication). */
 export const CLIENT_ID_HEADER = 'X-Service-Internal-Client-Id'
 export const CLIENT_SECRET_HEADER = 'X-Service-Client-Secret'
-/** Spec "Endpoints": shown as a header parameter of `GET /api/catalog/{id}`; paywire sends it on any call given a key. */
+/** A header parameter of `GET /api/catalog/{id}` (rule Endpoints 9); paywire sends it on any call given a key (rule Platform 5). */
 export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key'
 
 /** Every operation can carry an `Idempotency-Key` (only `transactions.execute` generates one). */
 export const IDEMPOTENCY = { header: IDEMPOTENCY_KEY_HEADER } as const
 
-/** A body the spec names but does not describe: any plain JSON object, sent as given (`root` names it in issues). */
+/** A body the service names but does not describe: any plain JSON object, sent as given (rule Platform 1; `root` names it in issues). */
 export function jsonObject(root: string): z.ZodType<OpenRecord> {
   return z.custom<OpenRecord>().superRefine((value, ctx) => {
     for (const issue of jsonObjectIssues(value, root))
       ctx.addIssue({ code: 'custom', message: issue.message, path: [issue.path] })
   })
-}
-
-/** A single resource: a JSON object, or `undefined` for an empty body; any other JSON is unreadable. */
-export function entityOrEmpty<T extends OpenRecord>(value: unknown, reject: RejectAnswer): T | undefined {
-  if (value === undefined || value === null) return undefined
-  if (typeof value !== 'object' || Array.isArray(value)) {
-    reject(
-      `a JSON object (or no body) was expected, not ${Array.isArray(value) ? 'an array' : typeof value}; pass a schema to accept another shape`,
-    )
-  }
-  return value as T
 }

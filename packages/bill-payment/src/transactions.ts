@@ -1,33 +1,41 @@
-/** Transactions operations (spec "Endpoints", group Transactions): one row per endpoint, one line per method. */
+/** Transactions operations (rules Endpoints 5–8): one row per endpoint, one line per method. */
 
 import {
   type AnswerSchema,
   type ApiPromise,
   defineOperation,
-  jsonAnswer,
+  listAnswer,
   type OperationClient,
   type OperationOptions,
   type ResultOf,
+  recordAnswer,
   safe,
   unsentOnly,
 } from '@paywire/core'
 import {
-  entityOrEmpty,
-  IDEMPOTENCY,
-  jsonObject,
+  TRANSACTION_KINDS,
   type Transaction,
-  type TransactionsExecuteParams,
-  type TransactionsFilterParams,
+  type TransactionsExecuteResult,
   type TransactionsFilterResult,
   type TransactionsGetResult,
-  type TransactionsListParams,
   type TransactionsListResult,
+} from './results.js'
+import {
+  IDEMPOTENCY,
+  jsonObject,
+  type TransactionsExecuteParams,
+  type TransactionsFilterParams,
+  type TransactionsListParams,
 } from './schemas.js'
+
+const transaction = recordAnswer<Transaction>(TRANSACTION_KINDS)
+const transactions = listAnswer<Transaction>(TRANSACTION_KINDS)
 
 /**
  * The four Transactions endpoints. Reads and the filter are `safe` to retry. `execute` is
- * `unsent-only`: the service's `Idempotency-Key` behaviour is not shown, so a repeat after the
- * request left could pay twice unless the caller opts in (`retryWithSameKey`). It generates a key.
+ * `unsent-only`: the service does not publish what it does with an `Idempotency-Key` (rule
+ * Endpoints 9), so a repeat after the request left could pay twice unless the caller opts in
+ * (`retryWithSameKey`, rule Platform 6). It generates a key (rule Platform 5).
  */
 const operations = {
   list: defineOperation({
@@ -37,7 +45,7 @@ const operations = {
     query: true,
     retry: safe,
     idempotency: IDEMPOTENCY,
-    decode: jsonAnswer<TransactionsListResult>,
+    decode: transactions,
   }),
   execute: defineOperation({
     name: 'transactions.execute',
@@ -54,7 +62,7 @@ const operations = {
             value: key,
             lookup: `bills.transactions.list() or bills.transactions.filter(...) for the payment sent with Idempotency-Key ${JSON.stringify(key)}`,
           },
-    decode: entityOrEmpty<Transaction>,
+    decode: transaction,
   }),
   get: defineOperation({
     name: 'transactions.get',
@@ -62,7 +70,7 @@ const operations = {
     path: '/api/transactions/{transReference}',
     retry: safe,
     idempotency: IDEMPOTENCY,
-    decode: entityOrEmpty<NonNullable<TransactionsGetResult>>,
+    decode: transaction,
   }),
   filter: defineOperation({
     name: 'transactions.filter',
@@ -71,7 +79,7 @@ const operations = {
     params: jsonObject('filter'),
     retry: safe,
     idempotency: IDEMPOTENCY,
-    decode: jsonAnswer<TransactionsFilterResult>,
+    decode: transactions,
   }),
 }
 
@@ -84,7 +92,7 @@ export class Transactions {
     this.#ops = ops
   }
 
-  /** `GET /api/transactions`: lists transactions; `query` is passed through as given (the spec shows no parameters). */
+  /** `GET /api/transactions`: lists transactions; `query` is passed through as given (rules Endpoints 10, Platform 12). */
   list<S extends AnswerSchema | undefined = undefined>(
     query?: TransactionsListParams,
     options?: OperationOptions<S>,
@@ -94,26 +102,26 @@ export class Transactions {
 
   /**
    * `POST /api/transactions`: executes a payment (body `ExecutePaymentRequest`) and resolves with the
-   * service's transaction. Sends `Idempotency-Key` (`idempotencyKey`, or a generated UUID) on every
-   * attempt; read it from `.withResponse()` (`response.idempotencyKey`) or from any error of the call
-   * (`error.idempotencyKey`) to repeat an unknown outcome with the same key.
+   * service's `Transaction` (rule Platform 12). Sends `Idempotency-Key` (`idempotencyKey`, or a
+   * generated UUID) on every attempt; read it from `.withResponse()` (`response.idempotencyKey`) or
+   * from any error of the call (`error.idempotencyKey`) to repeat an unknown outcome with the same key.
    */
   execute<S extends AnswerSchema | undefined = undefined>(
     body: TransactionsExecuteParams,
     options?: OperationOptions<S>,
-  ): ApiPromise<ResultOf<S, Transaction | undefined>> {
+  ): ApiPromise<ResultOf<S, TransactionsExecuteResult>> {
     return this.#ops.call(operations.execute, { body }, options)
   }
 
-  /** `GET /api/transactions/{transReference}`: one transaction by reference (URL-encoded). */
+  /** `GET /api/transactions/{transReference}`: one transaction by reference, URL-encoded (rules Resources 2, Platform 12). */
   get<S extends AnswerSchema | undefined = undefined>(
-    transReference: string,
+    transReference: string | number,
     options?: OperationOptions<S>,
   ): ApiPromise<ResultOf<S, TransactionsGetResult>> {
     return this.#ops.call(operations.get, { path: { transReference } }, options)
   }
 
-  /** `POST /api/transactions/all`: filters all transactions (body `TransactionFilter`, fields not shown). */
+  /** `POST /api/transactions/all`: filters all transactions (body `TransactionFilter`, fields not published; rule Platform 12). */
   filter<S extends AnswerSchema | undefined = undefined>(
     filter: TransactionsFilterParams,
     options?: OperationOptions<S>,

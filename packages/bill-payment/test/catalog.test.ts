@@ -67,7 +67,7 @@ describe('Catalog: GET /api/catalog/{id}', () => {
     expect(env.server.requests).toHaveLength(0)
   })
 
-  it('sends Idempotency-Key when given (the spec shows it as a header parameter here)', async () => {
+  it('sends Idempotency-Key when given (rule Endpoints 9 shows it as a header parameter here)', async () => {
     env = await setup()
     await env.bills.catalog.get('EDSA-PREPAID', { idempotencyKey: 'lookup-1' })
     await env.bills.catalog.get('EDSA-PREPAID')
@@ -90,7 +90,7 @@ describe('Catalog: GET /api/catalog/{id}', () => {
     expect(e.attempts).toBe(1)
   })
 
-  it('returns undefined for a 200 with no body (the spec documents none)', async () => {
+  it('returns undefined for a 200 with no body (rule Endpoints 2: no documented body)', async () => {
     env = await setup()
     const { http, HttpResponse } = await import('msw')
     env.server.use(http.get('*/api/catalog/:id', () => new HttpResponse(null, { status: 200 })))

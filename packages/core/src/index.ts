@@ -1,5 +1,7 @@
 /** `@paywire/core`: the transport, retry policies, error tree and secret handling shared by every paywire SDK. */
 
+export type { AnswerDecoder, FieldKind, FieldKinds } from './answers.js'
+export { listAnswer, recordAnswer } from './answers.js'
 export type { WithResponse } from './api-promise.js'
 export { ApiPromise } from './api-promise.js'
 export type { CredentialUse } from './credentials.js'

@@ -26,6 +26,7 @@ export function checkParams<S extends AnySchema>(
 function describe(value: unknown): string {
   if (value === null) return 'null'
   if (Array.isArray(value)) return 'an array'
+  if (typeof value === 'number' && !Number.isFinite(value)) return String(value) // NaN, Infinity: JSON has neither
   const type = typeof value
   return type === 'object' || type === 'undefined' ? `an ${type}` : `a ${type}`
 }

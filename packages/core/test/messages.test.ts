@@ -44,6 +44,8 @@ describe('validation messages are ours, for every check a schema leaves unworded
     ['name', { name: null }, 'must be a string, not null'],
     ['name', { name: ['x'] }, 'must be a string, not an array'],
     ['count', { count: '3' }, 'must be a number, not a string'],
+    ['count', { count: Number.NaN }, 'must be a number, not NaN'],
+    ['count', { count: Number.POSITIVE_INFINITY }, 'must be a number, not Infinity'],
     ['count', { count: 1.5 }, 'must be a whole number, not a number'],
     ['count', { count: 0 }, 'must be at least 1'],
     ['count', { count: 10 }, 'must be at most 9'],

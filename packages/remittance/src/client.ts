@@ -27,27 +27,32 @@ import { Transactions } from './transactions.js'
 export interface RemittanceOptions extends ClientOptions {
   /** `{base_url}` of the service: `https:` (plain `http:` only to loopback, for the simulator). */
   readonly baseUrl: string
-  /** The API key, sent in the `x-code` header of every call (spec Authentication 1); never logged. */
+  /** The API key, sent in the `x-code` header of every call (rule Authentication 1); never logged. */
   readonly apiKey: string | Secret
   /** Overrides of the platform defaults the request checks rest on. */
   readonly platformDefaults?: RemittancePlatformDefaults
 }
 
 /**
- * Defaults that rest on the platform's public documentation rather than the spec; each can be
- * overridden for a service that differs. Omitted members keep the platform default.
+ * Defaults that rest on the platform's public documentation rather than the service's own
+ * interface (the Platform rules); each can be overridden for a service that differs. Omitted
+ * members keep the platform default.
  */
 export interface RemittancePlatformDefaults {
   /**
    * Most decimal places of an SLE amount (`amountSLE`, `sendingAmountSLE`). Platform default `2`
-   * (the redenominated leone); a whole number from 0 to 20.
+   * (the redenominated leone, rule Platform 4); a whole number from 0 to 20.
    */
   readonly sleDecimals?: number
 }
 
 /**
- * The remittance service client (ARCHITECTURE section 3):
- * `remit.beneficiaries`, `remit.lookup`, `remit.transactions`, and `remit.request` for anything else.
+ * The remittance service client: `remit.beneficiaries`, `remit.lookup`, `remit.transactions`, and
+ * `remit.request` for anything else. Every method resolves with a typed result (`Transfer`,
+ * `Confirmation`, `RateQuote`…) whose known fields are checked on arrival.
+ *
+ * The service rules it implements, cited in this package as `(rule Endpoints 17)` or
+ * `(rule Platform 5)`: https://github.com/paywire/paywire/blob/main/docs/remittance-rules.md
  */
 export class Remittance {
   /** Register, update and find beneficiaries. */
@@ -61,7 +66,7 @@ export class Remittance {
   readonly #ops: OperationClient<SleBodySchemas>
 
   constructor(options: RemittanceOptions) {
-    // Spec Authentication 1: the key is the x-code header of every call.
+    // Rule Authentication 1: the key is the x-code header of every call.
     const { apiKey: key } = readCredentials('Remittance', options, { apiKey: 'header' })
     const { baseUrl, apiKey: _key, platformDefaults, ...coreOptions } = options
     this.#baseUrl = checkBaseUrl('baseUrl', baseUrl, 'Remittance')

@@ -4,12 +4,13 @@ import { brandErrorClass, ProblemDetailsError, type ProblemDetailsErrorInit, typ
 
 const CREDENTIAL_HINT = 'The API key goes in the x-code header: check the apiKey option.'
 
-/** Spec Authentication 2: a refused key is 401 or 403 (the status is not shown), named by its header. */
+/** A refused key is 401 or 403 (rules Authentication 2, Platform 8), named by its header. */
 const HINTS: ProblemHints = { unauthorized: CREDENTIAL_HINT, forbidden: CREDENTIAL_HINT }
 
 /**
- * The remittance service answered with an error (spec Errors: 400 and 502 carry a ProblemDetails
- * record; 502 is an upstream failure), or with a 2xx the SDK could not use. Everything it holds
+ * The remittance service answered with an error (rules Errors 1, Platform 6: 400 and 502 carry a
+ * ProblemDetails record; 502 is an upstream failure), or with a 2xx the SDK could not use (rule
+ * Platform 10: `unreadable_response` names the field that did not fit). Everything it holds
  * (`reason`, `problem`, `fieldErrors`, `traceId`, `isNotFound`, `isAuthError`) is core's
  * `ProblemDetailsError`, the same as `BillPaymentError`.
  */

@@ -1,29 +1,42 @@
-/** Wire types and zod schemas of every remittance request body (spec "Resources and their fields"). */
+/** Wire types and zod schemas of every remittance request body (rules Resources 1–8). */
 
 import type { Query } from '@paywire/core'
 import { z } from 'zod'
 
-/**
- * Any JSON value. Success bodies are undocumented (spec "Status codes and response bodies …: not
- * shown"), so results are typed as the JSON they are: inspect them by narrowing, or pass a zod
- * `schema` in the call options to have them checked and typed.
- */
+/** Any JSON value: what `remit.request(...)` and a `schema` such as `z.json()` read. */
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue }
 
-/** A parsed success body, or `undefined` when the answer had no body (an empty 201 is a success). */
+/**
+ * Any parsed success body, or `undefined` for an answer without one: the type every result had
+ * before the results were typed.
+ *
+ * @deprecated Each method now resolves with its own result type (`Transfer`, `Confirmation`,
+ * `readonly Bank[]`…). To read any JSON as before, pass `{ schema: z.json().optional() }`.
+ */
 export type RemittanceResult = JsonValue | undefined
 
-/** Query parameters of a GET lookup (spec: "Query parameters of the lookup GET endpoints: not shown"). */
+/** Query parameters of a GET lookup: the service does not publish them, so any name is sent as given (rule Endpoints 21). */
 export type LookupQuery = Query
 
 // ---- field rules ------------------------------------------------------------------------------
 
 const text = z.string()
 
-/** Spec Limits are "not shown"; any amount must still be a finite number >= 0 to mean money. */
-const amount = z.number().nonnegative()
+/**
+ * The service publishes no amount bounds (rule Limits); an amount must still be a finite number >= 0
+ * to mean money. NaN and Infinity are numbers to JavaScript but not to JSON (they would be sent as
+ * `null`): their refusal says so, and every other refusal keeps core's wording.
+ */
+const amount = z
+  .number({
+    error: (issue) =>
+      issue.code === 'invalid_type' && typeof issue.input === 'number'
+        ? `must be a finite number, not ${issue.input} (JSON cannot carry it)`
+        : undefined,
+  })
+  .nonnegative()
 
-/** Platform default: SLE is the redenominated leone with 2 decimals (1 SLE = 1000 old SLL). */
+/** Platform default: SLE is the redenominated leone with 2 decimals, 1 SLE = 1000 old SLL (rule Platform 4). */
 export const DEFAULT_SLE_DECIMALS = 2
 
 /** An SLE amount with at most `decimals` decimal places (`platformDefaults.sleDecimals`). */
@@ -35,7 +48,7 @@ function amountSleWith(decimals: number) {
   return amount.refine((value) => Number(value.toFixed(decimals)) === value, { message })
 }
 
-/** The natural idempotency key (PLATFORM_NOTES [client]); an empty one could not identify a transfer. */
+/** The natural idempotency key (rule Platform 5); an empty one could not identify a transfer. */
 const reference = z.string().min(1, 'must not be empty')
 
 /** Finds the first part of `value` that `JSON.stringify` would drop or change, with its path. */
@@ -81,8 +94,9 @@ const jsonMember = z.unknown().superRefine((value, ctx) => {
 // ---- beneficiaries ------------------------------------------------------------------------------
 
 /**
- * CreateBeneficiaryRequest: "All fields are strings". The spec shows no required flags, so every
- * field is optional here and the service decides what it needs (its 400 names the missing fields).
+ * CreateBeneficiaryRequest: all fields are strings (rule Resources 1). The service publishes no
+ * required flags (rule Resources 7), so every field is optional here and the service decides what it
+ * needs (its 400 names the missing fields).
  */
 export interface BeneficiaryFields {
   readonly linkedRemitterId?: string
@@ -104,9 +118,9 @@ export interface BeneficiaryFields {
 export type BeneficiariesCreateParams = BeneficiaryFields
 
 /**
- * Body of `PUT /api/beneficiaries`. UpdateBeneficiaryRequest's fields are not shown: the
- * beneficiary fields are typed as strings when present (a guess: an update carries the same
- * fields), every other member passes through as JSON.
+ * Body of `PUT /api/beneficiaries`. UpdateBeneficiaryRequest's fields are not published (rule
+ * Resources 8): the beneficiary fields are typed as strings when present (a guess: an update carries
+ * the same fields), every other member passes through as JSON.
  */
 export interface BeneficiariesUpdateParams extends BeneficiaryFields {
   readonly [field: string]: unknown
@@ -128,7 +142,7 @@ const beneficiaryShape = {
   idDetails: text.optional(),
 }
 
-/** The field names the spec lists for CreateBeneficiaryRequest, in its order. */
+/** The field names of CreateBeneficiaryRequest, in the service's order (rule Resources 1). */
 export const BENEFICIARY_FIELDS = Object.keys(beneficiaryShape) as (keyof BeneficiaryFields)[]
 
 export const beneficiaryCreateSchema = z.strictObject(beneficiaryShape)
@@ -136,13 +150,13 @@ export const beneficiaryUpdateSchema = z.object(beneficiaryShape).catchall(jsonM
 
 // ---- lookups ------------------------------------------------------------------------------------
 
-/** Rate lookup request: `sendingAmountSLE` and `receivingAmountFX` numbers, the rest strings. */
+/** Rate lookup request: `sendingAmountSLE` and `receivingAmountFX` numbers, the rest strings (rule Resources 2). */
 export interface LookupRatesParams {
-  /** Amount in SLE (at most 2 decimals). */
+  /** Amount in SLE (at most 2 decimals, rule Platform 4). */
   readonly sendingAmountSLE?: number
   /** Amount in the destination currency. */
   readonly receivingAmountFX?: number
-  /** `SOURCE` or `DESTINATION` upstream (PLATFORM_NOTES [guess, strong]); not enforced. */
+  /** `SOURCE` or `DESTINATION` upstream (rule Platform 1); not enforced. */
   readonly amountType?: string
   readonly sourceCurrency?: string
   readonly destinationCountry?: string
@@ -162,7 +176,7 @@ function ratesSchemaWith(amountSle: z.ZodType<number>) {
   })
 }
 
-/** Body of `POST /api/lookup/name-enquiry`: NameEnquiryRequest's fields are not shown, so any JSON members. */
+/** Body of `POST /api/lookup/name-enquiry`: NameEnquiryRequest's fields are not published (rule Resources 8), so any JSON members. */
 export interface LookupNameEnquiryParams {
   readonly [field: string]: unknown
 }
@@ -170,8 +184,9 @@ export interface LookupNameEnquiryParams {
 export const nameEnquirySchema = z.object({}).catchall(jsonMember)
 
 /**
- * GetTransactionFeesRequest: the spec names this schema but no endpoint uses it, and its fields are
- * not shown. Exported for `remit.request(...)` if the service documents a fee endpoint later.
+ * GetTransactionFeesRequest: the service names this schema but no endpoint uses it, and its fields
+ * are not published (rule Resources 8). Exported for `remit.request(...)` if the service documents a
+ * fee endpoint later.
  */
 export interface TransactionFeesRequest {
   readonly [field: string]: unknown
@@ -179,12 +194,12 @@ export interface TransactionFeesRequest {
 
 // ---- transactions -------------------------------------------------------------------------------
 
-/** Fields common to the mobile transfer and cash collection requests: strings, except `amountSLE` and `fees`. */
+/** Fields common to the mobile transfer and cash collection requests: strings, except `amountSLE` and `fees` (rule Resources 3). */
 export interface TransactionCommonFields {
   readonly remitterId?: string
   readonly beneficiaryId?: string
   readonly destinationCountry?: string
-  /** `Account`, `Cash Collection` or `Mobile Transfer` upstream (PLATFORM_NOTES [guess, strong]). */
+  /** `Account`, `Cash Collection` or `Mobile Transfer` upstream (rule Platform 1). */
   readonly transType?: string
   readonly purpose?: string
   readonly sourceOfIncome?: string
@@ -199,25 +214,25 @@ export interface TransactionCommonFields {
   readonly destinationCurrency?: string
   readonly amountType?: string
   /**
-   * The idempotency key (PLATFORM_NOTES [client]: a reused one is rejected). Filled with a random
+   * The idempotency key (rule Platform 5: a reused one is rejected). Filled with a random
    * UUID when omitted, and returned with the result and on every error of the call.
    */
   readonly agentTransactionRef?: string
   readonly benefTransRef?: string
   readonly amountToSend?: string
-  /** Amount in SLE (at most 2 decimals). */
+  /** Amount in SLE (at most 2 decimals, rule Platform 4). */
   readonly amountSLE?: number
   readonly fees?: number
 }
 
-/** Body of `POST /api/transactions/mobile-transfer`. */
+/** Body of `POST /api/transactions/mobile-transfer` (rule Resources 4). */
 export interface TransactionsMobileTransferParams extends TransactionCommonFields {
   readonly beneficiaryMobileTransferNumber?: string
   readonly beneficiaryMobileTransferNetworkId?: string
   readonly beneficiaryMobileTransferNetworkCreditTypeId?: string
 }
 
-/** Body of `POST /api/transactions/cash-collection`. */
+/** Body of `POST /api/transactions/cash-collection` (rule Resources 5). */
 export interface TransactionsCashCollectionParams extends TransactionCommonFields {
   readonly collectionPointId?: string
   /** The PIN the beneficiary collects with; never logged by the SDK (bodies are not logged). */
@@ -225,7 +240,7 @@ export interface TransactionsCashCollectionParams extends TransactionCommonField
 }
 
 /**
- * Body of the bank transfer (BankTransferTransactionRequest, fields not shown). The common
+ * Body of the bank transfer (BankTransferTransactionRequest, fields not published: rule Resources 8). The common
  * transaction fields are typed when present (a guess: every transfer shares them, and
  * `agentTransactionRef` is needed for reconciliation); every other member passes through as JSON.
  */
@@ -259,8 +274,20 @@ function transactionShapeWith(amountSle: z.ZodType<number>) {
   }
 }
 
+/**
+ * The body schemas that depend on the client's `sleDecimals`: what the rows read from the client.
+ * Opaque on purpose: the methods' params are the documented interfaces, and the public `.d.ts`
+ * carries no schema-library internals.
+ */
+export interface SleBodySchemas {
+  readonly rates: z.ZodType
+  readonly mobileTransfer: z.ZodType
+  readonly cashCollection: z.ZodType
+  readonly bankTransfer: z.ZodType
+}
+
 /** The body schemas that carry SLE amounts, for `sleDecimals` decimal places. */
-export function sleBodySchemas(sleDecimals: number) {
+export function sleBodySchemas(sleDecimals: number): SleBodySchemas {
   const amountSle = amountSleWith(sleDecimals)
   const transactionShape = transactionShapeWith(amountSle)
   return {
@@ -280,5 +307,3 @@ export function sleBodySchemas(sleDecimals: number) {
   }
 }
 
-/** The body schemas that depend on the client's `sleDecimals`: what the rows read from the client. */
-export type SleBodySchemas = ReturnType<typeof sleBodySchemas>

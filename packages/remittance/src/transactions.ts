@@ -1,19 +1,28 @@
-/** Transactions: mobile transfer, cash collection, bank transfer and confirm (spec Endpoints, rows 17–20). */
+/** Transactions: mobile transfer, cash collection, bank transfer and confirm (rules Endpoints 17–20). */
 
 import {
   type AnswerSchema,
   type ApiPromise,
   defineOperation,
-  jsonAnswer,
   type OperationClient,
   type OperationOptions,
   type Reconciliation,
   type ResultOf,
+  recordAnswer,
   type SentRequest,
   unsentOnly,
 } from '@paywire/core'
+import {
+  CONFIRMATION_KINDS,
+  type Confirmation,
+  TRANSFER_KINDS,
+  type TransactionsBankTransferResult,
+  type TransactionsCashCollectionResult,
+  type TransactionsConfirmResult,
+  type TransactionsMobileTransferResult,
+  type Transfer,
+} from './results.js'
 import type {
-  RemittanceResult,
   SleBodySchemas,
   TransactionsBankTransferParams,
   TransactionsCashCollectionParams,
@@ -21,9 +30,9 @@ import type {
 } from './schemas.js'
 
 /**
- * A transfer whose outcome is unknown: the service refuses a reused `agentTransactionRef`, so a resend
- * with the same one cannot move money twice and a refusal proves the first arrived; with the
- * reference of a confirmed transaction, the status lookup.
+ * A transfer whose outcome is unknown: the service refuses a reused `agentTransactionRef` (rule
+ * Platform 5), so a resend with the same one cannot move money twice and a refusal proves the first
+ * arrived; with the reference of a confirmed transaction, the status lookup.
  */
 function transferReconciliation({ idempotencyKey: ref }: SentRequest): Reconciliation | undefined {
   if (ref === undefined) return undefined
@@ -37,10 +46,12 @@ function transferReconciliation({ idempotencyKey: ref }: SentRequest): Reconcili
 /** The transfer's idempotency key is its `agentTransactionRef` (the caller's, or a new UUID). */
 const AGENT_TRANSACTION_REF = { bodyField: 'agentTransactionRef', generate: true } as const
 
+const transfer = recordAnswer<Transfer>(TRANSFER_KINDS)
+
 /**
  * One row per endpoint. All `unsent-only`: a repeat could move money twice, so they are retried
- * only when the request provably never left. Bank transfer and confirm use POST: the spec does not
- * show their method (assumption; `remit.request` covers another).
+ * only when the request provably never left. Bank transfer and confirm use POST: the service does
+ * not publish their method (rules Endpoints 22, Platform 7; `remit.request` covers another).
  */
 export const transactionOperations = {
   mobileTransfer: defineOperation({
@@ -51,7 +62,7 @@ export const transactionOperations = {
     retry: unsentOnly,
     idempotency: AGENT_TRANSACTION_REF,
     reconcile: transferReconciliation,
-    decode: jsonAnswer<RemittanceResult>,
+    decode: transfer,
   }),
   cashCollection: defineOperation({
     name: 'transactions.cashCollection',
@@ -61,7 +72,7 @@ export const transactionOperations = {
     retry: unsentOnly,
     idempotency: AGENT_TRANSACTION_REF,
     reconcile: transferReconciliation,
-    decode: jsonAnswer<RemittanceResult>,
+    decode: transfer,
   }),
   bankTransfer: defineOperation({
     name: 'transactions.bankTransfer',
@@ -71,7 +82,7 @@ export const transactionOperations = {
     retry: unsentOnly,
     idempotency: AGENT_TRANSACTION_REF,
     reconcile: transferReconciliation,
-    decode: jsonAnswer<RemittanceResult>,
+    decode: transfer,
   }),
   confirm: defineOperation({
     name: 'transactions.confirm',
@@ -83,15 +94,16 @@ export const transactionOperations = {
       value: String(path['transactionId']),
       lookup: 'remit.lookup.transactionStatus(referenceNumber) with the reference of this transaction',
     }),
-    decode: jsonAnswer<RemittanceResult>,
+    decode: recordAnswer<Confirmation>(CONFIRMATION_KINDS),
   }),
 }
 
 /**
  * `remit.transactions`. Each transfer sends an `agentTransactionRef` (the caller's, or a new UUID:
- * the service refuses a reused one, so it is the transfer's idempotency key) and resolves with the
- * service's answer; the key is `response.idempotencyKey` of `.withResponse()` and `idempotencyKey`
- * of every error, so an unknown outcome is reconciled with `lookup.transactionStatus`.
+ * the service refuses a reused one, rule Platform 5, so it is the transfer's idempotency key) and
+ * resolves with the service's answer: `transactionId` for confirm (rule Platform 13). The key is
+ * `response.idempotencyKey` of `.withResponse()` and `idempotencyKey` of every error, so an
+ * unknown outcome is reconciled with `lookup.transactionStatus`.
  */
 export class Transactions {
   readonly #ops: OperationClient<SleBodySchemas>
@@ -101,38 +113,42 @@ export class Transactions {
     this.#ops = ops
   }
 
-  /** `POST /api/transactions/mobile-transfer`. */
+  /** `POST /api/transactions/mobile-transfer` (rules Resources 3–4): resolves with the `Transfer` (rule Platform 13). */
   mobileTransfer<S extends AnswerSchema | undefined = undefined>(
     body: TransactionsMobileTransferParams,
     options?: OperationOptions<S>,
-  ): ApiPromise<ResultOf<S, RemittanceResult>> {
+  ): ApiPromise<ResultOf<S, TransactionsMobileTransferResult>> {
     return this.#ops.call(transactionOperations.mobileTransfer, { body }, options)
   }
 
-  /** `POST /api/transactions/cash-collection`. */
+  /** `POST /api/transactions/cash-collection` (rules Resources 3, 5): resolves with the `Transfer` (rule Platform 13). */
   cashCollection<S extends AnswerSchema | undefined = undefined>(
     body: TransactionsCashCollectionParams,
     options?: OperationOptions<S>,
-  ): ApiPromise<ResultOf<S, RemittanceResult>> {
+  ): ApiPromise<ResultOf<S, TransactionsCashCollectionResult>> {
     return this.#ops.call(transactionOperations.cashCollection, { body }, options)
   }
 
-  /** `POST /api/transactions/bank-transfer` (method assumed; BankTransferTransactionRequest fields not shown). */
+  /**
+   * `POST /api/transactions/bank-transfer` (method assumed, rule Platform 7; BankTransferTransactionRequest
+   * fields not published, rule Resources 8): resolves with the `Transfer` (rule Platform 13).
+   */
   bankTransfer<S extends AnswerSchema | undefined = undefined>(
     body: TransactionsBankTransferParams,
     options?: OperationOptions<S>,
-  ): ApiPromise<ResultOf<S, RemittanceResult>> {
+  ): ApiPromise<ResultOf<S, TransactionsBankTransferResult>> {
     return this.#ops.call(transactionOperations.bankTransfer, { body }, options)
   }
 
   /**
-   * `POST /api/transactions/confirm/{transactionId}` (method assumed): commits the transaction a
-   * transfer created; yields the reference for the status lookup (PLATFORM_NOTES [guess, strong]).
+   * `POST /api/transactions/confirm/{transactionId}` (method assumed, rule Platform 7): commits the
+   * transaction a transfer created (`Transfer.transactionId`) and resolves with the `referenceNumber`
+   * for the status lookup (rules Platform 2, 14).
    */
   confirm<S extends AnswerSchema | undefined = undefined>(
-    transactionId: string,
+    transactionId: string | number,
     options?: OperationOptions<S>,
-  ): ApiPromise<ResultOf<S, RemittanceResult>> {
+  ): ApiPromise<ResultOf<S, TransactionsConfirmResult>> {
     return this.#ops.call(transactionOperations.confirm, { path: { transactionId } }, options)
   }
 }

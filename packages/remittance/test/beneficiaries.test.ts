@@ -1,5 +1,6 @@
 import { HttpResponse, http } from 'msw'
 import { describe, expect, it } from 'vitest'
+import { z } from 'zod'
 import { RemittanceError, RequestValidationError } from '../src/index.js'
 import { beneficiary, createBeneficiary, record, setup } from './helpers.js'
 
@@ -12,7 +13,7 @@ describe('beneficiaries', () => {
     expect(simulator.beneficiaries).toEqual([{ ...beneficiary, beneficiaryId: 'BEN000001' }])
   })
 
-  it('an empty 201 is a success, resolving to undefined (spec: "201 with no documented body")', async () => {
+  it('an empty 201 is a success, resolving to undefined (rule Endpoints 1: no documented body)', async () => {
     const { remit, simulator } = await setup({}, { createdBody: 'empty' })
     const { data, response } = await remit.beneficiaries.create(beneficiary).withResponse()
     expect(data).toBeUndefined()
@@ -107,7 +108,7 @@ describe('beneficiaries', () => {
     expect(error.rawBody).toBe('<html>ok</html>')
   })
 
-  it('a bare JSON scalar body is returned as parsed', async () => {
+  it('a bare JSON scalar is no beneficiary: unreadable without a schema, returned as parsed with one', async () => {
     const { remit, server } = await setup()
     server.use(
       http.post(
@@ -115,6 +116,11 @@ describe('beneficiaries', () => {
         () => new HttpResponse('42', { status: 201, headers: { 'content-type': 'application/json' } }),
       ),
     )
-    expect(await remit.beneficiaries.create(beneficiary)).toBe(42)
+    const error = (await remit.beneficiaries.create(beneficiary).catch((e: unknown) => e)) as RemittanceError
+    expect(error).toBeInstanceOf(RemittanceError)
+    expect(error.reason).toBe('unreadable_response')
+    expect(error.status).toBe(201)
+    expect(error.message).toContain('a JSON object (or no body) was expected, not a number; pass a schema')
+    expect(await remit.beneficiaries.create(beneficiary, { schema: z.number() })).toBe(42)
   })
 })

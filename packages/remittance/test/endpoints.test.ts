@@ -201,7 +201,7 @@ const rows: Row[] = [
   },
 ]
 
-/** The SDK's operation tables, by name: what the rows above (the spec's endpoint list, restated on purpose) are checked against. */
+/** The SDK's operation tables, by name: what the rows above (the service's endpoint list, rules Endpoints 1–20, restated on purpose) are checked against. */
 const table = new Map<string, Operation<never>>(
   [
     ...Object.values(beneficiaryOperations),
@@ -216,26 +216,26 @@ function pathPattern(template: string): RegExp {
   return new RegExp(`^${escaped.replace(/\\?\{\w+\\?\}/g, '[^/?]+')}(\\?.*)?$`)
 }
 
-describe('every endpoint of the spec table', () => {
+describe('every endpoint of the service (rules Endpoints 1–20)', () => {
   it('has one row per endpoint: 20 in all, the same names as the operation tables', () => {
     expect(rows).toHaveLength(20)
     expect(new Set(rows.map((row) => row.name)).size).toBe(20)
     expect([...table.keys()].sort()).toEqual(rows.map((row) => row.name).sort())
   })
 
-  it.each(rows)('$name: the operation table has the spec method and path', (row) => {
+  it.each(rows)('$name: the operation table has the documented method and path', (row) => {
     const operation = table.get(row.name)
     expect(operation?.method).toBe(row.method)
     expect(row.path).toMatch(pathPattern(typeof operation?.path === 'string' ? operation.path : '(missing)'))
   })
 
-  it.each(rows)('$name sends $method $path with x-code and the spec JSON types', async (row) => {
+  it.each(rows)('$name sends $method $path with x-code and the documented JSON types', async (row) => {
     const { remit, server, apiKey } = await setup()
     await row.run(remit)
     const sent = server.requests.at(-1)
     expect(sent?.method).toBe(row.method)
     expect(sent?.url).toBe(row.path)
-    // Spec Authentication 1: every call, not only this one, carries the key.
+    // Rule Authentication 1: every call, not only this one, carries the key.
     for (const request of server.requests) expect(request.headers['x-code']).toBe(apiKey)
     if (!row.types) {
       expect(sent?.body).toBe('')

@@ -1,6 +1,6 @@
 import { describe, expect, expectTypeOf, it } from 'vitest'
 import { z } from 'zod'
-import { RemittanceError, type RemittanceResult } from '../src/index.js'
+import { type LookupBanksResult, RemittanceError } from '../src/index.js'
 import { remittanceFixtures } from '../src/testing/index.js'
 import { createBeneficiary, mobileTransferBody, record, setup } from './helpers.js'
 
@@ -92,12 +92,12 @@ describe('lookups', () => {
     expect([error.status, error.reason, error.title]).toEqual([404, 'not_found', 'Not Found'])
   })
 
-  it('results are JSON values by default, and typed by a zod schema when one is given', async () => {
+  it("results have the lookup's own type by default, and are typed by a zod schema when one is given", async () => {
     const { remit } = await setup()
     const plain = remit.lookup.banks()
-    expectTypeOf(plain).resolves.toEqualTypeOf<RemittanceResult>()
+    expectTypeOf(plain).resolves.toEqualTypeOf<LookupBanksResult>()
     const timed = remit.lookup.banks(undefined, { timeout: 5_000 })
-    expectTypeOf(timed).resolves.toEqualTypeOf<RemittanceResult>()
+    expectTypeOf(timed).resolves.toEqualTypeOf<LookupBanksResult>()
     await Promise.all([plain, timed])
     const Banks = z.array(z.object({ bankCode: z.string(), bankName: z.string() }))
     const banks = await remit.lookup.banks(undefined, { schema: Banks })

@@ -56,7 +56,7 @@ describe('transactions', () => {
     ])
   })
 
-  it('a reused agentTransactionRef is refused (PLATFORM_NOTES [client]) and the error names the first transaction', async () => {
+  it('a reused agentTransactionRef is refused (rule Platform 5) and the error names the first transaction', async () => {
     const { remit, simulator } = await setup()
     const body = { ...mobileTransferBody(await createBeneficiary(remit)), agentTransactionRef: 'AGENT-DUP' }
     await remit.transactions.mobileTransfer(body)

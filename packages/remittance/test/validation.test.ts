@@ -16,8 +16,8 @@ describe('validation before sending', () => {
       remit.lookup.rates({ sendingAmountSLE: '100.00', destCurrency: 42 }),
     )
     expect(error.issues).toEqual([
-      { path: 'sendingAmountSLE', message: 'Invalid input: expected number, received string' },
-      { path: 'destCurrency', message: 'Invalid input: expected string, received number' },
+      { path: 'sendingAmountSLE', message: 'must be a number, not a string' },
+      { path: 'destCurrency', message: 'must be a string, not a number' },
     ])
     expect(error.requestSent).toBe(false)
     expect(server.requests).toHaveLength(0)
@@ -41,9 +41,9 @@ describe('validation before sending', () => {
   })
 
   it.each([
-    ['negative', -1, 'Too small: expected number to be >=0'],
-    ['infinite', Number.POSITIVE_INFINITY, 'Invalid input: expected number, received Infinity'],
-    ['NaN', Number.NaN, 'Invalid input: expected number, received NaN'],
+    ['negative', -1, 'must be at least 0'],
+    ['infinite', Number.POSITIVE_INFINITY, 'must be a finite number, not Infinity (JSON cannot carry it)'],
+    ['NaN', Number.NaN, 'must be a finite number, not NaN (JSON cannot carry it)'],
     ['3 decimals', 10.005, 'SLE amounts have at most 2 decimal places'],
   ])('an SLE amount that is %s is refused', async (_name, amountSLE, message) => {
     const { remit, server } = await setup()
@@ -72,7 +72,7 @@ describe('validation before sending', () => {
     expect(error.issues).toEqual([{ path: 'firstname', message: 'unknown field; did you mean "firstName"?' }])
   })
 
-  it('bodies the spec does not show accept any JSON member, but refuse what JSON cannot carry', async () => {
+  it('bodies whose fields are not published (rule Resources 8) accept any JSON member, but refuse what JSON cannot carry', async () => {
     const { remit, server } = await setup()
     const error = await refused(
       remit.lookup.nameEnquiry({ bankCode: 'RCB', extra: { when: new Date(0), n: [1, Number.NaN] } }),
@@ -96,7 +96,7 @@ describe('validation before sending', () => {
     expect(error.issues).toEqual([{ path: 'agentTransactionRef', message: 'must not be empty' }])
   })
 
-  it('path variables must be non-empty strings, named by the spec', async () => {
+  it('path variables must be non-empty strings, named as the path template names them', async () => {
     const { remit, server } = await setup()
     expect((await refused(remit.beneficiaries.getByPosId(''))).issues).toEqual([
       { path: 'posid', message: 'must be a non-empty string (or a whole number)' },

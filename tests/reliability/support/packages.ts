@@ -100,7 +100,7 @@ export const PACKAGES: readonly PackageUnderTest[] = [
   },
   {
     name: 'remittance',
-    lookupName: 'lookup.banks',
+    lookupName: 'lookup.transactionStatus',
     writeName: 'transactions.mobileTransfer',
     apiError: RemittanceError,
     unreadableReason: 'unreadable_response',
@@ -109,7 +109,7 @@ export const PACKAGES: readonly PackageUnderTest[] = [
     open(url, options) {
       const client = remittance(url, options)
       return {
-        lookup: () => client.lookup.banks(),
+        lookup: () => client.lookup.transactionStatus('RN-1'),
         write: () => client.transactions.mobileTransfer({ ...MOBILE_TRANSFER }),
         close: () => client.close(),
       }
@@ -117,7 +117,7 @@ export const PACKAGES: readonly PackageUnderTest[] = [
   },
   {
     name: 'bill-payment',
-    lookupName: 'catalog.list',
+    lookupName: 'catalog.get',
     writeName: 'transactions.execute',
     apiError: BillPaymentError,
     unreadableReason: 'unreadable_response',
@@ -126,7 +126,7 @@ export const PACKAGES: readonly PackageUnderTest[] = [
     open(url, options) {
       const client = billPayment(url, options)
       return {
-        lookup: () => client.catalog.list(),
+        lookup: () => client.catalog.get('EDSA-PREPAID'),
         write: () => client.transactions.execute({ productId: 'EDSA-PREPAID', amount: 50 }),
         close: () => client.close(),
       }

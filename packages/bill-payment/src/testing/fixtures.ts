@@ -1,6 +1,6 @@
 /** The simulator's starting catalog and test credentials: made up, stable, safe to print in test output. */
 
-/** A catalog product as the simulator stores it (the field names are the simulator's own; the spec shows none). */
+/** A catalog product as the simulator stores and answers it: the `Product` fields (rule Platform 11; the service publishes none). */
 export interface SimulatorProduct {
   readonly id: string
   readonly name: string

@@ -1,8 +1,10 @@
 /**
  * A stateful bill payment service for tests: a catalog that can be enabled and disabled, payments
  * with `Idempotency-Key` replay, transactions listed/fetched/filtered, two-header auth, injectable
- * faults and a ledger of executed payments. Its record fields, filter keys, statuses and error
- * problems are the simulator's own choices: the spec shows none of them.
+ * faults and a ledger of executed payments. Its request fields, filter keys, statuses and error
+ * problems are the simulator's own choices: the service publishes none of them. Its answers have
+ * the shapes of the package's result types (`Product`, `Transaction` and lists of them; rule IDs of
+ * https://github.com/paywire/paywire/blob/main/docs/bill-payment-rules.md: Platform 11–12).
  */
 
 import { type Clock, systemClock } from '@paywire/core'

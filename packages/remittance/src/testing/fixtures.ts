@@ -1,6 +1,6 @@
 /** Reference data the simulator serves: countries, banks, branches, collection points, operators, rates. */
 
-/** A destination country; `serviceTypes` uses the upstream transaction types (PLATFORM_NOTES [guess, strong]). */
+/** A destination country; `serviceTypes` uses the upstream transaction types (rule Platform 1). */
 export interface CountryFixture {
   readonly countryCode: string
   readonly countryName: string

@@ -1,4 +1,4 @@
-/** The remittance simulator's wire rules: its option and record types, the spec's field types, and pure checks. */
+/** The remittance simulator's wire rules: its option and record types, the documented field types, and pure checks. */
 
 import type { RemittanceFixtures } from './fixtures.js'
 
@@ -12,7 +12,7 @@ export interface RemittanceSimulatorOptions {
   readonly fixtures?: Partial<RemittanceFixtures>
   /**
    * What `POST /api/beneficiaries` answers with its 201: the stored record (default), or an empty
-   * body (the spec documents none; both must be successes for the client).
+   * body (the service documents none, rule Endpoints 1; both must be successes for the client).
    */
   readonly createdBody?: 'record' | 'empty'
 }

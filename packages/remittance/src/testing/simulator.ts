@@ -35,18 +35,21 @@ import {
 } from './rules.js'
 
 /**
- * The simulated service. Rules it follows, spec first, then PLATFORM_NOTES, then its own guesses:
- * - every call needs `x-code` equal to `apiKey`, else 401 ProblemDetails (spec Authentication 2);
- * - bodies must be JSON objects with the spec's JSON types, else 400 ProblemDetails with an ASP.NET
- *   `errors` map (spec Errors; PLATFORM_NOTES [public]); amounts in SLE have at most 2 decimals;
+ * The simulated service. Rules it follows, the service's own first, then the platform's, then its
+ * own guesses (rule IDs of https://github.com/paywire/paywire/blob/main/docs/remittance-rules.md):
+ * - every call needs `x-code` equal to `apiKey`, else 401 ProblemDetails (rules Authentication 1–2);
+ * - bodies must be JSON objects with the documented JSON types, else 400 ProblemDetails with an
+ *   ASP.NET `errors` map (rules Resources 1–5, Errors 1, Platform 6); amounts in SLE have at most 2
+ *   decimals (rule Platform 4);
  * - simulator guesses: beneficiaries need `firstName`, `lastName` and `telephone`; updates name the
  *   `beneficiaryId`; transfers need `remitterId`, a known `beneficiaryId`, `destinationCountry`,
  *   `amountSLE` > 0 and `agentTransactionRef`, plus the mobile network/number, the collection point,
  *   or `bankId` and `accountNumber`;
- * - a reused `agentTransactionRef` is refused with 400 (PLATFORM_NOTES [client]), naming the
- *   original `transactionId` as an extension member;
- * - a transfer returns `transactionId`; confirm returns `referenceNumber` (PLATFORM_NOTES [guess,
- *   strong]); the status lookup finds a transaction by `referenceNumber` or `agentTransactionRef`;
+ * - a reused `agentTransactionRef` is refused with 400 (rule Platform 5), naming the original
+ *   `transactionId` as an extension member;
+ * - a transfer returns `transactionId`; confirm returns `referenceNumber` (rule Platform 2); the
+ *   status lookup finds a transaction by `referenceNumber` or `agentTransactionRef`;
+ * - every success answer has the shape of the package's result types (rules Platform 12–18);
  * - `failNext` injects upstream failures (502 by default) before anything else happens, or after
  *   the request was acted on (`when: 'after'`).
  */
