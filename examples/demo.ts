@@ -36,10 +36,31 @@ const SANDBOX_VARIABLES: Record<string, readonly string[]> = {
   'bill-payment': ['PAYWIRE_BILLS_BASE_URL', 'PAYWIRE_BILLS_CLIENT_ID', 'PAYWIRE_BILLS_CLIENT_SECRET'],
 }
 
-/** The example's first doc line, as its title. */
-function titleOf(file: URL): string {
-  const doc = /\/\*\*\s*\n\s*\*\s*(.+)/.exec(readFileSync(file, 'utf8'))
-  return doc?.[1] ?? ''
+/**
+ * The first paragraph of the example's header comment (what it shows), as whole sentences: the
+ * comment's lines up to its first blank line, joined, then wrapped for the terminal.
+ */
+function summaryOf(file: URL): string[] {
+  const header = /^\/\*\*([\s\S]*?)\*\//m.exec(readFileSync(file, 'utf8'))?.[1] ?? ''
+  const lines = header.split('\n').map((line) => line.replace(/^\s*\*\s?/, '').trim())
+  const start = lines.findIndex((line) => line !== '')
+  const end = lines.indexOf('', start)
+  const paragraph = lines.slice(start, end === -1 ? undefined : end).join(' ')
+  return wrap(paragraph, 100)
+}
+
+/** Splits text at spaces into lines of at most `width` characters (a longer word gets its own line). */
+function wrap(text: string, width: number): string[] {
+  const lines: string[] = []
+  let line = ''
+  for (const word of text.split(/\s+/).filter(Boolean)) {
+    if (line && line.length + 1 + word.length > width) {
+      lines.push(line)
+      line = word
+    } else line = line ? `${line} ${word}` : word
+  }
+  if (line) lines.push(line)
+  return lines
 }
 
 /** Shows which variables are set without showing a value: secrets stay masked. */
@@ -56,7 +77,9 @@ for (const [pkg, names] of Object.entries(EXAMPLES)) {
   console.log(`\n━━ @paywire/${pkg} → ${target(pkg)}`)
   for (const name of names) {
     const file = new URL(`./${pkg}/${name}.ts`, import.meta.url)
-    console.log(`\n▶ ${pkg}/${name}.ts — ${titleOf(file)}`)
+    console.log(`\n▶ ${pkg}/${name}.ts`)
+    for (const line of summaryOf(file)) console.log(`  ${line}`)
+    console.log()
     const started = performance.now()
     try {
       const example = (await import(file.href)) as { main(): Promise<void> }

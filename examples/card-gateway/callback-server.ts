@@ -1,6 +1,6 @@
 /**
  * Card gateway callbacks on plain node:http: read the raw body, verify its signature over the exact
- * received bytes (never a re-parsed object, spec Events 2), drop repeated deliveries, answer 2xx fast.
+ * received bytes (never a re-parsed object, rule Events 2), drop repeated deliveries, answer 2xx fast.
  *
  * Run: npx tsx examples/card-gateway/callback-server.ts
  * Env: PAYWIRE_CARD_* (see purchase-and-status.ts; else a local simulator signs a test callback)

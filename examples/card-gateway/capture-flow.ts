@@ -1,5 +1,5 @@
 /**
- * Card gateway: capture an authorised payment safely. Spec rule 3: look the status up first and
+ * Card gateway: capture an authorised payment safely. Rule States 3: look the status up first and
  * capture only a PENDING payment. CAPTURE itself is never retried once it may have arrived, so this
  * flow cannot capture twice; a second run finds the payment SETTLED and captures nothing.
  *

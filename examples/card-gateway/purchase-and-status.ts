@@ -14,7 +14,7 @@ export async function main(): Promise<void> {
   const connection = await cardGatewayConnection()
   const gw = new CardGateway(connection.options)
   try {
-    // Amounts are strings: the exact string is both sent and signed (spec Authentication 4).
+    // Amounts are strings: the exact string is both sent and signed (rule Authentication 4).
     const order = { number: 'order-1001', amount: '49.90', currency: 'USD', description: 'Coffee grinder' }
     const session = await gw.checkout.purchase({
       order,

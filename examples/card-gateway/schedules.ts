@@ -1,6 +1,6 @@
 /**
  * Card gateway: create a recurring schedule, change it, and delete it. There is no action to read
- * a schedule and no CANCEL_SCHEDULE: a schedule is cancelled with DELETE_SCHEDULE (spec S2S rule 1).
+ * a schedule and no CANCEL_SCHEDULE: a schedule is cancelled with DELETE_SCHEDULE (rule S2S 1).
  *
  * Run: npx tsx examples/card-gateway/schedules.ts
  * Env: PAYWIRE_CARD_* (see purchase-and-status.ts; else a local simulator), and

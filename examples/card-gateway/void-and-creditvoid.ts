@@ -1,6 +1,6 @@
 /**
- * Card gateway: cancel an authorisation with VOID (a pending payment cannot be refunded, spec
- * rule 2), and reverse a settled payment with CREDITVOID (answers ACCEPTED; the outcome follows by callback).
+ * Card gateway: cancel an authorisation with VOID (a pending payment cannot be refunded, rule
+ * States 2), and reverse a settled payment with CREDITVOID (answers ACCEPTED; the outcome follows by callback).
  *
  * Run: npx tsx examples/card-gateway/void-and-creditvoid.ts
  * Env: PAYWIRE_CARD_* (see purchase-and-status.ts; else a local simulator)

@@ -14,7 +14,7 @@ describe('payment states: pending → capture → settled', () => {
     expect(ctx.simulator.ledger.map((e) => e.kind)).toEqual(['session', 'charge', 'capture'])
   })
 
-  it('rule 1: CAPTURE of a payment that is not pending fails with 208003, and nothing is captured twice', async () => {
+  it('rule States 1: CAPTURE of a payment that is not pending fails with 208003, and nothing is captured twice', async () => {
     const ctx = await setup()
     const paid = await paidPayment(ctx)
     await ctx.gw.s2s.capture({ trans_id: paid.trans_id })
@@ -22,7 +22,7 @@ describe('payment states: pending → capture → settled', () => {
     expect(ctx.simulator.ledger.filter((e) => e.kind === 'capture')).toHaveLength(1)
   })
 
-  it('rule 2: a refund needs a settled payment; a pending authorization is cancelled with VOID', async () => {
+  it('rule States 2: a refund needs a settled payment; a pending authorization is cancelled with VOID', async () => {
     const ctx = await setup()
     const paid = await paidPayment(ctx)
     await expect(ctx.gw.s2s.creditVoid({ trans_id: paid.trans_id })).rejects.toMatchObject({
@@ -43,7 +43,7 @@ describe('payment states: pending → capture → settled', () => {
   })
 })
 
-describe('rule 3: status lookup before capture (captureIfPending)', () => {
+describe('rule States 3: status lookup before capture (captureIfPending)', () => {
   it('captures a pending payment after looking it up', async () => {
     const ctx = await setup()
     const paid = await paidPayment(ctx)

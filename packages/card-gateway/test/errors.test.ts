@@ -126,7 +126,7 @@ describe('error table: one named reason per row', () => {
     }
   })
 
-  it('100000 "Incorrect transaction" → incorrect_recurring_transaction (rule 4)', async () => {
+  it('100000 "Incorrect transaction" → incorrect_recurring_transaction (rule S2S 4)', async () => {
     const ctx = await setup()
     const first = await paidPayment(ctx, { capture: true, recurring: true })
     const error = await gatewayError(

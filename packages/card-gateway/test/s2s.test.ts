@@ -13,7 +13,7 @@ function lastForm(ctx: Setup): Record<string, string> {
 }
 
 describe('S2S CARD wire format', () => {
-  it('has exactly the nine actions of the spec, one row each, and the table is not public surface', () => {
+  it('has exactly the nine actions, one row each, and the table is not public surface', () => {
     expect(Object.values(S2S_ACTIONS).map((r) => r.name)).toEqual([
       's2s.getTransStatus',
       's2s.getTransStatusByOrder',
@@ -177,7 +177,7 @@ describe('S2S CARD wire format', () => {
 })
 
 describe('S2S CARD validation before sending', () => {
-  it('refuses a schedule_id that is not a UUID (rule 2) without sending', async () => {
+  it('refuses a schedule_id that is not a UUID (rule S2S 2) without sending', async () => {
     const ctx = await setup()
     const error = await rejection(ctx.gw.s2s.deleteSchedule({ schedule_id: 'not-a-uuid' }))
     expect(error).toBeInstanceOf(RequestValidationError)
@@ -185,7 +185,7 @@ describe('S2S CARD validation before sending', () => {
     expect(ctx.server.requests).toHaveLength(0)
   })
 
-  it('refuses a term_url_3ds that is not https (spec Events 4) without sending', async () => {
+  it('refuses a term_url_3ds that is not https (rule Events 4) without sending', async () => {
     const ctx = await setup()
     const error = await rejection(
       ctx.gw.s2s.recurringSale({
@@ -223,7 +223,7 @@ describe('S2S CARD validation before sending', () => {
     })
   })
 
-  it('cannot send another action name through the typed surface (rule 1)', async () => {
+  it('cannot send another action name through the typed surface (rule S2S 1)', async () => {
     const ctx = await setup()
     // @ts-expect-error action is fixed by the row
     const error = await rejection(ctx.gw.s2s.getTransStatus({ trans_id: 't', action: 'REFUND' }))

@@ -24,7 +24,11 @@ export interface MockServer {
   readonly url: string
   /** Every request received so far, in order. */
   readonly requests: readonly RecordedRequest[]
-  /** Replaces the handlers (later ones win ties, as in msw's `use`). */
+  /**
+   * Prepends handlers, as msw's `server.use` does: they are tried before the ones already in place,
+   * so they win over them, and nothing is removed. Within one call the first matching handler
+   * answers. `resetHandlers()` drops every prepended handler.
+   */
   use(...handlers: RequestHandler[]): void
   /** Restores the handlers given at start. */
   resetHandlers(): void
