@@ -306,4 +306,3 @@ export function sleBodySchemas(sleDecimals: number): SleBodySchemas {
     bankTransfer: z.object(transactionShape).catchall(jsonMember),
   }
 }
-
