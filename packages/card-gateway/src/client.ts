@@ -7,18 +7,25 @@ import {
   type ClientOptions,
   checkBaseUrl,
   HttpClient,
+  type Intent,
+  type IntentReconciled,
   OperationClient,
   type OperationOptions,
+  openIntentsOf,
+  type PaywireError,
   type RequestInput,
   RequestValidationError,
   type ResultOf,
   readCredentials,
+  reconcileJournal,
+  reconcileSubject,
   type Secret,
 } from '@paywire/core'
 import pkg from '../package.json' with { type: 'json' }
 import { Callbacks } from './callbacks.js'
 import { Checkout } from './checkout.js'
 import { gatewayAnswers } from './errors.js'
+import { type CardReconciled, reconcileCard } from './reconcile.js'
 import { S2s } from './s2s.js'
 import { type CardGatewayOperation, DEFAULT_RULES, type GatewayContext, type RequestRules } from './schemas.js'
 import {
@@ -263,6 +270,33 @@ export class CardGateway {
     options?: OperationOptions<S>,
   ): ApiPromise<ResultOf<S, unknown>> {
     return this.#ops.request(input, options)
+  }
+
+  /**
+   * Settles an unknown outcome (an error with `outcomeUnknown`, or an intent from `pendingIntents()`)
+   * by the operation's safe lookup: CAPTURE, VOID, CREDITVOID by GET_TRANS_STATUS; purchase and credit
+   * by the status lookup of their order_id; RECURRING_SALE by GET_TRANS_STATUS_BY_ORDER (rule States 3).
+   * Lookups only: it never sends the call again. `still_unknown` says what to try next.
+   */
+  reconcile(subject: PaywireError | Intent): Promise<CardReconciled> {
+    try {
+      return reconcileCard(reconcileSubject(subject, 'CardGateway'), this.checkout, this.s2s)
+    } catch (error) {
+      return Promise.reject(error)
+    }
+  }
+
+  /** The money-moving calls of the `journal` still open: sent (or about to be) with no definite outcome yet. */
+  pendingIntents(): Promise<Intent[]> {
+    return openIntentsOf(this.#http)
+  }
+
+  /**
+   * Reconciles every open intent of the `journal` (after a crash or a restart), oldest first, and
+   * closes those now settled; `still_unknown` ones stay open. Lookups only.
+   */
+  reconcileAll(): Promise<IntentReconciled[]> {
+    return reconcileJournal(this.#http, 'CardGateway', (intent) => this.reconcile(intent))
   }
 
   /** The Checkout base URL (no trailing slash). */

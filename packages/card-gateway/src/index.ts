@@ -49,6 +49,7 @@ export type { CardGatewayOptions, CardGatewayPlatformDefaults, CardGatewayRawReq
 export { CardGateway } from './client.js'
 export type { CardGatewayErrorDetail, CardGatewayErrorReason, NotFoundEntity } from './errors.js'
 export { CardGatewayError } from './errors.js'
+export type { CardReconciled } from './reconcile.js'
 export type {
   S2s,
   S2sActionName,

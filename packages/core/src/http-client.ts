@@ -35,6 +35,7 @@ import {
   type RetryPolicy,
   retryDelay,
 } from './retry.js'
+import type { IntentStore } from './stores.js'
 import { Agent, requestVia } from './undici.js'
 
 export type { Clock } from './clock.js'
@@ -64,6 +65,12 @@ export interface ClientOptions {
   clock?: Clock
   /** Injectable randomness in [0, 1) for backoff jitter (tests). */
   random?: () => number
+  /**
+   * The intent journal: every money-moving call is written here before it is sent and closed once
+   * its outcome is definite, so `reconcileAll()` can settle what a crash or a lost answer left open.
+   * Off by default; `MemoryIntentStore` for one process, `@paywire/redis` across restarts.
+   */
+  journal?: IntentStore
 }
 
 /** Options of a single call. */
@@ -163,6 +170,8 @@ export class HttpClient {
   readonly #random: () => number
   readonly #hooks: Hooks | undefined
   readonly #logger: Logger | undefined
+  readonly #journal: IntentStore | undefined
+  readonly #service: string
   readonly #userAgent: string
   /** Whether anyone listens: without hooks or a logger, no event object is built per request. */
   readonly #observed: boolean
@@ -182,6 +191,8 @@ export class HttpClient {
     this.#hooks = o.hooks
     this.#logger = o.logger
     this.#observed = o.hooks !== undefined || o.logger !== undefined
+    this.#journal = checkJournal(o.journal)
+    this.#service = config.packageName
     const suffix = o.userAgent ? ` ${o.userAgent}` : ''
     this.#userAgent = `paywire-${config.packageName}/${config.packageVersion} node/${process.versions.node}${suffix}`
     this.#ownsDispatcher = o.dispatcher === undefined
@@ -194,6 +205,16 @@ export class HttpClient {
         bodyTimeout: 0,
         connect: { timeout: Math.min(10_000, Math.max(1, this.#timeout)) },
       })
+  }
+
+  /** The intent journal of this client, when one was given. */
+  get journal(): IntentStore | undefined {
+    return this.#journal
+  }
+
+  /** The service this client talks to (`card-gateway`): the journal's namespace. */
+  get service(): string {
+    return this.#service
   }
 
   /** The User-Agent this client sends. */
@@ -522,4 +543,24 @@ function parseJson(text: string): unknown {
   } catch {
     return undefined
   }
+}
+
+/** A journal must be a whole `IntentStore`: a half one would fail only once money is moving. */
+function checkJournal(journal: unknown): IntentStore | undefined {
+  if (journal === undefined) return undefined
+  const store = journal as Partial<Record<keyof IntentStore, unknown>> | null
+  if (
+    typeof store === 'object' &&
+    store !== null &&
+    typeof store.open === 'function' &&
+    typeof store.close === 'function' &&
+    typeof store.openIntents === 'function'
+  ) {
+    return journal as IntentStore
+  }
+  throw new RequestValidationError(
+    'client',
+    [{ path: 'journal', message: 'must be an intent store with open(), close() and openIntents()' }],
+    'options',
+  )
 }

@@ -71,6 +71,8 @@ export type {
 export { checkAnswer, ProblemDetailsError, problemAnswers, problemReason } from './problem-error.js'
 export type { RawRequestInput } from './raw.js'
 export { buildRawRequest } from './raw.js'
+export type { IntentReconciled, Reconciled, ReconcileSubject } from './reconcile.js'
+export { openIntentsOf, reconcileJournal, reconcileSubject } from './reconcile.js'
 export type { BackoffOptions, RetryPolicy } from './retry.js'
 export { DEFAULT_BACKOFF, keyed, parseRetryAfter, safe, unsentOnly, withinWindow } from './retry.js'
 export { redactHeaders, Secret } from './secret.js'

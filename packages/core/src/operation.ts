@@ -7,13 +7,20 @@
 
 import { randomUUID } from 'node:crypto'
 import type { z } from 'zod'
-import { ApiPromise } from './api-promise.js'
+import { ApiPromise, type WithResponse } from './api-promise.js'
 import { formBody, jsonBody, type Query, withQuery } from './encode.js'
-import { type ApiError, type Reconciliation, RequestValidationError, type ValidationIssue } from './errors.js'
+import {
+  type ApiError,
+  PaywireError,
+  type Reconciliation,
+  RequestValidationError,
+  type ValidationIssue,
+} from './errors.js'
 import type { CallOptions, HttpClient, HttpMethod, HttpRequest, RawResponse, ResponseHandler } from './http-client.js'
 import { type AnswerSchema, checkAnswer } from './problem-error.js'
 import { buildRawRequest, type RawRequestInput } from './raw.js'
 import { keyed, type RetryPolicy } from './retry.js'
+import type { Intent, IntentOutcome, IntentStore } from './stores.js'
 import { expandPath } from './url.js'
 import { checkParams } from './validate.js'
 
@@ -175,15 +182,21 @@ export class OperationClient<Ctx> {
     input: OperationInput,
     options?: OperationOptions<S>,
   ): ApiPromise<ResultOf<S, Result>> {
-    let request: HttpRequest
+    let built: { request: HttpRequest; params: unknown }
     try {
-      request = this.#build(row, input, options ?? {})
+      built = this.#build(row, input, options ?? {})
     } catch (error) {
       return ApiPromise.rejected(error)
     }
-    const handler = this.#handler(row.decode, options?.schema, false)
+    const { request, params } = built
     // The handler returns the schema's output when a schema is given, else the row's decoded result.
-    return this.#config.http.send(request, handler as ResponseHandler<ResultOf<S, Result>>, callOptions(options))
+    const handler = this.#handler(row.decode, options?.schema, false) as ResponseHandler<ResultOf<S, Result>>
+    const { http } = this.#config
+    const journal = http.journal
+    if (journal === undefined || request.retry.kind === 'safe') return http.send(request, handler, callOptions(options))
+    return new ApiPromise(
+      journaled(journal, http.service, request, params, () => http.send(request, handler, callOptions(options))),
+    )
   }
 
   /**
@@ -209,7 +222,7 @@ export class OperationClient<Ctx> {
     row: Operation<Ctx, z.ZodType, Result>,
     input: OperationInput,
     options: OperationOptions<AnswerSchema | undefined>,
-  ): HttpRequest {
+  ): { request: HttpRequest; params: unknown } {
     const { context: ctx } = this.#config
     const issues = optionIssues(options, row.idempotency !== undefined)
     const template = typeof row.path === 'string' ? row.path : row.path(ctx)
@@ -250,7 +263,7 @@ export class OperationClient<Ctx> {
     if (keyHeader && key !== undefined) headers[keyHeader] = key
     const url = this.#baseUrl(row.base, row.name) + expandPath(template, path, row.name)
     const sent: SentRequest = { wire, path, idempotencyKey: key }
-    return {
+    const request: HttpRequest = {
       operation: row.name,
       method: row.method,
       url: row.query ? withQuery(url, input.query as Query | undefined) : url,
@@ -261,6 +274,7 @@ export class OperationClient<Ctx> {
       idempotencyKey: key,
       managedHeaders: keyHeader ? [keyHeader] : undefined,
     }
+    return { request, params }
   }
 
   #buildRaw(input: RequestInput, options: OperationOptions<AnswerSchema | undefined>): HttpRequest {
@@ -453,4 +467,53 @@ function keyReconciliation(idempotency: Idempotency | undefined, key: string | u
   if (!idempotency || key === undefined) return undefined
   const name = 'header' in idempotency ? idempotency.header : idempotency.bodyField
   return { key: name, value: key, lookup: `the same call repeated with { idempotencyKey: ${JSON.stringify(key)} }` }
+}
+
+/**
+ * A money-moving call through the intent journal: the intent is durable before anything is sent (a
+ * journal that refuses the write refuses the call), closed as `applied` on a result and as
+ * `not_applied` on an error that proves the service did not act; an unknown outcome leaves it open
+ * for `reconcileAll()`. A failed close leaves it open too: reconciling it later is safe (lookups only).
+ */
+async function journaled<T>(
+  journal: IntentStore,
+  service: string,
+  request: HttpRequest,
+  params: unknown,
+  send: () => ApiPromise<T>,
+): Promise<WithResponse<T>> {
+  const intent: Intent = {
+    id: randomUUID(),
+    service,
+    operation: request.operation,
+    params: params === undefined ? null : params,
+    reconciliation: request.reconciliation,
+    idempotencyKey: request.idempotencyKey,
+    createdAt: Date.now(), // wall-clock time, for ordering and for people; no duration is measured on it
+  }
+  try {
+    await journal.open(intent)
+  } catch (cause) {
+    throw new PaywireError(
+      `${request.operation}: the intent journal did not record the call, so nothing was sent (${String(cause)}).`,
+      { cause },
+    )
+  }
+  let outcome: WithResponse<T>
+  try {
+    outcome = await send().withResponse()
+  } catch (error) {
+    if (error instanceof PaywireError && !error.outcomeUnknown) await closeQuietly(journal, intent.id, 'not_applied')
+    throw error
+  }
+  await closeQuietly(journal, intent.id, 'applied')
+  return outcome
+}
+
+async function closeQuietly(journal: IntentStore, id: string, outcome: IntentOutcome): Promise<void> {
+  try {
+    await journal.close(id, outcome)
+  } catch {
+    // The intent stays open; reconcileAll() settles it with a lookup, which never moves money.
+  }
 }

@@ -133,7 +133,20 @@ export class CardGatewaySimulator extends SimulatedGateway {
     const p = byPayment
       ? this.payments.find((x) => x.payment_id === body['payment_id'])
       : this.payments.find((x) => x.order_id === body['order_id'])
-    if (!p) return this.notFound('checkout', byPayment ? 'Payment does not exist.' : 'Order does not exist.')
+    if (!p) {
+      // A credit is listed under its own order_id, as a refund (what a merchant's reconciliation reads).
+      const credit = byOrder
+        ? this.ledger.find((e) => e.kind === 'credit' && e.order_id === body['order_id'])
+        : undefined
+      if (credit) {
+        return new Reply(200, {
+          payment_id: credit.trans_id,
+          status: 'refund',
+          order: { number: credit.order_id, amount: credit.amount },
+        })
+      }
+      return this.notFound('checkout', byPayment ? 'Payment does not exist.' : 'Order does not exist.')
+    }
     return new Reply(200, {
       payment_id: p.payment_id,
       date: new Date(p.createdAt).toISOString(),

@@ -1,0 +1,232 @@
+/**
+ * Reconciling lost answers from the attacker's side: the simulator books the call and loses its
+ * answer (`failNext({ when: 'after' })`), the client reports outcomeUnknown, and `reconcile` must
+ * give the definite answer the ledger proves, by lookups only (no money-moving request is sent again).
+ * With a journal, the intent is written before the call leaves and stays open exactly as long as
+ * the outcome is unknown.
+ */
+
+import { type Intent, type IntentStore, MemoryIntentStore, PaywireError, RequestValidationError } from '@paywire/core'
+import { describe, expect, it } from 'vitest'
+import { formatAmount } from '../src/index.js'
+import { orderId, paidPayment, rejection, type Setup, setup } from './helpers.js'
+
+const urls = { success_url: 'https://shop.example/ok', cancel_url: 'https://shop.example/cancel' }
+
+/** The S2S actions and Checkout paths sent after `from`: a reconcile must add lookups only. */
+function sentAfter(ctx: Setup, from: number): string[] {
+  return ctx.server.requests.slice(from).map((r) => {
+    const action = new URLSearchParams(r.body ?? '').get('action')
+    return action ?? r.url ?? ''
+  })
+}
+
+async function lostAnswer(ctx: Setup, call: () => Promise<unknown>): Promise<PaywireError> {
+  ctx.simulator.failNext({ when: 'after' })
+  const error = await rejection(call())
+  expect(error).toBeInstanceOf(PaywireError)
+  expect((error as PaywireError).outcomeUnknown).toBe(true)
+  return error as PaywireError
+}
+
+describe('gw.reconcile(error): a definite answer from the lookups', () => {
+  it('a CAPTURE whose answer was lost is applied, proven by GET_TRANS_STATUS, and nothing is captured twice', async () => {
+    const ctx = await setup()
+    const { trans_id } = await paidPayment(ctx)
+    const error = await lostAnswer(ctx, () => ctx.gw.s2s.capture({ trans_id }))
+    const before = ctx.server.requests.length
+    const result = await ctx.gw.reconcile(error)
+    expect(result).toMatchObject({
+      outcome: 'applied',
+      operation: 's2s.capture',
+      key: { key: 'trans_id', value: trans_id },
+    })
+    expect(result.state).toMatchObject({ status: 'SETTLED' })
+    expect(result.evidence).toMatch(/GET_TRANS_STATUS shows .* as SETTLED/)
+    expect(sentAfter(ctx, before)).toEqual(['GET_TRANS_STATUS'])
+    expect(ctx.simulator.ledger.filter((e) => e.kind === 'capture')).toHaveLength(1)
+  })
+
+  it('a CAPTURE that never arrived is not_applied: the payment is still PENDING', async () => {
+    const ctx = await setup()
+    const { trans_id } = await paidPayment(ctx)
+    ctx.simulator.failNext({ status: 500 }) // refused before acting: the error says outcomeUnknown all the same
+    const error = await rejection(ctx.gw.s2s.capture({ trans_id }))
+    expect((error as PaywireError).outcomeUnknown).toBe(true)
+    const result = await ctx.gw.reconcile(error as PaywireError)
+    expect(result).toMatchObject({ outcome: 'not_applied', state: { status: 'PENDING' } })
+    expect(ctx.simulator.ledger.filter((e) => e.kind === 'capture')).toHaveLength(0)
+  })
+
+  it('a VOID whose answer was lost is applied', async () => {
+    const ctx = await setup()
+    const { trans_id } = await paidPayment(ctx)
+    const error = await lostAnswer(ctx, () => ctx.gw.s2s.void({ trans_id }))
+    expect(await ctx.gw.reconcile(error)).toMatchObject({ outcome: 'applied', state: { status: 'VOID' } })
+  })
+
+  it('a CREDITVOID whose answer was lost is applied once the refund shows, never guessed before', async () => {
+    const ctx = await setup()
+    const { trans_id } = await paidPayment(ctx, { capture: true })
+    const error = await lostAnswer(ctx, () => ctx.gw.s2s.creditVoid({ trans_id }))
+    const result = await ctx.gw.reconcile(error)
+    // The simulator settles a credit-void at once; a SETTLED status would be still_unknown instead.
+    expect(['applied', 'still_unknown']).toContain(result.outcome)
+    if (result.outcome === 'still_unknown') expect(result.next).toMatch(/callback|again/)
+  })
+
+  it('a purchase whose answer was lost is applied (the order exists); one that never arrived is not_applied', async () => {
+    const ctx = await setup()
+    const number = orderId()
+    const purchase = () =>
+      ctx.gw.checkout.purchase({
+        order: { number, amount: formatAmount(1000, 'USD'), currency: 'USD', description: 'Lost answer' },
+        ...urls,
+      })
+    ctx.simulator.failNext({ path: '/api/v1/session', when: 'after' })
+    const lost = await rejection(purchase())
+    expect((lost as PaywireError).outcomeUnknown).toBe(true)
+    expect(await ctx.gw.reconcile(lost as PaywireError)).toMatchObject({
+      outcome: 'applied',
+      key: { key: 'order_id', value: number },
+    })
+
+    const fresh = await setup()
+    const other = orderId()
+    fresh.simulator.failNext({ path: '/api/v1/session', status: 502, count: 3 })
+    const never = await rejection(
+      fresh.gw.checkout.purchase({
+        order: { number: other, amount: '10.00', currency: 'USD', description: 'Never arrived' },
+        ...urls,
+      }),
+    )
+    expect((never as PaywireError).outcomeUnknown).toBe(true)
+    expect(await fresh.gw.reconcile(never as PaywireError)).toMatchObject({ outcome: 'not_applied' })
+  })
+
+  it('a credit whose answer was lost is applied, found under its own order_id', async () => {
+    const ctx = await setup()
+    const { order_id } = await paidPayment(ctx, { capture: true, reqToken: true })
+    const { card_token } = await ctx.gw.checkout.status({ order_id })
+    const refundId = orderId('refund')
+    ctx.simulator.failNext({ path: '/api/v1/payment/card/credit', when: 'after' })
+    const error = await rejection(
+      ctx.gw.checkout.credit({
+        order_id: refundId,
+        order_amount: '5.00',
+        order_currency: 'USD',
+        order_description: 'Refund',
+        card_token: card_token as string,
+        name: 'Ada Lovelace',
+      }),
+    )
+    const result = await ctx.gw.reconcile(error as PaywireError)
+    expect(result).toMatchObject({ outcome: 'applied', state: { status: 'refund' } })
+    expect(ctx.simulator.ledger.filter((e) => e.kind === 'credit')).toHaveLength(1)
+  })
+
+  it('a schedule call has no lookup: still_unknown, saying what to do', async () => {
+    const ctx = await setup()
+    ctx.simulator.failNext({ status: 500 })
+    const error = await rejection(ctx.gw.s2s.deleteSchedule({ schedule_id: '9b0c6e1a-3f7d-4c2e-8a51-7d2f0e4b9c13' }))
+    const result = await ctx.gw.reconcile(error as PaywireError)
+    expect(result.outcome).toBe('still_unknown')
+    expect(result.next).toMatch(/schedule_id/)
+  })
+
+  it('refuses what has nothing to reconcile: a definite error, a lookup error, not an error at all', async () => {
+    const ctx = await setup()
+    const definite = await rejection(ctx.gw.s2s.capture({ trans_id: 'no-such-transaction' }))
+    expect((definite as PaywireError).outcomeUnknown).toBe(false)
+    await expect(ctx.gw.reconcile(definite as PaywireError)).rejects.toThrow(RequestValidationError)
+    await expect(ctx.gw.reconcile(new Error('x') as unknown as PaywireError)).rejects.toThrow(/outcomeUnknown/)
+  })
+})
+
+describe('the intent journal', () => {
+  /** A store that records the order of its writes, to check the intent is durable before sending. */
+  function recordingStore(requestsSoFar: () => number): { store: IntentStore; log: string[] } {
+    const memory = new MemoryIntentStore()
+    const log: string[] = []
+    const store: IntentStore = {
+      open: async (intent) => {
+        log.push(`open ${intent.operation} (requests so far: ${requestsSoFar()})`)
+        await memory.open(intent)
+      },
+      close: async (id, outcome) => {
+        log.push(`close ${outcome}`)
+        await memory.close(id)
+      },
+      openIntents: (service) => memory.openIntents(service),
+    }
+    return { store, log }
+  }
+
+  it('writes a money-moving call before it is sent and closes it on a definite outcome; lookups are not written', async () => {
+    let requests = () => 0
+    const { store, log } = recordingStore(() => requests())
+    const ctx = await setup({ client: { journal: store } })
+    requests = () => ctx.server.requests.length
+    const { trans_id } = await paidPayment(ctx)
+    const sent = ctx.server.requests.length
+    await ctx.gw.s2s.getTransStatus({ trans_id })
+    await ctx.gw.s2s.capture({ trans_id })
+    expect(log).toEqual([
+      expect.stringMatching(/^open checkout.purchase \(requests so far: 0\)$/),
+      'close applied',
+      `open s2s.capture (requests so far: ${sent + 1})`,
+      'close applied',
+    ])
+    expect(await ctx.gw.pendingIntents()).toEqual([])
+  })
+
+  it('closes as not_applied a call the gateway refused (a documented error), and keeps no secret', async () => {
+    const journal = new MemoryIntentStore()
+    const ctx = await setup({ client: { journal } })
+    await rejection(ctx.gw.s2s.capture({ trans_id: 'no-such-transaction' }))
+    expect(await ctx.gw.pendingIntents()).toEqual([])
+  })
+
+  it('keeps an unknown outcome open; reconcileAll settles and closes it, by lookups only', async () => {
+    const journal = new MemoryIntentStore()
+    const ctx = await setup({ client: { journal } })
+    const { trans_id } = await paidPayment(ctx)
+    await lostAnswer(ctx, () => ctx.gw.s2s.capture({ trans_id, amount: '4.00' }))
+    const [open] = (await ctx.gw.pendingIntents()) as [Intent]
+    expect(open).toMatchObject({
+      service: 'card-gateway',
+      operation: 's2s.capture',
+      params: { trans_id, amount: '4.00' },
+      reconciliation: { key: 'trans_id', value: trans_id },
+    })
+    const text = JSON.stringify(open)
+    for (const secret of ['client_key', 'merchant_key', 'hash', ctx.clientOptions.password as string]) {
+      expect(text).not.toContain(secret)
+    }
+    const before = ctx.server.requests.length
+    const settled = await ctx.gw.reconcileAll()
+    expect(settled.map((s) => s.result.outcome)).toEqual(['applied'])
+    expect(sentAfter(ctx, before)).toEqual(['GET_TRANS_STATUS'])
+    expect(await ctx.gw.pendingIntents()).toEqual([])
+  })
+
+  it('a journal that cannot record refuses the call: nothing is sent', async () => {
+    const failing: IntentStore = {
+      open: async () => {
+        throw new Error('disk full')
+      },
+      close: async () => {},
+      openIntents: async () => [],
+    }
+    const ctx = await setup({ client: { journal: failing } })
+    const error = await rejection(ctx.gw.s2s.capture({ trans_id: 't' }))
+    expect((error as Error).message).toMatch(/intent journal did not record the call, so nothing was sent.*disk full/)
+    expect(ctx.server.requests).toHaveLength(0)
+  })
+
+  it('refuses a journal that is not an intent store, at construction', async () => {
+    await expect(setup({ client: { journal: {} as IntentStore } })).rejects.toThrow(
+      /invalid client options\. journal: must be an intent store/,
+    )
+  })
+})

@@ -1,0 +1,114 @@
+/**
+ * Reconciliation: an unknown outcome settled by the operation's safe lookup, never by sending the
+ * call again. One result shape for every service, and one `reconcileAll` over the intent journal.
+ */
+
+import { PaywireError, type Reconciliation, RequestValidationError } from './errors.js'
+import type { HttpClient } from './http-client.js'
+import type { Intent } from './stores.js'
+
+/**
+ * What a lookup proved: the service acted on the call (`applied`), provably did not
+ * (`not_applied`), or the lookup cannot tell yet (`still_unknown`, with `next` saying what to try
+ * and when). Never a guess: a lookup that finds nothing is `not_applied` only where that proves it.
+ */
+export interface Reconciled<State = unknown> {
+  readonly outcome: 'applied' | 'not_applied' | 'still_unknown'
+  /** The operation whose outcome was unknown: `s2s.capture`. */
+  readonly operation: string
+  /** The key it was looked up by. */
+  readonly key: Reconciliation
+  /** The lookup's answer, when there was one. */
+  readonly state: State | undefined
+  /** Why this outcome, in words: the lookup run and what it showed. */
+  readonly evidence: string
+  /** For `still_unknown`: what to do next, and when. */
+  readonly next?: string
+}
+
+/** What reconciliation needs of an unknown outcome: the operation and its key. */
+export interface ReconcileSubject {
+  readonly operation: string
+  readonly reconciliation: Reconciliation
+}
+
+/**
+ * The operation and key of an error with `outcomeUnknown`, or of a journal intent; anything else
+ * is refused (a definite outcome, or a call without a key, has nothing to reconcile).
+ */
+export function reconcileSubject(subject: PaywireError | Intent, client: string): ReconcileSubject {
+  const refuse = (message: string): never => {
+    throw new RequestValidationError(`${client}.reconcile`, [{ path: 'subject', message }])
+  }
+  if (subject instanceof PaywireError) {
+    if (!subject.outcomeUnknown) {
+      return refuse('has a definite outcome (outcomeUnknown is false): there is nothing to reconcile')
+    }
+    const operation = (subject as { operation?: unknown }).operation
+    if (typeof operation !== 'string' || subject.reconciliation === undefined) {
+      return refuse('carries no operation and reconciliation key to look up')
+    }
+    return { operation, reconciliation: subject.reconciliation }
+  }
+  if (typeof subject !== 'object' || subject === null || typeof subject.operation !== 'string') {
+    return refuse('must be an error with outcomeUnknown, or an intent from pendingIntents()')
+  }
+  if (subject.reconciliation === undefined) {
+    return refuse(`is an intent of ${subject.operation} without a reconciliation key: settle it by hand`)
+  }
+  return { operation: subject.operation, reconciliation: subject.reconciliation }
+}
+
+/** The open intents of the client's journal, oldest first (none without a journal). */
+export async function openIntentsOf(http: HttpClient): Promise<Intent[]> {
+  return http.journal ? http.journal.openIntents(http.service) : []
+}
+
+/** One open intent and what its lookup showed. */
+export interface IntentReconciled {
+  readonly intent: Intent
+  readonly result: Reconciled
+}
+
+/**
+ * Settles every open intent of the client's journal by its lookup, oldest first, and closes those
+ * whose outcome is now definite. `still_unknown` ones stay open for a later run. Lookups only: no
+ * call is sent again. An intent without a key, or whose lookup fails, is reported and stays open.
+ */
+export async function reconcileJournal(
+  http: HttpClient,
+  client: string,
+  reconcile: (intent: Intent) => Promise<Reconciled>,
+): Promise<IntentReconciled[]> {
+  const journal = http.journal
+  if (journal === undefined) {
+    throw new RequestValidationError(`${client}.reconcileAll`, [
+      { path: 'journal', message: 'is not configured: pass an intent store as the client option journal' },
+    ])
+  }
+  const settled: IntentReconciled[] = []
+  for (const intent of await journal.openIntents(http.service)) {
+    const result = intent.reconciliation
+      ? await reconcile(intent).catch(
+          (error: unknown): Reconciled => ({
+            outcome: 'still_unknown',
+            operation: intent.operation,
+            key: intent.reconciliation as Reconciliation,
+            state: undefined,
+            evidence: `the lookup failed: ${error instanceof Error ? error.message : String(error)}`,
+            next: 'run reconcileAll() again once the service answers',
+          }),
+        )
+      : {
+          outcome: 'still_unknown' as const,
+          operation: intent.operation,
+          key: { key: 'intent', value: intent.id, lookup: 'none' },
+          state: undefined,
+          evidence: `${intent.operation} has no reconciliation key`,
+          next: 'settle it by hand with the service, then close it in the journal',
+        }
+    if (result.outcome !== 'still_unknown') await journal.close(intent.id, result.outcome)
+    settled.push({ intent, result })
+  }
+  return settled
+}
