@@ -7,17 +7,24 @@ import {
   type ClientOptions,
   checkBaseUrl,
   HttpClient,
+  type Intent,
+  type IntentReconciled,
   OperationClient,
   type OperationOptions,
+  openIntentsOf,
+  type PaywireError,
   problemAnswers,
   type RequestInput,
   type ResultOf,
   readCredentials,
+  reconcileJournal,
+  reconcileSubject,
   type Secret,
 } from '@paywire/core'
 import pkg from '../package.json' with { type: 'json' }
 import { Catalog } from './catalog.js'
 import { BillPaymentError } from './errors.js'
+import { type BillPaymentReconciled, reconcileBillPayment } from './reconcile.js'
 import { CLIENT_ID_HEADER, CLIENT_SECRET_HEADER, IDEMPOTENCY_KEY_HEADER } from './schemas.js'
 import { Transactions } from './transactions.js'
 
@@ -92,6 +99,29 @@ export class BillPayment {
     options?: OperationOptions<S>,
   ): ApiPromise<ResultOf<S, unknown>> {
     return this.#ops.request(input, options)
+  }
+
+  /**
+   * Settles an unknown payment (an error with `outcomeUnknown`, or an intent from `pendingIntents()`)
+   * by finding its Idempotency-Key in the transactions list: found proves it was made.
+   * Lookups only: it never sends the call again. `still_unknown` says what to try next.
+   */
+  reconcile(subject: PaywireError | Intent): Promise<BillPaymentReconciled> {
+    try {
+      return reconcileBillPayment(reconcileSubject(subject, 'BillPayment'), this.transactions)
+    } catch (error) {
+      return Promise.reject(error)
+    }
+  }
+
+  /** The money-moving calls of the `journal` still open: sent (or about to be) with no definite outcome yet. */
+  pendingIntents(): Promise<Intent[]> {
+    return openIntentsOf(this.#http)
+  }
+
+  /** Reconciles every open intent of the `journal`, oldest first, and closes those now settled. Lookups only. */
+  reconcileAll(): Promise<IntentReconciled[]> {
+    return reconcileJournal(this.#http, 'BillPayment', (intent) => this.reconcile(intent))
   }
 
   /** Closes the client's connection pool (a caller-supplied `dispatcher` is left open); calling it again is fine. */

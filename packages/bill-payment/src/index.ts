@@ -32,6 +32,7 @@ export { Catalog } from './catalog.js'
 export type { BillPaymentOptions } from './client.js'
 export { BillPayment } from './client.js'
 export { BillPaymentError } from './errors.js'
+export type { BillPaymentReconciled } from './reconcile.js'
 export type {
   CatalogDisableResult,
   CatalogEnableResult,

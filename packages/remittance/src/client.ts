@@ -7,19 +7,26 @@ import {
   type ClientOptions,
   checkBaseUrl,
   HttpClient,
+  type Intent,
+  type IntentReconciled,
   OperationClient,
   type OperationOptions,
+  openIntentsOf,
+  type PaywireError,
   problemAnswers,
   type RequestInput,
   RequestValidationError,
   type ResultOf,
   readCredentials,
+  reconcileJournal,
+  reconcileSubject,
   type Secret,
 } from '@paywire/core'
 import pkg from '../package.json' with { type: 'json' }
 import { Beneficiaries } from './beneficiaries.js'
 import { RemittanceError } from './errors.js'
 import { Lookup } from './lookup.js'
+import { type RemittanceReconciled, reconcileRemittance } from './reconcile.js'
 import { DEFAULT_SLE_DECIMALS, type SleBodySchemas, sleBodySchemas } from './schemas.js'
 import { Transactions } from './transactions.js'
 
@@ -104,6 +111,29 @@ export class Remittance {
   /** The User-Agent this client sends. */
   get userAgent(): string {
     return this.#http.userAgent
+  }
+
+  /**
+   * Settles an unknown transfer or confirm outcome (an error with `outcomeUnknown`, or an intent from
+   * `pendingIntents()`) with the status lookup: found proves it was made; not found proves nothing.
+   * Lookups only: it never sends the call again. `still_unknown` says what to try next.
+   */
+  reconcile(subject: PaywireError | Intent): Promise<RemittanceReconciled> {
+    try {
+      return reconcileRemittance(reconcileSubject(subject, 'Remittance'), this.lookup)
+    } catch (error) {
+      return Promise.reject(error)
+    }
+  }
+
+  /** The money-moving calls of the `journal` still open: sent (or about to be) with no definite outcome yet. */
+  pendingIntents(): Promise<Intent[]> {
+    return openIntentsOf(this.#http)
+  }
+
+  /** Reconciles every open intent of the `journal`, oldest first, and closes those now settled. Lookups only. */
+  reconcileAll(): Promise<IntentReconciled[]> {
+    return reconcileJournal(this.#http, 'Remittance', (intent) => this.reconcile(intent))
   }
 
   /** Closes the client's connection pool (a caller-supplied `dispatcher` is left open); calling it again is fine. */

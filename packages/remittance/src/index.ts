@@ -33,6 +33,7 @@ export type { RemittanceOptions, RemittancePlatformDefaults } from './client.js'
 export { Remittance } from './client.js'
 export { RemittanceError } from './errors.js'
 export { Lookup } from './lookup.js'
+export type { RemittanceReconciled } from './reconcile.js'
 export type {
   Bank,
   BankAccount,
