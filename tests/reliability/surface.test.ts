@@ -13,6 +13,8 @@ const CORE_REEXPORTS = [
   'ApiError',
   'ApiPromise',
   'ConnectionError',
+  'MemoryClaimStore',
+  'MemoryIntentStore',
   'PaywireError',
   'ProblemDetailsError',
   'RequestValidationError',

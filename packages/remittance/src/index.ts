@@ -1,15 +1,21 @@
 /** `@paywire/remittance`: typed client of the cross-border remittance service. */
 
 // The core symbols every paywire package re-exports, the same list in each: one import covers calls,
-// errors and secrets.
+// errors, secrets and the stores of the journal and the callback inbox.
 export type {
   AnswerSchema,
   CallOptions,
+  ClaimStore,
   ClientOptions,
+  Intent,
+  IntentOutcome,
+  IntentReconciled,
+  IntentStore,
   OperationOptions,
   ProblemDetails,
   ProblemReason,
   RawRequestInput,
+  Reconciled,
   Reconciliation,
   RequestInput,
   ResultOf,
@@ -19,6 +25,8 @@ export {
   ApiError,
   ApiPromise,
   ConnectionError,
+  MemoryClaimStore,
+  MemoryIntentStore,
   PaywireError,
   ProblemDetailsError,
   RequestValidationError,
