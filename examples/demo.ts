@@ -12,6 +12,7 @@ const EXAMPLES: Record<string, readonly string[]> = {
     'purchase-and-status',
     's2s-status',
     'capture-flow',
+    'reconcile-capture',
     'void-and-creditvoid',
     'credit',
     'recurring-sale',
