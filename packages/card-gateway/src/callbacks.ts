@@ -2,6 +2,7 @@
 
 import { timingSafeEqual } from 'node:crypto'
 import { type Secret, SignatureVerificationError } from '@paywire/core'
+import { CallbackHandler, type CallbackHandlerOptions } from './callback-handler.js'
 import { type DigestName, explainSignature, sign, type UppercaseMode } from './signature.js'
 
 /** Checkout callback hash input order (platform rule); the password is appended last. */
@@ -90,6 +91,15 @@ export class Callbacks {
   constructor(password: Secret, defaults: CallbackOptions = {}) {
     this.#password = password
     this.#defaults = defaults
+  }
+
+  /**
+   * The callback inbox over the raw body: verifies, deduplicates on the platform's key across every
+   * instance sharing `store`, answers `OK` at once and runs `onEvent` at most once per key (rules
+   * Platform 16, 23). Adapters: `handler.node` (node:http, Express), `handler.fetch` (Fetch API).
+   */
+  handler(options: CallbackHandlerOptions): CallbackHandler {
+    return new CallbackHandler(this, { ...this.#defaults, ...options })
   }
 
   /**

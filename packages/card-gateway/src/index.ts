@@ -37,6 +37,13 @@ export {
   UserAbortError,
 } from '@paywire/core'
 export { formatAmount } from './amount.js'
+export type {
+  CallbackHandlerOptions,
+  CallbackResponse,
+  NodeRequestLike,
+  NodeResponseLike,
+} from './callback-handler.js'
+export { CallbackHandler } from './callback-handler.js'
 export type { CallbackEvent, CallbackOptions, CallbackStatus, Callbacks, CallbackType } from './callbacks.js'
 export { CHECKOUT_CALLBACK_FIELDS, dedupeKey, isFinal, isStuckChallenge } from './callbacks.js'
 export type {
@@ -57,6 +64,8 @@ export type { CardGatewayOptions, CardGatewayPlatformDefaults, CardGatewayRawReq
 export { CardGateway } from './client.js'
 export type { CardGatewayErrorDetail, CardGatewayErrorReason, NotFoundEntity } from './errors.js'
 export { CardGatewayError } from './errors.js'
+export type { Delivery, PaymentState } from './payment-state.js'
+export { foldPayment } from './payment-state.js'
 export type { CardReconciled } from './reconcile.js'
 export type {
   S2s,

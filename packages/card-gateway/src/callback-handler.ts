@@ -1,0 +1,216 @@
+/**
+ * The callback inbox: verify the raw body, claim the platform's dedupe key, answer `OK` at once
+ * (rule Platform 23: five time-outs block the URL for every merchant on it), then run the merchant's
+ * `onEvent` at most once per key across every instance sharing the claim store.
+ */
+
+import { type ClaimStore, MemoryClaimStore, SignatureVerificationError } from '@paywire/core'
+import {
+  type CallbackEvent,
+  type CallbackOptions,
+  type Callbacks,
+  DEFAULT_CALLBACK_MAX_BYTES,
+  dedupeKey,
+} from './callbacks.js'
+
+/** Options of `gw.callbacks.handler()`. */
+export interface CallbackHandlerOptions extends CallbackOptions {
+  /** Your processing of a verified event: runs after the answer, at most once per dedupe key. */
+  onEvent(event: CallbackEvent): Promise<void> | void
+  /** Shared by every instance of your service (`RedisClaimStore`); default: one in-memory store per handler. */
+  store?: ClaimStore
+  /** How long a claim is held while `onEvent` runs, in ms; size it above your slowest `onEvent`. Default 60 000. */
+  holdMs?: number
+  /** How long a processed key is remembered, so redeliveries are dropped, in ms. Default 7 days. */
+  keepMs?: number
+  /** Hears an `onEvent` that threw (its claim is released, so a redelivery can retry) or a store that failed. */
+  onError?(error: unknown, event: CallbackEvent | undefined): void
+}
+
+/** What to answer the gateway: a status, headers and a plain-text body. */
+export interface CallbackResponse {
+  readonly status: number
+  readonly headers: Readonly<Record<string, string>>
+  readonly body: string
+}
+
+/** The structural part of Node's `IncomingMessage` the adapters read (node:http, Express, Fastify's `raw`). */
+export interface NodeRequestLike extends AsyncIterable<unknown> {
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>
+  /** Set by a body parser that ran before the handler (Express). */
+  readonly body?: unknown
+  readonly readableEnded?: boolean
+}
+
+/** The structural part of Node's `ServerResponse` the adapters write. */
+export interface NodeResponseLike {
+  writeHead(status: number, headers: Record<string, string>): unknown
+  end(body: string): unknown
+}
+
+const DEFAULT_HOLD_MS = 60_000
+// A week covers every redelivery schedule published for such gateways, and a key costs ~100 bytes.
+const DEFAULT_KEEP_MS = 7 * 24 * 60 * 60 * 1000
+const TEXT = { 'content-type': 'text/plain; charset=utf-8' }
+
+function answer(status: number, body: string): CallbackResponse {
+  return { status, headers: TEXT, body }
+}
+
+function checkDuration(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback
+  if (!Number.isSafeInteger(value) || value < 1) {
+    throw new TypeError(`callbacks.handler: ${name} must be a whole number of ms >= 1`)
+  }
+  return value
+}
+
+/**
+ * A framework-neutral callback endpoint. `handle(rawBody)` gives the answer to send; the adapters
+ * (`node`, `fetch`) read the raw body themselves and send it. `onEvent` runs after the answer:
+ * `drain()` waits for the runs in progress (graceful shutdown, tests).
+ */
+export class CallbackHandler {
+  readonly #callbacks: Callbacks
+  readonly #options: CallbackHandlerOptions
+  readonly #store: ClaimStore
+  readonly #holdMs: number
+  readonly #keepMs: number
+  readonly #running = new Set<Promise<void>>()
+
+  /** @internal */
+  constructor(callbacks: Callbacks, options: CallbackHandlerOptions) {
+    if (typeof options?.onEvent !== 'function') throw new TypeError('callbacks.handler: onEvent must be a function')
+    this.#callbacks = callbacks
+    this.#options = options
+    this.#store = options.store ?? new MemoryClaimStore()
+    this.#holdMs = checkDuration('holdMs', options.holdMs, DEFAULT_HOLD_MS)
+    this.#keepMs = checkDuration('keepMs', options.keepMs, DEFAULT_KEEP_MS)
+  }
+
+  /**
+   * Verifies `rawBody` (refused: 400 with the reason only, never the body), claims its dedupe key
+   * (a duplicate, or one being processed elsewhere: 200 `OK`, nothing run; a store that fails: 503,
+   * so the gateway delivers again) and answers 200 `OK`, starting `onEvent` right after.
+   */
+  async handle(rawBody: string | Buffer | Uint8Array): Promise<CallbackResponse> {
+    let event: CallbackEvent
+    try {
+      event = this.#callbacks.verify(rawBody, this.#options)
+    } catch (error) {
+      if (error instanceof SignatureVerificationError) {
+        return answer(error.reason === 'body_too_large' ? 413 : 400, error.reason)
+      }
+      throw error
+    }
+    const key = `callback:${dedupeKey(event)}`
+    let token: string | undefined
+    try {
+      token = await this.#store.claim(key, this.#holdMs)
+    } catch (error) {
+      this.#report(error, event)
+      return answer(503, 'store_unavailable')
+    }
+    if (token !== undefined) this.#track(this.#process(event, key, token))
+    return answer(200, 'OK')
+  }
+
+  /** Resolves when every `onEvent` started so far has finished. */
+  async drain(): Promise<void> {
+    while (this.#running.size > 0) await Promise.allSettled([...this.#running])
+  }
+
+  /** node:http and Express: `http.createServer(handler.node)`, `app.post(path, handler.node)`. */
+  readonly node = (req: NodeRequestLike, res: NodeResponseLike): void => {
+    void readNodeBody(req, this.#options.maxBodyBytes ?? DEFAULT_CALLBACK_MAX_BYTES)
+      .then((body) => (typeof body === 'string' || body instanceof Uint8Array ? this.handle(body) : body))
+      .catch((error: unknown) => {
+        this.#report(error, undefined)
+        return answer(500, 'internal_error')
+      })
+      .then((response) => {
+        res.writeHead(response.status, { ...response.headers })
+        res.end(response.body)
+      })
+  }
+
+  /** Fetch API (Next.js route handlers, Hono, Bun, Deno): `export const POST = handler.fetch`. */
+  readonly fetch = async (request: Request): Promise<Response> => {
+    const body = await readFetchBody(request, this.#options.maxBodyBytes ?? DEFAULT_CALLBACK_MAX_BYTES)
+    const response = body instanceof Uint8Array ? await this.handle(body) : body
+    return new Response(response.body, { status: response.status, headers: response.headers })
+  }
+
+  async #process(event: CallbackEvent, key: string, token: string): Promise<void> {
+    try {
+      await this.#options.onEvent(event)
+    } catch (error) {
+      this.#report(error, event)
+      await this.#store.release(key, token).catch((e: unknown) => this.#report(e, event))
+      return
+    }
+    await this.#store.complete(key, token, this.#keepMs).catch((e: unknown) => this.#report(e, event))
+  }
+
+  #track(run: Promise<void>): void {
+    this.#running.add(run)
+    void run.finally(() => this.#running.delete(run))
+  }
+
+  #report(error: unknown, event: CallbackEvent | undefined): void {
+    try {
+      this.#options.onError?.(error, event)
+    } catch {
+      // An observer that throws changes nothing.
+    }
+  }
+}
+
+/**
+ * The raw body of a Node request: read from the stream, or taken from a body parser that kept it
+ * raw (`express.raw()`); a parser that already turned it into an object is answered 500 with why.
+ * Over `maxBodyBytes` the reading stops and the answer is 413.
+ */
+async function readNodeBody(
+  req: NodeRequestLike,
+  maxBodyBytes: number,
+): Promise<string | Uint8Array | CallbackResponse> {
+  if (req.body instanceof Uint8Array || typeof req.body === 'string') return req.body
+  if (req.readableEnded) {
+    return req.body === undefined ||
+      (typeof req.body === 'object' && req.body !== null && Object.keys(req.body).length === 0)
+      ? ''
+      : answer(500, 'body_already_parsed: mount the callback route before any body parser, or use express.raw()')
+  }
+  const chunks: Uint8Array[] = []
+  let size = 0
+  // Read by hand: leaving a for-await early would destroy the socket before the 413 is written.
+  const stream = req[Symbol.asyncIterator]()
+  for (let next = await stream.next(); !next.done; next = await stream.next()) {
+    const bytes = typeof next.value === 'string' ? Buffer.from(next.value) : (next.value as Uint8Array)
+    size += bytes.byteLength
+    // Stop reading: the rest is never buffered, and the answer closes the connection.
+    if (size > maxBodyBytes) return { ...answer(413, 'body_too_large'), headers: { ...TEXT, connection: 'close' } }
+    chunks.push(bytes)
+  }
+  return Buffer.concat(chunks)
+}
+
+/** The raw body of a Fetch API request, read up to `maxBodyBytes` (a chunked body has no length to trust). */
+async function readFetchBody(request: Request, maxBodyBytes: number): Promise<Uint8Array | CallbackResponse> {
+  if (Number(request.headers.get('content-length')) > maxBodyBytes) return answer(413, 'body_too_large')
+  const chunks: Uint8Array[] = []
+  let size = 0
+  const reader = request.body?.getReader()
+  for (;;) {
+    const next = await reader?.read()
+    if (next === undefined || next.done) break
+    size += next.value.byteLength
+    if (size > maxBodyBytes) {
+      await reader?.cancel()
+      return answer(413, 'body_too_large')
+    }
+    chunks.push(next.value)
+  }
+  return Buffer.concat(chunks)
+}

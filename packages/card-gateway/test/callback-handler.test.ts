@@ -1,0 +1,251 @@
+/**
+ * The callback inbox from the attacker's side, in the real frameworks over loopback HTTP: forged and
+ * hostile bodies, concurrent duplicate deliveries to several instances, a slow or failing onEvent, a
+ * store that fails. `onEvent` must run at most once per dedupe key, and the answer must never wait for it.
+ */
+
+import { once } from 'node:events'
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { type ClaimStore, MemoryClaimStore } from '@paywire/core'
+import express from 'express'
+import Fastify from 'fastify'
+import { afterEach, describe, expect, it } from 'vitest'
+import { type CallbackEvent, type CallbackHandler, type CallbackHandlerOptions, CardGateway } from '../src/index.js'
+import { SIMULATOR_CREDENTIALS, signCallback } from '../src/testing/index.js'
+
+const gw = new CardGateway({
+  checkoutUrl: 'https://checkout.example',
+  s2sUrl: 'https://s2s.example',
+  ...SIMULATOR_CREDENTIALS,
+})
+
+const FIELDS = {
+  id: 'pay-1',
+  order_number: 'order-1',
+  order_amount: '10.00',
+  order_currency: 'USD',
+  order_description: 'Filters',
+  order_status: 'settled',
+  type: 'sale',
+  status: 'success',
+}
+const signed = (fields: Record<string, string> = FIELDS) => signCallback(fields, SIMULATOR_CREDENTIALS.password)
+
+const closers: (() => Promise<unknown>)[] = []
+afterEach(async () => {
+  for (const close of closers.splice(0)) await close()
+})
+
+async function listen(server: Server): Promise<string> {
+  server.listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  closers.push(() => new Promise((resolve) => server.close(resolve)))
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/callbacks/card`
+}
+
+function post(url: string, body: string | Uint8Array, headers: Record<string, string> = {}) {
+  return fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    body,
+  }).then(async (r) => ({ status: r.status, body: await r.text() }))
+}
+
+/** A handler that records each onEvent run; `gate` holds every run until released. */
+function recording(options: Partial<CallbackHandlerOptions> = {}) {
+  const runs: CallbackEvent[] = []
+  let release = () => {}
+  const gate = new Promise<void>((resolve) => {
+    release = resolve
+  })
+  const handler = gw.callbacks.handler({
+    onEvent: async (event) => {
+      runs.push(event)
+      await gate
+    },
+    ...options,
+  })
+  return { handler, runs, release }
+}
+
+describe('the inbox on node:http', () => {
+  it('answers OK before onEvent has finished, then runs it once', async () => {
+    const { handler, runs, release } = recording()
+    const url = await listen(createServer(handler.node))
+    const answer = await post(url, signed())
+    expect(answer).toEqual({ status: 200, body: 'OK' })
+    expect(runs).toHaveLength(1) // started, and still held by the gate: the answer did not wait
+    release()
+    await handler.drain()
+    expect(runs[0]).toMatchObject({ id: 'pay-1', type: 'sale', status: 'success' })
+  })
+
+  it('refuses a forged body with 400 and its reason only, and runs nothing', async () => {
+    const { handler, runs } = recording()
+    const url = await listen(createServer(handler.node))
+    const forged = signed().replace('order_amount=10.00', 'order_amount=1000.00')
+    const answer = await post(url, forged)
+    expect(answer).toEqual({ status: 400, body: 'hash_mismatch' })
+    const hash = new URLSearchParams(forged).get('hash') as string
+    expect(answer.body).not.toContain(hash)
+    expect(answer.body).not.toContain(SIMULATOR_CREDENTIALS.password)
+    expect((await post(url, '')).body).toBe('empty_body')
+    expect(runs).toHaveLength(0)
+  })
+
+  it('stops reading an oversized body at the cap and answers 413', async () => {
+    const { handler, runs } = recording({ maxBodyBytes: 1024 })
+    const url = await listen(createServer(handler.node))
+    const answer = await post(url, `${signed()}&pad=${'x'.repeat(100 * 1024)}`).catch((error: unknown) => error)
+    // The answer comes at the cap, with the connection closed: the rest of the body is never read.
+    expect(answer).toEqual({ status: 413, body: 'body_too_large' })
+    expect(runs).toHaveLength(0)
+  })
+
+  it('N=50 concurrent duplicate deliveries to M=3 instances sharing a store run onEvent exactly once', async () => {
+    const store = new MemoryClaimStore()
+    const instances = [recording({ store }), recording({ store }), recording({ store })]
+    const urls = await Promise.all(instances.map(({ handler }) => listen(createServer(handler.node))))
+    const body = signed()
+    const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => post(urls[i % 3] as string, body)))
+    expect(answers.every((a) => a.status === 200 && a.body === 'OK')).toBe(true)
+    for (const { release } of instances) release()
+    await Promise.all(instances.map(({ handler }) => handler.drain()))
+    expect(instances.reduce((n, { runs }) => n + runs.length, 0)).toBe(1)
+    // A different status of the same payment is another event: it runs too.
+    await post(urls[0] as string, signed({ ...FIELDS, type: 'refund', order_status: 'refund' }))
+    await Promise.all(instances.map(({ handler }) => handler.drain()))
+    expect(instances.reduce((n, { runs }) => n + runs.length, 0)).toBe(2)
+  })
+
+  it('an onEvent that throws releases its key: the redelivery runs it again, and then never again', async () => {
+    let calls = 0
+    const errors: unknown[] = []
+    const handler = gw.callbacks.handler({
+      onEvent: () => {
+        calls++
+        if (calls === 1) throw new Error('database down')
+      },
+      onError: (error) => errors.push(error),
+    })
+    const url = await listen(createServer(handler.node))
+    await post(url, signed())
+    await handler.drain()
+    await post(url, signed())
+    await handler.drain()
+    await post(url, signed())
+    await handler.drain()
+    expect(calls).toBe(2)
+    expect(errors).toHaveLength(1)
+  })
+
+  it('a store that fails answers 503, so the gateway delivers again, and runs nothing', async () => {
+    const failing: ClaimStore = {
+      claim: async () => {
+        throw new Error('redis down')
+      },
+      complete: async () => {},
+      release: async () => {},
+    }
+    const { handler, runs } = recording({ store: failing })
+    const url = await listen(createServer(handler.node))
+    expect(await post(url, signed())).toEqual({ status: 503, body: 'store_unavailable' })
+    expect(runs).toHaveLength(0)
+  })
+})
+
+describe('the inbox in Express 5', () => {
+  async function app(mount: (app: express.Express, handler: CallbackHandler) => void) {
+    const { handler, runs, release } = recording()
+    release()
+    const application = express()
+    mount(application, handler)
+    const url = await listen(createServer(application))
+    return { handler, runs, url }
+  }
+
+  it('reads the raw body itself when no body parser ran', async () => {
+    const { handler, runs, url } = await app((a, h) => a.post('/callbacks/card', h.node))
+    expect(await post(url, signed())).toEqual({ status: 200, body: 'OK' })
+    await handler.drain()
+    expect(runs).toHaveLength(1)
+  })
+
+  it('takes the Buffer of express.raw()', async () => {
+    const { handler, runs, url } = await app((a, h) => a.post('/callbacks/card', express.raw({ type: '*/*' }), h.node))
+    expect(await post(url, signed())).toEqual({ status: 200, body: 'OK' })
+    await handler.drain()
+    expect(runs).toHaveLength(1)
+  })
+
+  it('refuses a body that express.urlencoded() already parsed, saying how to mount it', async () => {
+    const { runs, url } = await app((a, h) => {
+      a.use(express.urlencoded({ extended: false }))
+      a.post('/callbacks/card', h.node)
+    })
+    const answer = await post(url, signed())
+    expect(answer.status).toBe(500)
+    expect(answer.body).toMatch(/^body_already_parsed: mount the callback route before any body parser/)
+    expect(runs).toHaveLength(0)
+  })
+
+  it('answers an empty POST as empty_body', async () => {
+    const { url } = await app((a, h) => a.post('/callbacks/card', h.node))
+    expect(await fetch(url, { method: 'POST' }).then((r) => r.text())).toBe('empty_body')
+  })
+})
+
+describe('the inbox in Fastify 5', () => {
+  it('takes the raw Buffer from a content-type parser scoped to the route', async () => {
+    const { handler, runs, release } = recording()
+    release()
+    const fastify = Fastify()
+    await fastify.register(async (scope) => {
+      scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body))
+      scope.post('/callbacks/card', async (request, reply) => {
+        const answer = await handler.handle(request.body as Buffer)
+        return reply.code(answer.status).headers(answer.headers).send(answer.body)
+      })
+    })
+    const address = await fastify.listen({ port: 0, host: '127.0.0.1' })
+    closers.push(() => fastify.close())
+    const url = `${address}/callbacks/card`
+    expect(await post(url, signed())).toEqual({ status: 200, body: 'OK' })
+    expect(await post(url, signed())).toEqual({ status: 200, body: 'OK' }) // a duplicate
+    expect((await post(url, `${signed()}0`)).status).toBe(400)
+    await handler.drain()
+    expect(runs).toHaveLength(1)
+  })
+})
+
+describe('the inbox as a Fetch API handler (Next.js route handlers, Hono, Bun, Deno)', () => {
+  const request = (body: string) => new Request('https://shop.example/callbacks/card', { method: 'POST', body })
+
+  it('verifies, answers OK and runs onEvent once for duplicates', async () => {
+    const { handler, runs, release } = recording()
+    release()
+    const first = await handler.fetch(request(signed()))
+    const second = await handler.fetch(request(signed()))
+    expect([first.status, await first.text(), second.status, await second.text()]).toEqual([200, 'OK', 200, 'OK'])
+    await handler.drain()
+    expect(runs).toHaveLength(1)
+  })
+
+  it('stops a chunked body at the cap without reading the rest', async () => {
+    const { handler, runs } = recording({ maxBodyBytes: 1024 })
+    let pulled = 0
+    const endless = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        pulled++
+        controller.enqueue(new Uint8Array(512).fill(0x61))
+      },
+    })
+    const response = await handler.fetch(
+      new Request('https://shop.example/cb', { method: 'POST', body: endless, duplex: 'half' } as RequestInit),
+    )
+    expect([response.status, await response.text()]).toEqual([413, 'body_too_large'])
+    expect(pulled).toBeLessThan(10)
+    expect(runs).toHaveLength(0)
+  })
+})
