@@ -203,6 +203,7 @@ const FOREIGN_CALLS = new Set([
   ...['sha1', 'md5', 'sha256', 'strtoupper', 'mb_strtoupper'],
   // Fastify
   'removeAllContentTypeParsers',
+  'addContentTypeParser',
 ])
 
 // ─── Reading the documentation ───────────────────────────────────────────────────────────────────

@@ -194,7 +194,7 @@ describe('callback attacks: each rejected or flagged with a specific reason', ()
     expect(deliver(new URLSearchParams([...new URLSearchParams(first)].reverse()).toString())).toBe('replay')
     // A later state of the same payment is a new event.
     expect(deliver(signed({ ...FIELDS, type: 'refund', order_status: 'refund' }))).toBe('new')
-    expect(dedupeKey(gw.callbacks.verify(first))).toBe(`${FIELDS.id}:sale:success`)
+    expect(dedupeKey(gw.callbacks.verify(first))).toBe(JSON.stringify([FIELDS.id, 'sale', 'success']))
   })
 })
 

@@ -385,9 +385,12 @@ export function isFinal(event: CallbackEvent): boolean {
   return expected !== undefined && expected === event.order_status
 }
 
-/** Deliveries can repeat: deduplicate on `id + type + status` (rule Platform 16). */
+/**
+ * Deliveries can repeat: deduplicate on `id + type + status` (S2S: `trans_id + action + status`,
+ * rule Platform 16), encoded as a JSON array so no two different events share a key.
+ */
 export function dedupeKey(event: CallbackEvent): string {
-  return [event.id ?? event.trans_id ?? '', event.type ?? event.action ?? '', event.status ?? ''].join(':')
+  return JSON.stringify([event.id ?? event.trans_id ?? '', event.type ?? event.action ?? '', event.status ?? ''])
 }
 
 /**

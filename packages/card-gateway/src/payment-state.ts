@@ -10,13 +10,15 @@ const STAGE: Readonly<Record<string, number>> = {
   prepare: 0,
   redirect: 1,
   '3ds': 1,
-  pending: 2,
-  settled: 3,
-  decline: 3,
-  void: 4,
-  refund: 4,
-  reversal: 4,
-  chargeback: 5,
+  // Below an authorisation: with cascading, a decline by one acquirer can be followed by a success
+  // on another (rule Platform 24), never the other way round.
+  decline: 2,
+  pending: 3,
+  settled: 4,
+  void: 5,
+  refund: 5,
+  reversal: 5,
+  chargeback: 6,
 }
 
 /** One delivered callback and when it arrived (ms, on one clock of your choice). */
@@ -31,7 +33,11 @@ export interface PaymentState {
   readonly status: string | undefined
   /** The event that set it. */
   readonly event: CallbackEvent | undefined
-  /** Whether that event is final: `type`, `status` and `order_status` agree (rule Platform 16). */
+  /**
+   * Whether that event is final: `type`, `status` and `order_status` agree (rule Platform 16). These
+   * fields are outside the callback signature (rule Platform 15): confirm with the status lookup
+   * before fulfilling an order.
+   */
   readonly final: boolean
   /** Every `trans_id` seen: with cascading it can change within one payment (rule Platform 24). */
   readonly transIds: readonly string[]

@@ -173,6 +173,7 @@ describe('callback events from the simulator', () => {
     const a = ctx.gw.callbacks.verify(body)
     const b = ctx.gw.callbacks.verify(body)
     expect(dedupeKey(a)).toBe(dedupeKey(b))
-    expect(dedupeKey(a)).toBe(`${a.id}:sale:success`)
+    expect(dedupeKey(a)).toBe(JSON.stringify([a.id, 'sale', 'success']))
+    expect(dedupeKey({ ...a, type: 'a:b', status: 'c' })).not.toBe(dedupeKey({ ...a, type: 'a', status: 'b:c' }))
   })
 })
