@@ -1,40 +1,29 @@
 /**
- * Card gateway callbacks on plain node:http: read the raw body, verify its signature over the exact
- * received bytes (never a re-parsed object, rule Events 2), drop repeated deliveries, answer 2xx fast.
+ * Card gateway callbacks on plain node:http with the inbox, `gw.callbacks.handler()`: it reads the raw
+ * body, verifies it over the exact received bytes (rule Events 2), answers OK at once, drops repeated
+ * deliveries and runs onEvent once per event (a shared claim store makes that hold across instances).
  *
  * Run: npx tsx examples/card-gateway/callback-server.ts
  * Env: PAYWIRE_CARD_* (see purchase-and-status.ts; else a local simulator signs a test callback)
  */
-import { createServer, type IncomingMessage } from 'node:http'
+import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { CardGateway, dedupeKey, isFinal, SignatureVerificationError } from '@paywire/card-gateway'
+import { CardGateway, isFinal, MemoryClaimStore } from '@paywire/card-gateway'
 import { cardGatewayConnection } from '../shared/connect.js'
 import { expectThat, runIfMain, show } from '../shared/run.js'
-
-async function rawBody(req: IncomingMessage): Promise<Buffer> {
-  const chunks: Buffer[] = []
-  for await (const chunk of req) chunks.push(chunk as Buffer)
-  return Buffer.concat(chunks)
-}
 
 export async function main(): Promise<void> {
   const connection = await cardGatewayConnection()
   const gw = new CardGateway(connection.options)
-  const seen = new Set<string>() // use your database in production: deliveries repeat
-
-  const server = createServer(async (req, res) => {
-    try {
-      const event = gw.callbacks.verify(await rawBody(req))
-      if (seen.has(dedupeKey(event))) return res.writeHead(200).end('OK') // already handled
-      seen.add(dedupeKey(event))
-      show(`callback ${event.type}/${event.status} for payment ${event.id}; final: ${isFinal(event)}`)
-      res.writeHead(200, { 'content-type': 'text/plain' }).end('OK')
-    } catch (error) {
-      if (!(error instanceof SignatureVerificationError)) throw error
-      show(`rejected callback: ${error.reason}`)
-      res.writeHead(400).end()
-    }
+  let runs = 0
+  const handler = gw.callbacks.handler({
+    store: new MemoryClaimStore(), // RedisClaimStore from @paywire/redis when several instances receive callbacks
+    onEvent: (event) => {
+      runs++
+      show(`onEvent: ${event.type}/${event.status} for payment ${event.id}; final: ${isFinal(event)}`)
+    },
   })
+  const server = createServer(handler.node)
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/callbacks/card`
   show('listening for callbacks on', url)
@@ -61,6 +50,9 @@ export async function main(): Promise<void> {
       expectThat((await post(body)) === 200, 'a correctly signed callback is accepted')
       expectThat((await post(body)) === 200, 'a repeated delivery is acknowledged once more')
       expectThat((await post(body.replace('49.90', '4990.00'))) === 400, 'a tampered callback is rejected')
+      await handler.drain()
+      show('onEvent runs for 3 deliveries →', runs)
+      expectThat(runs === 1, 'onEvent ran once: the repeat was dropped, the tampered copy refused')
     } else {
       show('configure this URL (made public) in the gateway admin panel; press Ctrl+C to stop')
       await new Promise(() => {})
