@@ -3,7 +3,10 @@ import { fileURLToPath } from 'node:url'
 
 const source = (path: string) => fileURLToPath(new URL(`./packages/${path}`, import.meta.url))
 
-export const alias = ['core', 'card-gateway', 'remittance', 'bill-payment'].flatMap((name) => [
-  { find: new RegExp(`^@paywire/${name}/testing$`), replacement: source(`${name}/src/testing/index.ts`) },
-  { find: new RegExp(`^@paywire/${name}$`), replacement: source(`${name}/src/index.ts`) },
-])
+export const alias = [
+  ...['core', 'card-gateway', 'remittance', 'bill-payment'].flatMap((name) => [
+    { find: new RegExp(`^@paywire/${name}/testing$`), replacement: source(`${name}/src/testing/index.ts`) },
+    { find: new RegExp(`^@paywire/${name}$`), replacement: source(`${name}/src/index.ts`) },
+  ]),
+  { find: /^@paywire\/redis$/, replacement: source('redis/src/index.ts') },
+]

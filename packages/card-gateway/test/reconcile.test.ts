@@ -155,7 +155,7 @@ describe('the intent journal', () => {
       },
       close: async (id, outcome) => {
         log.push(`close ${outcome}`)
-        await memory.close(id)
+        await memory.close(id, outcome)
       },
       openIntents: (service) => memory.openIntents(service),
     }

@@ -38,7 +38,7 @@ export type IntentOutcome = 'applied' | 'not_applied'
 export interface IntentStore {
   open(intent: Intent): Promise<void>
   close(id: string, outcome: IntentOutcome): Promise<void>
-  /** Every open intent of `service`, oldest first. */
+  /** Every open intent of `service`, oldest first (intents written in the same millisecond: in any order). */
   openIntents(service: string): Promise<Intent[]>
 }
 
@@ -50,7 +50,7 @@ export class MemoryIntentStore implements IntentStore {
     this.#open.set(intent.id, structuredClone(intent))
   }
 
-  async close(id: string): Promise<void> {
+  async close(id: string, _outcome: IntentOutcome): Promise<void> {
     this.#open.delete(id)
   }
 

@@ -1,0 +1,6 @@
+/** `@paywire/redis`: core's intent journal and callback claims on Redis, shared by every instance of a service. */
+
+export { RedisClaimStore } from './claim-store.js'
+export type { RedisClient, RedisSetOptions, RedisStoreOptions, RedisTransaction } from './client.js'
+export type { RedisIntentStoreOptions } from './intent-store.js'
+export { RedisIntentStore } from './intent-store.js'

@@ -1,0 +1,146 @@
+/**
+ * The card client on Redis, end to end: a process killed between sending a capture and reading its
+ * answer loses nothing (the next process's reconcileAll() finds the intent and proves it against the
+ * simulator's ledger), and duplicate callback deliveries to several instances run onEvent once.
+ */
+
+import { once } from 'node:events'
+import { createServer, type IncomingMessage } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { type CallbackEvent, CardGateway } from '@paywire/card-gateway'
+import { signCallback, startCardGatewaySimulator, TEST_CARDS } from '@paywire/card-gateway/testing'
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest'
+import { RedisClaimStore, RedisIntentStore } from '../src/index.js'
+import { type Connected, connect, eventually, killFixtures, nextLine, sigkill, spawnFixture } from './helpers.js'
+import { describeWithRedis } from './redis-server.js'
+
+afterEach(killFixtures)
+
+async function bodyOf(req: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = []
+  for await (const chunk of req) chunks.push(chunk as Buffer)
+  return Buffer.concat(chunks)
+}
+
+describeWithRedis('@paywire/card-gateway with the Redis stores', (server) => {
+  let clients: Connected[] = []
+  beforeAll(async () => {
+    clients = await Promise.all([1, 2, 3, 4].map(() => connect(server().url)))
+  })
+  afterAll(async () => {
+    await Promise.all(clients.map((c) => c.close()))
+  })
+
+  it('a process killed between sending a capture and its answer: the next one reconciles it as applied, once', async () => {
+    const sim = await startCardGatewaySimulator()
+    const closers: (() => Promise<unknown>)[] = [() => sim.close()]
+    try {
+      // In front of the gateway: forwards each request and never answers, like a connection lost mid-call.
+      const proxy = createServer((req) => {
+        void bodyOf(req).then((body) =>
+          fetch(`${sim.url}${req.url}`, {
+            method: req.method ?? 'POST',
+            headers: { 'content-type': String(req.headers['content-type']) },
+            body,
+          }),
+        )
+      })
+      proxy.listen(0, '127.0.0.1')
+      await once(proxy, 'listening')
+      closers.push(
+        () => new Promise((resolve) => proxy.close(resolve)),
+        async () => proxy.closeAllConnections(),
+      )
+      const proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`
+
+      const merchant = new CardGateway(sim.clientOptions)
+      closers.push(() => merchant.close())
+      await merchant.checkout.purchase({
+        order: { number: 'order-crash-1', amount: '25.00', currency: 'USD', description: 'Espresso machine' },
+        success_url: 'https://shop.example/ok',
+        cancel_url: 'https://shop.example/cancel',
+      })
+      const { trans_id } = sim.simulator.pay('order-crash-1', { card: TEST_CARDS.number, expiry: TEST_CARDS.success })
+
+      const prefix = `crash-card-${trans_id}:`
+      const child = spawnFixture('capture-child.ts', [
+        server().url,
+        prefix,
+        JSON.stringify({ ...sim.clientOptions, s2sUrl: proxyUrl }),
+        trans_id,
+      ])
+      expect(await nextLine(child)).toEqual({ sending: true })
+      const captured = () => sim.simulator.ledger.filter((e) => e.kind === 'capture').length
+      await eventually(async () => captured() === 1, 20_000, 'the capture reached the gateway')
+      await sigkill(child) // after the gateway acted, before the process read any answer
+
+      // The restart: a new client, a new store, the same Redis.
+      const journal = new RedisIntentStore({ client: clients[0] as Connected, keyPrefix: prefix })
+      const gw = new CardGateway({ ...sim.clientOptions, journal })
+      closers.push(() => gw.close())
+      const [open, ...more] = await gw.pendingIntents()
+      expect(more).toEqual([])
+      expect(open).toMatchObject({
+        operation: 's2s.capture',
+        params: { trans_id },
+        reconciliation: { value: trans_id },
+      })
+
+      const lookupsBefore = sim.server.requests.length
+      const settled = await gw.reconcileAll()
+      expect(
+        settled.map(({ result }) => [result.outcome, (result.state as { status?: string } | undefined)?.status]),
+      ).toEqual([['applied', 'SETTLED']])
+      expect(
+        sim.server.requests.slice(lookupsBefore).map((r) => new URLSearchParams(r.body ?? '').get('action')),
+      ).toEqual(['GET_TRANS_STATUS'])
+      expect(await gw.pendingIntents()).toEqual([])
+      expect(captured()).toBe(1)
+    } finally {
+      for (const close of closers.reverse()) await close()
+    }
+  })
+
+  it('N=60 concurrent duplicate deliveries to M=3 callback handlers on separate Redis connections run onEvent once', async () => {
+    const gw = new CardGateway({
+      checkoutUrl: 'https://checkout.example',
+      s2sUrl: 'https://s2s.example',
+      merchantKey: 'merchant',
+      clientKey: 'client',
+      password: 'callback-password',
+    })
+    const runs: CallbackEvent[] = []
+    const prefix = `inbox-${Date.now()}:`
+    const handlers = [1, 2, 3].map((i) =>
+      gw.callbacks.handler({
+        store: new RedisClaimStore({ client: clients[i] as Connected, keyPrefix: prefix }),
+        onEvent: async (event) => {
+          runs.push(event)
+        },
+      }),
+    )
+    const body = signCallback(
+      {
+        id: 'pay-redis-1',
+        order_number: 'order-1',
+        order_amount: '10.00',
+        order_currency: 'USD',
+        order_description: 'Filters',
+        order_status: 'settled',
+        type: 'sale',
+        status: 'success',
+      },
+      'callback-password',
+    )
+    const answers = await Promise.all(
+      Array.from({ length: 60 }, (_, i) => (handlers[i % 3] as (typeof handlers)[number]).handle(body)),
+    )
+    await Promise.all(handlers.map((h) => h.drain()))
+    expect(answers.every((a) => a.status === 200 && a.body === 'OK')).toBe(true)
+    expect(runs).toHaveLength(1)
+    // Delivered again after processing (a redelivery hours later): dropped, for keepMs.
+    await (handlers[0] as (typeof handlers)[number]).handle(body)
+    await Promise.all(handlers.map((h) => h.drain()))
+    expect(runs).toHaveLength(1)
+  })
+})

@@ -1,0 +1,310 @@
+/**
+ * The rules of core's `ClaimStore` and `IntentStore` (packages/core/src/stores.ts) as one suite, run
+ * against the in-memory stores and the Redis stores alike, so the two cannot drift apart.
+ */
+
+import { randomUUID } from 'node:crypto'
+import type { ClaimStore, Intent, IntentStore } from '@paywire/core'
+import { describe, expect, it } from 'vitest'
+
+/** A pair of stores under test, and how time passes for them. */
+export interface StoreSubject {
+  /** A claim store over the same data as every other one this subject made (another instance on Redis). */
+  claims(): ClaimStore
+  /** An intent store over the same data as every other one this subject made. */
+  intents(): IntentStore
+  /** The hold and keep used where a test waits for expiry: short real time on Redis. */
+  readonly holdMs: number
+  /**
+   * Lets `ms` go by, then resolves once `until()` holds: a test clock jumps at once; real time is
+   * polled with a deadline (never a fixed sleep). Rejects when `until()` never holds.
+   */
+  pass(ms: number, until: () => Promise<boolean>): Promise<void>
+}
+
+/** A key no other test uses (the Redis server is shared by a file's tests). */
+const fresh = (label: string) => `${label}:${randomUUID()}`
+
+/** Long enough that nothing expires during a test that does not wait for it. */
+const LONG = 60_000
+
+export function claimStoreContract(subject: () => StoreSubject): void {
+  describe('ClaimStore contract', () => {
+    it('a first claim gets a token; every other claim of the key is refused while it is held, from any instance', async () => {
+      const s = subject()
+      const key = fresh('held')
+      const token = await s.claims().claim(key, LONG)
+      expect(token).toEqual(expect.any(String))
+      expect(await s.claims().claim(key, LONG)).toBeUndefined()
+      expect(await s.claims().claim(key, LONG)).toBeUndefined()
+    })
+
+    it('keys are independent: holding one blocks no other', async () => {
+      const s = subject()
+      const key = fresh('a')
+      expect(await s.claims().claim(key, LONG)).toBeDefined()
+      expect(await s.claims().claim(`${key}:b`, LONG)).toBeDefined()
+      expect(await s.claims().claim(key.slice(0, -1), LONG)).toBeDefined()
+    })
+
+    it('release by the holder frees the key: the next delivery claims it, with a new token', async () => {
+      const s = subject()
+      const key = fresh('release')
+      const first = await s.claims().claim(key, LONG)
+      await s.claims().release(key, first as string)
+      const second = await s.claims().claim(key, LONG)
+      expect(second).toBeDefined()
+      expect(second).not.toBe(first)
+    })
+
+    it('release with another token changes nothing: the holder still holds the key', async () => {
+      const s = subject()
+      const key = fresh('release-other')
+      const token = (await s.claims().claim(key, LONG)) as string
+      await s.claims().release(key, randomUUID())
+      await s.claims().release(key, `done:${token}`)
+      await s.claims().release(key, `held:${token}`)
+      expect(await s.claims().claim(key, LONG)).toBeUndefined()
+      await s.claims().release(key, token)
+      expect(await s.claims().claim(key, LONG)).toBeDefined()
+    })
+
+    it('complete by the holder refuses every later claim of the key while it is kept, from any instance', async () => {
+      const s = subject()
+      const key = fresh('complete')
+      const token = (await s.claims().claim(key, LONG)) as string
+      await s.claims().complete(key, token, LONG)
+      expect(await s.claims().claim(key, LONG)).toBeUndefined()
+      expect(await s.claims().claim(key, LONG)).toBeUndefined()
+    })
+
+    it('complete is final: release by the same holder afterwards changes nothing', async () => {
+      const s = subject()
+      const key = fresh('complete-release')
+      const token = (await s.claims().claim(key, LONG)) as string
+      await s.claims().complete(key, token, LONG)
+      await s.claims().release(key, token)
+      expect(await s.claims().claim(key, LONG)).toBeUndefined()
+    })
+
+    it('complete with another token while the key is held changes nothing: the holder can still release', async () => {
+      const s = subject()
+      const key = fresh('complete-other')
+      const token = (await s.claims().claim(key, LONG)) as string
+      await s.claims().complete(key, randomUUID(), LONG)
+      await s.claims().complete(key, `held:${token}`, LONG)
+      await s.claims().release(key, token)
+      expect(await s.claims().claim(key, LONG)).toBeDefined()
+    })
+
+    it('a claim whose holder never answers expires after holdMs: the next delivery claims the key', async () => {
+      const s = subject()
+      const key = fresh('expire')
+      const first = await s.claims().claim(key, s.holdMs)
+      expect(await s.claims().claim(key, s.holdMs)).toBeUndefined()
+      let second: string | undefined
+      await s.pass(s.holdMs, async () => {
+        second = await s.claims().claim(key, LONG)
+        return second !== undefined
+      })
+      expect(second).not.toBe(first)
+    })
+
+    it('a stale holder (its claim expired, another took the key) can neither release nor complete it', async () => {
+      const s = subject()
+      const key = fresh('stale')
+      const stale = (await s.claims().claim(key, s.holdMs)) as string
+      let current: string | undefined
+      await s.pass(s.holdMs, async () => {
+        current = await s.claims().claim(key, LONG)
+        return current !== undefined
+      })
+      await s.claims().release(key, stale)
+      await s.claims().complete(key, stale, LONG)
+      expect(await s.claims().claim(key, LONG)).toBeUndefined() // still held by the current holder…
+      await s.claims().release(key, current as string) // …who was not completed by the stale one
+      expect(await s.claims().claim(key, LONG)).toBeDefined()
+    })
+
+    it('a holder whose claim expired still records its outcome with complete when nobody holds the key', async () => {
+      const s = subject()
+      const key = fresh('late-complete')
+      const token = (await s.claims().claim(key, s.holdMs)) as string
+      let probe: string | undefined
+      await s.pass(s.holdMs, async () => {
+        // Probing takes the key when it is free; hand it back so the key is "expired, not taken".
+        probe = await s.claims().claim(key, LONG)
+        if (probe !== undefined) await s.claims().release(key, probe)
+        return probe !== undefined
+      })
+      await s.claims().complete(key, token, LONG)
+      expect(await s.claims().claim(key, LONG)).toBeUndefined()
+    })
+
+    it('a completed key is kept for keepMs, then a delivery may claim it again', async () => {
+      const s = subject()
+      const key = fresh('keep')
+      const token = (await s.claims().claim(key, LONG)) as string
+      await s.claims().complete(key, token, s.holdMs)
+      expect(await s.claims().claim(key, LONG)).toBeUndefined()
+      let again: string | undefined
+      await s.pass(s.holdMs, async () => {
+        again = await s.claims().claim(key, LONG)
+        return again !== undefined
+      })
+      expect(again).toBeDefined()
+    })
+
+    it('keys with spaces, colons, unicode and combining marks are distinct keys, byte for byte', async () => {
+      const s = subject()
+      const id = randomUUID()
+      const keys = [
+        `callback ${id} with spaces`,
+        `${id}:type:status`,
+        `${id}:type`,
+        `${id}\u00e9`, // é precomposed
+        `${id}e\u0301`, // e + combining acute: looks the same, is another key
+        `${id} 付款 ✓ 🧾`,
+        `${id}\n\t\u0000`,
+        `${id}${'x'.repeat(10_000)}`,
+        '',
+      ]
+      const tokens = await Promise.all(keys.map((key) => s.claims().claim(key, LONG)))
+      expect(tokens.every((t) => typeof t === 'string')).toBe(true)
+      for (const [i, key] of keys.entries()) {
+        expect(await s.claims().claim(key, LONG)).toBeUndefined()
+        await s.claims().complete(key, tokens[i] as string, LONG)
+        expect(await s.claims().claim(key, LONG)).toBeUndefined()
+      }
+    })
+  })
+}
+
+/** An intent with every field set as core writes it; `over` replaces some. */
+export function intentOf(over: Partial<Intent> = {}): Intent {
+  return {
+    id: randomUUID(),
+    service: 'card-gateway',
+    operation: 's2s.capture',
+    params: { trans_id: 'T-1', amount: '10.00', order: { id: 'O-1', lines: [{ sku: 'A', qty: 2 }] } },
+    reconciliation: { key: 'trans_id', value: 'T-1', lookup: 'gw.s2s.getTransStatus({ trans_id })' },
+    idempotencyKey: undefined,
+    createdAt: 1_767_225_600_000,
+    ...over,
+  }
+}
+
+export function intentStoreContract(subject: () => StoreSubject): void {
+  describe('IntentStore contract', () => {
+    it('an opened intent is listed by openIntents of its service, exactly as written, by another instance too', async () => {
+      const s = subject()
+      const service = fresh('svc')
+      const intent = intentOf({ service })
+      await s.intents().open(intent)
+      expect(await s.intents().openIntents(service)).toStrictEqual([intent])
+    })
+
+    it('round-trips undefined reconciliation, idempotencyKey and params, and nested params', async () => {
+      const s = subject()
+      const service = fresh('svc')
+      const bare = intentOf({ service, reconciliation: undefined, idempotencyKey: undefined, params: undefined })
+      const nested = intentOf({
+        service,
+        createdAt: bare.createdAt + 1,
+        idempotencyKey: 'f0e1d2c3-key',
+        params: {
+          deep: { a: { b: { c: [1, -2.5, 0, true, false, null, 'x', [], {}] } } },
+          text: 'quotes " backslash \\ newline \n tab \t nul \u0000 emoji 🧾 lone \ud800 end',
+          empty: '',
+          big: Number.MAX_SAFE_INTEGER,
+          tiny: 5e-324,
+        },
+      })
+      await s.intents().open(bare)
+      await s.intents().open(nested)
+      expect(await s.intents().openIntents(service)).toStrictEqual([bare, nested])
+    })
+
+    it('close removes the intent; closing it again, or an unknown id, changes nothing', async () => {
+      const s = subject()
+      const service = fresh('svc')
+      const kept = intentOf({ service })
+      const closed = intentOf({ service, createdAt: kept.createdAt + 1 })
+      await s.intents().open(kept)
+      await s.intents().open(closed)
+      await s.intents().close(closed.id, 'applied')
+      await s.intents().close(closed.id, 'applied')
+      await s.intents().close(randomUUID(), 'not_applied')
+      expect(await s.intents().openIntents(service)).toStrictEqual([kept])
+      await s.intents().close(kept.id, 'not_applied')
+      expect(await s.intents().openIntents(service)).toStrictEqual([])
+    })
+
+    it('openIntents lists oldest first by createdAt, whatever the order they were opened in', async () => {
+      const s = subject()
+      const service = fresh('svc')
+      const at = [5, 1, 4, 2, 3].map((n) => intentOf({ service, createdAt: 1_767_225_600_000 + n * 1000 }))
+      for (const intent of at) await s.intents().open(intent)
+      const listed = await s.intents().openIntents(service)
+      expect(listed.map((i) => i.createdAt)).toStrictEqual([...at.map((i) => i.createdAt)].sort((a, b) => a - b))
+    })
+
+    it("openIntents lists one service's intents only; an unknown service has none", async () => {
+      const s = subject()
+      const a = fresh('svc')
+      const mine = intentOf({ service: a })
+      await s.intents().open(mine)
+      await s.intents().open(intentOf({ service: `${a}:other` }))
+      await s.intents().open(intentOf({ service: a.slice(0, -1) }))
+      expect(await s.intents().openIntents(a)).toStrictEqual([mine])
+      expect(await s.intents().openIntents(fresh('nobody'))).toStrictEqual([])
+    })
+
+    it('opening the same id again replaces the intent: it is listed once', async () => {
+      const s = subject()
+      const service = fresh('svc')
+      const first = intentOf({ service })
+      const again = { ...first, params: { replaced: true }, createdAt: first.createdAt + 10 }
+      await s.intents().open(first)
+      await s.intents().open(again)
+      expect(await s.intents().openIntents(service)).toStrictEqual([again])
+    })
+
+    it('opening the same id under another service moves it there', async () => {
+      const s = subject()
+      const [from, to] = [fresh('svc'), fresh('svc')]
+      const first = intentOf({ service: from })
+      const moved = { ...first, service: to }
+      await s.intents().open(first)
+      await s.intents().open(moved)
+      expect(await s.intents().openIntents(from)).toStrictEqual([])
+      expect(await s.intents().openIntents(to)).toStrictEqual([moved])
+      await s.intents().close(first.id, 'applied')
+      expect(await s.intents().openIntents(from)).toStrictEqual([])
+      expect(await s.intents().openIntents(to)).toStrictEqual([])
+    })
+
+    it('ids and services with spaces, colons and unicode round-trip and stay distinct', async () => {
+      const s = subject()
+      const base = fresh('svc')
+      const services = [`${base} with spaces`, `${base}:colon:s`, `${base} 付款 🧾`, `${base}e\u0301`, `${base}\u00e9`]
+      const intents = services.map((service, i) =>
+        intentOf({ service, id: `id ${i}: ${base} ✓ \u00e9 ${'z'.repeat(i)}`, createdAt: 1_000 + i }),
+      )
+      for (const intent of intents) await s.intents().open(intent)
+      for (const intent of intents) expect(await s.intents().openIntents(intent.service)).toStrictEqual([intent])
+      for (const intent of intents) await s.intents().close(intent.id, 'applied')
+      for (const intent of intents) expect(await s.intents().openIntents(intent.service)).toStrictEqual([])
+    })
+
+    it('params of 1 MB round-trip exactly', async () => {
+      const s = subject()
+      const service = fresh('svc')
+      const blob = '€'.repeat(100_000) + 'x'.repeat(700_000) // 1,000,000 bytes of UTF-8
+      expect(Buffer.byteLength(blob)).toBe(1_000_000)
+      const intent = intentOf({ service, params: { blob, list: Array.from({ length: 1000 }, (_, i) => ({ i })) } })
+      await s.intents().open(intent)
+      expect(await s.intents().openIntents(service)).toStrictEqual([intent])
+    })
+  })
+}

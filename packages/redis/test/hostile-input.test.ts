@@ -1,0 +1,127 @@
+import { randomUUID } from 'node:crypto'
+import { PaywireError, RequestValidationError } from '@paywire/core'
+import { rejection } from '@paywire/core/testing'
+import { afterAll, beforeAll, expect, it } from 'vitest'
+import { RedisClaimStore, type RedisClient, RedisIntentStore } from '../src/index.js'
+import { intentOf } from './contract.js'
+import { type Connected, connect } from './helpers.js'
+import { describeWithRedis } from './redis-server.js'
+
+const PREFIX = 'hostile:'
+
+describeWithRedis('hostile input against a real Redis', (server) => {
+  let client: Connected
+  beforeAll(async () => {
+    client = await connect(server().url)
+  })
+  afterAll(async () => {
+    await client.close()
+  })
+  const keys = async () =>
+    ((await (client as unknown as { keys(p: string): Promise<string[]> }).keys(`${PREFIX}*`)) ?? []).sort()
+
+  it('an intent over maxIntentBytes (default 1 MiB) is refused, naming the limit, and nothing is written', async () => {
+    const journal = new RedisIntentStore({ client, keyPrefix: PREFIX })
+    const service = `svc-${randomUUID()}`
+    const intent = intentOf({ service, params: { blob: 'x'.repeat(2_000_000) } })
+    const error = (await rejection(journal.open(intent))) as RequestValidationError
+    expect(error).toBeInstanceOf(RequestValidationError)
+    expect(error.message).toMatch(
+      /intent\.params: the intent is 2000\d{3} bytes as JSON, over maxIntentBytes \(1048576\)/,
+    )
+    expect(await client.get(`${PREFIX}intent:${intent.id}`)).toBeNull()
+    expect(await journal.openIntents(service)).toStrictEqual([])
+
+    const roomy = new RedisIntentStore({ client, keyPrefix: PREFIX, maxIntentBytes: 4 * 1024 * 1024 })
+    await roomy.open(intent)
+    expect(await roomy.openIntents(service)).toStrictEqual([intent])
+    await roomy.close(intent.id, 'applied')
+  })
+
+  it('params JSON cannot hold are refused before anything reaches Redis', async () => {
+    const journal = new RedisIntentStore({ client, keyPrefix: PREFIX })
+    const service = `svc-${randomUUID()}`
+    const before = await keys()
+    for (const params of [{ at: new Date() }, { n: Number.NaN }, { big: 1n }, { list: [undefined] }]) {
+      expect(await rejection(journal.open(intentOf({ service, params })))).toBeInstanceOf(RequestValidationError)
+    }
+    expect(await keys()).toStrictEqual(before)
+  })
+
+  it('a claim key made to look like another namespace stays a claim key: claims never touch the journal', async () => {
+    const claims = new RedisClaimStore({ client, keyPrefix: PREFIX })
+    const journal = new RedisIntentStore({ client, keyPrefix: PREFIX })
+    const intent = intentOf({ service: `svc-${randomUUID()}` })
+    await journal.open(intent)
+    // The claim key lands at hostile:claim:<key>, never at hostile:intent:<id> or hostile:open:<service>.
+    for (const key of [`../intent:${intent.id}`, `\r\nintent:${intent.id}`, `:open:${intent.service}`]) {
+      const token = (await claims.claim(key, 60_000)) as string
+      await claims.complete(key, token, 60_000)
+    }
+    expect(await journal.openIntents(intent.service)).toStrictEqual([intent])
+  })
+
+  it('open rejects, naming the refusal and leaving no record, when Redis refuses part of its transaction, on node-redis 5 and 6', async () => {
+    const service = `svc-${randomUUID()}`
+    await client.set(`${PREFIX}open:${service}`, 'not a sorted set', undefined as never)
+    const v5 = await connect(server().url, 5)
+    try {
+      for (const c of [client, v5]) {
+        const intent = intentOf({ service })
+        const error = await rejection(new RedisIntentStore({ client: c, keyPrefix: PREFIX }).open(intent))
+        expect(error).toBeInstanceOf(PaywireError)
+        expect(String(error)).toContain(`Redis refused to write intent ${intent.id}: WRONGTYPE`)
+        expect(await client.get(`${PREFIX}intent:${intent.id}`)).toBeNull() // no record left without an index entry
+      }
+    } finally {
+      await v5.close()
+    }
+  })
+
+  it('a record another program overwrote is reported with its key, not returned half-read', async () => {
+    const journal = new RedisIntentStore({ client, keyPrefix: PREFIX })
+    const intent = intentOf({ service: `svc-${randomUUID()}` })
+    await journal.open(intent)
+    const key = `${PREFIX}intent:${intent.id}`
+    for (const garbage of ['not json', '{"id":1}', 'null', '[]']) {
+      await client.set(key, garbage, undefined as never)
+      const error = await rejection(journal.openIntents(intent.service))
+      expect(error).toBeInstanceOf(PaywireError)
+      expect(String((error as Error).message)).toContain(`${key} is not an intent record written by @paywire/redis`)
+    }
+  })
+
+  it('an open intent whose record was deleted behind the journal’s back is reported, with the command to clear it', async () => {
+    const journal = new RedisIntentStore({ client, keyPrefix: PREFIX })
+    const intent = intentOf({ service: `svc-${randomUUID()}` })
+    await journal.open(intent)
+    await (client as unknown as { del(key: string): Promise<number> }).del(`${PREFIX}intent:${intent.id}`)
+    const error = (await rejection(journal.openIntents(intent.service))) as Error
+    expect(error).toBeInstanceOf(PaywireError)
+    expect(error.message).toContain(`its record ${PREFIX}intent:${intent.id} is gone`)
+    expect(error.message).toContain(`ZREM ${PREFIX}open:${intent.service} ${intent.id}`)
+  })
+
+  it('an intent closed by another instance between the index read and the record read is skipped, not reported', async () => {
+    const service = `svc-${randomUUID()}`
+    const [kept, closed] = [intentOf({ service, createdAt: 1 }), intentOf({ service, createdAt: 2 })]
+    const other = new RedisIntentStore({ client, keyPrefix: PREFIX })
+    await other.open(kept)
+    await other.open(closed)
+    // A client whose MGET lets the other instance close `closed` first: the race, made to happen.
+    const racing: RedisClient = {
+      set: (...args) => client.set(...args),
+      get: (key) => client.get(key),
+      zRange: (...args) => client.zRange(...args),
+      zScore: (...args) => client.zScore(...args),
+      zRem: (...args) => client.zRem(...args),
+      eval: (...args) => client.eval(...args),
+      multi: () => client.multi(),
+      mGet: async (keys) => {
+        await other.close(closed.id, 'applied')
+        return client.mGet(keys)
+      },
+    }
+    expect(await new RedisIntentStore({ client: racing, keyPrefix: PREFIX }).openIntents(service)).toStrictEqual([kept])
+  })
+})
