@@ -23,6 +23,7 @@ const EXAMPLES: Record<string, readonly string[]> = {
   ],
   remittance: ['beneficiaries', 'rates', 'mobile-transfer', 'cash-and-bank', 'problem-details'],
   'bill-payment': ['pay-a-bill', 'enable-disable'],
+  redis: ['callback-two-instances', 'crash-and-reconcile'],
 }
 
 const SANDBOX_VARIABLES: Record<string, readonly string[]> = {
@@ -35,6 +36,7 @@ const SANDBOX_VARIABLES: Record<string, readonly string[]> = {
   ],
   remittance: ['PAYWIRE_REMIT_BASE_URL', 'PAYWIRE_REMIT_API_KEY'],
   'bill-payment': ['PAYWIRE_BILLS_BASE_URL', 'PAYWIRE_BILLS_CLIENT_ID', 'PAYWIRE_BILLS_CLIENT_SECRET'],
+  redis: ['PAYWIRE_REDIS_URL'],
 }
 
 /**
