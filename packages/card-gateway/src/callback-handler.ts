@@ -23,7 +23,10 @@ export interface CallbackHandlerOptions extends CallbackOptions {
   holdMs?: number
   /** How long a processed key is remembered, so redeliveries are dropped, in ms. Default 7 days. */
   keepMs?: number
-  /** Hears an `onEvent` that threw (its claim is released, so a redelivery can retry) or a store that failed. */
+  /**
+   * Hears an `onEvent` that threw or a store that failed. The gateway already had its `200`, so record
+   * the event here for a retry; without `onError`, it is written to `console.error` (identity only).
+   */
   onError?(error: unknown, event: CallbackEvent | undefined): void
 }
 
@@ -129,8 +132,12 @@ export class CallbackHandler {
         return answer(500, 'internal_error')
       })
       .then((response) => {
-        res.writeHead(response.status, { ...response.headers })
-        res.end(response.body)
+        try {
+          res.writeHead(response.status, { ...response.headers })
+          res.end(response.body)
+        } catch (error) {
+          this.#report(error, undefined) // headers already sent by other middleware: nothing else to do
+        }
       })
   }
 
@@ -158,8 +165,12 @@ export class CallbackHandler {
   }
 
   #report(error: unknown, event: CallbackEvent | undefined): void {
+    const onError = this.#options.onError
     try {
-      this.#options.onError?.(error, event)
+      if (onError) onError(error, event)
+      // Never silent: the gateway got its 200, so this line may be the only trace of the event.
+      // Only the event's identity is printed, never its body or hash.
+      else console.error(`paywire callback inbox: ${describeFailure(error)}`, identify(event))
     } catch {
       // An observer that throws changes nothing.
     }
@@ -213,4 +224,14 @@ async function readFetchBody(request: Request, maxBodyBytes: number): Promise<Ui
     chunks.push(next.value)
   }
   return Buffer.concat(chunks)
+}
+
+function describeFailure(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error)
+}
+
+/** What names an event in a log line: its ids and states, never the body, amounts or hash. */
+function identify(event: CallbackEvent | undefined): Record<string, string | undefined> {
+  if (!event) return {}
+  return { id: event.id, trans_id: event.trans_id, type: event.type ?? event.action, status: event.status }
 }

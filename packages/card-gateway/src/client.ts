@@ -13,6 +13,7 @@ import {
   type OperationOptions,
   openIntentsOf,
   type PaywireError,
+  type ReconcileOptions,
   type RequestInput,
   RequestValidationError,
   type ResultOf,
@@ -276,11 +277,12 @@ export class CardGateway {
    * Settles an unknown outcome (an error with `outcomeUnknown`, or an intent from `pendingIntents()`)
    * by the operation's safe lookup: CAPTURE, VOID, CREDITVOID by GET_TRANS_STATUS; purchase and credit
    * by the status lookup of their order_id; RECURRING_SALE by GET_TRANS_STATUS_BY_ORDER (rule States 3).
-   * Lookups only: it never sends the call again. `still_unknown` says what to try next.
+   * Lookups only: it never sends the call again. `still_unknown` says what to try next. A lookup that
+   * finds nothing proves the call did not act only `settleAfterMs` (default 2 minutes) after it.
    */
-  reconcile(subject: PaywireError | Intent): Promise<CardReconciled> {
+  reconcile(subject: PaywireError | Intent, options?: ReconcileOptions): Promise<CardReconciled> {
     try {
-      return reconcileCard(reconcileSubject(subject, 'CardGateway'), this.checkout, this.s2s)
+      return reconcileCard(reconcileSubject(subject, 'CardGateway'), this.checkout, this.s2s, options)
     } catch (error) {
       return Promise.reject(error)
     }
@@ -295,8 +297,8 @@ export class CardGateway {
    * Reconciles every open intent of the `journal` (after a crash or a restart), oldest first, and
    * closes those now settled; `still_unknown` ones stay open. Lookups only.
    */
-  reconcileAll(): Promise<IntentReconciled[]> {
-    return reconcileJournal(this.#http, 'CardGateway', (intent) => this.reconcile(intent))
+  reconcileAll(options?: ReconcileOptions): Promise<IntentReconciled[]> {
+    return reconcileJournal(this.#http, 'CardGateway', (intent) => this.reconcile(intent, options))
   }
 
   /** The Checkout base URL (no trailing slash). */

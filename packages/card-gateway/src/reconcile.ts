@@ -5,7 +5,7 @@
  * sent twice. A lookup that finds nothing counts as `not_applied` only where that proves it.
  */
 
-import type { Reconciled, ReconcileSubject } from '@paywire/core'
+import { DEFAULT_SETTLE_AFTER_MS, type Reconciled, type ReconcileOptions, type ReconcileSubject } from '@paywire/core'
 import type { Checkout, CheckoutStatusResult } from './checkout.js'
 import { CardGatewayError } from './errors.js'
 import type { S2s, S2sActionResult } from './s2s.js'
@@ -31,21 +31,33 @@ function notFound(error: unknown): boolean {
 }
 
 /** Reconciles one unknown card outcome with the client's own Checkout and S2S interfaces. */
-export async function reconcileCard(subject: ReconcileSubject, checkout: Checkout, s2s: S2s): Promise<CardReconciled> {
+export async function reconcileCard(
+  subject: ReconcileSubject,
+  checkout: Checkout,
+  s2s: S2s,
+  options: ReconcileOptions = {},
+): Promise<CardReconciled> {
   const { operation, reconciliation: key } = subject
+  const settleAt = subject.since + (options.settleAfterMs ?? DEFAULT_SETTLE_AFTER_MS)
   const result = (
     outcome: Outcome,
     state: CardReconciled['state'],
     evidence: string,
     next?: string,
-  ): CardReconciled => ({
-    outcome,
-    operation,
-    key,
-    state,
-    evidence,
-    ...(next === undefined ? {} : { next }),
-  })
+  ): CardReconciled => {
+    // Absence proves nothing while the request can still arrive: a timed-out call may be queued at the gateway.
+    if (outcome === 'not_applied' && Date.now() < settleAt) {
+      return {
+        outcome: 'still_unknown',
+        operation,
+        key,
+        state,
+        evidence: `${evidence}, but the call is recent enough to still arrive`,
+        next: `reconcile again after ${new Date(settleAt).toISOString()} (settleAfterMs)`,
+      }
+    }
+    return { outcome, operation, key, state, evidence, ...(next === undefined ? {} : { next }) }
+  }
 
   const s2sRule = S2S_OUTCOMES[operation]
   if (s2sRule) {

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net'
 import { type ClaimStore, MemoryClaimStore } from '@paywire/core'
 import express from 'express'
 import Fastify from 'fastify'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { type CallbackEvent, type CallbackHandler, type CallbackHandlerOptions, CardGateway } from '../src/index.js'
 import { SIMULATOR_CREDENTIALS, signCallback } from '../src/testing/index.js'
 
@@ -138,6 +138,28 @@ describe('the inbox on node:http', () => {
     await handler.drain()
     expect(calls).toBe(2)
     expect(errors).toHaveLength(1)
+  })
+
+  it('a failure with no onError is never silent: console.error gets the ids, not the body or the hash', async () => {
+    const logged = vi.spyOn(console, 'error').mockImplementation(() => {})
+    try {
+      const handler = gw.callbacks.handler({
+        onEvent: () => {
+          throw new Error('database down')
+        },
+      })
+      expect((await handler.handle(signed())).status).toBe(200)
+      await handler.drain()
+      expect(logged).toHaveBeenCalledTimes(1)
+      const printed = JSON.stringify(logged.mock.calls[0])
+      expect(printed).toContain('database down')
+      expect(printed).toContain('pay-1')
+      const hash = new URLSearchParams(signed()).get('hash') as string
+      expect(printed).not.toContain(hash)
+      expect(printed).not.toContain('10.00')
+    } finally {
+      logged.mockRestore()
+    }
   })
 
   it('a store that fails answers 503, so the gateway delivers again, and runs nothing', async () => {

@@ -53,7 +53,11 @@ describe('gw.reconcile(error): a definite answer from the lookups', () => {
     ctx.simulator.failNext({ status: 500 }) // refused before acting: the error says outcomeUnknown all the same
     const error = await rejection(ctx.gw.s2s.capture({ trans_id }))
     expect((error as PaywireError).outcomeUnknown).toBe(true)
-    const result = await ctx.gw.reconcile(error as PaywireError)
+    // Right after the error the capture could still be on its way: PENDING proves nothing yet.
+    const early = await ctx.gw.reconcile(error as PaywireError)
+    expect(early).toMatchObject({ outcome: 'still_unknown', state: { status: 'PENDING' } })
+    expect(early.next).toMatch(/reconcile again after \d{4}-\d\d-\d\dT.* \(settleAfterMs\)/)
+    const result = await ctx.gw.reconcile(error as PaywireError, { settleAfterMs: 0 })
     expect(result).toMatchObject({ outcome: 'not_applied', state: { status: 'PENDING' } })
     expect(ctx.simulator.ledger.filter((e) => e.kind === 'capture')).toHaveLength(0)
   })
@@ -101,7 +105,10 @@ describe('gw.reconcile(error): a definite answer from the lookups', () => {
       }),
     )
     expect((never as PaywireError).outcomeUnknown).toBe(true)
-    expect(await fresh.gw.reconcile(never as PaywireError)).toMatchObject({ outcome: 'not_applied' })
+    expect(await fresh.gw.reconcile(never as PaywireError)).toMatchObject({ outcome: 'still_unknown' })
+    expect(await fresh.gw.reconcile(never as PaywireError, { settleAfterMs: 0 })).toMatchObject({
+      outcome: 'not_applied',
+    })
   })
 
   it('a credit whose answer was lost is applied, found under its own order_id', async () => {
@@ -123,6 +130,18 @@ describe('gw.reconcile(error): a definite answer from the lookups', () => {
     const result = await ctx.gw.reconcile(error as PaywireError)
     expect(result).toMatchObject({ outcome: 'applied', state: { status: 'refund' } })
     expect(ctx.simulator.ledger.filter((e) => e.kind === 'credit')).toHaveLength(1)
+  })
+
+  it('a call still in flight at the gateway is never not_applied: the late booking is found afterwards', async () => {
+    const ctx = await setup()
+    const { trans_id } = await paidPayment(ctx)
+    // The capture is booked only after the client gave up: the lookup in between sees PENDING.
+    ctx.simulator.failNext({ path: '/post', status: 504 })
+    const error = (await rejection(ctx.gw.s2s.capture({ trans_id }))) as PaywireError
+    const during = await ctx.gw.reconcile(error)
+    expect(during.outcome).toBe('still_unknown')
+    await ctx.gw.s2s.capture({ trans_id }) // stands in for the queued request landing late
+    expect(await ctx.gw.reconcile(error)).toMatchObject({ outcome: 'applied' })
   })
 
   it('a schedule call has no lookup: still_unknown, saying what to do', async () => {

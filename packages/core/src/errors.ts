@@ -54,6 +54,11 @@ export class PaywireError extends Error {
    * remittance's `agentTransactionRef`); repeat an unknown outcome with the same key.
    */
   readonly idempotencyKey: string | undefined
+  /**
+   * Wall-clock time the error was raised (ms since the epoch): reconciliation counts from it, since
+   * a request can still reach the service for a while after its caller gave up on it.
+   */
+  readonly occurredAt: number = Date.now()
 
   constructor(message: string, options: PaywireErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause })

@@ -26,11 +26,26 @@ export interface Reconciled<State = unknown> {
   readonly next?: string
 }
 
-/** What reconciliation needs of an unknown outcome: the operation and its key. */
+/** What reconciliation needs of an unknown outcome: the operation, its key, and when it was left unknown. */
 export interface ReconcileSubject {
   readonly operation: string
   readonly reconciliation: Reconciliation
+  /** Wall-clock ms: when the error was raised, or when the intent was written. */
+  readonly since: number
 }
+
+/** Options of `reconcile` and `reconcileAll`. */
+export interface ReconcileOptions {
+  /**
+   * How long after the call a lookup that finds nothing proves that nothing happened, in ms (default
+   * 120 000, the default total deadline of a call): before that, the request may still be on its way
+   * to the service, so "not found" gives `still_unknown` with when to look again.
+   */
+  readonly settleAfterMs?: number
+}
+
+/** The default of `ReconcileOptions.settleAfterMs`. */
+export const DEFAULT_SETTLE_AFTER_MS = 120_000
 
 /**
  * The operation and key of an error with `outcomeUnknown`, or of a journal intent; anything else
@@ -48,7 +63,7 @@ export function reconcileSubject(subject: PaywireError | Intent, client: string)
     if (typeof operation !== 'string' || subject.reconciliation === undefined) {
       return refuse('carries no operation and reconciliation key to look up')
     }
-    return { operation, reconciliation: subject.reconciliation }
+    return { operation, reconciliation: subject.reconciliation, since: subject.occurredAt }
   }
   if (typeof subject !== 'object' || subject === null || typeof subject.operation !== 'string') {
     return refuse('must be an error with outcomeUnknown, or an intent from pendingIntents()')
@@ -56,7 +71,7 @@ export function reconcileSubject(subject: PaywireError | Intent, client: string)
   if (subject.reconciliation === undefined) {
     return refuse(`is an intent of ${subject.operation} without a reconciliation key: settle it by hand`)
   }
-  return { operation: subject.operation, reconciliation: subject.reconciliation }
+  return { operation: subject.operation, reconciliation: subject.reconciliation, since: subject.createdAt }
 }
 
 /** The open intents of the client's journal, oldest first (none without a journal). */
