@@ -106,12 +106,8 @@ export class BillPayment {
    * by finding its Idempotency-Key in the transactions list: found proves it was made.
    * Lookups only: it never sends the call again. `still_unknown` says what to try next.
    */
-  reconcile(subject: PaywireError | Intent): Promise<BillPaymentReconciled> {
-    try {
-      return reconcileBillPayment(reconcileSubject(subject, 'BillPayment'), this.transactions)
-    } catch (error) {
-      return Promise.reject(error)
-    }
+  async reconcile(subject: PaywireError | Intent): Promise<BillPaymentReconciled> {
+    return reconcileBillPayment(reconcileSubject(subject, 'BillPayment'), this.transactions)
   }
 
   /** The money-moving calls of the `journal` still open: sent (or about to be) with no definite outcome yet. */

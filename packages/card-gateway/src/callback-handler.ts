@@ -4,13 +4,20 @@
  * `onEvent` at most once per key across every instance sharing the claim store.
  */
 
-import { type ClaimStore, MemoryClaimStore, SignatureVerificationError } from '@paywire/core'
+import {
+  type ClaimStore,
+  type Logger,
+  MemoryClaimStore,
+  RequestValidationError,
+  SignatureVerificationError,
+} from '@paywire/core'
 import {
   type CallbackEvent,
   type CallbackOptions,
   type Callbacks,
   DEFAULT_CALLBACK_MAX_BYTES,
   dedupeKey,
+  isEmptyObject,
 } from './callbacks.js'
 
 /** Options of `gw.callbacks.handler()`. */
@@ -60,11 +67,13 @@ function answer(status: number, body: string): CallbackResponse {
   return { status, headers: TEXT, body }
 }
 
+function refuse(path: string, message: string): never {
+  throw new RequestValidationError('callbacks.handler', [{ path, message }], 'options')
+}
+
 function checkDuration(name: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback
-  if (!Number.isSafeInteger(value) || value < 1) {
-    throw new TypeError(`callbacks.handler: ${name} must be a whole number of ms >= 1`)
-  }
+  if (!Number.isSafeInteger(value) || value < 1) refuse(name, 'must be a whole number of ms >= 1')
   return value
 }
 
@@ -80,12 +89,14 @@ export class CallbackHandler {
   readonly #holdMs: number
   readonly #keepMs: number
   readonly #running = new Set<Promise<void>>()
+  readonly #logger: Logger | undefined
 
   /** @internal */
-  constructor(callbacks: Callbacks, options: CallbackHandlerOptions) {
-    if (typeof options?.onEvent !== 'function') throw new TypeError('callbacks.handler: onEvent must be a function')
+  constructor(callbacks: Callbacks, options: CallbackHandlerOptions, logger?: Logger) {
+    if (typeof options?.onEvent !== 'function') refuse('onEvent', 'must be a function')
     this.#callbacks = callbacks
     this.#options = options
+    this.#logger = logger
     this.#store = options.store ?? new MemoryClaimStore()
     this.#holdMs = checkDuration('holdMs', options.holdMs, DEFAULT_HOLD_MS)
     this.#keepMs = checkDuration('keepMs', options.keepMs, DEFAULT_KEEP_MS)
@@ -167,10 +178,13 @@ export class CallbackHandler {
   #report(error: unknown, event: CallbackEvent | undefined): void {
     const onError = this.#options.onError
     try {
-      if (onError) onError(error, event)
-      // Never silent: the gateway got its 200, so this line may be the only trace of the event.
-      // Only the event's identity is printed, never its body or hash.
-      else console.error(`paywire callback inbox: ${describeFailure(error)}`, identify(event))
+      if (onError) return onError(error, event)
+      // Never silent: the gateway got its 200, so this line may be the only trace of the event. The
+      // client's logger hears it; without one, the console (a last resort). Only the event's identity
+      // goes out, never its body or hash.
+      const line = `paywire callback inbox: ${describeFailure(error)}`
+      if (this.#logger) this.#logger.warn(line, identify(event))
+      else console.error(line, identify(event))
     } catch {
       // An observer that throws changes nothing.
     }
@@ -188,8 +202,7 @@ async function readNodeBody(
 ): Promise<string | Uint8Array | CallbackResponse> {
   if (req.body instanceof Uint8Array || typeof req.body === 'string') return req.body
   if (req.readableEnded) {
-    return req.body === undefined ||
-      (typeof req.body === 'object' && req.body !== null && Object.keys(req.body).length === 0)
+    return req.body === undefined || isEmptyObject(req.body)
       ? ''
       : answer(500, 'body_already_parsed: mount the callback route before any body parser, or use express.raw()')
   }

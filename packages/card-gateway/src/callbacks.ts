@@ -1,7 +1,7 @@
 /** Callback verification over the raw body: parse without normalising, sign the received strings, compare in constant time. */
 
 import { timingSafeEqual } from 'node:crypto'
-import { type Secret, SignatureVerificationError } from '@paywire/core'
+import { type Logger, type Secret, SignatureVerificationError } from '@paywire/core'
 import { CallbackHandler, type CallbackHandlerOptions } from './callback-handler.js'
 import { type DigestName, explainSignature, sign, type UppercaseMode } from './signature.js'
 
@@ -86,11 +86,13 @@ export const DEFAULT_CALLBACK_MAX_BYTES = 64 * 1024
 export class Callbacks {
   readonly #password: Secret
   readonly #defaults: CallbackOptions
+  readonly #logger: Logger | undefined
 
   /** @internal */
-  constructor(password: Secret, defaults: CallbackOptions = {}) {
+  constructor(password: Secret, defaults: CallbackOptions = {}, logger?: Logger) {
     this.#password = password
     this.#defaults = defaults
+    this.#logger = logger
   }
 
   /**
@@ -99,7 +101,8 @@ export class Callbacks {
    * Platform 16, 23). Adapters: `handler.node` (node:http, Express), `handler.fetch` (Fetch API).
    */
   handler(options: CallbackHandlerOptions): CallbackHandler {
-    return new CallbackHandler(this, { ...this.#defaults, ...options })
+    // The verify options default to this client's inside verify(); the logger hears failures onError does not.
+    return new CallbackHandler(this, options, this.#logger)
   }
 
   /**
@@ -226,7 +229,7 @@ function checkSize(bytes: number, limit: number): void {
 }
 
 /** A plain `{}` (what body parsers leave for a request without a body), not a URLSearchParams or a class instance. */
-function isEmptyObject(value: unknown): boolean {
+export function isEmptyObject(value: unknown): boolean {
   if (typeof value !== 'object' || value === null) return false
   const prototype = Object.getPrototypeOf(value)
   return (prototype === Object.prototype || prototype === null) && Reflect.ownKeys(value).length === 0

@@ -243,11 +243,15 @@ export class CardGateway {
     })
     this.checkout = new Checkout(this.#ops)
     this.s2s = new S2s(this.#ops)
-    this.callbacks = new Callbacks(this.#password, {
-      digest: this.#digest,
-      uppercase: checkUppercase(platformDefaults?.callbackUppercase, 'platformDefaults.callbackUppercase'),
-      ...(callbackFields ? { fields: callbackFields } : {}),
-    })
+    this.callbacks = new Callbacks(
+      this.#password,
+      {
+        digest: this.#digest,
+        uppercase: checkUppercase(platformDefaults?.callbackUppercase, 'platformDefaults.callbackUppercase'),
+        ...(callbackFields ? { fields: callbackFields } : {}),
+      },
+      core.logger,
+    )
   }
 
   /** The hash of `values` (wire strings in order) with the password appended, as this client signs: for raw requests. */
@@ -280,12 +284,8 @@ export class CardGateway {
    * Lookups only: it never sends the call again. `still_unknown` says what to try next. A lookup that
    * finds nothing proves the call did not act only `settleAfterMs` (default 2 minutes) after it.
    */
-  reconcile(subject: PaywireError | Intent, options?: ReconcileOptions): Promise<CardReconciled> {
-    try {
-      return reconcileCard(reconcileSubject(subject, 'CardGateway'), this.checkout, this.s2s, options)
-    } catch (error) {
-      return Promise.reject(error)
-    }
+  async reconcile(subject: PaywireError | Intent, options?: ReconcileOptions): Promise<CardReconciled> {
+    return reconcileCard(reconcileSubject(subject, 'CardGateway'), this.checkout, this.s2s, options)
   }
 
   /** The money-moving calls of the `journal` still open: sent (or about to be) with no definite outcome yet. */

@@ -162,6 +162,38 @@ describe('the inbox on node:http', () => {
     }
   })
 
+  it("a failure with no onError goes to the client's logger when it has one, not to the console", async () => {
+    const logged = vi.spyOn(console, 'error').mockImplementation(() => {})
+    try {
+      const warnings: unknown[][] = []
+      const withLogger = new CardGateway({
+        checkoutUrl: 'https://checkout.example',
+        s2sUrl: 'https://s2s.example',
+        ...SIMULATOR_CREDENTIALS,
+        logger: { debug: () => {}, warn: (...args: unknown[]) => warnings.push(args) },
+      })
+      const handler = withLogger.callbacks.handler({
+        onEvent: () => {
+          throw new Error('database down')
+        },
+      })
+      await handler.handle(signed())
+      await handler.drain()
+      expect(logged).not.toHaveBeenCalled()
+      expect(warnings).toEqual([
+        ['paywire callback inbox: Error: database down', expect.objectContaining({ id: 'pay-1' })],
+      ])
+    } finally {
+      logged.mockRestore()
+    }
+  })
+
+  it('refuses bad handler options with RequestValidationError naming the option', () => {
+    expect(() => gw.callbacks.handler({ onEvent: () => {}, holdMs: 0 })).toThrow(
+      /callbacks\.handler: invalid client options\. holdMs: must be a whole number of ms >= 1/,
+    )
+  })
+
   it('a store that fails answers 503, so the gateway delivers again, and runs nothing', async () => {
     const failing: ClaimStore = {
       claim: async () => {

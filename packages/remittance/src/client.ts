@@ -118,12 +118,8 @@ export class Remittance {
    * `pendingIntents()`) with the status lookup: found proves it was made; not found proves nothing.
    * Lookups only: it never sends the call again. `still_unknown` says what to try next.
    */
-  reconcile(subject: PaywireError | Intent): Promise<RemittanceReconciled> {
-    try {
-      return reconcileRemittance(reconcileSubject(subject, 'Remittance'), this.lookup)
-    } catch (error) {
-      return Promise.reject(error)
-    }
+  async reconcile(subject: PaywireError | Intent): Promise<RemittanceReconciled> {
+    return reconcileRemittance(reconcileSubject(subject, 'Remittance'), this.lookup)
   }
 
   /** The money-moving calls of the `journal` still open: sent (or about to be) with no definite outcome yet. */
