@@ -178,12 +178,12 @@ export class CallbackHandler {
   #report(error: unknown, event: CallbackEvent | undefined): void {
     const onError = this.#options.onError
     try {
-      if (onError) return onError(error, event)
-      // Never silent: the gateway got its 200, so this line may be the only trace of the event. The
-      // client's logger hears it; without one, the console (a last resort). Only the event's identity
-      // goes out, never its body or hash.
+      // Never silent: the gateway got its 200, so this may be the only trace of the event. Without
+      // onError the client's logger hears it; without one, the console (a last resort). Only the
+      // event's identity goes out, never its body or hash.
       const line = `paywire callback inbox: ${describeFailure(error)}`
-      if (this.#logger) this.#logger.warn(line, identify(event))
+      if (onError) onError(error, event)
+      else if (this.#logger) this.#logger.warn(line, identify(event))
       else console.error(line, identify(event))
     } catch {
       // An observer that throws changes nothing.
