@@ -26,7 +26,7 @@ import {
   uuid,
   withAmountRule,
 } from './schemas.js'
-import { signedWith } from './signature.js'
+import { signRequest } from './signature.js'
 
 /** The gateway returns the original outcome of a repeat inside 15 s (rule Limits 1). */
 export const DEDUP_WINDOW_MS = 15_000
@@ -268,7 +268,7 @@ const operations = {
       success_url,
       cancel_url,
     }),
-    finalize: signedWith(['order.number', 'order.amount', 'order.currency', 'order.description']), // rule Authentication 5
+    finalize: signRequest,
     reconcile: reconcileBy('order.number', 'order_id', checkoutStatus),
     decode: (value, reject): CheckoutPurchaseResult => {
       const body = value as Record<string, unknown>
@@ -303,7 +303,7 @@ const operations = {
       card_token: p.card_token,
       name: p.name,
     }),
-    finalize: signedWith(['order_id', 'order_amount', 'order_currency', 'order_description']), // rule Platform 4
+    finalize: signRequest,
     reconcile: reconcileBy('order_id', 'order_id', checkoutStatus),
     decode: (value) =>
       lenient<CheckoutCreditResult>(value as Record<string, unknown>, ['result', 'status', 'payment_id', 'order_id']),
@@ -316,7 +316,7 @@ const operations = {
     params: statusParams,
     retry: safe, // rule Limits 2
     toWire: (p, ctx: GatewayContext) => ({ merchant_key: ctx.merchantKey(), ...p }),
-    finalize: signedWith(['payment_id', 'order_id']), // rule Platform 7; only one of them is present
+    finalize: signRequest,
     decode: (value) =>
       lenient<CheckoutStatusResult>(value as Record<string, unknown>, [
         'payment_id',

@@ -93,5 +93,12 @@ export type {
   S2sVoidResult,
 } from './s2s.js'
 export type { CardGatewayOperation, CheckoutPaymentStatus, S2sResultValue, S2sStatus } from './schemas.js'
-export type { DigestName, SignatureExplanation, SignatureInput, SignOptions, UppercaseMode } from './signature.js'
-export { asciiUpper, explainSignature, sign } from './signature.js'
+export type {
+  DigestName,
+  SignatureExplanation,
+  SignatureInput,
+  SignedOperation,
+  SignOptions,
+  UppercaseMode,
+} from './signature.js'
+export { asciiUpper, explainSignature, SIGNED_OPERATIONS, sign } from './signature.js'

@@ -29,7 +29,7 @@ import {
   uuid,
   withAmountRule,
 } from './schemas.js'
-import { signedWith } from './signature.js'
+import { SIGNED_OPERATIONS, signRequest } from './signature.js'
 
 /** The nine action names; no other name can be sent through the typed surface (rule S2S 1). */
 export type S2sActionName =
@@ -216,7 +216,11 @@ const STRING_FIELDS = [
 ]
 
 /** The form body of one action: `action`, `client_key`, then the checked params as strings. */
-function actionWire(action: S2sActionName) {
+type S2sOperation = Extract<keyof typeof SIGNED_OPERATIONS, `s2s.${string}`>
+
+/** The wire fields of an S2S action: its `action` name (from `SIGNED_OPERATIONS`), `client_key`, the params. */
+function actionWire(operation: S2sOperation) {
+  const action: S2sActionName = SIGNED_OPERATIONS[operation].action
   return (params: Readonly<Record<string, string | number | undefined>>, ctx: GatewayContext) => {
     const fields: Record<string, string> = { action, client_key: ctx.clientKey() }
     for (const [name, value] of Object.entries(params)) if (value !== undefined) fields[name] = String(value)
@@ -253,8 +257,8 @@ export const S2S_ACTIONS = {
     encoding: 'form',
     params: byTransId,
     retry: safe, // a lookup (rules States 3, Limits 2)
-    toWire: actionWire('GET_TRANS_STATUS'),
-    finalize: signedWith(['trans_id']),
+    toWire: actionWire('s2s.getTransStatus'),
+    finalize: signRequest,
     decode: decodeAction,
   }),
   getTransStatusByOrder: defineOperation({
@@ -265,8 +269,8 @@ export const S2S_ACTIONS = {
     encoding: 'form',
     params: byOrderId,
     retry: safe,
-    toWire: actionWire('GET_TRANS_STATUS_BY_ORDER'),
-    finalize: signedWith(['order_id']),
+    toWire: actionWire('s2s.getTransStatusByOrder'),
+    finalize: signRequest,
     decode: decodeAction,
   }),
   capture: defineOperation({
@@ -277,8 +281,8 @@ export const S2S_ACTIONS = {
     encoding: 'form',
     params: amountOptional, // amount: partial capture (rule Platform 11)
     retry: unsentOnly, // a repeated capture can act twice
-    toWire: actionWire('CAPTURE'),
-    finalize: signedWith(['trans_id']),
+    toWire: actionWire('s2s.capture'),
+    finalize: signRequest,
     reconcile: byTransIdLookup,
     decode: decodeAction,
   }),
@@ -290,8 +294,8 @@ export const S2S_ACTIONS = {
     encoding: 'form',
     params: byTransId,
     retry: unsentOnly,
-    toWire: actionWire('VOID'),
-    finalize: signedWith(['trans_id']),
+    toWire: actionWire('s2s.void'),
+    finalize: signRequest,
     reconcile: byTransIdLookup,
     decode: decodeAction,
   }),
@@ -303,8 +307,8 @@ export const S2S_ACTIONS = {
     encoding: 'form',
     params: amountOptional, // amount: partial refund (rule Platform 11)
     retry: unsentOnly,
-    toWire: actionWire('CREDITVOID'),
-    finalize: signedWith(['trans_id']),
+    toWire: actionWire('s2s.creditVoid'),
+    finalize: signRequest,
     reconcile: byTransIdLookup,
     decode: decodeAction,
   }),
@@ -316,8 +320,8 @@ export const S2S_ACTIONS = {
     encoding: 'form',
     params: (ctx: GatewayContext) => recurringSaleParams(ctx.rules.allowPrivateRedirectUrls),
     retry: withinWindow(DEDUP_WINDOW_MS), // carries order_id: the gateway dedups within 15 s
-    toWire: actionWire('RECURRING_SALE'),
-    finalize: signedWith(['order_id']),
+    toWire: actionWire('s2s.recurringSale'),
+    finalize: signRequest,
     reconcile: reconcileBy(
       'order_id',
       'order_id',
@@ -333,10 +337,8 @@ export const S2S_ACTIONS = {
     encoding: 'form',
     params: (ctx: GatewayContext) => createScheduleParams(ctx.rules.intervalUnits),
     retry: unsentOnly,
-    toWire: actionWire('CREATE_SCHEDULE'),
-    // Not published for this scheme. The one public fact (another brand's MD5 scheme) signs the
-    // password alone, which any captured request replays for any schedule: no default is guessed.
-    finalize: signedWith(null),
+    toWire: actionWire('s2s.createSchedule'),
+    finalize: signRequest, // hash inputs not published: the client must name them
     reconcile: byScheduleLookup,
     decode: decodeAction,
   }),
@@ -348,8 +350,8 @@ export const S2S_ACTIONS = {
     encoding: 'form',
     params: byScheduleId,
     retry: unsentOnly,
-    toWire: actionWire('DELETE_SCHEDULE'),
-    finalize: signedWith(['schedule_id']),
+    toWire: actionWire('s2s.deleteSchedule'),
+    finalize: signRequest,
     reconcile: byScheduleLookup,
     decode: decodeAction,
   }),
@@ -361,8 +363,8 @@ export const S2S_ACTIONS = {
     encoding: 'form',
     params: (ctx: GatewayContext) => updateScheduleParams(ctx.rules.intervalUnits),
     retry: unsentOnly,
-    toWire: actionWire('UPDATE_SCHEDULE'),
-    finalize: signedWith(['schedule_id']),
+    toWire: actionWire('s2s.updateSchedule'),
+    finalize: signRequest,
     reconcile: byScheduleLookup,
     decode: decodeAction,
   }),

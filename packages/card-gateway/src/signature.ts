@@ -2,7 +2,7 @@
 
 import { createHash } from 'node:crypto'
 import { RequestValidationError, type Secret } from '@paywire/core'
-import { assertWellFormedText, type GatewayContext } from './schemas.js'
+import { assertWellFormedText, type CardGatewayOperation, type GatewayContext } from './schemas.js'
 
 /** Inner digest: `md5` by default; some accounts switch to `sha256` in the admin panel (rule Platform 3). */
 export type DigestName = 'md5' | 'sha256'
@@ -119,17 +119,50 @@ function readPath(fields: Readonly<Record<string, unknown>>, path: string): stri
   return typeof current === 'string' ? current : String(current)
 }
 
+/** How one card operation is signed: its S2S `action` (none for Checkout) and its hash inputs in order. */
+export interface SignedOperation {
+  /** The S2S CARD `action` field; `undefined` for the Checkout JSON operations. */
+  readonly action: string | undefined
+  /** Wire fields hashed before the password, in order; `null` when the platform does not publish them. */
+  readonly inputs: readonly string[] | null
+}
+
+/**
+ * Every card operation's action and default hash inputs (rules Authentication 5, Platform 4 and 7),
+ * one table for the client and for tools (`paywire sign`). The client's `hashInputs` option overrides
+ * an entry; `null` (CREATE_SCHEDULE) is not published, so the SDK never guesses it.
+ */
+export const SIGNED_OPERATIONS = {
+  'checkout.purchase': {
+    action: undefined,
+    inputs: ['order.number', 'order.amount', 'order.currency', 'order.description'],
+  },
+  'checkout.credit': { action: undefined, inputs: ['order_id', 'order_amount', 'order_currency', 'order_description'] },
+  // Only one of the two is sent; an absent field adds nothing.
+  'checkout.status': { action: undefined, inputs: ['payment_id', 'order_id'] },
+  's2s.getTransStatus': { action: 'GET_TRANS_STATUS', inputs: ['trans_id'] },
+  's2s.getTransStatusByOrder': { action: 'GET_TRANS_STATUS_BY_ORDER', inputs: ['order_id'] },
+  's2s.capture': { action: 'CAPTURE', inputs: ['trans_id'] },
+  's2s.void': { action: 'VOID', inputs: ['trans_id'] },
+  's2s.creditVoid': { action: 'CREDITVOID', inputs: ['trans_id'] },
+  's2s.recurringSale': { action: 'RECURRING_SALE', inputs: ['order_id'] },
+  // Not published for this scheme. The one public fact (another brand's MD5 scheme) signs the
+  // password alone, which any captured request replays for any schedule: no default is guessed.
+  's2s.createSchedule': { action: 'CREATE_SCHEDULE', inputs: null },
+  's2s.deleteSchedule': { action: 'DELETE_SCHEDULE', inputs: ['schedule_id'] },
+  's2s.updateSchedule': { action: 'UPDATE_SCHEDULE', inputs: ['schedule_id'] },
+} as const satisfies Readonly<Record<CardGatewayOperation, SignedOperation>>
+
 /**
  * The last step of every card operation: refuses ill-formed text, then adds `hash` computed from the
  * very wire strings that are sent (rules Authentication 4, 5), over the caller's `hashInputs` for the
- * operation or `inputs`. `null` inputs are not published: the caller must name them.
+ * operation or its `SIGNED_OPERATIONS` entry. `null` inputs are not published: the caller must name them.
  */
-export function signedWith(inputs: readonly string[] | null) {
-  return (wire: Record<string, unknown>, ctx: GatewayContext, operation: string): void => {
-    assertWellFormedText(operation, wire)
-    const names = ctx.hashInputs(operation) ?? inputs ?? refuseUnconfigured(operation)
-    wire['hash'] = ctx.sign(pickInputs(wire, names))
-  }
+export function signRequest(wire: Record<string, unknown>, ctx: GatewayContext, operation: string): void {
+  assertWellFormedText(operation, wire)
+  const published = SIGNED_OPERATIONS[operation as CardGatewayOperation]?.inputs ?? null
+  const names = ctx.hashInputs(operation) ?? published ?? refuseUnconfigured(operation)
+  wire['hash'] = ctx.sign(pickInputs(wire, names))
 }
 
 /** An operation whose hash inputs are not published cannot be signed until the caller names them. */

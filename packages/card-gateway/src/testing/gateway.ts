@@ -23,12 +23,23 @@ import {
   SIMULATOR_DEDUP_WINDOW_MS,
   SIMULATOR_LIVE_KEYS,
   type SimulatedPayment,
+  type SimulatedPaymentStatus,
   type SimulatedSchedule,
   signCallback,
   simulatorHash,
   TEST_CARDS,
   tokensOf,
 } from './rules.js'
+
+/** The callback `type` and `status` a payment's move to each state sends (`setStatus`). */
+const STATUS_CALLBACK: Readonly<Record<Exclude<SimulatedPaymentStatus, 'prepare'>, readonly [string, string]>> = {
+  '3ds': ['3ds', 'waiting'],
+  pending: ['sale', 'success'],
+  settled: ['capture', 'success'],
+  decline: ['sale', 'fail'],
+  void: ['void', 'success'],
+  refund: ['refund', 'success'],
+}
 
 /**
  * What every simulated operation shares: the merchant account and its options, payments,
@@ -55,6 +66,8 @@ export class SimulatedGateway {
   readonly #otherKeys: ReadonlySet<string>
   readonly #seen = new Map<string, { at: number; reply: Reply }>()
   readonly #faults = new FaultQueue()
+  /** Makes ids and tokens (`options.uuid`, default `crypto.randomUUID`). */
+  protected readonly uuid: () => string
 
   constructor(options: CardGatewaySimulatorOptions = {}) {
     this.#options = options
@@ -70,6 +83,7 @@ export class SimulatedGateway {
     this.legacyNotFound = options.legacyNotFound ?? false
     this.nestedValidationErrors = options.nestedValidationErrors ?? false
     this.unsupportedActions = options.unsupportedActions ?? []
+    this.uuid = options.uuid ?? randomUUID
   }
 
   /**
@@ -130,6 +144,24 @@ export class SimulatedGateway {
     return p
   }
 
+  /**
+   * Moves a payment (by payment_id, trans_id or order number) to `status` as the gateway would
+   * report it, with the callback of that change: `pending` (authorised) and `decline` a sale,
+   * `settled` a capture, `void`, `refund`, `3ds` a challenge waiting. For states a test cannot reach
+   * through `pay` (a capture done in the gateway's portal, a chargeback's refund…).
+   */
+  setStatus(ref: string, status: Exclude<SimulatedPaymentStatus, 'prepare'>): SimulatedPayment {
+    const p = this.#require(ref)
+    if (!STATUS_CALLBACK[status]) throw new Error(`simulator: unknown payment status ${String(status)}`)
+    if (status === 'pending' || status === 'settled') p.card_token ??= `tok_${this.uuid().replaceAll('-', '')}`
+    if (status === 'settled') p.capturedAmount ??= p.amount
+    p.status = status
+    this.record({ kind: 'status_set', trans_id: p.trans_id, order_id: p.order_id, amount: p.amount, status })
+    const [type, outcome] = STATUS_CALLBACK[status]
+    this.callback(p, type, outcome)
+    return p
+  }
+
   /** A correctly signed callback body with the simulator's password and callback field order. */
   signCallback(fields: Readonly<Record<string, string>>): string {
     return signCallback(fields, this.password, {
@@ -145,8 +177,8 @@ export class SimulatedGateway {
   }
 
   #authorise(p: SimulatedPayment, threeDs: Record<string, string> = {}): void {
-    p.card_token = `tok_${randomUUID().replaceAll('-', '')}`
-    if (p.recurringInit) p.recurring_token = `rec_${randomUUID().replaceAll('-', '')}`
+    p.card_token = `tok_${this.uuid().replaceAll('-', '')}`
+    if (p.recurringInit) p.recurring_token = `rec_${this.uuid().replaceAll('-', '')}`
     p.status = p.captureOnSuccess ? 'settled' : 'pending'
     if (p.captureOnSuccess) p.capturedAmount = p.amount
     this.record({ kind: 'charge', trans_id: p.trans_id, order_id: p.order_id, amount: p.amount })
@@ -160,20 +192,20 @@ export class SimulatedGateway {
   }
 
   protected callback(p: SimulatedPayment, type: string, status: string, extra: Record<string, string> = {}): void {
-    this.callbacks.push(
-      this.signCallback({
-        id: p.payment_id,
-        order_number: p.order_id,
-        order_amount: p.amount,
-        order_currency: p.currency,
-        order_description: p.description,
-        order_status: p.status,
-        type,
-        status,
-        ...tokensOf(p),
-        ...extra,
-      }),
-    )
+    const body = this.signCallback({
+      id: p.payment_id,
+      order_number: p.order_id,
+      order_amount: p.amount,
+      order_currency: p.currency,
+      order_description: p.description,
+      order_status: p.status,
+      type,
+      status,
+      ...tokensOf(p),
+      ...extra,
+    })
+    this.callbacks.push(body)
+    this.#options.onCallback?.(body, p)
   }
 
   /** Wall-clock ms since the epoch, for times the simulator shows. */

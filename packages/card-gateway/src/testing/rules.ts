@@ -54,6 +54,16 @@ export interface CardGatewaySimulatorOptions {
   readonly legacyNotFound?: boolean
   /** Checkout validation failures as `error_code: 0` with the real code inside `errors[]` (rule Platform 8). */
   readonly nestedValidationErrors?: boolean
+  /**
+   * Makes payment ids, trans ids and tokens; default `crypto.randomUUID`. A seeded generator makes
+   * runs repeatable (`paywire sim --seed`).
+   */
+  readonly uuid?: () => string
+  /**
+   * Called with each signed callback body as the simulator produces it (a payment changed state),
+   * e.g. to deliver it to a merchant's URL (`paywire sim --callback-url`). Bodies also stay in `callbacks`.
+   */
+  readonly onCallback?: (body: string, payment: Readonly<SimulatedPayment>) => void
 }
 
 /** Internal payment states (rule States; Checkout status names from rule Platform 7). */
@@ -104,10 +114,13 @@ export interface LedgerEntry {
     | 'schedule_created'
     | 'schedule_deleted'
     | 'schedule_updated'
+    | 'status_set'
   readonly trans_id?: string
   readonly order_id?: string
   readonly amount?: string
   readonly schedule_id?: string
+  /** The state a `status_set` entry moved the payment to. */
+  readonly status?: SimulatedPaymentStatus
 }
 
 export interface PayOptions {

@@ -1,6 +1,5 @@
 /** A stateful card gateway that follows every card gateway rule, served as msw handlers; its ledger records side effects. */
 
-import { randomUUID } from 'node:crypto'
 import { http, type RequestHandler } from 'msw'
 import { SimulatedGateway } from './gateway.js'
 import { ACTIONS, REQUIRED, Reply, S2S_STATUS, type SimulatedPayment, tokensOf, UUID } from './rules.js'
@@ -43,8 +42,8 @@ export class CardGatewaySimulator extends SimulatedGateway {
     const order = body['order'] as Record<string, string>
     return this.dedup('checkout', order['number'] as string, () => {
       const payment: SimulatedPayment = {
-        payment_id: randomUUID(),
-        trans_id: randomUUID(),
+        payment_id: this.uuid(),
+        trans_id: this.uuid(),
         order_id: String(order['number']),
         amount: String(order['amount']),
         currency: String(order['currency']),
@@ -62,8 +61,9 @@ export class CardGatewaySimulator extends SimulatedGateway {
       }
       this.payments.push(payment)
       this.record({ kind: 'session', trans_id: payment.trans_id, order_id: payment.order_id, amount: payment.amount })
-      const origin = new URL(request.url).origin
-      return new Reply(200, { redirect_url: `${origin}/checkout/${payment.payment_id}` })
+      // The hosted page sits beside the API, under whatever prefix serves it (`paywire sim` mounts /card).
+      const base = request.url.slice(0, request.url.lastIndexOf('/api/v1/'))
+      return new Reply(200, { redirect_url: `${base}/checkout/${payment.payment_id}` })
     })
   }
 
@@ -102,7 +102,7 @@ export class CardGatewaySimulator extends SimulatedGateway {
       this.callback(original, 'refund', 'success')
       return new Reply(200, {
         result: 'SUCCESS',
-        payment_id: randomUUID(),
+        payment_id: this.uuid(),
         order_id: body['order_id'],
         amount: body['order_amount'],
         currency: body['order_currency'],
@@ -272,8 +272,8 @@ export class CardGatewaySimulator extends SimulatedGateway {
       const valid = first?.recurring_token !== undefined && first.recurring_token === f['recurring_token']
       if (!first || !valid) return this.error('s2s', 100000, 'Incorrect transaction') // rule S2S 4
       const p: SimulatedPayment = {
-        payment_id: randomUUID(),
-        trans_id: randomUUID(),
+        payment_id: this.uuid(),
+        trans_id: this.uuid(),
         order_id: f['order_id'] as string,
         amount: f['order_amount'] as string,
         currency: f['order_currency'] ?? first.currency,
@@ -297,7 +297,7 @@ export class CardGatewaySimulator extends SimulatedGateway {
 
   #schedule(action: string, f: Record<string, string>): Reply {
     if (action === 'CREATE_SCHEDULE') {
-      const id = f['schedule_id'] ?? randomUUID()
+      const id = f['schedule_id'] ?? this.uuid()
       this.schedules.set(id, {
         schedule_id: id,
         name: f['name'] as string,
