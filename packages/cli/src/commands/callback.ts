@@ -1,0 +1,252 @@
+/** `paywire callback verify` and `paywire callback send`: the two ends of a signed card callback. */
+
+import { randomUUID } from 'node:crypto'
+import { readFile } from 'node:fs/promises'
+import {
+  CardGateway,
+  CHECKOUT_CALLBACK_FIELDS,
+  explainSignature,
+  SignatureVerificationError,
+} from '@paywire/card-gateway'
+import { fieldPairs, flag, parse, text, texts, wholeNumber } from '../args.js'
+import { diagnose } from '../diagnose.js'
+import { EXIT, type ExitCode, type Io, jsonLine, UsageError } from '../io.js'
+import { DEFAULT_PASSWORD_ENV, readPassword } from '../secrets.js'
+import { comparison, explain, inputList, RECIPE_OPTIONS, recipeChoices } from './sign.js'
+
+/** The largest body `verify` reads: far above any callback, far below what would hurt. */
+const MAX_BODY_BYTES = 1024 * 1024
+
+/**
+ * A client that only verifies: callbacks are checked with the password alone, so the URLs and keys
+ * are placeholders that no request ever uses.
+ */
+function verifier(password: string): CardGateway {
+  return new CardGateway({
+    checkoutUrl: 'https://checkout.invalid',
+    s2sUrl: 'https://s2s.invalid',
+    merchantKey: 'unused',
+    clientKey: 'unused',
+    password,
+  })
+}
+
+export async function verify(io: Io, argv: readonly string[]): Promise<ExitCode> {
+  const parsed = parse(
+    'callback verify',
+    argv,
+    { ...RECIPE_OPTIONS, file: { type: 'string' }, 'content-type': { type: 'string' }, fields: { type: 'string' } },
+    0,
+  )
+  const { digest, uppercase } = recipeChoices('callback verify', parsed)
+  const fieldsOption = text(parsed, 'fields')
+  const order =
+    fieldsOption !== undefined ? inputList('callback verify', 'fields', fieldsOption) : CHECKOUT_CALLBACK_FIELDS
+  const file = text(parsed, 'file')
+  const password = await readPassword(
+    io,
+    'callback verify',
+    text(parsed, 'password-env') ?? DEFAULT_PASSWORD_ENV,
+    file === undefined,
+  )
+  const body = await readBody(io, file)
+  const json = flag(parsed, 'json')
+
+  const declared = text(parsed, 'content-type')
+  const shape = body.toString('utf8').trimStart().startsWith('{') ? 'json' : 'form'
+  if (declared !== undefined) {
+    const expected = /json/i.test(declared) ? 'json' : /x-www-form-urlencoded/i.test(declared) ? 'form' : undefined
+    if (expected === undefined) {
+      throw new UsageError(
+        `--content-type must be application/x-www-form-urlencoded or application/json, got "${declared}"`,
+        'callback verify',
+      )
+    }
+    if (expected !== shape) {
+      const problem = `the body is ${shape === 'json' ? 'JSON' : 'form-encoded'} but the request said ${declared}: it was re-encoded on its way here, and the signature covers the strings as the gateway sent them. Capture the raw body before any parser.`
+      if (json) io.out(jsonLine({ verified: false, reason: 'content_type_mismatch', message: problem }))
+      else io.out(io.paint.red(`not verified: ${problem}`))
+      return EXIT.failure
+    }
+  }
+
+  try {
+    const event = verifier(password).callbacks.verify(body, {
+      fields: order,
+      digest,
+      uppercase,
+      maxBodyBytes: MAX_BODY_BYTES,
+    })
+    if (json) io.out(jsonLine({ verified: true, event }))
+    else {
+      io.out(io.paint.green('verified: the signature matches'))
+      for (const [name, value] of Object.entries(event)) if (name !== 'hash') io.out(`  ${name} = ${value}`)
+    }
+    return EXIT.ok
+  } catch (error) {
+    if (!(error instanceof SignatureVerificationError)) throw error
+    const fields = Object.fromEntries(new URLSearchParams(shape === 'form' ? body.toString('utf8') : ''))
+    const values = shape === 'json' ? jsonFields(body) : fields
+    const inputs = order.map((name) => ({ name, value: values[name] }))
+    const received = values['hash']
+    const explanation = explainSignature(inputs, password, digest, { uppercase })
+    const findings =
+      error.reason === 'hash_mismatch' && typeof received === 'string'
+        ? diagnose({ inputs, password, digest, uppercase }, received)
+        : undefined
+    if (json) {
+      io.out(jsonLine({ verified: false, reason: error.reason, message: error.message, explanation, findings }))
+      return EXIT.failure
+    }
+    io.out(io.paint.red(`not verified (${error.reason}): ${error.message}`))
+    if (error.reason === 'hash_mismatch' && typeof received === 'string') {
+      explain(io, { name: 'callback', action: undefined, inputs: order }, explanation, uppercase)
+      comparison(io, received, explanation.hash, findings)
+    }
+    return EXIT.failure
+  }
+}
+
+function jsonFields(body: Buffer): Record<string, string | undefined> {
+  try {
+    const value = JSON.parse(body.toString('utf8')) as Record<string, unknown>
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]))
+  } catch {
+    return {}
+  }
+}
+
+async function readBody(io: Io, file: string | undefined): Promise<Buffer> {
+  if (file !== undefined) {
+    try {
+      const body = await readFile(file)
+      if (body.length > MAX_BODY_BYTES)
+        throw new UsageError(`${file} is over ${MAX_BODY_BYTES} bytes: not a callback body`, 'callback verify')
+      return body
+    } catch (error) {
+      if (error instanceof UsageError) throw error
+      throw new UsageError(
+        `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
+        'callback verify',
+      )
+    }
+  }
+  if (io.stdin.isTTY) throw new UsageError('give the raw body with --file <path> or on stdin', 'callback verify')
+  const chunks: Buffer[] = []
+  let size = 0
+  for await (const chunk of io.stdin) {
+    size += (chunk as Buffer).length
+    if (size > MAX_BODY_BYTES)
+      throw new UsageError(`stdin is over ${MAX_BODY_BYTES} bytes: not a callback body`, 'callback verify')
+    chunks.push(chunk as Buffer)
+  }
+  return Buffer.concat(chunks)
+}
+
+export async function send(io: Io, argv: readonly string[]): Promise<ExitCode> {
+  const command = 'callback send'
+  const parsed = parse(
+    command,
+    argv,
+    {
+      'password-env': RECIPE_OPTIONS['password-env'],
+      digest: RECIPE_OPTIONS.digest,
+      json: RECIPE_OPTIONS.json,
+      url: { type: 'string' },
+      type: { type: 'string' },
+      status: { type: 'string' },
+      order: { type: 'string' },
+      amount: { type: 'string' },
+      currency: { type: 'string' },
+      description: { type: 'string' },
+      id: { type: 'string' },
+      field: { type: 'string', multiple: true },
+      timeout: { type: 'string' },
+    },
+    0,
+  )
+  const url = text(parsed, 'url')
+  if (url === undefined) throw new UsageError('--url is required: the endpoint that receives the callback', command)
+  let target: URL
+  try {
+    target = new URL(url)
+  } catch {
+    throw new UsageError(`--url must be an absolute http(s) URL, got "${url}"`, command)
+  }
+  if (target.protocol !== 'http:' && target.protocol !== 'https:') {
+    throw new UsageError(`--url must be an http or https URL, got "${url}"`, command)
+  }
+  const { digest } = recipeChoices(command, parsed)
+  const timeout = wholeNumber(command, 'timeout', text(parsed, 'timeout') ?? '10000', 1, 600_000)
+  const fields: Record<string, string> = {
+    id: text(parsed, 'id') ?? randomUUID(),
+    order_number: text(parsed, 'order') ?? `paywire-${Date.now()}`,
+    order_amount: text(parsed, 'amount') ?? '10.00',
+    order_currency: text(parsed, 'currency') ?? 'USD',
+    order_description: text(parsed, 'description') ?? 'paywire test callback',
+    type: text(parsed, 'type') ?? 'sale',
+    status: text(parsed, 'status') ?? 'success',
+  }
+  for (const [name, value] of fieldPairs(command, texts(parsed, 'field'))) {
+    if (name === 'hash') throw new UsageError('--field hash=… is not taken: the hash is computed', command)
+    fields[name] = value
+  }
+  for (const name of CHECKOUT_CALLBACK_FIELDS) {
+    if (fields[name] === '') throw new UsageError(`${name} is signed and must not be empty`, command)
+  }
+  const password = await readPassword(io, command, text(parsed, 'password-env') ?? DEFAULT_PASSWORD_ENV)
+  const { hash } = explainSignature(
+    CHECKOUT_CALLBACK_FIELDS.map((name) => ({ name, value: fields[name] })),
+    password,
+    digest,
+  )
+  const body = new URLSearchParams({ ...fields, hash }).toString()
+
+  const started = performance.now()
+  let answer: { status: number; body: string }
+  try {
+    const response = await fetch(target, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body,
+      redirect: 'manual',
+      signal: AbortSignal.timeout(timeout),
+    })
+    answer = { status: response.status, body: await response.text() }
+  } catch (error) {
+    const reason =
+      (error as Error).name === 'TimeoutError' ? `no answer within ${timeout} ms` : describeNetworkError(error)
+    if (flag(parsed, 'json')) io.out(jsonLine({ delivered: false, url: target.href, fields, error: reason }))
+    else io.out(io.paint.red(`not delivered to ${target.href}: ${reason}`))
+    return EXIT.failure
+  }
+  const ms = Math.round(performance.now() - started)
+  const ok = answer.status >= 200 && answer.status < 300
+  if (flag(parsed, 'json')) {
+    io.out(
+      jsonLine({
+        delivered: ok,
+        url: target.href,
+        fields,
+        status: answer.status,
+        body: answer.body.slice(0, 2000),
+        ms,
+      }),
+    )
+  } else {
+    const paint = ok ? io.paint.green : io.paint.red
+    io.out(`POST ${target.href} ${fields['type']}/${fields['status']} order ${fields['order_number']}`)
+    io.out(paint(`→ ${answer.status} ${JSON.stringify(answer.body.slice(0, 200))} in ${ms} ms`))
+    if (ok && answer.body.trim() !== 'OK') io.out(io.paint.yellow('note: the platform expects the plain body OK'))
+    if (!ok) io.out('A non-2xx answer makes the gateway send the callback again.')
+  }
+  return ok ? EXIT.ok : EXIT.failure
+}
+
+/** The cause of a failed fetch in words: refused, unknown host, reset. */
+export function describeNetworkError(error: unknown): string {
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause
+  if (cause?.code === 'ECONNREFUSED') return 'connection refused (is your server listening?)'
+  if (cause?.code === 'ENOTFOUND') return 'unknown host'
+  return cause?.message ?? (error instanceof Error ? error.message : String(error))
+}

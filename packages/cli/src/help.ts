@@ -1,0 +1,160 @@
+/** The help of every command: loaded by `paywire --help` without the SDKs, so help stays instant. */
+
+const SECRETS = `Secrets: the card password is read from an environment variable (default PAYWIRE_CARD_PASSWORD,
+or the one --password-env names) or from a hidden prompt on a terminal; never from an argument,
+because any user of the machine can read a process's arguments (ps) and shells keep them in history.`
+
+const EXITS = `Exit codes: 0 ok, 1 mismatch or failure, 2 usage error.`
+
+export const HELP: Readonly<Record<string, string>> = {
+  paywire: `paywire — a local simulator of the card gateway, remittance and bill payment services,
+a signature debugger and a signed callback sender.
+
+Usage: paywire <command> [options]
+
+Commands:
+  sim                 run the three simulators behind one local HTTP server
+  sign <operation>    compute, explain or check a card request signature
+  callback verify     verify a raw callback body and explain a mismatch
+  callback send       post a correctly signed callback to your endpoint
+
+Options:
+  -h, --help          help of paywire or of a command (paywire sign --help)
+  -v, --version       the version
+
+Every command takes --json for output that scripts read, and colours only a terminal (never with NO_COLOR).
+${EXITS}
+Documentation: https://github.com/paywire/paywire/blob/main/docs/cli.md`,
+
+  sim: `paywire sim — the three simulators (the same ones as @paywire/*/testing) behind one HTTP server.
+
+Usage: paywire sim [options]
+
+Options:
+  --port <n>              port to listen on (default 4010; 0 picks a free one)
+  --host <address>        address to bind (default 127.0.0.1; the sandbox credentials are public,
+                          so binding another address exposes a server anyone can drive)
+  --services <list>       which to serve: card, remittance (remit), bill-payment (bill); default all
+  --seed <text>           make the card simulator's ids and tokens repeatable
+  --callback-url <url>    POST each signed card callback there as payments change state; a non-2xx
+                          answer or a time-out is retried (after 10 s, 30 s, 1 min, 5 min, 15 min)
+  --callback-timeout <ms> how long a callback delivery waits for an answer (default 10000)
+  --json                  first stdout line: one JSON object with the URLs and credentials; then one
+                          JSON object per request and per callback delivery
+  -h, --help              this help
+
+Base URLs (port 4010):
+  card gateway   http://127.0.0.1:4010/card          (checkoutUrl and s2sUrl)
+  remittance     http://127.0.0.1:4010/remittance    (baseUrl)
+  bill payment   http://127.0.0.1:4010/bill-payment  (baseUrl)
+  control API    http://127.0.0.1:4010/__paywire     (reset, clock, faults, ledger, payment states)
+
+Each request is logged on one line: time, service, method, path, operation, status, duration.
+Ctrl-C (SIGINT) or SIGTERM stops the server.
+
+Examples:
+  paywire sim
+  paywire sim --port 0 --json --seed demo
+  paywire sim --callback-url http://127.0.0.1:3000/callbacks/card
+  curl -X POST http://127.0.0.1:4010/__paywire/clock/advance -d '{"ms":16000}'
+
+${EXITS}`,
+
+  sign: `paywire sign — the hash of a card request: sha1(md5(UPPER(inputs… + password))), hex.
+
+Usage: paywire sign <operation> --field name=value … [options]
+
+<operation> is an S2S action (GET_TRANS_STATUS, CAPTURE, VOID, CREDITVOID, RECURRING_SALE,
+GET_TRANS_STATUS_BY_ORDER, CREATE_SCHEDULE, DELETE_SCHEDULE, UPDATE_SCHEDULE), an SDK name
+(s2s.getTransStatus, checkout.purchase, checkout.credit, checkout.status), or callback (the
+Checkout callback signature). Only the operation's hash inputs are hashed, in their order.
+
+Options:
+  --field <name=value>    a wire field, repeatable; nested Checkout fields as order.number=…
+  --password-env <VAR>    read the password from $VAR (default PAYWIRE_CARD_PASSWORD)
+  --digest <md5|sha256>   inner digest (default md5; sha256 is an account option)
+  --uppercase <ascii|unicode>  uppercasing (default ascii: only a–z, like PHP strtoupper)
+  --inputs <a,b,…>        hash inputs in order, replacing the operation's (CREATE_SCHEDULE has
+                          none published: name them)
+  --explain               print each step: inputs in order, the concatenation and the uppercased
+                          text (password masked), the inner hex digest and the hash
+  --compare <hash>        say whether <hash> is right and, if not, which common mistakes produce it
+                          (Unicode uppercasing, another amount string, input order, sha256, spaces…)
+  --json                  one JSON object
+  -h, --help              this help
+
+${SECRETS}
+
+Examples:
+  PAYWIRE_CARD_PASSWORD=sim-password paywire sign GET_TRANS_STATUS --field trans_id=8f0c…
+  paywire sign checkout.purchase --field order.number=A-1 --field order.amount=10.00 \\
+    --field order.currency=USD --field order.description=Shoes --explain
+  paywire sign CAPTURE --field trans_id=8f0c… --compare 3b1d…
+
+${EXITS} (1: --compare found a mismatch)`,
+
+  callback: `paywire callback — verify a callback body, or send a signed one.
+
+Usage: paywire callback verify [--file <path>] [options]
+       paywire callback send --url <url> [options]
+
+See paywire callback verify --help and paywire callback send --help.
+${EXITS}`,
+
+  'callback verify': `paywire callback verify — verify a raw card callback body and explain a mismatch.
+
+Usage: paywire callback verify [--file <path>] [options] < body
+
+The body is read from --file or stdin exactly as received (form-encoded or JSON): the signature
+covers the received strings, so copy the raw body, not a parsed or pretty-printed one.
+
+Options:
+  --file <path>           the raw body (default: stdin)
+  --content-type <type>   the request's Content-Type; a body that does not match it was re-encoded
+  --password-env <VAR>    read the password from $VAR (default PAYWIRE_CARD_PASSWORD)
+  --fields <a,b,…>        signed fields in order (default id, order_number, order_amount,
+                          order_currency, order_description)
+  --digest <md5|sha256>   inner digest (default md5)
+  --uppercase <ascii|unicode>  uppercasing (default ascii)
+  --json                  one JSON object
+  -h, --help              this help
+
+${SECRETS}
+
+Examples:
+  paywire callback verify --file callback.txt
+  pbpaste | paywire callback verify --json
+
+${EXITS} (1: the signature does not verify)`,
+
+  'callback send': `paywire callback send — POST a correctly signed card callback to your endpoint.
+
+Usage: paywire callback send --url <url> [options]
+
+Options:
+  --url <url>             your callback endpoint (required)
+  --type <type>           sale, 3ds, capture, refund, void, recurring, … (default sale)
+  --status <status>       success, fail, waiting, undefined (default success)
+  --order <number>        order_number (default a new one)
+  --amount <amount>       order_amount (default 10.00)
+  --currency <code>       order_currency (default USD)
+  --description <text>    order_description (default "paywire test callback")
+  --id <payment id>       id (default a new UUID)
+  --field <name=value>    any other field, repeatable (e.g. order_status=settled, card_token=…)
+  --password-env <VAR>    read the password from $VAR (default PAYWIRE_CARD_PASSWORD)
+  --digest <md5|sha256>   inner digest (default md5)
+  --timeout <ms>          how long to wait for the answer (default 10000)
+  --json                  one JSON object
+  -h, --help              this help
+
+The body is form-encoded and signed over id, order_number, order_amount, order_currency,
+order_description and the password. The platform expects the answer 2xx with the body OK.
+
+${SECRETS}
+
+Examples:
+  PAYWIRE_CARD_PASSWORD=sim-password paywire callback send --url http://127.0.0.1:3000/cb
+  paywire callback send --url http://127.0.0.1:3000/cb --type refund --field order_status=refund
+
+${EXITS} (1: no answer, or an answer that is not 2xx)`,
+}

@@ -1,0 +1,19 @@
+/**
+ * The CLI's build: one ESM entry with a shebang. Each command is a separate chunk loaded only when
+ * it runs, so `paywire --help` starts without the SDKs or msw.
+ */
+import { defineConfig } from 'tsup'
+
+export default defineConfig({
+  entry: { bin: 'src/bin.ts' },
+  format: ['esm'],
+  dts: false,
+  clean: true,
+  target: 'node20',
+  platform: 'node',
+  sourcemap: false,
+  splitting: true,
+  treeshake: true,
+  tsconfig: 'tsconfig.build.json',
+  banner: { js: '#!/usr/bin/env node' },
+})
