@@ -85,3 +85,22 @@ describe('explainSignature', () => {
     await gw.close()
   })
 })
+
+describe('SIGNED_OPERATIONS: the one table the client signs from', () => {
+  it('agrees with the simulator, whose table is written separately (a shared mistake would hide)', async () => {
+    const { HASH_INPUTS } = await import('../src/testing/rules.js')
+    const { SIGNED_OPERATIONS } = await import('../src/index.js')
+    const checkout = {
+      'checkout.purchase': 'purchase',
+      'checkout.credit': 'credit',
+      'checkout.status': 'status',
+    } as const
+    for (const [name, row] of Object.entries(SIGNED_OPERATIONS)) {
+      const simulatorKey = row.action ?? checkout[name as keyof typeof checkout]
+      const expected = HASH_INPUTS[simulatorKey]
+      if (row.inputs === null) expect(expected, name).toEqual([])
+      else expect(row.inputs, name).toEqual(expected)
+    }
+    expect(Object.keys(SIGNED_OPERATIONS)).toHaveLength(12)
+  })
+})

@@ -147,3 +147,66 @@ describe('simulator: failNext, the same on every paywire simulator', () => {
     expect(() => simulator.failNext({ path: 'post' })).toThrow(/path must start with/)
   })
 })
+
+describe('simulator: states a test sets, ids it can repeat, callbacks it can hear', () => {
+  it('setStatus moves a payment with the callback of that change; the status lookup shows it', async () => {
+    const heard: string[] = []
+    const ctx = await setup({ sim: { onCallback: (body) => heard.push(body) } })
+    const number = orderId()
+    await ctx.gw.checkout.purchase({
+      order: { number, amount: '4.00', currency: 'USD', description: 'Set me' },
+      ...urls,
+    })
+    const moved = ctx.simulator.setStatus(number, 'settled')
+    expect(moved).toMatchObject({ status: 'settled', capturedAmount: '4.00' })
+    expect((await ctx.gw.s2s.getTransStatusByOrder({ order_id: number })).status).toBe('SETTLED')
+    expect(heard).toEqual(ctx.simulator.callbacks)
+    const fields = Object.fromEntries(new URLSearchParams(heard.at(-1)))
+    expect(fields).toMatchObject({ type: 'capture', status: 'success', order_status: 'settled', order_number: number })
+    expect(ctx.gw.callbacks.verify(heard.at(-1) as string).order_number).toBe(number)
+    expect(ctx.simulator.ledger.at(-1)).toMatchObject({ kind: 'status_set', status: 'settled', order_id: number })
+    ctx.simulator.setStatus(number, 'refund')
+    expect(Object.fromEntries(new URLSearchParams(heard.at(-1)))).toMatchObject({ type: 'refund', status: 'success' })
+    expect(() => ctx.simulator.setStatus('nope', 'void')).toThrow('simulator: no payment nope')
+    expect(() => ctx.simulator.setStatus(number, 'paid' as never)).toThrow('unknown payment status paid')
+  })
+
+  it('uuid makes payment ids, transaction ids and tokens', async () => {
+    let n = 0
+    const uuid = () => `00000000-0000-4000-8000-${String(++n).padStart(12, '0')}`
+    const ctx = await setup({ sim: { uuid } })
+    const number = orderId()
+    await ctx.gw.checkout.purchase({ order: { number, amount: '4.00', currency: 'USD', description: 'Ids' }, ...urls })
+    ctx.simulator.pay(number, { card: TEST_CARDS.number, expiry: TEST_CARDS.success })
+    expect(ctx.simulator.payment(number)).toMatchObject({
+      payment_id: '00000000-0000-4000-8000-000000000001',
+      trans_id: '00000000-0000-4000-8000-000000000002',
+      card_token: 'tok_00000000000040008000000000000003',
+    })
+  })
+
+  it('the hosted page URL keeps the path prefix the simulator is served under', async () => {
+    const simulator = new CardGatewaySimulator()
+    const { startMockServer } = await import('@paywire/core/testing')
+    const server = await startMockServer(simulator.handlers)
+    try {
+      const body = {
+        merchant_key: simulator.merchantKey,
+        operation: 'purchase',
+        order: { number: 'P-1', amount: '1.00', currency: 'USD', description: 'Prefix' },
+        ...urls,
+      }
+      const { simulatorHash } = await import('../src/testing/index.js')
+      const hash = simulatorHash(['P-1', '1.00', 'USD', 'Prefix'], simulator.password)
+      const response = await fetch(`${server.url}/card/api/v1/session`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ ...body, hash }),
+      })
+      const { redirect_url } = (await response.json()) as { redirect_url: string }
+      expect(redirect_url).toMatch(new RegExp(`^${server.url}/card/checkout/[0-9a-f-]{36}$`))
+    } finally {
+      await server.close()
+    }
+  })
+})

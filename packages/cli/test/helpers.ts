@@ -66,6 +66,7 @@ export interface SimProcess {
   waitFor(predicate: (event: Record<string, unknown>) => boolean, timeoutMs?: number): Promise<Record<string, unknown>>
   /** Sends `signal` and resolves with the exit code. */
   stop(signal?: NodeJS.Signals): Promise<number | null>
+  // biome-ignore lint/suspicious/noExplicitAny: control answers are read ad hoc by each test
   control(method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; body: any }>
 }
 
