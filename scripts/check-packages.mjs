@@ -21,7 +21,8 @@
  * Independent steps run concurrently (npm install alongside publint and attw, the type-check
  * matrix, the changesets copy), so the whole run fits a tight CI budget; it prints its duration.
  */
-import { execFile } from 'node:child_process'
+import { execFile, spawn } from 'node:child_process'
+import { once } from 'node:events'
 import {
   copyFileSync,
   existsSync,
@@ -29,12 +30,14 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
+  realpathSync,
   rmSync,
   writeFileSync,
 } from 'node:fs'
 import { cp } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
+import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import { guideSources, locateDiagnostics, tsBlocks, writeBlocks } from './doc-blocks.mjs'
 import { PACKAGES, packAll } from './pack-all.mjs'
@@ -107,6 +110,8 @@ const names = PACKAGES.filter(
   (name) => existsSync(join(root, 'packages', name, 'src', 'index.ts')) && (!only || only.includes(name)),
 )
 const services = names.filter((n) => n !== 'core')
+/** The CLI (a binary, no library entry): packed with the rest and checked on its own below, when all its dependencies are. */
+const cliPackage = !only && existsSync(join(root, 'packages', 'cli', 'src', 'bin.ts')) ? ['cli'] : []
 const pkg = (name) => `@paywire/${name}`
 const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`
 
@@ -165,7 +170,7 @@ console.log('pack (scripts/pack-all.mjs), publint, attw')
 let tarballOf = {}
 const packed = await report(
   check(`pnpm pack of ${names.length} packages into one folder`, async () => {
-    const { tarballs: files, warnings } = await packAll({ destination: tarballs, names })
+    const { tarballs: files, warnings } = await packAll({ destination: tarballs, names: [...names, ...cliPackage] })
     tarballOf = files
     return [...Object.values(files).map((f) => f.slice(tarballs.length + 1)), ...warnings].join(', ')
   }),
@@ -359,7 +364,7 @@ await report(
 
 console.log("the merchant's own project: `tsc --init` config, the guides' snippets, a full flow")
 // The guides and the flow use all four packages: with PAYWIRE_PACKAGES naming fewer, this part is skipped.
-const everyPackage = names.length === PACKAGES.length
+const everyPackage = names.length === PACKAGES.filter((n) => existsSync(join(root, 'packages', n, 'src', 'index.ts'))).length
 if (!everyPackage) console.log(`  skipped: PAYWIRE_PACKAGES=${only} leaves out some of the packages they use`)
 // The merchant's code lives in app/, with the config `npx tsc --init` writes (TypeScript 5.9:
 // module nodenext, target esnext, strict, exactOptionalPropertyTypes, noUncheckedIndexedAccess on);
@@ -421,6 +426,85 @@ if (initialised) {
     }),
   )
   if (transcript) console.log(transcript.trimEnd().replace(/^/gm, '     '))
+}
+
+if (cliPackage.length) {
+  console.log('the paywire binary, installed from its tarball with the others (npx paywire)')
+  const user = join(work, 'cli-user')
+  mkdirSync(user)
+  writeFileSync(
+    join(user, 'package.json'),
+    JSON.stringify({ name: 'cli-user', version: '1.0.0', private: true }, null, 2),
+  )
+  const paywire = join(user, 'node_modules', '.bin', 'paywire')
+  const installedCli = await report(
+    check('npm install @paywire/cli with the service tarballs it depends on', async () => {
+      await run(
+        'npm',
+        [
+          'install',
+          ...Object.entries(tarballOf)
+            .filter(([n]) => n !== 'redis')
+            .map(([, f]) => f),
+          '--no-audit',
+          '--no-fund',
+          '--loglevel=error',
+        ],
+        user,
+      )
+      return 'node_modules/.bin/paywire'
+    }),
+    check('cli: publint --strict', async () =>
+      (await run(bin('publint'), ['--strict'], join(root, 'packages', 'cli'))).trim().split('\n').pop(),
+    ),
+  )
+  if (installedCli) {
+    await report(
+      check('paywire --help: exit 0; startup, median of 15 runs, against an empty Node script', async () => {
+        const median = async (args) => {
+          const times = []
+          for (let i = 0; i < 15; i++) {
+            const at = performance.now()
+            await run(process.execPath, args, user)
+            times.push(performance.now() - at)
+          }
+          return times.sort((a, b) => a - b)[7]
+        }
+        writeFileSync(join(user, 'empty.mjs'), '')
+        const help = await median([realpathSync(paywire), '--help'])
+        const empty = await median(['empty.mjs'])
+        return `${help.toFixed(0)} ms (empty Node script ${empty.toFixed(0)} ms)`
+      }),
+      check('paywire sign: the hash coreutils computes', async () => {
+        const out = await run(paywire, ['sign', 'GET_TRANS_STATUS', '--field', 'trans_id=abc'], user, {
+          env: { PATH: process.env.PATH, PAYWIRE_CARD_PASSWORD: 'sim-password' },
+        })
+        const expected = await run(
+          'sh',
+          ['-c', "printf 'ABCSIM-PASSWORD' | md5sum | cut -d' ' -f1 | tr -d '\\n' | sha1sum | cut -d' ' -f1"],
+          user,
+        )
+        if (out.trim() !== expected.trim())
+          throw new Error(`paywire sign printed ${out.trim()}, coreutils ${expected.trim()}`)
+        return out.trim()
+      }),
+      check('paywire sim --json --port 0: serves, answers the control API, stops on SIGINT with exit 0', async () => {
+        const child = spawn(paywire, ['sim', '--json', '--port', '0'], { cwd: user, stdio: ['ignore', 'pipe', 'pipe'] })
+        let stderr = ''
+        child.stderr.on('data', (chunk) => {
+          stderr += chunk
+        })
+        const [line] = await once(createInterface({ input: child.stdout }), 'line')
+        const description = JSON.parse(line)
+        const answer = await (await fetch(`${description.controlUrl}/clock`)).json()
+        if (typeof answer.date !== 'string') throw new Error(`control API answered ${JSON.stringify(answer)}`)
+        child.kill('SIGINT')
+        const [code] = await once(child, 'exit')
+        if (code !== 0) throw new Error(`exit ${code}: ${stderr}`)
+        return `card at ${description.card.checkoutUrl}`
+      }),
+    )
+  }
 }
 
 console.log('size budgets (own code, deps external)')

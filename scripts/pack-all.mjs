@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * `pnpm pack:all [folder]`: packs the four packages, as built, into one folder (default `packs/` at
+ * `pnpm pack:all [folder]`: packs every package (the SDKs, @paywire/redis, the CLI), as built, into one folder (default `packs/` at
  * the repository root) for a merchant project to `npm install` before the packages are published.
  * It builds nothing: run `pnpm build` first (a missing dist/ file fails here, naming it). `pnpm pack`
  * turns the `workspace:` ranges into real versions, so the tarballs install together with npm.
@@ -15,7 +15,7 @@ import { promisify } from 'node:util'
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)))
 
 /** The packages, dependencies first. */
-export const PACKAGES = ['core', 'card-gateway', 'remittance', 'bill-payment', 'redis']
+export const PACKAGES = ['core', 'card-gateway', 'remittance', 'bill-payment', 'redis', 'cli']
 
 /** The folder `pnpm pack:all` writes to when given none. */
 export const DEFAULT_DESTINATION = join(root, 'packs')
@@ -48,7 +48,11 @@ export function checkBuilt(names = PACKAGES) {
   const stale = []
   for (const name of names) {
     const dir = join(root, 'packages', name)
-    const files = exportedFiles(manifestOf(name).exports).filter((file) => file.startsWith('./dist/'))
+    const manifest = manifestOf(name)
+    const bins = typeof manifest.bin === 'object' && manifest.bin !== null ? Object.values(manifest.bin) : []
+    const files = [...exportedFiles(manifest.exports), ...bins]
+      .map((file) => (file.startsWith('./') ? file : `./${file}`))
+      .filter((file) => file.startsWith('./dist/'))
     const absent = files.filter((file) => !existsSync(join(dir, file))).map((file) => file.slice(2))
     if (absent.length) {
       const shown =
@@ -106,7 +110,7 @@ if (invoked) {
     const { tarballs, warnings } = await packAll({ destination })
     for (const warning of warnings) console.warn(`warning: ${warning}; run \`pnpm build\` to pack the current code`)
     for (const file of Object.values(tarballs)) console.log(`  ${relative(process.cwd(), file) || file}`)
-    console.log('\nFrom your project, install all four together (a service package alone cannot find @paywire/core):\n')
+    console.log('\nFrom your project, install them together (a service package alone cannot find @paywire/core):\n')
     console.log(`  ${installCommand(tarballs)}\n`)
     console.log('and, to use the ./testing simulators in your tests: npm install -D msw@2')
   } catch (error) {
