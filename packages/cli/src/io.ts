@@ -51,3 +51,64 @@ export function paintFor(stream: NodeJS.WriteStream, env: Readonly<Record<string
 export function jsonLine(value: unknown): string {
   return JSON.stringify(value)
 }
+
+/**
+ * Text from outside (a callback's fields, a path, an answer body) made safe for a terminal line:
+ * control characters become escapes, so a newline cannot forge a second line and an escape
+ * sequence cannot repaint the screen.
+ */
+export function printable(text: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is escaped
+  return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (ch) =>
+    ch === '\n'
+      ? '\\n'
+      : ch === '\r'
+        ? '\\r'
+        : ch === '\t'
+          ? '\\t'
+          : `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  )
+}
+
+/** Query parameter names whose values are masked wherever a URL or path is shown. */
+export const SECRET_QUERY_NAME = /key|secret|pass|pwd|token|hash|sign|auth|card|pan|cvv|cvc|pin|session/i
+
+/** A URL or path as shown to people: secret-looking query values masked, control characters escaped. */
+export function displayPath(url: URL, secretValues: ReadonlySet<string> = new Set()): string {
+  if (url.search === '') return printable(url.pathname)
+  const query = [...url.searchParams]
+    .map(([k, v]) => {
+      const secret = SECRET_QUERY_NAME.test(k) || secretValues.has(v) || /^\d{12,19}$/.test(v.replace(/[\s-]/g, ''))
+      return `${encodeURIComponent(k)}=${secret ? '***' : encodeURIComponent(v)}`
+    })
+    .join('&')
+  return printable(`${url.pathname}?${query}`)
+}
+
+/** The whole URL as shown: origin and masked path. */
+export function displayUrl(url: URL): string {
+  return `${url.origin}${displayPath(url)}`
+}
+
+/**
+ * An http(s) URL for a callback endpoint, or a usage error naming `option`: credentials in the URL
+ * are refused (fetch will not send them, and they would be printed in every log line).
+ */
+export function endpointUrl(command: string, option: string, value: string): URL {
+  let url: URL
+  try {
+    url = new URL(value)
+  } catch {
+    throw new UsageError(`--${option} must be an absolute http(s) URL, got "${printable(value)}"`, command)
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new UsageError(`--${option} must be an http or https URL, got "${displayUrl(url)}"`, command)
+  }
+  if (url.username !== '' || url.password !== '') {
+    throw new UsageError(
+      `--${option} must not carry credentials (user:password@): they would not be sent, and would be printed in logs`,
+      command,
+    )
+  }
+  return url
+}

@@ -30,7 +30,7 @@ describe('paywire callback verify', () => {
     const result = await verify(form(FIELDS, coreutilsHash(SIGNED_TEXT)))
     expect(result.code).toBe(0)
     expect(result.stdout).toContain('verified: the signature matches')
-    expect(result.stdout).toContain('  order_status = settled')
+    expect(result.stdout).toContain('  order_status = "settled"')
   })
 
   it('from --file, as JSON output', async () => {

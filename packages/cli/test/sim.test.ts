@@ -257,7 +257,7 @@ describe('paywire sim control API', () => {
     ['POST', '/clock/advance', '{not json', 400, 'body: JSON expected'],
     ['POST', '/clock/advance', '[1]', 400, 'body: a JSON object expected'],
     ['POST', '/faults', { service: 'crypto' }, 400, 'service: "card", "remittance" or "billPayment" is required'],
-    ['POST', '/faults', { service: 'card', status: 42 }, 400, 'status must be an HTTP status from 100 to 599'],
+    ['POST', '/faults', { service: 'card', status: 42 }, 400, 'status: a final HTTP status from 200 to 599'],
     ['POST', '/faults', { service: 'card', path: 'post' }, 400, 'path: a path of the service starting with "/"'],
     ['POST', '/faults', { service: 'card', when: 'during' }, 400, 'when: "before" or "after"'],
     ['POST', '/faults', { service: 'card', times: 2 }, 400, 'times: not a fault option'],

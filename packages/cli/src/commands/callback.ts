@@ -10,7 +10,7 @@ import {
 } from '@paywire/card-gateway'
 import { fieldPairs, flag, parse, text, texts, wholeNumber } from '../args.js'
 import { diagnose } from '../diagnose.js'
-import { EXIT, type ExitCode, type Io, jsonLine, UsageError } from '../io.js'
+import { displayUrl, EXIT, type ExitCode, endpointUrl, type Io, jsonLine, printable, UsageError } from '../io.js'
 import { DEFAULT_PASSWORD_ENV, readPassword } from '../secrets.js'
 import { comparison, explain, inputList, RECIPE_OPTIONS, recipeChoices } from './sign.js'
 
@@ -80,7 +80,9 @@ export async function verify(io: Io, argv: readonly string[]): Promise<ExitCode>
     if (json) io.out(jsonLine({ verified: true, event }))
     else {
       io.out(io.paint.green('verified: the signature matches'))
-      for (const [name, value] of Object.entries(event)) if (name !== 'hash') io.out(`  ${name} = ${value}`)
+      for (const [name, value] of Object.entries(event)) {
+        if (name !== 'hash') io.out(`  ${printable(name)} = ${JSON.stringify(value)}`)
+      }
     }
     return EXIT.ok
   } catch (error) {
@@ -98,7 +100,7 @@ export async function verify(io: Io, argv: readonly string[]): Promise<ExitCode>
       io.out(jsonLine({ verified: false, reason: error.reason, message: error.message, explanation, findings }))
       return EXIT.failure
     }
-    io.out(io.paint.red(`not verified (${error.reason}): ${error.message}`))
+    io.out(io.paint.red(`not verified (${error.reason}): ${printable(error.message)}`))
     if (error.reason === 'hash_mismatch' && typeof received === 'string') {
       explain(io, { name: 'callback', action: undefined, inputs: order }, explanation, uppercase)
       comparison(io, received, explanation.hash, findings)
@@ -167,40 +169,37 @@ export async function send(io: Io, argv: readonly string[]): Promise<ExitCode> {
   )
   const url = text(parsed, 'url')
   if (url === undefined) throw new UsageError('--url is required: the endpoint that receives the callback', command)
-  let target: URL
-  try {
-    target = new URL(url)
-  } catch {
-    throw new UsageError(`--url must be an absolute http(s) URL, got "${url}"`, command)
-  }
-  if (target.protocol !== 'http:' && target.protocol !== 'https:') {
-    throw new UsageError(`--url must be an http or https URL, got "${url}"`, command)
-  }
+  const target = endpointUrl(command, 'url', url)
+  const shown = displayUrl(target)
   const { digest } = recipeChoices(command, parsed)
   const timeout = wholeNumber(command, 'timeout', text(parsed, 'timeout') ?? '10000', 1, 600_000)
-  const fields: Record<string, string> = {
-    id: text(parsed, 'id') ?? randomUUID(),
-    order_number: text(parsed, 'order') ?? `paywire-${Date.now()}`,
-    order_amount: text(parsed, 'amount') ?? '10.00',
-    order_currency: text(parsed, 'currency') ?? 'USD',
-    order_description: text(parsed, 'description') ?? 'paywire test callback',
-    type: text(parsed, 'type') ?? 'sale',
-    status: text(parsed, 'status') ?? 'success',
-  }
+  // A map, so any field name (even __proto__) is sent as given.
+  const fields = new Map<string, string>(
+    Object.entries({
+      id: text(parsed, 'id') ?? randomUUID(),
+      order_number: text(parsed, 'order') ?? `paywire-${Date.now()}`,
+      order_amount: text(parsed, 'amount') ?? '10.00',
+      order_currency: text(parsed, 'currency') ?? 'USD',
+      order_description: text(parsed, 'description') ?? 'paywire test callback',
+      type: text(parsed, 'type') ?? 'sale',
+      status: text(parsed, 'status') ?? 'success',
+    }),
+  )
   for (const [name, value] of fieldPairs(command, texts(parsed, 'field'))) {
     if (name === 'hash') throw new UsageError('--field hash=… is not taken: the hash is computed', command)
-    fields[name] = value
+    fields.set(name, value)
   }
   for (const name of CHECKOUT_CALLBACK_FIELDS) {
-    if (fields[name] === '') throw new UsageError(`${name} is signed and must not be empty`, command)
+    if (fields.get(name) === '') throw new UsageError(`${name} is signed and must not be empty`, command)
   }
   const password = await readPassword(io, command, text(parsed, 'password-env') ?? DEFAULT_PASSWORD_ENV)
   const { hash } = explainSignature(
-    CHECKOUT_CALLBACK_FIELDS.map((name) => ({ name, value: fields[name] })),
+    CHECKOUT_CALLBACK_FIELDS.map((name) => ({ name, value: fields.get(name) })),
     password,
     digest,
   )
-  const body = new URLSearchParams({ ...fields, hash }).toString()
+  const body = new URLSearchParams([...fields, ['hash', hash]]).toString()
+  const sent = Object.fromEntries(fields)
 
   const started = performance.now()
   let answer: { status: number; body: string }
@@ -216,8 +215,8 @@ export async function send(io: Io, argv: readonly string[]): Promise<ExitCode> {
   } catch (error) {
     const reason =
       (error as Error).name === 'TimeoutError' ? `no answer within ${timeout} ms` : describeNetworkError(error)
-    if (flag(parsed, 'json')) io.out(jsonLine({ delivered: false, url: target.href, fields, error: reason }))
-    else io.out(io.paint.red(`not delivered to ${target.href}: ${reason}`))
+    if (flag(parsed, 'json')) io.out(jsonLine({ delivered: false, url: shown, fields: sent, error: reason }))
+    else io.out(io.paint.red(`not delivered to ${shown}: ${printable(reason)}`))
     return EXIT.failure
   }
   const ms = Math.round(performance.now() - started)
@@ -226,8 +225,8 @@ export async function send(io: Io, argv: readonly string[]): Promise<ExitCode> {
     io.out(
       jsonLine({
         delivered: ok,
-        url: target.href,
-        fields,
+        url: shown,
+        fields: sent,
         status: answer.status,
         body: answer.body.slice(0, 2000),
         ms,
@@ -235,7 +234,9 @@ export async function send(io: Io, argv: readonly string[]): Promise<ExitCode> {
     )
   } else {
     const paint = ok ? io.paint.green : io.paint.red
-    io.out(`POST ${target.href} ${fields['type']}/${fields['status']} order ${fields['order_number']}`)
+    io.out(
+      `POST ${shown} ${printable(`${fields.get('type')}/${fields.get('status')}`)} order ${printable(fields.get('order_number') ?? '')}`,
+    )
     io.out(paint(`→ ${answer.status} ${JSON.stringify(answer.body.slice(0, 200))} in ${ms} ms`))
     if (ok && answer.body.trim() !== 'OK') io.out(io.paint.yellow('note: the platform expects the plain body OK'))
     if (!ok) io.out('A non-2xx answer makes the gateway send the callback again.')

@@ -8,7 +8,7 @@ import {
 } from '@paywire/card-gateway'
 import { fieldPairs, flag, oneOf, parse, text, texts } from '../args.js'
 import { diagnose, type Finding } from '../diagnose.js'
-import { EXIT, type ExitCode, type Io, jsonLine, UsageError } from '../io.js'
+import { EXIT, type ExitCode, type Io, jsonLine, printable, UsageError } from '../io.js'
 import { DEFAULT_PASSWORD_ENV, readPassword } from '../secrets.js'
 
 /** Options shared by `sign` and `callback verify`: how the signature is built. */
@@ -136,8 +136,8 @@ export function explain(io: Io, target: SignTarget, x: SignatureExplanation, upp
     )
   })
   io.out(`  ${x.inputs.length + 1}. password ${dim('(masked)')}`)
-  io.out(`${bold('concatenated')}  ${x.concatenation}`)
-  io.out(`${bold('uppercased')}    ${x.uppercased}`)
+  io.out(`${bold('concatenated')}  ${printable(x.concatenation)}`)
+  io.out(`${bold('uppercased')}    ${printable(x.uppercased)}`)
   io.out(`${bold(`${x.digest} (hex)`)}${' '.repeat(Math.max(1, 8 - x.digest.length))}${x.innerHex}`)
   io.out(`${bold('hash')}          ${x.hash}`)
 }

@@ -1,7 +1,7 @@
 /** `paywire sim`: the three simulators behind one local server until Ctrl-C. */
 
 import { flag, parse, text, wholeNumber } from '../args.js'
-import { EXIT, type ExitCode, type Io, jsonLine, UsageError } from '../io.js'
+import { displayUrl, EXIT, type ExitCode, endpointUrl, type Io, jsonLine, printable, UsageError } from '../io.js'
 import type { Delivery, DeliveryAttempt } from '../sim/deliveries.js'
 import { type RequestLogEntry, startSim } from '../sim/server.js'
 import { SERVICE_WORDS, type ServiceName } from '../sim/services.js'
@@ -26,9 +26,16 @@ export async function sim(io: Io, argv: readonly string[]): Promise<ExitCode> {
   )
   const port = wholeNumber(command, 'port', text(parsed, 'port') ?? String(DEFAULT_PORT), 0, 65_535)
   const host = text(parsed, 'host') ?? '127.0.0.1'
+  if (host.trim() === '')
+    throw new UsageError(
+      '--host needs an address, e.g. 127.0.0.1 (an empty one would listen on every interface)',
+      command,
+    )
   const services = serviceSet(text(parsed, 'services'))
   const callbackUrl = text(parsed, 'callback-url')
-  if (callbackUrl !== undefined) checkCallbackUrl(callbackUrl, services)
+  const callbackTarget = callbackUrl === undefined ? undefined : endpointUrl(command, 'callback-url', callbackUrl)
+  if (callbackTarget && !services.has('card'))
+    throw new UsageError('--callback-url needs the card simulator (--services card)', command)
   const callbackTimeoutMs = wholeNumber(
     command,
     'callback-timeout',
@@ -54,7 +61,7 @@ export async function sim(io: Io, argv: readonly string[]): Promise<ExitCode> {
         jsonLine({
           event: 'callback',
           id: d.id,
-          url: d.url,
+          url: displayUrl(new URL(d.url)),
           type: d.type,
           status: d.status,
           order_number: d.orderNumber,
@@ -70,7 +77,7 @@ export async function sim(io: Io, argv: readonly string[]): Promise<ExitCode> {
     const paint = d.state === 'delivered' ? green : red
     const next = d.state === 'retrying' ? `, next attempt ${d.nextAttemptAt}` : d.state === 'failed' ? ', given up' : ''
     io.out(
-      `${dim(a.at.slice(11, 23))} callback    → ${d.url} ${bold(`${d.type}/${d.status}`)} order ${d.orderNumber} attempt ${d.attempts.length}: ${paint(answer ?? '')} ${a.ms} ms${next}`,
+      `${dim(a.at.slice(11, 23))} callback    → ${displayUrl(new URL(d.url))} ${bold(printable(`${d.type}/${d.status}`))} order ${printable(d.orderNumber)} attempt ${d.attempts.length}: ${paint(printable(answer ?? ''))} ${a.ms} ms${next}`,
     )
   }
 
@@ -81,7 +88,7 @@ export async function sim(io: Io, argv: readonly string[]): Promise<ExitCode> {
       host,
       services,
       seed: text(parsed, 'seed'),
-      callbackUrl,
+      callbackUrl: callbackTarget?.href,
       callbackTimeoutMs,
       onRequest,
       onDelivery,
@@ -94,8 +101,10 @@ export async function sim(io: Io, argv: readonly string[]): Promise<ExitCode> {
     return EXIT.failure
   }
 
-  if (json) io.out(jsonLine(running.description))
-  else banner(io, running.description, host, callbackUrl)
+  if (json) {
+    io.out(jsonLine(running.description))
+    if (!isLoopback(host)) io.err(exposedWarning(host))
+  } else banner(io, running.description, host, callbackTarget)
 
   await new Promise<void>((resolve) => {
     const stop = () => {
@@ -127,20 +136,15 @@ function serviceSet(value: string | undefined): Set<ServiceName> {
   return set
 }
 
-function checkCallbackUrl(url: string, services: ReadonlySet<ServiceName>): void {
-  let parsed: URL
-  try {
-    parsed = new URL(url)
-  } catch {
-    throw new UsageError(`--callback-url must be an absolute http(s) URL, got "${url}"`, 'sim')
-  }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    throw new UsageError(`--callback-url must be an http or https URL, got "${url}"`, 'sim')
-  }
-  if (!services.has('card')) throw new UsageError('--callback-url needs the card simulator (--services card)', 'sim')
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || host.startsWith('127.')
 }
 
-function banner(io: Io, d: Record<string, unknown>, host: string, callbackUrl: string | undefined): void {
+function exposedWarning(host: string): string {
+  return `warning: listening on ${host}: anyone who reaches it can drive the simulators with the public sandbox credentials`
+}
+
+function banner(io: Io, d: Record<string, unknown>, host: string, callbackUrl: URL | undefined): void {
   const { bold, yellow } = io.paint
   const card = d['card'] as Record<string, string> | undefined
   const remittance = d['remittance'] as Record<string, string> | undefined
@@ -159,13 +163,7 @@ function banner(io: Io, d: Record<string, unknown>, host: string, callbackUrl: s
       `  bill payment   baseUrl ${bill['baseUrl']}  clientId ${bill['clientId']}  clientSecret ${bill['clientSecret']}`,
     )
   io.out(`  control API    ${d['controlUrl']}`)
-  if (callbackUrl) io.out(`  callbacks      → ${callbackUrl}`)
-  if (host !== '127.0.0.1' && host !== 'localhost' && host !== '::1') {
-    io.out(
-      yellow(
-        `  warning: listening on ${host}: anyone who reaches it can drive the simulators with the public credentials`,
-      ),
-    )
-  }
+  if (callbackUrl) io.out(`  callbacks      → ${displayUrl(callbackUrl)}`)
+  if (!isLoopback(host)) io.err(yellow(exposedWarning(host)))
   io.out('Ctrl-C stops it.')
 }

@@ -16,6 +16,15 @@ const EXPIRIES = ['01/2038', '02/2038', '03/2038', '05/2038', '06/2038']
 /** Ten years: far enough for any window or retry, small enough to stay an exact number. */
 const MAX_ADVANCE_MS = 10 * 365 * 24 * 3600 * 1000
 
+/** A percent-decoded path segment; a malformed escape stays as it was (it then matches nothing). */
+export function decodePathSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment)
+  } catch {
+    return segment
+  }
+}
+
 /** A refused control request: its status and a message naming the field and the rule. */
 export class ControlError extends Error {
   constructor(
@@ -80,7 +89,7 @@ export function control(ctx: ControlContext, method: string, path: string, rawBo
     const status = body['status']
     if (typeof status !== 'string' || status === '')
       throw new ControlError(400, 'status: a non-empty string is required, e.g. "PAID"')
-    const id = decodeURIComponent(remittance[1] as string)
+    const id = decodePathSegment(remittance[1] as string)
     try {
       simulator.setStatus(id, status)
     } catch {
@@ -150,10 +159,19 @@ function addFault(services: Services, body: Record<string, unknown>) {
   if (when !== undefined && when !== 'before' && when !== 'after')
     throw new ControlError(400, 'when: "before" or "after"')
   if (count !== undefined && typeof count !== 'number') throw new ControlError(400, 'count: a whole number >= 1')
-  if (status !== undefined && typeof status !== 'number')
-    throw new ControlError(400, 'status: an HTTP status from 100 to 599')
-  if (headers !== undefined && !isStringRecord(headers))
-    throw new ControlError(400, 'headers: an object of string values')
+  // A 1xx is not a final answer: the client would wait for the real one.
+  if (
+    status !== undefined &&
+    (typeof status !== 'number' || !Number.isInteger(status) || status < 200 || status > 599)
+  ) {
+    throw new ControlError(400, 'status: a final HTTP status from 200 to 599')
+  }
+  if (headers !== undefined && !isHeaderRecord(headers)) {
+    throw new ControlError(
+      400,
+      "headers: an object of header names (letters, digits and !#$%&'*+-.^_`|~) to values without control characters",
+    )
+  }
   const options: FailNextOptions = {
     // The service sees the whole path, mount included.
     ...(path !== undefined ? { path: MOUNTS[name] + path } : { path: MOUNTS[name] }),
@@ -171,12 +189,15 @@ function addFault(services: Services, body: Record<string, unknown>) {
   return { queued: { service: name, ...options, path } }
 }
 
-function isStringRecord(value: unknown): value is Record<string, string> {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    !Array.isArray(value) &&
-    Object.values(value).every((v) => typeof v === 'string')
+/** Control characters a header value may not hold (a tab is allowed). */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
+const HEADER_VALUE_CONTROL = /[\u0000-\u0008\u000a-\u001f\u007f]/
+
+function isHeaderRecord(value: unknown): value is Record<string, string> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false
+  return Object.entries(value).every(
+    ([name, v]) =>
+      /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(name) && typeof v === 'string' && !HEADER_VALUE_CONTROL.test(v),
   )
 }
 
@@ -192,7 +213,7 @@ function cardPayment(
     if (method !== 'GET') throw new ControlError(405, 'POST needs a payment: /card/payments/<ref>/pay, /3ds or /status')
     return simulator.payments
   }
-  const id = decodeURIComponent(ref)
+  const id = decodePathSegment(ref)
   if (!simulator.payment(id))
     throw new ControlError(404, `no card payment "${id}" (by payment_id, trans_id or order number)`)
   if (action === undefined) {

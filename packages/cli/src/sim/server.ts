@@ -7,8 +7,9 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net'
 import { REMOTE_ADDRESS_HEADER } from '@paywire/core/testing'
 import { getResponse, HttpHandler, matchRequestUrl, type RequestHandler } from 'msw'
+import { displayPath, printable } from '../io.js'
 import { SimClock } from './clock.js'
-import { CONTROL_PREFIX, ControlError, control } from './control.js'
+import { CONTROL_PREFIX, ControlError, control, decodePathSegment } from './control.js'
 import { CallbackDeliverer, type Delivery, type DeliveryAttempt } from './deliveries.js'
 import { hostedPage } from './hosted-page.js'
 import { MOUNTS, type ServiceName, Services } from './services.js'
@@ -66,25 +67,38 @@ export async function startSim(options: SimOptions): Promise<RunningSim> {
 
   const server = createServer((req, res) => {
     const started = performance.now()
+    const ms = () => Math.round((performance.now() - started) * 10) / 10
     serve(req, res).then(
-      (entry) => options.onRequest({ ...entry, ms: Math.round((performance.now() - started) * 10) / 10 }),
+      (entry) => options.onRequest({ ...entry, ms: ms() }),
       (error: unknown) => {
         if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' })
         res.end(
           JSON.stringify({ error: `simulator failure: ${error instanceof Error ? error.message : String(error)}` }),
         )
+        // Every request gets its line, a failed one too.
+        options.onRequest({
+          time: new Date(clock.date()).toISOString(),
+          service: 'none',
+          method: printable(req.method ?? '?'),
+          path: printable(req.url ?? '/'),
+          operation: '-',
+          status: 500,
+          ms: ms(),
+        })
       },
     )
   })
 
   async function serve(req: IncomingMessage, res: ServerResponse): Promise<Omit<RequestLogEntry, 'ms'>> {
     const method = req.method ?? 'GET'
-    const target = new URL(req.url ?? '/', base)
+    // Joined as text, so a path starting `//` stays a path instead of naming another host.
+    const raw = req.url ?? '/'
+    const target = new URL(raw.startsWith('/') ? `${base}${raw}` : raw, base)
     const entry = (service: RequestLogEntry['service'], operation: string, status: number) => ({
       time: new Date(clock.date()).toISOString(),
       service,
       method,
-      path: redactQuery(target),
+      path: displayPath(target, secretValues(services)),
       operation,
       status,
     })
@@ -112,7 +126,7 @@ export async function startSim(options: SimOptions): Promise<RunningSim> {
     const hosted = /^\/card\/checkout\/([^/]+)$/.exec(path)
     if (hosted && services.card && (method === 'GET' || method === 'POST')) {
       const form = new URLSearchParams(method === 'POST' ? body.toString('utf8') : '')
-      const page = hostedPage(services.card, method, decodeURIComponent(hosted[1] as string), form)
+      const page = hostedPage(services.card, method, decodePathSegment(hosted[1] as string), form)
       res.writeHead(page.status, { 'content-type': 'text/html; charset=utf-8' })
       res.end(page.html)
       return entry('card', 'hosted page', page.status)
@@ -125,6 +139,11 @@ export async function startSim(options: SimOptions): Promise<RunningSim> {
     if (!name || !simulator) {
       sendJson(res, 404, { error: `no service at ${path}`, services: describe() })
       return entry('none', '-', 404)
+    }
+    // The Fetch API has no TRACE, CONNECT or TRACK: no simulated service answers them.
+    if (/^(TRACE|TRACK|CONNECT)$/i.test(method)) {
+      sendJson(res, 405, { error: `method ${method} is not served` })
+      return entry(name, '-', 405)
     }
     const headers = new Headers()
     for (const [key, value] of Object.entries(req.headers)) {
@@ -210,7 +229,8 @@ function operationOf(name: ServiceName, handlers: readonly RequestHandler[], req
   const path = new URL(request.url).pathname
   if (name === 'card' && path.endsWith('/post')) {
     const action = new URLSearchParams(body.toString('utf8')).get('action')
-    return action ? action.slice(0, 40) : '(no action)'
+    // Printable ASCII only: a newline in a field must not write a second log line.
+    return action ? action.slice(0, 40).replace(/[^\x20-\x7e]/g, '?') : '(no action)'
   }
   for (const handler of handlers) {
     if (!(handler instanceof HttpHandler)) continue
@@ -222,15 +242,16 @@ function operationOf(name: ServiceName, handlers: readonly RequestHandler[], req
   return '-'
 }
 
-const SECRET_NAME = /key|secret|password|token|hash|sign|auth|card|pan|cvv/i
-
-/** The path with the values of secret-looking query parameters masked. */
-export function redactQuery(url: URL): string {
-  if (url.search === '') return url.pathname
-  const query = [...url.searchParams]
-    .map(([k, v]) => `${encodeURIComponent(k)}=${SECRET_NAME.test(k) ? '***' : encodeURIComponent(v)}`)
-    .join('&')
-  return `${url.pathname}?${query}`
+/** The sandbox secrets of the running simulators: masked in the log under any query name. */
+function secretValues(services: Services): Set<string> {
+  const values = [
+    services.card?.password,
+    services.card?.merchantKey,
+    services.card?.clientKey,
+    services.remittance?.apiKey,
+    services.billPayment?.clientSecret,
+  ]
+  return new Set(values.filter((v): v is string => v !== undefined))
 }
 
 /** The body, or `undefined` once it passes the cap (the rest is read and dropped, not kept). */
