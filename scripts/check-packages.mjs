@@ -364,7 +364,8 @@ await report(
 
 console.log("the merchant's own project: `tsc --init` config, the guides' snippets, a full flow")
 // The guides and the flow use all four packages: with PAYWIRE_PACKAGES naming fewer, this part is skipped.
-const everyPackage = names.length === PACKAGES.filter((n) => existsSync(join(root, 'packages', n, 'src', 'index.ts'))).length
+const everyPackage =
+  names.length === PACKAGES.filter((n) => existsSync(join(root, 'packages', n, 'src', 'index.ts'))).length
 if (!everyPackage) console.log(`  skipped: PAYWIRE_PACKAGES=${only} leaves out some of the packages they use`)
 // The merchant's code lives in app/, with the config `npx tsc --init` writes (TypeScript 5.9:
 // module nodenext, target esnext, strict, exactOptionalPropertyTypes, noUncheckedIndexedAccess on);
