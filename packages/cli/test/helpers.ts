@@ -137,7 +137,7 @@ export async function startSimProcess(args: readonly string[] = [], env = baseEn
       })
     },
     async stop(signal = 'SIGINT') {
-      if (child.exitCode !== null) return child.exitCode
+      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode
       const exited = once(child, 'exit')
       child.kill(signal)
       const [code] = (await exited) as [number | null]

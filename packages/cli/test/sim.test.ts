@@ -61,6 +61,25 @@ describe('paywire sim: start, describe, stop', () => {
     expect(await s.stop('SIGTERM')).toBe(0)
   })
 
+  it('a signal sent the moment the first line is read still stops it cleanly (8 runs)', async () => {
+    // Before the handlers were installed ahead of the server, about one run in two died of the signal.
+    const codes: Array<number | null> = []
+    for (const signal of [
+      'SIGTERM',
+      'SIGINT',
+      'SIGTERM',
+      'SIGINT',
+      'SIGTERM',
+      'SIGINT',
+      'SIGTERM',
+      'SIGINT',
+    ] as const) {
+      const s = await startSimProcess()
+      codes.push(await s.stop(signal))
+    }
+    expect(codes).toEqual([0, 0, 0, 0, 0, 0, 0, 0])
+  })
+
   it('--services card serves the card gateway alone; the others answer 404', async () => {
     const s = await sim('--services', 'card')
     expect(Object.keys(s.description).sort()).toEqual(['card', 'controlUrl'])

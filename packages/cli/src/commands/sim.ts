@@ -81,6 +81,18 @@ export async function sim(io: Io, argv: readonly string[]): Promise<ExitCode> {
     )
   }
 
+  // Listening for Ctrl-C and SIGTERM starts before the server does: a signal sent as soon as the
+  // first line is read must find the handler, not Node's default (death without cleanup).
+  let stop = () => {}
+  const stopped = new Promise<void>((resolve) => {
+    stop = () => {
+      process.off('SIGINT', stop)
+      process.off('SIGTERM', stop)
+      resolve()
+    }
+    process.on('SIGINT', stop)
+    process.on('SIGTERM', stop)
+  })
   let running: Awaited<ReturnType<typeof startSim>>
   try {
     running = await startSim({
@@ -98,6 +110,7 @@ export async function sim(io: Io, argv: readonly string[]): Promise<ExitCode> {
     io.err(
       `paywire sim: cannot listen on ${host}:${port}: ${code === 'EADDRINUSE' ? 'the port is in use (choose another with --port, or --port 0)' : (code ?? String(error))}`,
     )
+    stop()
     return EXIT.failure
   }
 
@@ -106,15 +119,7 @@ export async function sim(io: Io, argv: readonly string[]): Promise<ExitCode> {
     if (!isLoopback(host)) io.err(exposedWarning(host))
   } else banner(io, running.description, host, callbackTarget)
 
-  await new Promise<void>((resolve) => {
-    const stop = () => {
-      process.off('SIGINT', stop)
-      process.off('SIGTERM', stop)
-      resolve()
-    }
-    process.on('SIGINT', stop)
-    process.on('SIGTERM', stop)
-  })
+  await stopped
   await running.close()
   if (!json) io.err('paywire sim: stopped')
   return EXIT.ok
