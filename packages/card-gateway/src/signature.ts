@@ -1,6 +1,6 @@
 /** The request signature: `sha1(inner(UPPER(concat)))` over the exact wire strings (rules Authentication 4, 5). */
 
-import { createHash } from 'node:crypto'
+import { hash } from 'node:crypto'
 import { RequestValidationError, type Secret } from '@paywire/core'
 import { assertWellFormedText, type CardGatewayOperation, type GatewayContext } from './schemas.js'
 
@@ -39,8 +39,9 @@ function reveal(password: string | Secret): string {
   return typeof password === 'string' ? password : password.reveal()
 }
 
+/** One-shot digest (node:crypto `hash`, Node >= 20.12): about half the cost of a `createHash` object. */
 function hex(algorithm: string, text: string): string {
-  return createHash(algorithm).update(text, 'utf8').digest('hex')
+  return hash(algorithm, text, 'hex')
 }
 
 /**

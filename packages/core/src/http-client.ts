@@ -53,6 +53,12 @@ export interface ClientOptions {
   maxResponseBytes?: number
   /** An undici Dispatcher (proxy agent, custom pool, MockAgent). Default: one keep-alive Agent per client. */
   dispatcher?: Dispatcher
+  /**
+   * Most sockets the client's own Agent opens to one origin; a call beyond them waits for a free one
+   * within its deadline. Default 64. Without a cap undici opens more sockets than calls in flight
+   * (measured: 327 for 256). Not taken with `dispatcher`: set your dispatcher's own `connections`.
+   */
+  maxSockets?: number
   /** Observers of each request, response, retry and error; every header value they see is redacted. */
   hooks?: Hooks
   /** Receives one line per event (debug) and per retry or error (warn), redacted. Silent by default. */
@@ -196,10 +202,12 @@ export class HttpClient {
     const suffix = o.userAgent ? ` ${o.userAgent}` : ''
     this.#userAgent = `paywire-${config.packageName}/${config.packageVersion} node/${process.versions.node}${suffix}`
     this.#ownsDispatcher = o.dispatcher === undefined
+    const maxSockets = socketCap(o.maxSockets, o.dispatcher !== undefined)
     this.#dispatcher =
       o.dispatcher ??
       new Agent({
         keepAliveTimeout: 4_000,
+        connections: maxSockets,
         // Our own per-attempt timer is the only deadline: undici's must never fire first.
         headersTimeout: 0,
         bodyTimeout: 0,
@@ -543,6 +551,22 @@ function parseJson(text: string): unknown {
   } catch {
     return undefined
   }
+}
+
+/** Default per-origin socket cap of the client's own Agent. */
+export const DEFAULT_MAX_SOCKETS = 64
+
+/** `maxSockets`: a whole number >= 1, and only for the client's own Agent. */
+function socketCap(value: number | undefined, ownDispatcher: boolean): number {
+  if (value === undefined) return DEFAULT_MAX_SOCKETS
+  const problem =
+    !Number.isSafeInteger(value) || value < 1
+      ? 'must be a whole number >= 1'
+      : ownDispatcher
+        ? "applies to the client's own Agent only: with `dispatcher`, set that dispatcher's `connections` instead"
+        : undefined
+  if (problem === undefined) return value
+  throw new RequestValidationError('client', [{ path: 'maxSockets', message: problem }], 'options')
 }
 
 /** A journal must be a whole `IntentStore`: a half one would fail only once money is moving. */
