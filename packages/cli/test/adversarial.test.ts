@@ -1,6 +1,7 @@
 /**
  * Adversarial tests of the `paywire` binary: hostile input to `paywire sim`, secrets in output,
- * forged callbacks, exit codes. A test that fails here documents a defect (see the test's name).
+ * forged callbacks, exit codes. Written by a reviewer whose only job was to break the CLI; the
+ * `fixed:` groups are the defects found, each fixed since, and kept as guards.
  */
 
 import { spawn } from 'node:child_process'
@@ -12,38 +13,22 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { BIN } from './build-bin.js'
 import {
   baseEnv,
+  cardClient,
   coreutilsHash,
-  killStrays,
+  hasLineStarting,
+  ORDER,
+  PURCHASE,
   runCli,
-  type SimProcess,
+  SAMPLE_CALLBACK,
   startReceiver,
-  startSimProcess,
+  useSims,
 } from './helpers.js'
 
-const sims: SimProcess[] = []
-const closers: Array<() => Promise<void>> = []
+const { sim, closers } = useSims()
 const children: Array<ReturnType<typeof spawn>> = []
-afterEach(async () => {
-  await Promise.all(sims.splice(0).map((s) => s.stop('SIGKILL')))
-  await Promise.all(closers.splice(0).map((close) => close()))
+afterEach(() => {
   for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL')
-  killStrays()
 })
-
-async function sim(...args: string[]): Promise<SimProcess> {
-  const started = await startSimProcess(args)
-  sims.push(started)
-  return started
-}
-
-function card(s: SimProcess): CardGateway {
-  const c = s.description.card
-  if (!c) throw new Error('no card simulator')
-  return new CardGateway({ ...c, environment: 'sandbox', hashInputs: { 's2s.createSchedule': [] } })
-}
-
-const ORDER = { number: 'A-1', amount: '10.00', currency: 'USD', description: 'Shoes' }
-const PURCHASE = { order: ORDER, success_url: 'https://shop.example/ok', cancel_url: 'https://shop.example/cancel' }
 
 /** A raw HTTP/1.1 request whose request-target is sent exactly as given (no URL normalisation). */
 function rawRequest(
@@ -112,7 +97,7 @@ const settle = (ms = 150) => new Promise((resolve) => setTimeout(resolve, ms))
 // DEFECTS: these tests fail on the current code.
 // ─────────────────────────────────────────────────────────────────────────────────────────────────
 
-describe('DEFECT: hostile request targets make the simulator answer 500', () => {
+describe('fixed: hostile request targets make the simulator answer 500', () => {
   it('control API: invalid percent-encoding in a card payment ref is a 4xx, not a 500 "URI malformed"', async () => {
     const s = await sim()
     const answer = await rawRequest(s.base, 'POST', '/__paywire/card/payments/%E0%A4%A/pay', '{}')
@@ -171,7 +156,7 @@ describe('DEFECT: hostile request targets make the simulator answer 500', () => 
   })
 })
 
-describe('DEFECT: control API accepts faults that break the next response', () => {
+describe('fixed: control API accepts faults that break the next response', () => {
   it('a fault with an invalid header name is refused by POST /faults (400), not queued to 500 the next request', async () => {
     const s = await sim()
     const queued = await s.control('POST', '/faults', {
@@ -198,7 +183,7 @@ describe('DEFECT: control API accepts faults that break the next response', () =
   })
 })
 
-describe('DEFECT: log injection in the text log', () => {
+describe('fixed: log injection in the text log', () => {
   it('a newline in the S2S action cannot forge a second log line', async () => {
     const t = await textSim()
     const forged = '12:00:00.000 control     POST   /__paywire/reset - 200 1 ms'
@@ -224,7 +209,7 @@ describe('DEFECT: log injection in the text log', () => {
   })
 })
 
-describe('DEFECT: log injection through a callback delivery line', () => {
+describe('fixed: log injection through a callback delivery line', () => {
   it('a newline in the order number of a purchase cannot forge a line in the text log of a callback', async () => {
     const receiver = await startReceiver(() => ({ status: 200, body: 'OK' }))
     closers.push(receiver.close)
@@ -243,16 +228,11 @@ describe('DEFECT: log injection through a callback delivery line', () => {
     for (let i = 0; i < 40 && !t.out().includes('callback    →'); i++) await settle(50)
     await t.stop() // the line is written before the signal is handled; exit flushes stdout
     expect(t.out()).toContain('callback    →')
-    expect(
-      t
-        .out()
-        .split('\n')
-        .some((line) => line.startsWith('12:00:00.000 control')),
-    ).toBe(false)
+    expect(hasLineStarting(t.out(), '12:00:00.000 control')).toBe(false)
   })
 })
 
-describe('DEFECT: secrets in the request log', () => {
+describe('fixed: secrets in the request log', () => {
   it('query values named pwd / passwd / pass / cvc are masked in the log', async () => {
     const s = await sim()
     await fetch(`${s.base}/card/post?pwd=HUNTER2&passwd=HUNTER3&pass=HUNTER4&cvc=987`, { method: 'POST' })
@@ -269,7 +249,7 @@ describe('DEFECT: secrets in the request log', () => {
   })
 })
 
-describe('DEFECT: credentials in a callback URL', () => {
+describe('fixed: credentials in a callback URL', () => {
   const env = baseEnv({ PAYWIRE_CARD_PASSWORD: 'pw' })
 
   it('callback send --url with user:password@ never prints the password (text)', async () => {
@@ -299,32 +279,15 @@ describe('DEFECT: credentials in a callback URL', () => {
     }
   })
 
-  it('sim --callback-url with user:password@: the password is in no log line, banner or control answer', async () => {
+  it('sim --callback-url with user:password@ is refused at start (exit 2), the password printed nowhere', async () => {
     const receiver = await startReceiver(() => ({ status: 200, body: 'OK' }))
     closers.push(receiver.close)
     const url = receiver.url.replace('http://', 'http://alice:S3CRETPW@')
-    const started = await startSimProcess(['--callback-url', url]).catch((e: Error) => e)
-    if (started instanceof Error) return // refused at start: acceptable
-    sims.push(started)
-    await card(started).checkout.purchase(PURCHASE)
-    await started.control('POST', '/card/payments/A-1/pay', {})
-    await started.waitFor((e) => e['event'] === 'callback')
-    const listed = await started.control('GET', '/callbacks')
-    const everything = JSON.stringify(started.events) + started.stderr() + JSON.stringify(listed.body)
-    expect(everything).not.toContain('S3CRETPW')
-  })
-
-  it('sim --callback-url with user:password@: the callback is delivered (or the URL refused at start)', async () => {
-    const receiver = await startReceiver(() => ({ status: 200, body: 'OK' }))
-    closers.push(receiver.close)
-    const url = receiver.url.replace('http://', 'http://alice:S3CRETPW@')
-    const started = await startSimProcess(['--callback-url', url]).catch((e: Error) => e)
-    if (started instanceof Error) return
-    sims.push(started)
-    await card(started).checkout.purchase(PURCHASE)
-    await started.control('POST', '/card/payments/A-1/pay', {})
-    const attempt = await started.waitFor((e) => e['event'] === 'callback')
-    expect(attempt['state']).toBe('delivered')
+    const result = await runCli(['sim', '--port', '0', '--callback-url', url])
+    expect(result.code).toBe(2)
+    expect(result.stderr).toContain('--callback-url must not carry credentials')
+    expect(result.stdout + result.stderr).not.toContain('S3CRETPW')
+    expect(receiver.bodies).toHaveLength(0)
   })
 
   it('sim --callback-url with a ?token= query: the token is not in the text banner', async () => {
@@ -334,19 +297,9 @@ describe('DEFECT: credentials in a callback URL', () => {
   })
 })
 
-describe('DEFECT: callback verify prints attacker-controlled bytes raw', () => {
-  const PASSWORD = 'cb-secret'
+describe('fixed: callback verify prints attacker-controlled bytes raw', () => {
+  const { password: PASSWORD, fields: FIELDS, signedText: SIGNED } = SAMPLE_CALLBACK
   const env = baseEnv({ PAYWIRE_CARD_PASSWORD: PASSWORD, NO_COLOR: '1' })
-  const FIELDS = {
-    id: 'pay-1',
-    order_number: 'A-7',
-    order_amount: '12.50',
-    order_currency: 'EUR',
-    order_description: 'Tea',
-    type: 'sale',
-    status: 'success',
-  }
-  const SIGNED = 'PAY-1A-712.50EURTEACB-SECRET'
 
   it('a genuine callback whose unsigned status field holds escape sequences: no ESC in the output (NO_COLOR)', async () => {
     const body = new URLSearchParams({
@@ -371,7 +324,7 @@ describe('DEFECT: callback verify prints attacker-controlled bytes raw', () => {
   })
 })
 
-describe('DEFECT: --host and --field edge cases', () => {
+describe('fixed: --host and --field edge cases', () => {
   it('sim --host "" is a usage error (exit 2), not a silent bind to every interface', async () => {
     const child = spawn(process.execPath, [BIN, 'sim', '--port', '0', '--host', '', '--json'], {
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -392,8 +345,7 @@ describe('DEFECT: --host and --field edge cases', () => {
   })
 
   it('sim --json --host 0.0.0.0 warns on stderr that the public credentials are exposed (the text banner does)', async () => {
-    const s = await startSimProcess(['--host', '0.0.0.0'])
-    sims.push(s)
+    const s = await sim('--host', '0.0.0.0')
     for (let i = 0; i < 40 && !/warning/i.test(s.stderr()); i++) await settle(25)
     expect(s.stderr()).toMatch(/warning/i)
   })
@@ -493,12 +445,7 @@ describe('held: the simulator under hostile requests', () => {
     const t = await textSim()
     await rawRequest(t.base, 'GET', '/remittance/x%0A12:00:00.000%20control')
     await t.stop() // the line is written before the signal is handled; exit flushes stdout
-    expect(
-      t
-        .out()
-        .split('\n')
-        .some((line) => line.startsWith('12:00:00.000')),
-    ).toBe(false)
+    expect(hasLineStarting(t.out(), '12:00:00.000')).toBe(false)
   })
 })
 
@@ -507,20 +454,19 @@ describe('held: callback delivery and signals', () => {
     const receiver = await startReceiver(() => 'hang')
     closers.push(receiver.close)
     const s = await sim('--callback-url', receiver.url, '--callback-timeout', '600000')
-    await card(s).checkout.purchase(PURCHASE)
+    await cardClient(s).checkout.purchase(PURCHASE)
     await s.control('POST', '/card/payments/A-1/pay', {})
     for (let i = 0; i < 50 && receiver.bodies.length === 0; i++) await settle(50)
     expect(receiver.bodies).toHaveLength(1)
-    const started = Date.now()
+    // A stop that waited for the 10-minute delivery would fail on the test's own time limit.
     expect(await s.stop('SIGINT')).toBe(0)
-    expect(Date.now() - started).toBeLessThan(3000)
   })
 
   it('a retry fires once per advance, never twice, and gives up after five retries', async () => {
     const receiver = await startReceiver(() => ({ status: 503, body: 'no' }))
     closers.push(receiver.close)
     const s = await sim('--callback-url', receiver.url)
-    await card(s).checkout.purchase(PURCHASE)
+    await cardClient(s).checkout.purchase(PURCHASE)
     await s.control('POST', '/card/payments/A-1/pay', {})
     await s.waitFor((e) => e['event'] === 'callback' && e['attempt'] === 1)
     for (const [attempt, ms] of [
@@ -549,7 +495,7 @@ describe('held: callback delivery and signals', () => {
     const receiver = await startReceiver(() => ({ status: 500, body: 'busy' }))
     closers.push(receiver.close)
     const s = await sim('--callback-url', receiver.url)
-    await card(s).checkout.purchase(PURCHASE)
+    await cardClient(s).checkout.purchase(PURCHASE)
     await s.control('POST', '/card/payments/A-1/pay', {})
     await s.waitFor((e) => e['event'] === 'callback' && e['attempt'] === 1)
     await s.control('POST', '/reset')

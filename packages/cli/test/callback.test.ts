@@ -7,21 +7,11 @@ import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { baseEnv, coreutilsHash, runCli, startReceiver } from './helpers.js'
+import { baseEnv, coreutilsHash, runCli, SAMPLE_CALLBACK, startReceiver } from './helpers.js'
 
-const PASSWORD = 'cb-secret'
+const { password: PASSWORD, signedText: SIGNED_TEXT } = SAMPLE_CALLBACK
 const env = baseEnv({ PAYWIRE_CARD_PASSWORD: PASSWORD })
-const FIELDS = {
-  id: 'pay-1',
-  order_number: 'A-7',
-  order_amount: '12.50',
-  order_currency: 'EUR',
-  order_description: 'Tea',
-  type: 'sale',
-  status: 'success',
-  order_status: 'settled',
-}
-const SIGNED_TEXT = 'PAY-1A-712.50EURTEACB-SECRET'
+const FIELDS = { ...SAMPLE_CALLBACK.fields, order_status: 'settled' }
 const form = (fields: Record<string, string>, hash: string) => new URLSearchParams({ ...fields, hash }).toString()
 const verify = (body: string, ...args: string[]) => runCli(['callback', 'verify', ...args], { env, input: body })
 

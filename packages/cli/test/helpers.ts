@@ -5,6 +5,8 @@ import { once } from 'node:events'
 import { createServer, type IncomingMessage, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { createInterface } from 'node:readline'
+import { CardGateway } from '@paywire/card-gateway'
+import { afterEach } from 'vitest'
 import { BIN } from './build-bin.js'
 
 export const SANDBOX_PASSWORD = 'sim-password'
@@ -197,3 +199,62 @@ export function hasCommand(command: string): boolean {
     return false
   }
 }
+
+export const ORDER = { number: 'A-1', amount: '10.00', currency: 'USD', description: 'Shoes' }
+export const PURCHASE = {
+  order: ORDER,
+  success_url: 'https://shop.example/ok',
+  cancel_url: 'https://shop.example/cancel',
+}
+
+/** A card client for a running sim, from its `--json` description. */
+export function cardClient(s: SimProcess): CardGateway {
+  const c = s.description.card
+  if (!c) throw new Error('no card simulator')
+  return new CardGateway({ ...c, environment: 'sandbox', hashInputs: { 's2s.createSchedule': [] } })
+}
+
+/**
+ * For a test file: `sim(...args)` starts a sim that is killed after each test, and `closers` take
+ * anything else to close then (receivers, servers).
+ */
+export function useSims(): {
+  sim: (...args: string[]) => Promise<SimProcess>
+  closers: Array<() => Promise<void> | void>
+} {
+  const sims: SimProcess[] = []
+  const closers: Array<() => Promise<void> | void> = []
+  afterEach(async () => {
+    await Promise.all(sims.splice(0).map((s) => s.stop('SIGKILL')))
+    await Promise.all(closers.splice(0).map((close) => close()))
+    killStrays()
+  })
+  return {
+    closers,
+    async sim(...args) {
+      const started = await startSimProcess(args)
+      sims.push(started)
+      return started
+    },
+  }
+}
+
+/** Whether some line of `output` starts with `prefix`: a forged log line. */
+export function hasLineStarting(output: string, prefix: string): boolean {
+  return output.split('\n').some((line) => line.startsWith(prefix))
+}
+
+/** A sample card callback: its password, its fields and the text its hash covers (uppercased, password last). */
+export const SAMPLE_CALLBACK = {
+  password: 'cb-secret',
+  fields: {
+    id: 'pay-1',
+    order_number: 'A-7',
+    order_amount: '12.50',
+    order_currency: 'EUR',
+    order_description: 'Tea',
+    type: 'sale',
+    status: 'success',
+  },
+  signedText: 'PAY-1A-712.50EURTEACB-SECRET',
+} as const
