@@ -1,6 +1,5 @@
 /** The one request path every operation takes: send on undici, time out, retry per policy, classify. */
 
-import { EventEmitter } from 'node:events'
 import type { Dispatcher } from 'undici'
 import { ApiPromise, type WithResponse } from './api-promise.js'
 import {
@@ -12,6 +11,7 @@ import {
   interimStatusOf,
 } from './attempt-failure.js'
 import { type Clock, systemClock } from './clock.js'
+import { DeadlineList } from './deadlines.js'
 import {
   type ApiError,
   ConnectionError,
@@ -171,6 +171,8 @@ export class HttpClient {
   readonly #totalTimeout: number
   readonly #maxRetries: number
   readonly #maxResponseBytes: number
+  /** Per-attempt deadlines, one timer for all of them (deadlines.ts); real monotonic time, like the timers they replace. */
+  readonly #deadlines = new DeadlineList()
   readonly #backoff: BackoffOptions
   readonly #clock: Clock
   readonly #random: () => number
@@ -452,20 +454,13 @@ export class HttpClient {
 
   async #attempt(plan: AttemptPlan): Promise<AttemptOutcome> {
     const { request: req, headers, attempt, budget, signal: userSignal } = plan
-    // undici accepts an EventEmitter as `signal`; it costs less per request than an AbortController.
-    const abort = new EventEmitter()
-    let abortedBy: 'timeout' | 'user' | undefined
+    // One entry in the client's deadline list is both the attempt's time limit and the signal
+    // undici listens to: no timer and no EventEmitter per attempt (see deadlines.ts).
+    const timeoutMs = budget.ms
+    const deadline = this.#deadlines.start(timeoutMs)
     let phase: TimeoutPhase = 'headers'
     let interimStatus: number | undefined
-    const timeoutMs = budget.ms
-    const timer = setTimeout(() => {
-      abortedBy = 'timeout'
-      abort.emit('abort')
-    }, timeoutMs)
-    const onUserAbort = () => {
-      abortedBy ??= 'user'
-      abort.emit('abort')
-    }
+    const onUserAbort = () => deadline.abort('user')
     userSignal?.addEventListener('abort', onUserAbort, { once: true })
     const info = { ...req, attempts: attempt }
     let head: Omit<RawResponse, 'rawBody' | 'json'> | undefined
@@ -475,7 +470,7 @@ export class HttpClient {
         method: req.method,
         headers,
         body: req.body?.text,
-        signal: abort,
+        signal: deadline,
         headersTimeout: timeoutMs + 1_000,
         bodyTimeout: timeoutMs + 1_000,
         onInfo: ({ statusCode }) => {
@@ -500,13 +495,13 @@ export class HttpClient {
       if (error instanceof PaywireError) return { ok: false, error, failure: undefined, mayHaveArrived: true }
       // A final status that is not 2xx is the service's answer even when its body never came whole
       // (a 304 declaring a length, a 302 cut mid-body): the status decides, the body is left empty.
-      if (head && abortedBy !== 'user' && (head.status < 200 || head.status >= 300)) {
+      if (head && deadline.abortedBy !== 'user' && (head.status < 200 || head.status >= 300)) {
         return { ok: true, response: { ...head, rawBody: '', json: undefined } }
       }
       interimStatus ??= interimStatusOf(error)
-      return classifyFailure(error, plan, { abortedBy, phase, interimStatus })
+      return classifyFailure(error, plan, { abortedBy: deadline.abortedBy, phase, interimStatus })
     } finally {
-      clearTimeout(timer)
+      this.#deadlines.finish(deadline)
       userSignal?.removeEventListener('abort', onUserAbort)
     }
   }

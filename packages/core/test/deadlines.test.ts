@@ -1,0 +1,122 @@
+/**
+ * The deadline list behind every attempt's time limit: one timer for all attempts, an entry that is
+ * also undici's abort signal, unlinked the moment its attempt ends.
+ */
+
+import { once } from 'node:events'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { describe, expect, it, onTestFinished } from 'vitest'
+import { AttemptSignal, DeadlineList } from '../src/deadlines.js'
+import { TimeoutError } from '../src/index.js'
+import { get, jsonHandler, makeClient } from './helpers.js'
+
+/** A list on a clock the test moves; its timer fires for real, so the test waits on `aborted`. */
+function listOnTestTime() {
+  let now = 1_000
+  const list = new DeadlineList(() => now)
+  return {
+    list,
+    advance(ms: number) {
+      now += ms
+    },
+  }
+}
+
+async function until(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 1))
+}
+
+describe('AttemptSignal: the abort signal undici listens to', () => {
+  it('calls its listener once, with the first cause; a removed listener is not called', () => {
+    const signal = new AttemptSignal(0)
+    let calls = 0
+    signal.once('abort', () => calls++)
+    signal.abort('user')
+    signal.abort('timeout')
+    expect(calls).toBe(1)
+    expect(signal).toMatchObject({ aborted: true, abortedBy: 'user' })
+    const other = new AttemptSignal(0)
+    const listener = () => calls++
+    other.on('abort', listener)
+    other.removeListener('abort', listener)
+    other.abort('timeout')
+    expect(calls).toBe(1)
+  })
+})
+
+describe('DeadlineList', () => {
+  it('aborts an attempt once its deadline has passed, not before', async () => {
+    const { list, advance } = listOnTestTime()
+    const signal = list.start(50)
+    advance(49)
+    await new Promise((resolve) => setTimeout(resolve, 60)) // the timer fires; the clock says 1 ms left
+    expect(signal.aborted).toBe(false)
+    advance(1)
+    await until(() => signal.aborted)
+    expect(signal.abortedBy).toBe('timeout')
+    expect(list.pending).toBe(0)
+  })
+
+  it('a finished attempt leaves the list at once, so nothing outlives its attempt', () => {
+    const { list } = listOnTestTime()
+    const signals = Array.from({ length: 1000 }, (_, i) => list.start(i % 3 === 0 ? 100 : 30_000))
+    expect(list.pending).toBe(1000)
+    for (const signal of signals.filter((_, i) => i % 2 === 0)) list.finish(signal)
+    expect(list.pending).toBe(500)
+    for (const signal of signals) list.finish(signal)
+    expect(list.pending).toBe(0)
+  })
+
+  it('with several timeouts, each attempt expires on its own deadline, earliest first', async () => {
+    const { list, advance } = listOnTestTime()
+    const long = list.start(300)
+    const short = list.start(100)
+    const middle = list.start(200)
+    advance(150)
+    await until(() => short.aborted)
+    expect([long.aborted, middle.aborted]).toEqual([false, false])
+    advance(100)
+    await until(() => middle.aborted)
+    expect(long.aborted).toBe(false)
+    advance(100)
+    await until(() => long.aborted)
+    expect(list.pending).toBe(0)
+  })
+
+  it('an attempt finished before its deadline is never aborted', async () => {
+    const { list, advance } = listOnTestTime()
+    const done = list.start(10)
+    const other = list.start(10)
+    list.finish(done)
+    advance(20)
+    await until(() => other.aborted)
+    expect(done.aborted).toBe(false)
+  })
+})
+
+describe('the attempt time limit on the real clock', () => {
+  it('a 100 ms attempt against a server that never answers ends after 100 ms and within 100 + 40 ms', async () => {
+    const server = createServer(() => {})
+    server.listen(0, '127.0.0.1')
+    await once(server, 'listening')
+    onTestFinished(
+      () =>
+        new Promise<void>((resolve) => {
+          server.close(() => resolve())
+          server.closeAllConnections()
+        }),
+    )
+    const client = makeClient({ timeout: 100, maxRetries: 0 })
+    onTestFinished(() => client.close())
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`
+    // Warm the connection so the measured attempt is the time limit alone.
+    await client.send(get(url), jsonHandler).catch(() => undefined)
+    const started = performance.now()
+    const error = await client.send(get(url), jsonHandler).catch((e: unknown) => e)
+    const elapsed = performance.now() - started
+    expect(error).toBeInstanceOf(TimeoutError)
+    expect(elapsed).toBeGreaterThanOrEqual(99)
+    expect(elapsed).toBeLessThan(140)
+  })
+})
