@@ -40,10 +40,14 @@ export interface Scenario {
 /** A transport for hand-rolled requests. */
 type Send = (req: WireRequest) => Promise<unknown>
 
-/** Raw undici: the Agent options of core's `HttpClient` (keep-alive 4 s, undici's own timeouts off). */
+/**
+ * Raw undici: the Agent options of core's `HttpClient` (keep-alive 4 s, undici's own timeouts off,
+ * at most 64 sockets per origin), so both sides run on the same number of sockets.
+ */
 function undiciTransport(): { send: Send; close: () => Promise<void> } {
   const dispatcher = new Agent({
     keepAliveTimeout: 4_000,
+    connections: 64,
     headersTimeout: 0,
     bodyTimeout: 0,
     connect: { timeout: 10_000 },
