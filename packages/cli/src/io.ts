@@ -112,3 +112,11 @@ export function endpointUrl(command: string, option: string, value: string): URL
   }
   return url
 }
+
+/** Why a fetch got no answer, in words: refused, unknown host, else the cause's code or message. */
+export function networkFailure(error: unknown): string {
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause
+  if (cause?.code === 'ECONNREFUSED') return 'connection refused (is the server listening?)'
+  if (cause?.code === 'ENOTFOUND') return 'unknown host'
+  return cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error))
+}

@@ -3,9 +3,7 @@
  * also undici's abort signal, unlinked the moment its attempt ends.
  */
 
-import { once } from 'node:events'
-import { createServer } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import { faults, startFaultServer } from '@paywire/core/testing'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { AttemptSignal, DeadlineList } from '../src/deadlines.js'
 import { TimeoutError } from '../src/index.js'
@@ -97,19 +95,11 @@ describe('DeadlineList', () => {
 
 describe('the attempt time limit on the real clock', () => {
   it('a 100 ms attempt against a server that never answers ends after 100 ms and within 100 + 40 ms', async () => {
-    const server = createServer(() => {})
-    server.listen(0, '127.0.0.1')
-    await once(server, 'listening')
-    onTestFinished(
-      () =>
-        new Promise<void>((resolve) => {
-          server.close(() => resolve())
-          server.closeAllConnections()
-        }),
-    )
+    const server = await startFaultServer(faults.neverAnswer())
+    onTestFinished(server.close)
     const client = makeClient({ timeout: 100, maxRetries: 0 })
     onTestFinished(() => client.close())
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`
+    const url = server.url
     // Warm the connection so the measured attempt is the time limit alone.
     await client.send(get(url), jsonHandler).catch(() => undefined)
     const started = performance.now()

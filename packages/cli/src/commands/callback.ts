@@ -10,7 +10,17 @@ import {
 } from '@paywire/card-gateway'
 import { fieldPairs, flag, parse, text, texts, wholeNumber } from '../args.js'
 import { diagnose } from '../diagnose.js'
-import { displayUrl, EXIT, type ExitCode, endpointUrl, type Io, jsonLine, printable, UsageError } from '../io.js'
+import {
+  displayUrl,
+  EXIT,
+  type ExitCode,
+  endpointUrl,
+  type Io,
+  jsonLine,
+  networkFailure,
+  printable,
+  UsageError,
+} from '../io.js'
 import { DEFAULT_PASSWORD_ENV, readPassword } from '../secrets.js'
 import { comparison, explain, inputList, RECIPE_OPTIONS, recipeChoices } from './sign.js'
 
@@ -213,8 +223,7 @@ export async function send(io: Io, argv: readonly string[]): Promise<ExitCode> {
     })
     answer = { status: response.status, body: await response.text() }
   } catch (error) {
-    const reason =
-      (error as Error).name === 'TimeoutError' ? `no answer within ${timeout} ms` : describeNetworkError(error)
+    const reason = (error as Error).name === 'TimeoutError' ? `no answer within ${timeout} ms` : networkFailure(error)
     if (flag(parsed, 'json')) io.out(jsonLine({ delivered: false, url: shown, fields: sent, error: reason }))
     else io.out(io.paint.red(`not delivered to ${shown}: ${printable(reason)}`))
     return EXIT.failure
@@ -242,12 +251,4 @@ export async function send(io: Io, argv: readonly string[]): Promise<ExitCode> {
     if (!ok) io.out('A non-2xx answer makes the gateway send the callback again.')
   }
   return ok ? EXIT.ok : EXIT.failure
-}
-
-/** The cause of a failed fetch in words: refused, unknown host, reset. */
-export function describeNetworkError(error: unknown): string {
-  const cause = (error as { cause?: { code?: string; message?: string } }).cause
-  if (cause?.code === 'ECONNREFUSED') return 'connection refused (is your server listening?)'
-  if (cause?.code === 'ENOTFOUND') return 'unknown host'
-  return cause?.message ?? (error instanceof Error ? error.message : String(error))
 }

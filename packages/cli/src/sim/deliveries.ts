@@ -4,6 +4,7 @@
  * the simulator's clock, so `POST /__paywire/clock/advance` brings a retry forward at once.
  */
 
+import { networkFailure } from '../io.js'
 import type { SimClock } from './clock.js'
 
 /** Waits before each retry (the platform does not publish its schedule; these are ours). */
@@ -136,7 +137,7 @@ export class CallbackDeliverer {
       if (!this.#inFlight.has(controller)) return // stopped
       const reason = controller.signal.aborted
         ? String((controller.signal.reason as Error).message)
-        : networkReason(error)
+        : networkFailure(error)
       attempt = { at, error: reason, ms: elapsed(started) }
     } finally {
       clearTimeout(timer)
@@ -163,10 +164,4 @@ export class CallbackDeliverer {
 
 function elapsed(started: number): number {
   return Math.round((performance.now() - started) * 10) / 10
-}
-
-function networkReason(error: unknown): string {
-  const cause = (error as { cause?: { code?: string; message?: string } }).cause
-  if (cause?.code === 'ECONNREFUSED') return 'connection refused'
-  return cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error))
 }

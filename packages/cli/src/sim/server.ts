@@ -5,7 +5,7 @@
 
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { REMOTE_ADDRESS_HEADER } from '@paywire/core/testing'
+import { fetchRequestOf, sendFetchResponse } from '@paywire/core/testing'
 import { getResponse, HttpHandler, matchRequestUrl, type RequestHandler } from 'msw'
 import { displayPath, printable } from '../io.js'
 import { SimClock } from './clock.js'
@@ -145,16 +145,7 @@ export async function startSim(options: SimOptions): Promise<RunningSim> {
       sendJson(res, 405, { error: `method ${method} is not served` })
       return entry(name, '-', 405)
     }
-    const headers = new Headers()
-    for (const [key, value] of Object.entries(req.headers)) {
-      if (value !== undefined) headers.set(key, Array.isArray(value) ? value.join(', ') : value)
-    }
-    headers.set(REMOTE_ADDRESS_HEADER, req.socket.remoteAddress ?? '')
-    const request = new Request(target, {
-      method,
-      headers,
-      ...(body.length > 0 && method !== 'GET' && method !== 'HEAD' ? { body } : {}),
-    })
+    const request = fetchRequestOf(req, target, body)
     const operation = operationOf(name, simulator.handlers, request, body)
     const response = await getResponse([...simulator.handlers], request)
     if (!response) {
@@ -163,17 +154,7 @@ export async function startSim(options: SimOptions): Promise<RunningSim> {
       })
       return entry(name, operation, 404)
     }
-    if (response.type === 'error') {
-      req.socket.destroy()
-      return entry(name, operation, 0)
-    }
-    const out: Record<string, string[]> = {}
-    response.headers.forEach((value, key) => {
-      out[key] = [...(out[key] ?? []), value]
-    })
-    res.writeHead(response.status, out)
-    res.end(Buffer.from(await response.arrayBuffer()))
-    return entry(name, operation, response.status)
+    return entry(name, operation, await sendFetchResponse(req, res, response))
   }
 
   await new Promise<void>((resolve, reject) => {

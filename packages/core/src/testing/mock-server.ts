@@ -69,39 +69,23 @@ export async function startMockServer(
     for (const [name, value] of Object.entries(req.headers)) {
       if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value
     }
-    const remoteAddress = req.socket.remoteAddress ?? ''
     requests.push({
       method: req.method ?? 'GET',
       url: req.url ?? '/',
       headers,
       body: body.toString('utf8'),
-      remoteAddress,
+      remoteAddress: req.socket.remoteAddress ?? '',
     })
 
     const address = server.address() as AddressInfo
-    const request = new Request(`http://127.0.0.1:${address.port}${req.url ?? '/'}`, {
-      method: req.method ?? 'GET',
-      headers: { ...headers, [REMOTE_ADDRESS_HEADER]: remoteAddress },
-      ...(body.length > 0 && req.method !== 'GET' && req.method !== 'HEAD' ? { body } : {}),
-    })
+    const request = fetchRequestOf(req, `http://127.0.0.1:${address.port}${req.url ?? '/'}`, body)
     const response = await getResponse(current, request)
     if (!response) {
       res.writeHead(404, { 'content-type': 'application/json' })
       res.end(JSON.stringify({ error: 'no mock handler', method: req.method, url: req.url }))
       return
     }
-    // msw's `HttpResponse.error()` is a network error: the connection drops, as a real one would.
-    if (response.type === 'error') {
-      req.socket.destroy()
-      return
-    }
-    const outHeaders: Record<string, string[]> = {}
-    response.headers.forEach((value, name) => {
-      if (!outHeaders[name]) outHeaders[name] = []
-      outHeaders[name].push(value)
-    })
-    res.writeHead(response.status, response.statusText, outHeaders)
-    res.end(Buffer.from(await response.arrayBuffer()))
+    await sendFetchResponse(req, res, response)
   }
 
   await new Promise<void>((resolve, reject) => {
@@ -128,4 +112,44 @@ export async function startMockServer(
         server.closeAllConnections()
       }),
   }
+}
+
+/**
+ * The Fetch API `Request` msw handlers see for a node:http request whose body was read: its method,
+ * headers (with the caller's address under `REMOTE_ADDRESS_HEADER`) and body, at `url`.
+ */
+export function fetchRequestOf(req: IncomingMessage, url: string | URL, body: Buffer): Request {
+  const method = req.method ?? 'GET'
+  const headers = new Headers()
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value)
+  }
+  headers.set(REMOTE_ADDRESS_HEADER, req.socket.remoteAddress ?? '')
+  return new Request(url, {
+    method,
+    headers,
+    ...(body.length > 0 && method !== 'GET' && method !== 'HEAD' ? { body } : {}),
+  })
+}
+
+/**
+ * Writes an msw answer to a node:http response and resolves with its status; msw's
+ * `HttpResponse.error()` is a network error, so the connection drops (status 0), as a real one would.
+ */
+export async function sendFetchResponse(
+  req: IncomingMessage,
+  res: ServerResponse,
+  response: Response,
+): Promise<number> {
+  if (response.type === 'error') {
+    req.socket.destroy()
+    return 0
+  }
+  const headers: Record<string, string[]> = {}
+  response.headers.forEach((value, name) => {
+    headers[name] = [...(headers[name] ?? []), value]
+  })
+  res.writeHead(response.status, response.statusText, headers)
+  res.end(Buffer.from(await response.arrayBuffer()))
+  return response.status
 }
