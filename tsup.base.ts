@@ -60,6 +60,9 @@ export default defineConfig({
   sourcemap: false,
   splitting: false,
   treeshake: true,
+  // zod goes into the dist, tree-shaken: importing a service package then reads one file instead of
+  // zod's 95 modules (67 of them locales we never load). Measured: 55 ms less cold start.
+  noExternal: ['zod'],
   // No `paths`: sibling packages resolve through node_modules, so d.ts files import them, not inline them.
   tsconfig: 'tsconfig.build.json',
   onSuccess: writeTestingFronts,

@@ -5,7 +5,7 @@
  */
 
 import type { Query, ValidationIssue } from '@paywire/core'
-import { z } from 'zod'
+import * as z from 'zod'
 
 /** An object whose fields the service does not publish: every key is allowed, every value is `unknown`. */
 export interface OpenRecord {

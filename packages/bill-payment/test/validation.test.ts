@@ -140,7 +140,10 @@ describe('Path variables, query and options', () => {
   it('refuses a schema option that is not a zod schema', async () => {
     env = await setup()
     expect(await issuesOf(() => env.bills.catalog.list({ schema: {} as never }))).toEqual([
-      { path: 'schema', message: 'must be a schema with a safeParse method (zod)' },
+      {
+        path: 'schema',
+        message: 'must be a Standard Schema (a zod, valibot or arktype schema: one with ~standard.validate)',
+      },
     ])
   })
 })

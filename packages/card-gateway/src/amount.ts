@@ -87,6 +87,20 @@ export function formatAmount(minorUnits: number | bigint, currency: string): str
   return decimals === 0 ? units : `${units}.${fraction}`
 }
 
+/** The amount pattern of each (exponent, decimals) pair, built once: a handful exist. */
+const AMOUNT_PATTERNS = new Map<string, RegExp>()
+
+function amountPattern(exponent: number, decimals: number): RegExp {
+  const key = `${exponent}/${decimals}`
+  let pattern = AMOUNT_PATTERNS.get(key)
+  if (pattern === undefined) {
+    const fraction = exponent === 0 ? '0'.repeat(decimals) : `\\d{${decimals}}`
+    pattern = new RegExp(`^(0|[1-9]\\d*)${decimals === 0 ? '' : `\\.${fraction}`}$`)
+    AMOUNT_PATTERNS.set(key, pattern)
+  }
+  return pattern
+}
+
 /**
  * Why `amount` is not a wire amount of `currency` (rule Platform 22), or `undefined` when it is.
  * Without a currency (a partial capture or refund names none), any currency's shape is accepted.
@@ -101,9 +115,7 @@ export function amountProblem(amount: string, currency: string | undefined): str
     )
   }
   const { exponent, decimals } = wireFormat(currency)
-  const fraction = exponent === 0 ? '0'.repeat(decimals) : `\\d{${decimals}}`
-  const pattern = new RegExp(`^(0|[1-9]\\d*)${decimals === 0 ? '' : `\\.${fraction}`}$`)
-  if (pattern.test(amount) && !/^0(\.0+)?$/.test(amount)) return undefined
+  if (amountPattern(exponent, decimals).test(amount) && !/^0(\.0+)?$/.test(amount)) return undefined
   const example = formatAmount(exponent === 0 ? 1000 : 1050 * 10 ** (exponent - 2), currency)
   const shape =
     decimals === 0

@@ -10,7 +10,7 @@ import {
   safe,
   withinWindow,
 } from '@paywire/core'
-import { z } from 'zod'
+import * as z from 'zod'
 import {
   amountText,
   type CheckoutPaymentStatus,

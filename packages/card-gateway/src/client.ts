@@ -30,11 +30,12 @@ import { type CardReconciled, reconcileCard } from './reconcile.js'
 import { S2s } from './s2s.js'
 import { type CardGatewayOperation, DEFAULT_RULES, type GatewayContext, type RequestRules } from './schemas.js'
 import {
+  createSigner,
   type DigestName,
   explainSignature,
   type SignatureExplanation,
   type SignatureInput,
-  sign,
+  type Signer,
   type UppercaseMode,
 } from './signature.js'
 
@@ -178,6 +179,8 @@ export class CardGateway {
   readonly #password: Secret
   readonly #digest: DigestName
   readonly #uppercase: UppercaseMode
+  /** The request signer, with this client's password, digest and uppercasing. */
+  readonly #signer: Signer
   readonly #environment: string | undefined
   readonly #ops: OperationClient<GatewayContext>
 
@@ -214,6 +217,7 @@ export class CardGateway {
     this.#digest = digest ?? 'md5'
     const rules = resolveRules(allowPrivateRedirectUrls, platformDefaults)
     this.#uppercase = checkUppercase(platformDefaults?.uppercase)
+    this.#signer = createSigner(this.#password, this.#digest, this.#uppercase)
     this.#environment = environment
     this.#http = new HttpClient({ packageName: 'card-gateway', packageVersion: pkg.version, options: core })
     const overrides = { ...hashInputs }
@@ -226,13 +230,7 @@ export class CardGateway {
       rules,
       merchantKey: () => this.#merchantKey.reveal(),
       clientKey: () => this.#clientKey.reveal(),
-      sign: (inputs) =>
-        sign(
-          inputs.map((input) => input.value ?? ''),
-          this.#password,
-          this.#digest,
-          { uppercase: this.#uppercase },
-        ),
+      sign: this.#signer,
       hashInputs: (operation) => overrides[operation as CardGatewayOperation],
     }
     this.#ops = new OperationClient({
@@ -256,7 +254,7 @@ export class CardGateway {
 
   /** The hash of `values` (wire strings in order) with the password appended, as this client signs: for raw requests. */
   sign(values: readonly string[]): string {
-    return sign(values, this.#password, this.#digest, { uppercase: this.#uppercase })
+    return this.#signer(values)
   }
 
   /** Each step of the signature of `inputs` with this client's password (masked) and digest. */

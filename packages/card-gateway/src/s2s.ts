@@ -12,7 +12,7 @@ import {
   unsentOnly,
   withinWindow,
 } from '@paywire/core'
-import { z } from 'zod'
+import * as z from 'zod'
 import { DEDUP_WINDOW_MS } from './checkout.js'
 import {
   amountText,

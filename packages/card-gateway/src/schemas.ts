@@ -1,9 +1,9 @@
 /** Shared field rules, what the operation rows see of the client, and the lenient shapes of success answers. */
 
 import { type Reconciliation, RequestValidationError, type SentRequest, type ValidationIssue } from '@paywire/core'
-import { z } from 'zod'
+import * as z from 'zod'
 import { amountProblem, CURRENCY_PATTERN, CURRENCY_RULE } from './amount.js'
-import { pickInputs, type SignatureInput } from './signature.js'
+import { pickInputs } from './signature.js'
 
 /**
  * An amount as a string, so body and hash stay byte-identical; its form per currency is checked
@@ -76,28 +76,40 @@ const REDIRECT_RULE = 'platform rule: redirect targets must be public HTTPS URLs
  * `allowPrivate` (the client option `allowPrivateRedirectUrls`, for sandboxes and staging).
  */
 export function redirectUrl(allowPrivate: boolean) {
+  // A shop sends the same few redirect URLs on every call: each verdict is kept (by the exact string,
+  // at most ACCEPTED_URLS of them), so the URL is parsed once rather than on every payment.
+  const accepted = new Set<string>()
   return z.string().superRefine((value, ctx) => {
-    let url: URL
-    try {
-      url = new URL(value) // parsed once: the protocol and the normalised host come from this parse
-    } catch {
-      ctx.addIssue({ code: 'custom', message: `must be an absolute https: URL (${REDIRECT_RULE})` })
+    if (accepted.has(value)) return
+    const problem = redirectProblem(value, allowPrivate)
+    if (problem !== undefined) {
+      ctx.addIssue({ code: 'custom', message: problem })
       return
     }
-    if (url.protocol !== 'https:') {
-      ctx.addIssue({ code: 'custom', message: `must be an https: URL, not ${url.protocol} (${REDIRECT_RULE})` })
-      return
-    }
-    if (allowPrivate) return
-    const why = nonPublicHost(url.hostname)
-    if (why === undefined) return
-    ctx.addIssue({
-      code: 'custom',
-      message:
-        `must be a public HTTPS URL: ${url.hostname} is ${why}, which the payer's browser cannot reach on your ` +
-        `site (${REDIRECT_RULE}); for a sandbox or staging host set the client option allowPrivateRedirectUrls: true`,
-    })
+    if (accepted.size >= ACCEPTED_URLS) accepted.clear()
+    accepted.add(value)
   })
+}
+
+/** How many accepted redirect URLs one client remembers. */
+const ACCEPTED_URLS = 256
+
+/** What is wrong with `value` as a redirect target, or `undefined` when it is fine. */
+function redirectProblem(value: string, allowPrivate: boolean): string | undefined {
+  let url: URL
+  try {
+    url = new URL(value) // parsed once: the protocol and the normalised host come from this parse
+  } catch {
+    return `must be an absolute https: URL (${REDIRECT_RULE})`
+  }
+  if (url.protocol !== 'https:') return `must be an https: URL, not ${url.protocol} (${REDIRECT_RULE})`
+  if (allowPrivate) return undefined
+  const why = nonPublicHost(url.hostname)
+  if (why === undefined) return undefined
+  return (
+    `must be a public HTTPS URL: ${url.hostname} is ${why}, which the payer's browser cannot reach on your ` +
+    `site (${REDIRECT_RULE}); for a sandbox or staging host set the client option allowPrivateRedirectUrls: true`
+  )
 }
 
 /**
@@ -200,6 +212,17 @@ const ILL_FORMED =
   'U+FFFD or as an escape while the hash covers the original text, so fix the text before sending'
 
 /** Every string leaf and object key of `value` that is not well-formed UTF-16, with its wire path. */
+/** Whether every string and field name in `value` is well-formed: the common case, with no path built. */
+function allWellFormed(value: unknown): boolean {
+  if (typeof value === 'string') return isWellFormed(value)
+  if (typeof value !== 'object' || value === null) return true
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue
+    if (!isWellFormed(key) || !allWellFormed((value as Record<string, unknown>)[key])) return false
+  }
+  return true
+}
+
 function illFormedText(value: unknown, path: string, out: ValidationIssue[]): void {
   if (typeof value === 'string') {
     if (!isWellFormed(value)) out.push({ path, message: ILL_FORMED })
@@ -218,6 +241,7 @@ function illFormedText(value: unknown, path: string, out: ValidationIssue[]): vo
  * nested objects, arrays and open records included; the one check both interfaces run before signing.
  */
 export function assertWellFormedText(operation: string, wire: Readonly<Record<string, unknown>>): void {
+  if (allWellFormed(wire)) return
   const issues: ValidationIssue[] = []
   illFormedText(wire, '', issues)
   if (issues.length > 0) throw new RequestValidationError(operation, issues)
@@ -267,8 +291,8 @@ export interface GatewayContext {
   readonly rules: RequestRules
   merchantKey(): string
   clientKey(): string
-  /** The hash of `inputs` with the password appended, using the configured digest. */
-  sign(inputs: readonly SignatureInput[]): string
+  /** The hash of the wire strings `values` (in hash-input order) with the password appended, as the client signs. */
+  sign(values: readonly string[]): string
   /** The caller's explicit hash input list for `operation`, or `undefined` when it gave none. */
   hashInputs(operation: string): readonly string[] | undefined
 }

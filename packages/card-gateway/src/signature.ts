@@ -59,6 +59,18 @@ export function sign(
   return hex('sha1', hex(digest, text))
 }
 
+/** `sign` bound to one password, digest and uppercasing: what a client signs every request with. */
+export type Signer = (values: readonly string[]) => string
+
+/**
+ * The signer of one client: the same hash as `sign`, with the password uppercased once here rather
+ * than on every request (uppercasing is per character, so `UPPER(a + b)` is `UPPER(a) + UPPER(b)`).
+ */
+export function createSigner(password: Secret, digest: DigestName, uppercase: UppercaseMode): Signer {
+  const upperPassword = upper(password.reveal(), uppercase)
+  return (values) => hex('sha1', hex(digest, upper(values.join(''), uppercase) + upperPassword))
+}
+
 /** One value that went into a signature, by wire field name. */
 export interface SignatureInput {
   readonly name: string
@@ -163,7 +175,7 @@ export function signRequest(wire: Record<string, unknown>, ctx: GatewayContext, 
   assertWellFormedText(operation, wire)
   const published = SIGNED_OPERATIONS[operation as CardGatewayOperation]?.inputs ?? null
   const names = ctx.hashInputs(operation) ?? published ?? refuseUnconfigured(operation)
-  wire['hash'] = ctx.sign(pickInputs(wire, names))
+  wire['hash'] = ctx.sign(names.map((name) => readPath(wire, name) ?? ''))
 }
 
 /** An operation whose hash inputs are not published cannot be signed until the caller names them. */

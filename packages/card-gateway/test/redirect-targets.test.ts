@@ -40,6 +40,21 @@ describe('redirect targets must be public HTTPS URLs (platform rule)', () => {
     expect(ctx.server.requests).toHaveLength(0)
   })
 
+  // The client remembers accepted redirect URLs (so a shop's fixed URLs are parsed once): a refused
+  // one must never be remembered, and a full memory must not let an unchecked URL through.
+  it('a refused URL stays refused, before and after the memory of accepted URLs fills and is cleared', async () => {
+    const ctx = await setup()
+    const refused = () =>
+      rejection(ctx.gw.checkout.purchase({ order: order(), ...PUBLIC, success_url: 'https://10.0.0.5/ok' }))
+    expect(await refused()).toBeInstanceOf(RequestValidationError)
+    expect(await refused()).toBeInstanceOf(RequestValidationError)
+    for (let i = 0; i < 300; i++) {
+      await ctx.gw.checkout.purchase({ order: order(), ...PUBLIC, success_url: `https://shop.example/ok/${i}` })
+    }
+    expect(await refused()).toBeInstanceOf(RequestValidationError)
+    expect(ctx.server.requests).toHaveLength(300)
+  })
+
   it('checks cancel_url, expiry_url and error_url the same way', async () => {
     const ctx = await setup()
     const error = await rejection(

@@ -61,7 +61,8 @@ function holds(kind: FieldKind, value: unknown): boolean {
 
 /** The first known field of `record` whose value is not of its kind, in words; `undefined` when all are. */
 function fieldProblem(record: object, kinds: Readonly<Record<string, FieldKind>>, at: string): string | undefined {
-  for (const [field, kind] of Object.entries(kinds)) {
+  for (const field in kinds) {
+    const kind = kinds[field] as FieldKind
     if (!Object.hasOwn(record, field)) continue
     const value = (record as Record<string, unknown>)[field]
     if (!holds(kind, value)) return `${at}${field} is ${describe(value)}, not a ${kind}`
@@ -90,7 +91,8 @@ export function listAnswer<T>(kinds: FieldKinds<T>): AnswerDecoder<readonly T[]>
   return (value: unknown, reject: RejectAnswer) => {
     if (value === undefined || value === null) return undefined
     if (!Array.isArray(value)) reject(`a JSON array (or no body) was expected, not ${describe(value)}; ${ADVICE}`)
-    for (const [index, item] of value.entries()) {
+    for (let index = 0; index < value.length; index++) {
+      const item: unknown = value[index]
       if (!isRecord(item)) reject(`item ${index} is ${describe(item)}, not a JSON object; ${ADVICE}`)
       const problem = fieldProblem(item, kinds, `item ${index}: `)
       if (problem !== undefined) reject(`${problem}; ${ADVICE}`)

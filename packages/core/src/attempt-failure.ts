@@ -79,8 +79,11 @@ export interface AttemptBudget {
   readonly phase: TimeoutPhase | undefined
 }
 
-/** The request as every error and handler of the call sees it, with what earlier attempts may have done. */
-export type CallRequest = HttpRequest & { readonly earlierAttemptMayHaveActed: boolean }
+/**
+ * The request as every error and handler of the call sees it, with what earlier attempts may have
+ * done (`earlierAttemptMayHaveActed`; absent reads as false, as on a first attempt).
+ */
+export type CallRequest = HttpRequest
 
 /** One attempt as planned: the request, its headers, its number, its time, and what came before. */
 export interface AttemptPlan {

@@ -23,6 +23,7 @@ import {
   TimeoutError,
   type TimeoutPhase,
   UserAbortError,
+  type ValidationIssue,
 } from './errors.js'
 import { flattenHeaders, headerIssues, managedHeaderIssues, requestIdOf } from './headers.js'
 import { emit, type Hooks, type Logger } from './hooks.js'
@@ -124,7 +125,8 @@ export interface RawResponse extends ResponseInfo {
 
 /** How a service turns answers into results: `decode` for 2xx, `toError` for everything else. */
 export interface ResponseHandler<T> {
-  decode(response: RawResponse, request: HttpRequest): T
+  /** A promise only where the caller's schema checks asynchronously. */
+  decode(response: RawResponse, request: HttpRequest): T | Promise<T>
   toError(response: RawResponse, request: HttpRequest): ApiError
 }
 
@@ -270,15 +272,16 @@ export class HttpClient {
       ...req.headers,
     }
     if (req.body) headers['content-type'] = req.body.contentType
-    const sdkHeaders: Record<string, string> = { ...req.headers }
-    for (const name of req.managedHeaders ?? []) sdkHeaders[name] ??= ''
-    if (req.body) sdkHeaders['content-type'] = req.body.contentType
-    const issues = [...managedHeaderIssues(sdkHeaders, call.headers), ...headerIssues(headers)]
+    const issues = this.#headerIssues(req, call.headers)
     if (issues.length > 0) throw this.#fail(req, new RequestValidationError(req.operation, issues))
 
     let lastError: PaywireError | undefined
     for (let attempt = 1; ; attempt++) {
-      const request: CallRequest = { ...req, earlierAttemptMayHaveActed: state.mayHaveActed }
+      // A copy only once an earlier attempt may have acted: the first attempt sends `req` as it is.
+      const request: CallRequest =
+        state.mayHaveActed === (req.earlierAttemptMayHaveActed === true)
+          ? req
+          : { ...req, earlierAttemptMayHaveActed: state.mayHaveActed }
       this.#refuseUnsendable(request, state, attempt, call.signal)
       if (this.#observed) {
         emit(this.#hooks, this.#logger, 'onRequest', {
@@ -321,7 +324,8 @@ export class HttpClient {
         }
         // Success is 2xx only: a 1xx leftover, a 3xx (never followed) or a 304 is no answer to act on.
         if (response.status >= 200 && response.status < 300) {
-          return { data: this.#decode(handler, response, request), response }
+          const data = this.#decode(handler, response, request)
+          return { data: data instanceof Promise ? await data : data, response }
         }
         const error = handler.toError(response, request)
         state.mayHaveActed ||= error.outcomeUnknown
@@ -343,6 +347,21 @@ export class HttpClient {
       this.#retrying(req, attempt, delay, outcome.error.message)
       await this.#sleep(delay, req, state, call.signal)
     }
+  }
+
+  /**
+   * The header rules on what can break them: the request's own headers (credentials, a raw
+   * request's headers, the idempotency key) and the caller's per-call headers, which may not
+   * replace one the SDK sets. The client's fixed `user-agent` and `accept` and the body's content
+   * type are ours and valid by construction, so they are not checked again on every call.
+   */
+  #headerIssues(req: HttpRequest, callHeaders: Readonly<Record<string, string>> | undefined): ValidationIssue[] {
+    const issues = req.headers ? headerIssues(req.headers) : []
+    if (callHeaders === undefined) return issues
+    const sdkHeaders: Record<string, string> = { ...req.headers }
+    for (const name of req.managedHeaders ?? []) sdkHeaders[name] ??= ''
+    if (req.body) sdkHeaders['content-type'] = req.body.contentType
+    return [...managedHeaderIssues(sdkHeaders, callHeaders), ...issues, ...headerIssues(callHeaders)]
   }
 
   /** Throws when the next attempt must not be sent: the caller aborted, or the client is closed. */
@@ -412,11 +431,15 @@ export class HttpClient {
   }
 
   /** A 2xx the service package cannot read is an error like any other: observers hear of it. */
-  #decode<T>(handler: ResponseHandler<T>, response: RawResponse, req: HttpRequest): T {
-    try {
-      return handler.decode(response, req)
-    } catch (error) {
+  #decode<T>(handler: ResponseHandler<T>, response: RawResponse, req: HttpRequest): T | Promise<T> {
+    const fail = (error: unknown): never => {
       throw error instanceof PaywireError ? this.#fail(req, error) : error
+    }
+    try {
+      const data = handler.decode(response, req)
+      return data instanceof Promise ? data.catch(fail) : data
+    } catch (error) {
+      return fail(error)
     }
   }
 
@@ -460,9 +483,9 @@ export class HttpClient {
     const deadline = this.#deadlines.start(timeoutMs)
     let phase: TimeoutPhase = 'headers'
     let interimStatus: number | undefined
-    const onUserAbort = () => deadline.abort('user')
-    userSignal?.addEventListener('abort', onUserAbort, { once: true })
-    const info = { ...req, attempts: attempt }
+    // The caller's signal is listened to only when there is one: no closure otherwise.
+    const onUserAbort = userSignal && (() => deadline.abort('user'))
+    if (onUserAbort) userSignal.addEventListener('abort', onUserAbort, { once: true })
     let head: Omit<RawResponse, 'rawBody' | 'json'> | undefined
 
     try {
@@ -471,8 +494,9 @@ export class HttpClient {
         headers,
         body: req.body?.text,
         signal: deadline,
-        headersTimeout: timeoutMs + 1_000,
-        bodyTimeout: timeoutMs + 1_000,
+        // A caller's dispatcher may have shorter undici timeouts of its own: they must not fire before
+        // ours. The client's own Agent has them off, so it is spared undici's per-request timers.
+        ...(this.#ownsDispatcher ? undefined : { headersTimeout: timeoutMs + 1_000, bodyTimeout: timeoutMs + 1_000 }),
         onInfo: ({ statusCode }) => {
           interimStatus = statusCode
         },
@@ -486,10 +510,7 @@ export class HttpClient {
         attempts: attempt,
         idempotencyKey: req.idempotencyKey,
       }
-      const rawBody = await this.#readBody(res.body, responseHeaders, res.statusCode, {
-        ...info,
-        requestSent: true,
-      })
+      const rawBody = await this.#readBody(res.body, responseHeaders, res.statusCode, req, attempt)
       return { ok: true, response: { ...head, rawBody, json: parseJson(rawBody) } }
     } catch (error) {
       if (error instanceof PaywireError) return { ok: false, error, failure: undefined, mayHaveArrived: true }
@@ -502,7 +523,7 @@ export class HttpClient {
       return classifyFailure(error, plan, { abortedBy: deadline.abortedBy, phase, interimStatus })
     } finally {
       this.#deadlines.finish(deadline)
-      userSignal?.removeEventListener('abort', onUserAbort)
+      if (onUserAbort) userSignal?.removeEventListener('abort', onUserAbort)
     }
   }
 
@@ -510,13 +531,14 @@ export class HttpClient {
     body: Dispatcher.ResponseData['body'],
     headers: Record<string, string>,
     status: number,
-    info: HttpRequest & { attempts: number; requestSent: true },
+    req: HttpRequest,
+    attempts: number,
   ): Promise<string> {
     const limit = this.#maxResponseBytes
     const declared = Number(headers['content-length'])
     const tooLarge = () => {
       body.destroy()
-      return new ResponseTooLargeError({ ...info, limitBytes: limit, status })
+      return new ResponseTooLargeError({ ...req, attempts, limitBytes: limit, status })
     }
     if (Number.isFinite(declared) && declared > limit) throw tooLarge()
     // undici holds the body to its declared length, so a declared size within the limit is safe to read whole.
@@ -538,9 +560,18 @@ function windowClose(policy: RetryPolicy, state: CallState): number {
   return state.firstArrival + policy.windowMs - WINDOW_MARGIN_MS
 }
 
+/** JSON whitespace: space, tab, line feed, carriage return. */
+const JSON_SPACE = new Set([0x20, 0x09, 0x0a, 0x0d])
+const OPEN_BRACE = 0x7b
+const OPEN_BRACKET = 0x5b
+const QUOTE = 0x22
+
+/** Only an object, array or string is read as JSON (a bare number or word is text); no copy to find out. */
 function parseJson(text: string): unknown {
-  const first = text.trimStart()[0]
-  if (first !== '{' && first !== '[' && first !== '"') return undefined
+  let i = 0
+  while (i < text.length && JSON_SPACE.has(text.charCodeAt(i))) i++
+  const first = text.charCodeAt(i)
+  if (first !== OPEN_BRACE && first !== OPEN_BRACKET && first !== QUOTE) return undefined
   try {
     return JSON.parse(text)
   } catch {

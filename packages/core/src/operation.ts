@@ -100,8 +100,8 @@ export interface OperationInput {
 /** Options of every operation call, in every package. */
 export interface OperationOptions<S extends AnswerSchema | undefined = undefined> extends CallOptions {
   /**
-   * Checks the success answer and types the result with it (a zod schema, or anything with a
-   * zod-style `safeParse`); a mismatch rejects with the service's error, reason `response_schema_mismatch`.
+   * Checks the success answer and types the result with it: any Standard Schema (zod, valibot,
+   * arktype…); a mismatch rejects with the service's error, reason `response_schema_mismatch`.
    */
   readonly schema?: S
   /**
@@ -326,9 +326,17 @@ export class OperationClient<Ctx> {
       decode(response, request) {
         const value = answers.read(response, request, raw)
         if (schema) {
+          const mismatch = (issues: readonly ValidationIssue[]) =>
+            answers.unusable(response, request, { reason: 'response_schema_mismatch', issues })
           const checked = checkAnswer(schema, value)
+          if (checked instanceof Promise) {
+            return checked.then((result) => {
+              if (result.ok) return result.data
+              throw mismatch(result.issues)
+            })
+          }
           if (checked.ok) return checked.data
-          throw answers.unusable(response, request, { reason: 'response_schema_mismatch', issues: checked.issues })
+          throw mismatch(checked.issues)
         }
         if (!decode) return value
         return decode(value, (message) => {
@@ -365,6 +373,11 @@ function callOptions(options: OperationOptions<AnswerSchema | undefined> | undef
   return call
 }
 
+function isStandardSchema(schema: unknown): boolean {
+  const standard = (schema as { '~standard'?: { version?: unknown; validate?: unknown } } | null)?.['~standard']
+  return standard?.version === 1 && typeof standard.validate === 'function'
+}
+
 function optionIssues(options: OperationOptions<AnswerSchema | undefined>, keyed: boolean): ValidationIssue[] {
   const issues: ValidationIssue[] = []
   const { idempotencyKey: key, retryWithSameKey: sameKey, schema } = options
@@ -383,10 +396,25 @@ function optionIssues(options: OperationOptions<AnswerSchema | undefined>, keyed
       })
     }
   }
-  if (schema !== undefined && typeof (schema as { safeParse?: unknown } | null)?.safeParse !== 'function') {
-    issues.push({ path: 'schema', message: 'must be a schema with a safeParse method (zod)' })
+  if (schema !== undefined && !isStandardSchema(schema)) {
+    issues.push({
+      path: 'schema',
+      message: 'must be a Standard Schema (a zod, valibot or arktype schema: one with ~standard.validate)',
+    })
   }
   return issues
+}
+
+/** The variable names of each path template, read once (templates are the rows' constants). */
+const TEMPLATE_VARIABLES = new Map<string, readonly string[]>()
+
+function variablesOf(template: string): readonly string[] {
+  let names = TEMPLATE_VARIABLES.get(template)
+  if (names === undefined) {
+    names = Array.from(template.matchAll(PATH_VARIABLE), (match) => match[1] as string)
+    TEMPLATE_VARIABLES.set(template, names)
+  }
+  return names
 }
 
 /**
@@ -398,7 +426,7 @@ function pathValues(
   given: Readonly<Record<string, unknown>> | undefined,
   issues: ValidationIssue[],
 ): Readonly<Record<string, string | number>> {
-  const names = Array.from(template.matchAll(PATH_VARIABLE), (match) => match[1] as string)
+  const names = variablesOf(template)
   if (names.length === 0) return NO_PATH
   const values: Record<string, string | number> = {}
   for (const name of names) {

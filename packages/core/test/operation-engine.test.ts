@@ -331,6 +331,12 @@ describe('bad input: RequestValidationError naming the field, nothing sent', () 
       expect(server.requests[0]?.url).toBe('/search?q=a%26b%3Dc%23d&n=1.5&neg=-2&flag=false&tag=x&tag=2')
     })
 
+    it("a raw request's path goes out as URL parsing writes it: encoded, dot segments resolved, no fragment", async () => {
+      const { server, ops } = await setup()
+      await ops.request({ method: 'GET', path: '/a b/./c/../d?x=é#frag' })
+      expect(server.requests[0]?.url).toBe('/a%20b/d?x=%C3%A9')
+    })
+
     // Regression test for an engine defect found in review (operation.ts queryIssues): any non-array object passes, so a Map or URLSearchParams
     // has no own entries and the caller's filters vanish silently; the call goes out unfiltered.
     it.each([
@@ -460,6 +466,10 @@ describe('bad input: RequestValidationError naming the field, nothing sent', () 
       ['a non-function safeParse', { safeParse: 'yes' }],
       ['a number', 42],
       ['a parse-only object', { parse: (v: unknown) => v }],
+      // A zod-3-style object without the Standard Schema member: the SDK reads only `~standard`.
+      ['a safeParse-only object', { safeParse: (v: unknown) => ({ success: true, data: v }) }],
+      ['a Standard Schema of another version', { '~standard': { version: 2, vendor: 'x', validate: () => ({}) } }],
+      ['a Standard Schema without validate', { '~standard': { version: 1, vendor: 'x' } }],
     ])('%s is refused, on call() and on request()', async (_name, schema) => {
       const { server, ops } = await setup()
       const options = { schema } as unknown as OperationOptions<undefined>
@@ -972,6 +982,46 @@ describe('answers read by problemAnswers', () => {
       expect(error.status).toBe(200)
       expect(error.issues.map((issue) => issue.path)).toEqual(['a', 'b'])
     }
+  })
+
+  /** A Standard Schema written by hand, as valibot or arktype would hand one over: no zod involved. */
+  function standardSchema<T>(
+    vendor: string,
+    check: (
+      value: unknown,
+    ) =>
+      | { value: T }
+      | { issues: { message: string; path?: (PropertyKey | { key: PropertyKey })[] }[] }
+      | Promise<{ value: T } | { issues: { message: string }[] }>,
+  ) {
+    return { '~standard': { version: 1 as const, vendor, validate: check } }
+  }
+
+  it('any Standard Schema types and checks the answer, with path segments given as keys', async () => {
+    const { ops } = await setup(faults.json(200, { items: [{ id: 7 }] }))
+    const accepting = standardSchema('hand', (value) => ({ value: value as { items: { id: number }[] } }))
+    const data = await ops.call(rows.getItem, { path: { id: '1' } }, { schema: accepting })
+    expect(data.items[0]?.id).toBe(7)
+    const refusing = standardSchema<never>('hand', () => ({
+      issues: [{ message: 'must be a string', path: ['items', { key: 0 }, 'id'] }, { message: 'whole body' }],
+    }))
+    const error = (await rejection(ops.request({ method: 'GET', path: '/x' }, { schema: refusing }))) as ShopError
+    expect(error.reason).toBe('response_schema_mismatch')
+    expect(error.issues).toEqual([
+      { path: 'items.0.id', message: 'must be a string' },
+      { path: '', message: 'whole body' },
+    ])
+  })
+
+  it('a Standard Schema that checks asynchronously is awaited; its refusal is response_schema_mismatch', async () => {
+    const { ops } = await setup(faults.json(200, { a: 'x' }))
+    const later = standardSchema('async', async (value) => ({ value: value as { a: string } }))
+    expect(await ops.call(rows.getItem, { path: { id: '1' } }, { schema: later })).toEqual({ a: 'x' })
+    const refusing = standardSchema<never>('async', async () => ({ issues: [{ message: 'no' }] }))
+    const error = (await rejection(ops.call(rows.getItem, { path: { id: '1' } }, { schema: refusing }))) as ShopError
+    expect(error).toBeInstanceOf(ShopError)
+    expect(error.reason).toBe('response_schema_mismatch')
+    expect(error.issues).toEqual([{ path: '', message: 'no' }])
   })
 
   it('a matching schema replaces the row decoder', async () => {

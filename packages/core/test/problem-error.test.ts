@@ -79,7 +79,7 @@ describe('ProblemDetailsError', () => {
     expect(new ProblemDetailsError({ request: { ...request, retry: safe }, response: html }).outcomeUnknown).toBe(false)
   })
 
-  it('a 2xx the SDK cannot use names what is wrong, or lists where it failed the schema', () => {
+  it('a 2xx the SDK cannot use names what is wrong, or lists where it failed the schema', async () => {
     const unreadable = new ProblemDetailsError({
       request,
       response: response(200, 'not json', 'text/plain'),
@@ -91,7 +91,7 @@ describe('ProblemDetailsError', () => {
     )
     expect(unreadable.outcomeUnknown).toBe(true)
 
-    const checked = checkAnswer(z.object({ id: z.number() }), { id: 'x' })
+    const checked = await checkAnswer(z.object({ id: z.number() }), { id: 'x' })
     expect(checked.ok).toBe(false)
     const issues = checked.ok ? [] : checked.issues
     const mismatch = new ProblemDetailsError({

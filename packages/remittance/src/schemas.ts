@@ -1,7 +1,7 @@
 /** Wire types and zod schemas of every remittance request body (rules Resources 1–8). */
 
 import type { Query } from '@paywire/core'
-import { z } from 'zod'
+import * as z from 'zod'
 
 /** Any JSON value: what `remit.request(...)` and a `schema` such as `z.json()` read. */
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue }
