@@ -1,7 +1,8 @@
 /**
- * The four ways of sending each scenario's request: the SDK, raw `undici.request` on an Agent set up
- * like core's (the floor), global `fetch`, and axios on a keep-alive `http.Agent`. Every call reads
- * and parses the JSON answer, so all four do the whole round trip.
+ * The ways of sending each scenario's request: the SDK; raw `undici.request` on an Agent set up like
+ * core's (the floor), once with a per-request deadline and once without; global `fetch`; and axios
+ * on a keep-alive `http.Agent`. Every call reads and parses the JSON answer: the whole round trip.
+ * On a stub dispatcher (no network) only the SDK and raw undici run, both on the stub.
  */
 
 import { Agent as HttpAgent } from 'node:http'
@@ -9,7 +10,7 @@ import { BillPayment } from '@paywire/bill-payment'
 import { CardGateway } from '@paywire/card-gateway'
 import { Remittance } from '@paywire/remittance'
 import axios, { type AxiosInstance } from 'axios'
-import { Agent, request } from 'undici'
+import { Agent, type Dispatcher, request } from 'undici'
 import {
   billExecute,
   CREDENTIALS,
@@ -25,7 +26,7 @@ import {
 /** One complete request: send, read, parse. */
 export type Call = () => Promise<unknown>
 
-export const CLIENT_NAMES = ['sdk', 'undici', 'fetch', 'axios'] as const
+export const CLIENT_NAMES = ['sdk', 'undici', 'undici-bare', 'fetch', 'axios'] as const
 export type ClientName = (typeof CLIENT_NAMES)[number]
 
 export const SCENARIO_NAMES = ['s2s-status', 'checkout-purchase', 'remittance-banks', 'bill-execute'] as const
@@ -34,31 +35,40 @@ export type ScenarioName = (typeof SCENARIO_NAMES)[number]
 export interface Scenario {
   readonly name: ScenarioName
   readonly label: string
-  readonly calls: Record<ClientName, Call>
+  /** Absent clients do not run in this setting (fetch and axios on the stub). */
+  readonly calls: Partial<Record<ClientName, Call>>
 }
+
+/** The SDK clients' per-attempt time limit, which the deadline-carrying raw client mirrors. */
+export const ATTEMPT_TIMEOUT_MS = 30_000
 
 /** A transport for hand-rolled requests. */
 type Send = (req: WireRequest) => Promise<unknown>
 
 /**
- * Raw undici: the Agent options of core's `HttpClient` (keep-alive 4 s, undici's own timeouts off,
- * at most 64 sockets per origin), so both sides run on the same number of sockets.
+ * Raw undici on the Agent options of core's `HttpClient` (keep-alive 4 s, at most 64 sockets per
+ * origin, so both sides run on the same number of sockets), or on `dispatcher` (the stub).
+ * `deadline`: undici's own per-request `headersTimeout`/`bodyTimeout` at the SDK's attempt limit,
+ * the cheapest deadline raw undici offers; without it, no time limit at all (the "bare" column).
  */
-function undiciTransport(): { send: Send; close: () => Promise<void> } {
-  const dispatcher = new Agent({
-    keepAliveTimeout: 4_000,
-    connections: 64,
-    headersTimeout: 0,
-    bodyTimeout: 0,
-    connect: { timeout: 10_000 },
-  })
+function undiciTransport(deadline: boolean, stub: Dispatcher | undefined): { send: Send; close: () => Promise<void> } {
+  const limit = deadline ? ATTEMPT_TIMEOUT_MS : 0
+  const dispatcher =
+    stub ??
+    new Agent({
+      keepAliveTimeout: 4_000,
+      connections: 64,
+      headersTimeout: limit,
+      bodyTimeout: limit,
+      connect: { timeout: 10_000 },
+    })
   const send: Send = async (req) => {
     const res = await request(req.url, { method: req.method, headers: req.headers, body: req.body, dispatcher })
     const text = await res.body.text()
     if (res.statusCode >= 400) throw new Error(`HTTP ${res.statusCode}`)
     return JSON.parse(text)
   }
-  return { send, close: () => dispatcher.close() }
+  return { send, close: async () => (stub ? undefined : dispatcher.close()) }
 }
 
 /** Global fetch (Node's bundled undici, its default keep-alive dispatcher). */
@@ -85,20 +95,37 @@ function axiosTransport(): { send: Send; close: () => Promise<void> } {
   }
 }
 
-/** The four scenarios against `baseUrl`, and a `close` for every pool they opened. */
-export function createScenarios(baseUrl: string): { scenarios: Scenario[]; close: () => Promise<void> } {
+/**
+ * The four scenarios against `baseUrl`, and a `close` for every pool they opened. With `stub`, the
+ * SDK clients and raw undici send through it instead (no network): the SDK's own work shows alone.
+ */
+export function createScenarios(
+  baseUrl: string,
+  stub?: Dispatcher,
+): { scenarios: Scenario[]; close: () => Promise<void> } {
   const { merchantKey, clientKey, password } = CREDENTIALS
-  const gw = new CardGateway({ checkoutUrl: baseUrl, s2sUrl: baseUrl, merchantKey, clientKey, password })
-  const remit = new Remittance({ baseUrl, apiKey: CREDENTIALS.apiKey })
-  const bills = new BillPayment({ baseUrl, clientId: CREDENTIALS.clientId, clientSecret: CREDENTIALS.clientSecret })
-  const raw = undiciTransport()
+  const on = { timeout: ATTEMPT_TIMEOUT_MS, ...(stub ? { dispatcher: stub } : {}) }
+  const gw = new CardGateway({ checkoutUrl: baseUrl, s2sUrl: baseUrl, merchantKey, clientKey, password, ...on })
+  const remit = new Remittance({ baseUrl, apiKey: CREDENTIALS.apiKey, ...on })
+  const bills = new BillPayment({
+    baseUrl,
+    clientId: CREDENTIALS.clientId,
+    clientSecret: CREDENTIALS.clientSecret,
+    ...on,
+  })
+  const raw = undiciTransport(true, stub)
+  const bare = undiciTransport(false, stub)
   const ax = axiosTransport()
 
-  const handRolled = (build: (base: string) => WireRequest) => ({
-    undici: () => raw.send(build(baseUrl)),
-    fetch: () => fetchSend(build(baseUrl)),
-    axios: () => ax.send(build(baseUrl)),
-  })
+  const handRolled = (build: (base: string) => WireRequest): Partial<Record<ClientName, Call>> =>
+    stub
+      ? { undici: () => raw.send(build(baseUrl)) }
+      : {
+          undici: () => raw.send(build(baseUrl)),
+          'undici-bare': () => bare.send(build(baseUrl)),
+          fetch: () => fetchSend(build(baseUrl)),
+          axios: () => ax.send(build(baseUrl)),
+        }
 
   const scenarios: Scenario[] = [
     {
@@ -124,7 +151,7 @@ export function createScenarios(baseUrl: string): { scenarios: Scenario[]; close
   ]
 
   const close = async () => {
-    await Promise.all([gw.close(), remit.close(), bills.close(), raw.close(), ax.close()])
+    await Promise.all([gw.close(), remit.close(), bills.close(), raw.close(), bare.close(), ax.close()])
   }
   return { scenarios, close }
 }

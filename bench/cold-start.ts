@@ -1,6 +1,8 @@
 /**
- * Cold start: wall time of a fresh `node -e "import('<pkg>')"` for each package, against a fresh
- * node importing only the package's dependencies. The difference is the SDK's own import cost.
+ * Cold start: wall time of a fresh `node -e "import('<pkg>')"`, every script once per round in a
+ * rotated order (≥ 30 rounds), judged on per-round pairs: a package against what its dist imports
+ * (its own cost) and, for the card gateway and remittance, against the reference build of the day
+ * the target was set (`reference/`).
  */
 
 import { spawnSync } from 'node:child_process'
@@ -10,20 +12,12 @@ import { dirname, join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
 import { median } from './measure.js'
+import { type Spread, spread } from './throughput.js'
 
 const BENCH_DIR = dirname(fileURLToPath(import.meta.url))
-
-/** What the brief calls the runtime deps: the declared `dependencies` of each package. */
-const CORE_DEPS = ['undici', 'zod']
-const SERVICE_DEPS = ['undici', 'zod', '@paywire/core']
-
-export interface ColdStartTarget {
-  readonly pkg: string
-  /** Declared runtime dependencies (the brief's baseline). */
-  readonly deps: readonly string[]
-  /** What the built `dist/index.js` actually imports: the baseline the target is judged on. */
-  readonly loads: readonly string[]
-}
+const PACKAGES = ['core', 'card-gateway', 'remittance', 'bill-payment'] as const
+/** The packages the cold-start target is set for, with a reference build in `reference/`. */
+const WITH_REFERENCE = new Set(['card-gateway', 'remittance'])
 
 const BUILTINS = new Set(builtinModules)
 const IMPORT_FROM = /^import\s[^'"]*?from\s*['"]([^'"]+)['"]|^import\s*['"]([^'"]+)['"]/gm
@@ -40,29 +34,19 @@ function distImports(name: string): string[] {
   return [...found].sort()
 }
 
-export function coldStartTargets(): ColdStartTarget[] {
-  return ['core', 'card-gateway', 'remittance', 'bill-payment'].map((name) => ({
-    pkg: `@paywire/${name}`,
-    deps: name === 'core' ? CORE_DEPS : SERVICE_DEPS,
-    loads: distImports(name),
-  }))
-}
-
 export interface ColdStartResult {
   readonly pkg: string
   readonly runs: number
   /** Median wall ms of `node -e "import('<pkg>')"`. */
   readonly importMs: number
-  readonly baseline: string
-  /** Median wall ms of importing the declared deps alone. */
-  readonly baselineMs: number
-  /** `importMs - baselineMs`: the target's figure. */
-  readonly ownOverDepsMs: number
-  /** Median wall ms of importing only what the dist actually loads. */
-  readonly loadsBaseline: string
+  /** What `dist/index.js` imports, and the median wall ms of importing only that. */
+  readonly loads: string
   readonly loadsMs: number
-  /** `importMs - loadsMs`: the SDK's own import cost, judged by the target. */
-  readonly ownMs: number
+  /** Per-round `import − loads`: the package's own import cost. */
+  readonly ownMs: Spread
+  /** Median wall ms of the reference build, and the per-round `import ÷ reference`. */
+  readonly referenceMs?: number
+  readonly vsReference?: Spread
 }
 
 function script(specifiers: readonly string[]): string {
@@ -84,12 +68,17 @@ function wallMs(code: string): number {
 
 /** `runs` rounds; every round spawns each distinct script once, in a rotated order. */
 export function measureColdStart(runs: number): { results: ColdStartResult[]; nodeEmptyMs: number } {
-  const targets = coldStartTargets()
+  const targets = PACKAGES.map((name) => ({
+    name,
+    pkg: `@paywire/${name}`,
+    loads: distImports(name),
+    reference: WITH_REFERENCE.has(name) ? `./reference/${name}/index.js` : undefined,
+  }))
   const scripts = new Set<string>(['0'])
   for (const t of targets) {
     scripts.add(script([t.pkg]))
-    scripts.add(script(t.deps))
     scripts.add(script(t.loads))
+    if (t.reference) scripts.add(script([t.reference]))
   }
   const list = [...scripts]
   const times = new Map<string, number[]>(list.map((s) => [s, []]))
@@ -99,22 +88,22 @@ export function measureColdStart(runs: number): { results: ColdStartResult[]; no
       times.get(code)?.push(wallMs(code))
     }
   }
-  const med = (code: string) => median(times.get(code) ?? [])
+  const of = (code: string) => times.get(code) ?? []
   const results = targets.map((t): ColdStartResult => {
-    const importMs = med(script([t.pkg]))
-    const baselineMs = med(script(t.deps))
-    const loadsMs = med(script(t.loads))
+    const own = of(script([t.pkg]))
+    const loads = of(script(t.loads))
+    const reference = t.reference ? of(script([t.reference])) : undefined
     return {
       pkg: t.pkg,
       runs,
-      importMs,
-      baseline: t.deps.join(' + '),
-      baselineMs,
-      ownOverDepsMs: importMs - baselineMs,
-      loadsBaseline: t.loads.join(' + ') || '(nothing)',
-      loadsMs,
-      ownMs: importMs - loadsMs,
+      importMs: median(own),
+      loads: t.loads.join(' + ') || '(nothing)',
+      loadsMs: median(loads),
+      ownMs: spread(own.map((ms, i) => ms - (loads[i] ?? Number.NaN))),
+      ...(reference
+        ? { referenceMs: median(reference), vsReference: spread(own.map((ms, i) => ms / (reference[i] ?? Number.NaN))) }
+        : {}),
     }
   })
-  return { results, nodeEmptyMs: med('0') }
+  return { results, nodeEmptyMs: median(of('0')) }
 }

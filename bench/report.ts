@@ -4,13 +4,14 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import { cpus, totalmem } from 'node:os'
 import { dirname } from 'node:path'
 import type { CallbackResult } from './callbacks.js'
-import { CLIENT_NAMES } from './clients.js'
 import type { ColdStartResult } from './cold-start.js'
 import type { MemoryResult } from './memory.js'
 import type { SignerResult } from './signer.js'
 import type { SizeResult } from './size.js'
+import type { SocketResult } from './sockets.js'
+import type { OwnWorkRow } from './stub.js'
 import type { Measured, TargetCheck } from './targets.js'
-import type { ScenarioResult } from './throughput.js'
+import type { ScenarioResult, Spread } from './throughput.js'
 
 export interface Machine {
   readonly cpu: string
@@ -54,35 +55,63 @@ export function table(headers: readonly string[], rows: readonly (readonly strin
   return [line(headers), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n')
 }
 
+/** A paired ratio as `median (min–max)`. */
+const ratio = (r: Spread | undefined): string =>
+  r === undefined ? '' : `${num(r.median, 2)} (${num(r.min, 2)}–${num(r.max, 2)})`
+
 function throughputTable(scenarios: readonly ScenarioResult[]): string {
-  const rows: string[][] = []
-  for (const s of scenarios) {
-    for (const client of CLIENT_NAMES) {
-      const f = s.clients[client]
-      if (f.samples.length === 0) continue
-      const isSdk = client === 'sdk'
-      rows.push([
-        client === 'sdk' ? s.label : '',
-        client,
-        num(f.rps),
-        num(f.cpuUsPerRequest, 1),
-        isSdk ? '' : num(s.throughputRatio[client], 2),
-        isSdk ? '' : num(s.cpuRatio[client], 2),
-      ])
-    }
-  }
+  const rows = scenarios.map((s) => [
+    s.label,
+    String(s.concurrency),
+    num(s.clients.sdk?.rps ?? Number.NaN),
+    num(s.clients.sdk?.cpuUsPerRequest ?? Number.NaN, 1),
+    num(s.clients.undici?.cpuUsPerRequest ?? Number.NaN, 1),
+    ratio(s.cpuRatio.undici),
+    ratio(s.cpuRatio['undici-bare']),
+    ratio(s.cpuRatio.fetch),
+    ratio(s.cpuRatio.axios),
+  ])
   return table(
-    ['scenario', 'client', 'req/s', 'CPU µs/req', 'SDK÷this req/s (↑ better)', 'SDK÷this CPU/req (↓ better)'],
+    [
+      'scenario',
+      'in flight',
+      'SDK req/s',
+      'SDK CPU µs/req',
+      'raw CPU µs/req',
+      'SDK÷raw undici CPU',
+      'SDK÷raw, no deadline',
+      'SDK÷fetch CPU',
+      'SDK÷axios CPU',
+    ],
     rows,
+  )
+}
+
+function ownWorkTable(rows: readonly OwnWorkRow[]): string {
+  return table(
+    ['on the stub dispatcher', 'SDK µs/call', 'raw undici µs/call', 'own work µs (median, range)'],
+    rows.map((r) => [
+      r.label,
+      num(r.sdkUs, 2),
+      num(r.undiciUs, 2),
+      `${num(r.ownUs, 2)} (${num(r.ownRange[0], 2)}–${num(r.ownRange[1], 2)})`,
+    ]),
+  )
+}
+
+function socketTable(rows: readonly SocketResult[]): string {
+  return table(
+    ['calls in flight', 'SDK sockets (default cap)', 'raw undici sockets (no cap)'],
+    rows.map((r) => [String(r.concurrency), String(r.sdk), String(r.undiciUncapped)]),
   )
 }
 
 function signerTable(s: SignerResult): string {
   return table(
-    ['signer', 'signatures/s', 'ratio'],
+    ['signer', 'signatures/s', 'paired ratio'],
     [
-      ['SDK sign()', num(s.sdkOpsPerSec), num(s.ratio, 2)],
-      ['bare node:crypto', num(s.bareOpsPerSec), '1.00'],
+      ['gw.sign()', num(s.sdkOpsPerSec), ratio(s.ratio)],
+      ['bare node:crypto', num(s.bareOpsPerSec), '1'],
     ],
   )
 }
@@ -98,27 +127,19 @@ function coldTable(results: readonly ColdStartResult[], emptyMs: number | undefi
   const rows = results.map((c) => [
     c.pkg,
     num(c.importMs, 1),
-    c.baseline,
-    num(c.baselineMs, 1),
-    num(c.ownOverDepsMs, 1),
-    c.loadsBaseline,
+    c.loads,
     num(c.loadsMs, 1),
-    num(c.ownMs, 1),
+    `${num(c.ownMs.median, 1)} (${num(c.ownMs.min, 1)}–${num(c.ownMs.max, 1)})`,
+    c.referenceMs === undefined ? '' : num(c.referenceMs, 1),
+    ratio(c.vsReference),
   ])
   const note =
-    emptyMs === undefined ? '' : `\n(node -e 0 alone: ${num(emptyMs, 1)} ms; medians of ${results[0]?.runs} runs)`
+    emptyMs === undefined
+      ? ''
+      : `\n(node -e 0 alone: ${num(emptyMs, 1)} ms; medians of ${results[0]?.runs} interleaved runs; own and ÷ are per-run pairs)`
   return (
     table(
-      [
-        'package',
-        'import ms',
-        'declared deps',
-        'deps ms',
-        'over deps ms',
-        'what dist/index.js imports',
-        'that ms',
-        'own ms (judged)',
-      ],
+      ['package', 'import ms', 'what dist/index.js imports', 'that ms', 'own ms', 'reference ms', 'import ÷ reference'],
       rows,
     ) + note
   )
@@ -126,8 +147,8 @@ function coldTable(results: readonly ColdStartResult[], emptyMs: number | undefi
 
 function sizeTable(sizes: readonly SizeResult[]): string {
   return table(
-    ['package', 'minified KB', 'gzip KB'],
-    sizes.map((s) => [s.pkg, num(s.minified / 1024, 1), num(s.gzip / 1024, 1)]),
+    ['package', 'own minified KB', 'own gzip KB', 'shipped minified KB (zod inside)'],
+    sizes.map((s) => [s.pkg, num(s.minified / 1024, 1), num(s.gzip / 1024, 1), num(s.shippedMinified / 1024, 1)]),
   )
 }
 
@@ -165,6 +186,8 @@ export function renderReport(r: Report): string {
       .join(' ')}`,
   ]
   if (r.scenarios.length > 0) parts.push(throughputTable(r.scenarios))
+  if (r.ownWork) parts.push(ownWorkTable(r.ownWork))
+  if (r.sockets) parts.push(socketTable(r.sockets))
   if (r.signer) parts.push(signerTable(r.signer))
   if (r.callbacks) parts.push(callbackTable(r.callbacks))
   if (r.coldStart) parts.push(coldTable(r.coldStart, r.nodeEmptyMs))

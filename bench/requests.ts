@@ -4,7 +4,7 @@
  * The undici, fetch and axios clients all send these, so they differ only in transport.
  */
 
-import { createHash, randomUUID } from 'node:crypto'
+import { hash, randomUUID } from 'node:crypto'
 
 /** Credentials and fixed inputs shared by the SDK and the hand-rolled clients. */
 export const CREDENTIALS = {
@@ -39,11 +39,9 @@ function asciiUpper(text: string): string {
   return text.replace(/[a-z]+/g, (run) => run.toUpperCase())
 }
 
-/** `sha1(md5hex(UPPER(values… + password)))`, both as lowercase hex: the gateway's request hash. */
+/** `sha1(md5hex(UPPER(values… + password)))`, both as lowercase hex, with one-shot `crypto.hash` like the SDK. */
 export function bareSignature(values: readonly string[], password: string): string {
-  const upper = asciiUpper(values.join('') + password)
-  const inner = createHash('md5').update(upper, 'utf8').digest('hex')
-  return createHash('sha1').update(inner, 'utf8').digest('hex')
+  return hash('sha1', hash('md5', asciiUpper(values.join('') + password), 'hex'), 'hex')
 }
 
 /** S2S GET_TRANS_STATUS: form body, `client_key`, hash over `trans_id`. */
@@ -65,8 +63,15 @@ export function s2sStatus(baseUrl: string): WireRequest {
 /** Checkout purchase: JSON body, `merchant_key`, hash over the four `order.*` fields. */
 export function checkoutPurchase(baseUrl: string): WireRequest {
   const { order, success_url, cancel_url } = PURCHASE_PARAMS
-  const hash = bareSignature([order.number, order.amount, order.currency, order.description], CREDENTIALS.password)
-  const wire = { merchant_key: CREDENTIALS.merchantKey, operation: 'purchase', order, success_url, cancel_url, hash }
+  const signature = bareSignature([order.number, order.amount, order.currency, order.description], CREDENTIALS.password)
+  const wire = {
+    merchant_key: CREDENTIALS.merchantKey,
+    operation: 'purchase',
+    order,
+    success_url,
+    cancel_url,
+    hash: signature,
+  }
   return {
     method: 'POST',
     url: `${baseUrl}/api/v1/session`,

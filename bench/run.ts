@@ -2,6 +2,7 @@
  * `pnpm bench` (full) or `pnpm bench --quick` (CI: a second or two per scenario, speed not judged).
  * Profiling and partial runs: `--only s2s-status,bill-execute`, `--clients sdk,undici`,
  * `--skip signer,cold,size,memory`; a partial run writes `results/partial.json`.
+ * Load runs at 1, 16 and 256 calls in flight; fetch and axios, for reference, at 16 only.
  */
 
 import { dirname, join } from 'node:path'
@@ -15,11 +16,15 @@ import { machine, type Report, renderReport, writeReport } from './report.js'
 import { startServer } from './server.js'
 import { measureSigner, type SignerResult } from './signer.js'
 import { measureSizes, type SizeResult } from './size.js'
+import { measureSockets, type SocketResult } from './sockets.js'
+import { measureOwnWork, type OwnWorkRow } from './stub.js'
 import { checkTargets } from './targets.js'
 import { measureScenario, type ScenarioResult } from './throughput.js'
 
+/** Calls in flight the load runs at. */
+const CONCURRENCIES = [1, 16, 256] as const
 const RESULTS = join(dirname(fileURLToPath(import.meta.url)), 'results')
-const EXTRAS = ['signer', 'callbacks', 'cold', 'size', 'memory', 'load'] as const
+const EXTRAS = ['signer', 'callbacks', 'cold', 'size', 'memory', 'load', 'stub', 'sockets'] as const
 type Extra = (typeof EXTRAS)[number]
 
 const SETTINGS = {
@@ -29,9 +34,12 @@ const SETTINGS = {
     durationMs: 600,
     rounds: 7,
     scenarioWarmupMs: 500,
-    signerRounds: 5,
-    signerMs: 400,
-    coldRuns: 15,
+    stubRounds: 9,
+    stubCalls: 20_000,
+    socketMs: 600,
+    signerRounds: 7,
+    signerMs: 300,
+    coldRuns: 30,
     memoryCalls: 100_000,
   },
   quick: {
@@ -40,9 +48,12 @@ const SETTINGS = {
     durationMs: 100,
     rounds: 3,
     scenarioWarmupMs: 100,
+    stubRounds: 3,
+    stubCalls: 1_000,
+    socketMs: 100,
     signerRounds: 3,
     signerMs: 100,
-    coldRuns: 5,
+    coldRuns: 3,
     memoryCalls: 5_000,
   },
 } as const
@@ -76,6 +87,8 @@ async function main(): Promise<void> {
   log(`bench server pid ${server.pid} at ${server.url}; client pid ${process.pid}`)
   const { scenarios: all, close } = createScenarios(server.url)
   const scenarios: ScenarioResult[] = []
+  let ownWork: OwnWorkRow[] | undefined
+  let sockets: SocketResult[] | undefined
   let signer: SignerResult | undefined
   let callbacks: CallbackResult | undefined
   let coldStart: ColdStartResult[] | undefined
@@ -85,24 +98,35 @@ async function main(): Promise<void> {
   try {
     if (!skipped.has('load')) {
       for (const scenario of all.filter((s) => scenarioNames.includes(s.name))) {
-        log(`load: ${scenario.label}`)
-        const result = await measureScenario(
-          scenario,
-          {
-            load: { concurrency: settings.concurrency, warmupMs: settings.warmupMs, durationMs: settings.durationMs },
-            rounds: settings.rounds,
-            warmupMs: settings.scenarioWarmupMs,
-            clients: clientNames,
-          },
-          (client, round, s) =>
-            log(
-              `  round ${round + 1} ${client.padEnd(6)} ${s.rps.toFixed(0)} req/s ${s.cpuUsPerRequest.toFixed(1)} µs/req`,
-            ),
-        )
-        scenarios.push(result)
+        for (const concurrency of CONCURRENCIES) {
+          log(`load: ${scenario.label}, ${concurrency} in flight`)
+          const clients = clientNames.filter((c) => concurrency === 16 || (c !== 'fetch' && c !== 'axios'))
+          const result = await measureScenario(
+            scenario,
+            {
+              load: { concurrency, warmupMs: settings.warmupMs, durationMs: settings.durationMs },
+              rounds: settings.rounds,
+              warmupMs: settings.scenarioWarmupMs,
+              clients,
+            },
+            (client, round, s) =>
+              log(
+                `  round ${round + 1} ${client.padEnd(11)} ${s.rps.toFixed(0)} req/s ${s.cpuUsPerRequest.toFixed(1)} µs/req`,
+              ),
+          )
+          scenarios.push(result)
+        }
       }
     }
     await close()
+    if (!skipped.has('stub')) {
+      log('own work on the stub dispatcher')
+      ownWork = await measureOwnWork(settings.stubRounds, settings.stubCalls)
+    }
+    if (!skipped.has('sockets')) {
+      log('sockets')
+      sockets = await measureSockets(server, [16, 256], settings.socketMs)
+    }
     if (!skipped.has('signer')) {
       log('signer')
       signer = await measureSigner(settings.signerRounds, settings.signerMs)
@@ -126,7 +150,7 @@ async function main(): Promise<void> {
   }
   if (!skipped.has('size')) sizes = await measureSizes()
 
-  const measured = { scenarios, signer, callbacks, coldStart, sizes, memory }
+  const measured = { scenarios, ownWork, sockets, signer, callbacks, coldStart, sizes, memory }
   const report: Report = {
     mode,
     machine: machine(),

@@ -7,47 +7,17 @@
 
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import { fileURLToPath } from 'node:url'
+import { answerOf } from './answers.js'
 import { firstMessage, forkTs } from './child.js'
 
 const JSON_HEADERS = { 'content-type': 'application/json' }
 
-/** Route (`METHOD path`) → the bytes answered, built once. */
-const ROUTES = new Map<string, Buffer>(
-  Object.entries({
-    'POST /post': {
-      action: 'GET_TRANS_STATUS',
-      result: 'SUCCESS',
-      status: 'SETTLED',
-      order_id: 'o-1',
-      trans_id: 't-1',
-    },
-    'POST /api/v1/session': { redirect_url: 'https://pay.example/s/1' },
-    'GET /api/lookup/banks': [
-      { code: '044', name: 'Access Bank' },
-      { code: '058', name: 'GTBank' },
-      { code: '011', name: 'First Bank' },
-    ],
-    'POST /api/transactions': {
-      transReference: 'TR-1',
-      productId: 'P1',
-      amount: 10,
-      status: 'SUCCESSFUL',
-      createdAt: '2024-01-01T00:00:00Z',
-    },
-  }).map(([route, body]) => [route, Buffer.from(JSON.stringify(body))]),
-)
-
-const NOT_FOUND = Buffer.from('{"error":"not found"}')
-
 function answer(req: IncomingMessage, res: ServerResponse): void {
-  const url = req.url ?? '/'
-  const query = url.indexOf('?')
-  const path = query === -1 ? url : url.slice(0, query)
-  const body = ROUTES.get(`${req.method} ${path}`)
+  const { status, body } = answerOf(req.method ?? 'GET', req.url ?? '/')
   // Answer once the request body is in, as a real service would; its content is not read.
   req.on('end', () => {
-    res.writeHead(body ? 200 : 404, { ...JSON_HEADERS, 'content-length': (body ?? NOT_FOUND).length })
-    res.end(body ?? NOT_FOUND)
+    res.writeHead(status, { ...JSON_HEADERS, 'content-length': body.length })
+    res.end(body)
   })
   req.resume()
 }
@@ -58,6 +28,16 @@ function serve(): void {
   // Longer than any client's idle timeout, so the client side decides when a socket closes.
   server.keepAliveTimeout = 65_000
   server.headersTimeout = 66_000
+  // Sockets the clients opened since the parent last asked: how many connections a client needs.
+  let opened = 0
+  server.on('connection', () => {
+    opened++
+  })
+  process.on('message', (message: { ask?: string }) => {
+    if (message.ask !== 'connections') return
+    process.send?.({ connections: opened })
+    opened = 0
+  })
   server.listen(0, '127.0.0.1', () => {
     const address = server.address()
     if (address === null || typeof address === 'string') throw new Error('no TCP address')
@@ -70,6 +50,8 @@ function serve(): void {
 export interface BenchServer {
   readonly url: string
   readonly pid: number
+  /** Connections accepted since the previous call (the first call counts from the start). */
+  connectionsOpened(): Promise<number>
   stop(): Promise<void>
 }
 
@@ -81,6 +63,11 @@ export async function startServer(): Promise<BenchServer> {
   return {
     url: `http://127.0.0.1:${message.port}`,
     pid: child.pid ?? -1,
+    connectionsOpened: () =>
+      new Promise<number>((resolve) => {
+        child.once('message', (reply: { connections: number }) => resolve(reply.connections))
+        child.send({ ask: 'connections' })
+      }),
     stop: () =>
       new Promise<void>((done) => {
         if (child.exitCode !== null || !child.connected) return done()

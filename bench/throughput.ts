@@ -1,6 +1,10 @@
-/** Per scenario: the four clients under the same fixed-concurrency load, interleaved in rounds. */
+/**
+ * Per scenario and concurrency: the clients under the same fixed-concurrency load, interleaved in
+ * rounds, judged on the paired per-round ratio (the SDK's figure over the other client's in the same
+ * round, so drift hits both), reported as the median with its range.
+ */
 
-import { CLIENT_NAMES, type ClientName, type Scenario, type ScenarioName } from './clients.js'
+import type { ClientName, Scenario, ScenarioName } from './clients.js'
 import { interleave, type LoadOptions, type LoadSample, measureLoad, median } from './measure.js'
 
 export interface ClientFigures {
@@ -11,20 +15,22 @@ export interface ClientFigures {
   readonly samples: readonly LoadSample[]
 }
 
-/** SDK figure ÷ the other client's, per other client. */
-export type Ratios = Record<Exclude<ClientName, 'sdk'>, number>
+/** A paired ratio: its median over the rounds and the lowest and highest round. */
+export interface Spread {
+  readonly median: number
+  readonly min: number
+  readonly max: number
+}
 
 export interface ScenarioResult {
   readonly name: ScenarioName
   readonly label: string
-  readonly clients: Record<ClientName, ClientFigures>
-  /** SDK rps ÷ other rps: higher is better for the SDK. */
-  readonly throughputRatio: Ratios
-  /** SDK CPU/request ÷ other CPU/request: lower is better for the SDK. */
-  readonly cpuRatio: Ratios
-  /** The same ratios taken round by round (neighbours in time), then the median: less drift-prone. */
-  readonly pairedThroughputRatio: Ratios
-  readonly pairedCpuRatio: Ratios
+  readonly concurrency: number
+  readonly clients: Partial<Record<ClientName, ClientFigures>>
+  /** SDK CPU/request ÷ the other client's, round by round: lower is better for the SDK. */
+  readonly cpuRatio: Partial<Record<ClientName, Spread>>
+  /** SDK requests/s ÷ the other client's, round by round: higher is better for the SDK. */
+  readonly throughputRatio: Partial<Record<ClientName, Spread>>
 }
 
 export interface ThroughputOptions {
@@ -35,52 +41,51 @@ export interface ThroughputOptions {
   readonly clients: readonly ClientName[]
 }
 
-function figures(samples: readonly LoadSample[]): ClientFigures {
-  return {
-    rps: median(samples.map((s) => s.rps)),
-    cpuUsPerRequest: median(samples.map((s) => s.cpuUsPerRequest)),
-    samples,
-  }
+export function spread(values: readonly number[]): Spread {
+  return { median: median(values), min: Math.min(...values), max: Math.max(...values) }
 }
-
-const EMPTY_SAMPLE: LoadSample = { requests: 0, seconds: 0, rps: Number.NaN, cpuUsPerRequest: Number.NaN }
-const EMPTY: ClientFigures = { rps: Number.NaN, cpuUsPerRequest: Number.NaN, samples: [] }
 
 export async function measureScenario(
   scenario: Scenario,
   options: ThroughputOptions,
   onSample?: (client: ClientName, round: number, sample: LoadSample) => void,
 ): Promise<ScenarioResult> {
-  for (const name of options.clients) {
+  const names = options.clients.filter((name) => scenario.calls[name] !== undefined)
+  const callOf = (name: ClientName) => scenario.calls[name] as () => Promise<unknown>
+  for (const name of names) {
     if (options.warmupMs > 0) {
-      await measureLoad(scenario.calls[name], { ...options.load, warmupMs: 0, durationMs: options.warmupMs })
+      await measureLoad(callOf(name), { ...options.load, warmupMs: 0, durationMs: options.warmupMs })
     }
   }
-  const samples = await interleave(options.clients, options.rounds, async (name, round) => {
-    const sample = await measureLoad(scenario.calls[name], options.load)
+  const samples = await interleave(names, options.rounds, async (name, round) => {
+    const sample = await measureLoad(callOf(name), options.load)
     onSample?.(name, round, sample)
     return sample
   })
-  const clients = Object.fromEntries(
-    CLIENT_NAMES.map((name) => [name, samples[name] ? figures(samples[name]) : EMPTY]),
-  ) as Record<ClientName, ClientFigures>
-  const ratio = (pick: (f: ClientFigures) => number): Ratios => ({
-    undici: pick(clients.sdk) / pick(clients.undici),
-    fetch: pick(clients.sdk) / pick(clients.fetch),
-    axios: pick(clients.sdk) / pick(clients.axios),
-  })
-  const paired = (pick: (s: LoadSample) => number): Ratios => {
-    const one = (other: ClientName) =>
-      median(clients.sdk.samples.map((s, i) => pick(s) / pick(clients[other].samples[i] ?? EMPTY_SAMPLE)))
-    return { undici: one('undici'), fetch: one('fetch'), axios: one('axios') }
+  const clients: Partial<Record<ClientName, ClientFigures>> = {}
+  for (const name of names) {
+    const list = samples[name]
+    clients[name] = {
+      rps: median(list.map((s) => s.rps)),
+      cpuUsPerRequest: median(list.map((s) => s.cpuUsPerRequest)),
+      samples: list,
+    }
+  }
+  const sdk = samples.sdk ?? []
+  const paired = (pick: (s: LoadSample) => number) => {
+    const ratios: Partial<Record<ClientName, Spread>> = {}
+    for (const name of names) {
+      if (name === 'sdk') continue
+      ratios[name] = spread(sdk.map((s, i) => pick(s) / pick(samples[name][i] as LoadSample)))
+    }
+    return ratios
   }
   return {
     name: scenario.name,
     label: scenario.label,
+    concurrency: options.load.concurrency,
     clients,
-    throughputRatio: ratio((f) => f.rps),
-    cpuRatio: ratio((f) => f.cpuUsPerRequest),
-    pairedThroughputRatio: paired((s) => s.rps),
-    pairedCpuRatio: paired((s) => s.cpuUsPerRequest),
+    cpuRatio: paired((s) => s.cpuUsPerRequest),
+    throughputRatio: paired((s) => s.rps),
   }
 }
