@@ -2,7 +2,9 @@
  * Cold start: wall time of a fresh `node -e "import('<pkg>')"`, every script once per round in a
  * rotated order (≥ 30 rounds), judged on per-round pairs: a package against what its dist imports
  * (its own cost) and, for the card gateway and remittance, against the reference build of the day
- * the target was set (`reference/`).
+ * the target was set (`reference/`). Since undici is loaded by the first request, the run also times
+ * import + client + first answer on a stub dispatcher (`first-call.mjs`), for both builds: the
+ * import alone would hide the cost the first call now carries.
  */
 
 import { spawnSync } from 'node:child_process'
@@ -16,8 +18,11 @@ import { type Spread, spread } from './throughput.js'
 
 const BENCH_DIR = dirname(fileURLToPath(import.meta.url))
 const PACKAGES = ['core', 'card-gateway', 'remittance', 'bill-payment'] as const
-/** The packages the cold-start target is set for, with a reference build in `reference/`. */
-const WITH_REFERENCE = new Set(['card-gateway', 'remittance'])
+/** The packages the cold-start target is set for, with a reference build and the kind of first call. */
+const WITH_REFERENCE = new Map([
+  ['card-gateway', 'card'],
+  ['remittance', 'remittance'],
+])
 
 const BUILTINS = new Set(builtinModules)
 const IMPORT_FROM = /^import\s[^'"]*?from\s*['"]([^'"]+)['"]|^import\s*['"]([^'"]+)['"]/gm
@@ -47,7 +52,17 @@ export interface ColdStartResult {
   /** Median wall ms of the reference build, and the per-round `import ÷ reference`. */
   readonly referenceMs?: number
   readonly vsReference?: Spread
+  /** Median wall ms to the first answer (import, client, one call on a stub), and per-round ÷ the reference's. */
+  readonly firstCallMs?: number
+  readonly referenceFirstCallMs?: number
+  readonly firstCallVsReference?: Spread
 }
+
+/** A fresh node process: `-e <code>`, or a bench script with its arguments. */
+type Run = readonly string[]
+
+const evalRun = (code: string): Run => ['-e', code]
+const firstCallRun = (specifier: string, kind: string): Run => ['first-call.mjs', specifier, kind]
 
 function script(specifiers: readonly string[]): string {
   if (specifiers.length === 0) return '0'
@@ -56,13 +71,14 @@ function script(specifiers: readonly string[]): string {
     : `Promise.all([${specifiers.map((s) => `import('${s}')`).join(', ')}])`
 }
 
-function wallMs(code: string): number {
+function wallMs(run: Run): number {
   const env = { ...process.env }
   delete env['NODE_OPTIONS']
   const start = performance.now()
-  const result = spawnSync(process.execPath, ['-e', code], { cwd: BENCH_DIR, env, stdio: ['ignore', 'ignore', 'pipe'] })
+  const result = spawnSync(process.execPath, [...run], { cwd: BENCH_DIR, env, stdio: ['ignore', 'ignore', 'pipe'] })
   const elapsed = performance.now() - start
-  if (result.status !== 0) throw new Error(`cold start of ${code} failed: ${result.stderr.toString().slice(0, 500)}`)
+  if (result.status !== 0)
+    throw new Error(`cold start of ${run.join(' ')} failed: ${result.stderr.toString().slice(0, 500)}`)
   return elapsed
 }
 
@@ -73,26 +89,34 @@ export function measureColdStart(runs: number): { results: ColdStartResult[]; no
     pkg: `@paywire/${name}`,
     loads: distImports(name),
     reference: WITH_REFERENCE.has(name) ? `./reference/${name}/index.js` : undefined,
+    kind: WITH_REFERENCE.get(name),
   }))
-  const scripts = new Set<string>(['0'])
+  const runsByKey = new Map<string, Run>([['0', evalRun('0')]])
   for (const t of targets) {
-    scripts.add(script([t.pkg]))
-    scripts.add(script(t.loads))
-    if (t.reference) scripts.add(script([t.reference]))
-  }
-  const list = [...scripts]
-  const times = new Map<string, number[]>(list.map((s) => [s, []]))
-  for (let round = 0; round < runs; round++) {
-    for (let i = 0; i < list.length; i++) {
-      const code = list[(i + round) % list.length] as string
-      times.get(code)?.push(wallMs(code))
+    for (const code of [script([t.pkg]), script(t.loads), ...(t.reference ? [script([t.reference])] : [])]) {
+      runsByKey.set(code, evalRun(code))
+    }
+    if (t.reference && t.kind) {
+      runsByKey.set(`first:${t.pkg}`, firstCallRun(t.pkg, t.kind))
+      runsByKey.set(`first:${t.reference}`, firstCallRun(t.reference, t.kind))
     }
   }
-  const of = (code: string) => times.get(code) ?? []
+  const keys = [...runsByKey.keys()]
+  const times = new Map<string, number[]>(keys.map((key) => [key, []]))
+  for (let round = 0; round < runs; round++) {
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[(i + round) % keys.length] as string
+      times.get(key)?.push(wallMs(runsByKey.get(key) as Run))
+    }
+  }
+  const of = (key: string) => times.get(key) ?? []
+  const ratios = (a: readonly number[], b: readonly number[]) => spread(a.map((ms, i) => ms / (b[i] ?? Number.NaN)))
   const results = targets.map((t): ColdStartResult => {
     const own = of(script([t.pkg]))
     const loads = of(script(t.loads))
     const reference = t.reference ? of(script([t.reference])) : undefined
+    const first = of(`first:${t.pkg}`)
+    const referenceFirst = t.reference ? of(`first:${t.reference}`) : []
     return {
       pkg: t.pkg,
       runs,
@@ -101,7 +125,13 @@ export function measureColdStart(runs: number): { results: ColdStartResult[]; no
       loadsMs: median(loads),
       ownMs: spread(own.map((ms, i) => ms - (loads[i] ?? Number.NaN))),
       ...(reference
-        ? { referenceMs: median(reference), vsReference: spread(own.map((ms, i) => ms / (reference[i] ?? Number.NaN))) }
+        ? {
+            referenceMs: median(reference),
+            vsReference: ratios(own, reference),
+            firstCallMs: median(first),
+            referenceFirstCallMs: median(referenceFirst),
+            firstCallVsReference: ratios(first, referenceFirst),
+          }
         : {}),
     }
   })

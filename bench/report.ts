@@ -132,6 +132,8 @@ function coldTable(results: readonly ColdStartResult[], emptyMs: number | undefi
     `${num(c.ownMs.median, 1)} (${num(c.ownMs.min, 1)}–${num(c.ownMs.max, 1)})`,
     c.referenceMs === undefined ? '' : num(c.referenceMs, 1),
     ratio(c.vsReference),
+    c.firstCallMs === undefined ? '' : `${num(c.firstCallMs, 1)} vs ${num(c.referenceFirstCallMs ?? Number.NaN, 1)}`,
+    ratio(c.firstCallVsReference),
   ])
   const note =
     emptyMs === undefined
@@ -139,7 +141,17 @@ function coldTable(results: readonly ColdStartResult[], emptyMs: number | undefi
       : `\n(node -e 0 alone: ${num(emptyMs, 1)} ms; medians of ${results[0]?.runs} interleaved runs; own and ÷ are per-run pairs)`
   return (
     table(
-      ['package', 'import ms', 'what dist/index.js imports', 'that ms', 'own ms', 'reference ms', 'import ÷ reference'],
+      [
+        'package',
+        'import ms',
+        'what dist/index.js imports',
+        'that ms',
+        'own ms',
+        'reference ms',
+        'import ÷ reference',
+        'to first answer ms (vs reference)',
+        'first answer ÷ reference',
+      ],
       rows,
     ) + note
   )

@@ -1,7 +1,6 @@
 /** Callback verification over the raw body: parse without normalising, sign the received strings, compare in constant time. */
 
-import { timingSafeEqual } from 'node:crypto'
-import { type Logger, type Secret, SignatureVerificationError } from '@paywire/core'
+import { type Logger, nodeCrypto, type Secret, SignatureVerificationError } from '@paywire/core'
 import { CallbackHandler, type CallbackHandlerOptions } from './callback-handler.js'
 import { type DigestName, explainSignature, sign, type UppercaseMode } from './signature.js'
 
@@ -180,10 +179,10 @@ function constantTimeEqual(expected: string, received: string): boolean {
   const a = Buffer.from(expected, 'utf8')
   const b = Buffer.from(received, 'utf8')
   if (a.length !== b.length) {
-    timingSafeEqual(a, a) // same work either way
+    nodeCrypto().timingSafeEqual(a, a) // same work either way
     return false
   }
-  return timingSafeEqual(a, b)
+  return nodeCrypto().timingSafeEqual(a, b)
 }
 
 const RAW_BODY_HINT =

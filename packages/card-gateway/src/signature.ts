@@ -1,7 +1,6 @@
 /** The request signature: `sha1(inner(UPPER(concat)))` over the exact wire strings (rules Authentication 4, 5). */
 
-import { hash } from 'node:crypto'
-import { RequestValidationError, type Secret } from '@paywire/core'
+import { nodeCrypto, RequestValidationError, type Secret } from '@paywire/core'
 import { assertWellFormedText, type CardGatewayOperation, type GatewayContext } from './schemas.js'
 
 /** Inner digest: `md5` by default; some accounts switch to `sha256` in the admin panel (rule Platform 3). */
@@ -41,7 +40,7 @@ function reveal(password: string | Secret): string {
 
 /** One-shot digest (node:crypto `hash`, Node >= 20.12): about half the cost of a `createHash` object. */
 function hex(algorithm: string, text: string): string {
-  return hash(algorithm, text, 'hex')
+  return nodeCrypto().hash(algorithm, text, 'hex')
 }
 
 /**
@@ -68,7 +67,10 @@ export type Signer = (values: readonly string[]) => string
  */
 export function createSigner(password: Secret, digest: DigestName, uppercase: UppercaseMode): Signer {
   const upperPassword = upper(password.reveal(), uppercase)
-  return (values) => hex('sha1', hex(digest, upper(values.join(''), uppercase) + upperPassword))
+  // One closure per mode, so a request pays for neither the mode test nor an extra call.
+  if (uppercase === 'unicode')
+    return (values) => hex('sha1', hex(digest, values.join('').toUpperCase() + upperPassword))
+  return (values) => hex('sha1', hex(digest, asciiUpper(values.join('')) + upperPassword))
 }
 
 /** One value that went into a signature, by wire field name. */

@@ -37,7 +37,7 @@ import {
   retryDelay,
 } from './retry.js'
 import type { IntentStore } from './stores.js'
-import { Agent, requestVia } from './undici.js'
+import { loadTransport, requestVia, type Transport } from './undici.js'
 
 export type { Clock } from './clock.js'
 export { systemClock } from './clock.js'
@@ -167,8 +167,13 @@ interface CallState {
  * dispatcher), applies the per-attempt and total deadlines and the operation's retry policy.
  */
 export class HttpClient {
-  readonly #dispatcher: Dispatcher
-  readonly #ownsDispatcher: boolean
+  /** The caller's dispatcher, if one was given. */
+  readonly #givenDispatcher: Dispatcher | undefined
+  /** The client's own Agent, made by its first request (undici is loaded then, see undici.ts). */
+  #ownAgent: Dispatcher | undefined
+  readonly #maxSockets: number
+  /** undici's Agent and request, once the first request has loaded them. */
+  #transport: Transport | undefined
   readonly #timeout: number
   readonly #totalTimeout: number
   readonly #maxRetries: number
@@ -205,18 +210,23 @@ export class HttpClient {
     this.#service = config.packageName
     const suffix = o.userAgent ? ` ${o.userAgent}` : ''
     this.#userAgent = `paywire-${config.packageName}/${config.packageVersion} node/${process.versions.node}${suffix}`
-    this.#ownsDispatcher = o.dispatcher === undefined
-    const maxSockets = socketCap(o.maxSockets, o.dispatcher !== undefined)
-    this.#dispatcher =
-      o.dispatcher ??
-      new Agent({
+    this.#givenDispatcher = o.dispatcher
+    this.#maxSockets = socketCap(o.maxSockets, o.dispatcher !== undefined)
+  }
+
+  /** The dispatcher requests go through: the caller's, or the client's own Agent, made on first use. */
+  #dispatcher(transport: Transport): Dispatcher {
+    return (
+      this.#givenDispatcher ??
+      (this.#ownAgent ??= new transport.Agent({
         keepAliveTimeout: 4_000,
-        connections: maxSockets,
-        // Our own per-attempt timer is the only deadline: undici's must never fire first.
+        connections: this.#maxSockets,
+        // Our own per-attempt deadline is the only one: undici's timers are off.
         headersTimeout: 0,
         bodyTimeout: 0,
         connect: { timeout: Math.min(10_000, Math.max(1, this.#timeout)) },
-      })
+      }))
+    )
   }
 
   /** The intent journal of this client, when one was given. */
@@ -245,19 +255,21 @@ export class HttpClient {
    */
   close(): Promise<void> {
     this.#closed = true
-    this.#closing ??= this.#ownsDispatcher ? this.#dispatcher.close().then(() => undefined) : Promise.resolve()
+    this.#closing ??= this.#ownAgent ? this.#ownAgent.close().then(() => undefined) : Promise.resolve()
     return this.#closing
   }
 
   /** Whether a request handed to the dispatcher now would be refused before anything is written. */
   #dispatcherShut(): boolean {
-    const d = this.#dispatcher as { closed?: unknown; destroyed?: unknown }
-    return this.#closed || d.closed === true || d.destroyed === true
+    const d = (this.#givenDispatcher ?? this.#ownAgent) as { closed?: unknown; destroyed?: unknown } | undefined
+    return this.#closed || d?.closed === true || d?.destroyed === true
   }
 
   async #run<T>(req: HttpRequest, handler: ResponseHandler<T>, call: CallOptions): Promise<WithResponse<T>> {
     const timeout = duration('timeout', call.timeout, this.#timeout, req.operation, true)
     const maxRetries = Math.floor(positive('maxRetries', call.maxRetries, this.#maxRetries, req.operation))
+    // Once per client, before any deadline starts: the first request loads undici (see undici.ts).
+    this.#transport ??= await loadTransport()
     const state: CallState = {
       deadline: this.#clock.now() + this.#totalTimeout,
       timeout,
@@ -489,14 +501,15 @@ export class HttpClient {
     let head: Omit<RawResponse, 'rawBody' | 'json'> | undefined
 
     try {
-      const res = await requestVia(this.#dispatcher, req.url, {
+      const transport = this.#transport as Transport
+      const res = await requestVia(transport, this.#dispatcher(transport), req.url, {
         method: req.method,
         headers,
         body: req.body?.text,
         signal: deadline,
         // A caller's dispatcher may have shorter undici timeouts of its own: they must not fire before
         // ours. The client's own Agent has them off, so it is spared undici's per-request timers.
-        ...(this.#ownsDispatcher ? undefined : { headersTimeout: timeoutMs + 1_000, bodyTimeout: timeoutMs + 1_000 }),
+        ...(this.#givenDispatcher && { headersTimeout: timeoutMs + 1_000, bodyTimeout: timeoutMs + 1_000 }),
         onInfo: ({ statusCode }) => {
           interimStatus = statusCode
         },
@@ -527,7 +540,11 @@ export class HttpClient {
     }
   }
 
-  async #readBody(
+  /**
+   * The body as text, within `maxResponseBytes`. Not an async function: a body of declared length
+   * (the usual case) is undici's own `text()` promise, with no extra step for the caller to await.
+   */
+  #readBody(
     body: Dispatcher.ResponseData['body'],
     headers: Record<string, string>,
     status: number,
@@ -543,15 +560,24 @@ export class HttpClient {
     if (Number.isFinite(declared) && declared > limit) throw tooLarge()
     // undici holds the body to its declared length, so a declared size within the limit is safe to read whole.
     if (Number.isFinite(declared)) return body.text()
-    const chunks: Buffer[] = []
-    let size = 0
-    for await (const chunk of body) {
-      size += (chunk as Buffer).length
-      if (size > limit) throw tooLarge()
-      chunks.push(chunk as Buffer)
-    }
-    return chunks.length === 1 ? (chunks[0] as Buffer).toString('utf8') : Buffer.concat(chunks).toString('utf8')
+    return readWithin(body, limit, tooLarge)
   }
+}
+
+/** A body of undeclared length, read chunk by chunk and refused as soon as it passes `limit`. */
+async function readWithin(
+  body: Dispatcher.ResponseData['body'],
+  limit: number,
+  tooLarge: () => ResponseTooLargeError,
+): Promise<string> {
+  const chunks: Buffer[] = []
+  let size = 0
+  for await (const chunk of body) {
+    size += (chunk as Buffer).length
+    if (size > limit) throw tooLarge()
+    chunks.push(chunk as Buffer)
+  }
+  return chunks.length === 1 ? (chunks[0] as Buffer).toString('utf8') : Buffer.concat(chunks).toString('utf8')
 }
 
 /** Monotonic time a dedup window closes for the call, with our margin; never for other policies. */

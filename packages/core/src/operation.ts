@@ -5,9 +5,9 @@
  * key, the service's last step (the card signer), reconciliation key, and reading the answer.
  */
 
-import { randomUUID } from 'node:crypto'
 import type { z } from 'zod'
 import { ApiPromise, type WithResponse } from './api-promise.js'
+import { nodeCrypto } from './builtins.js'
 import { formBody, jsonBody, type Query, withQuery } from './encode.js'
 import {
   type ApiError,
@@ -245,7 +245,7 @@ export class OperationClient<Ctx> {
       }
     }
     if (issues.length > 0) throw new RequestValidationError(row.name, issues)
-    if (key === undefined && idempotency?.generate) key = randomUUID()
+    if (key === undefined && idempotency?.generate) key = nodeCrypto().randomUUID()
 
     let wire: Record<string, unknown> | undefined
     if (row.params) {
@@ -486,7 +486,7 @@ function withBodyKey(
     }
     return { body, key: typeof given === 'string' ? given : undefined }
   }
-  const key = optionKey ?? (idempotency.generate ? randomUUID() : undefined)
+  const key = optionKey ?? (idempotency.generate ? nodeCrypto().randomUUID() : undefined)
   return { body: key === undefined ? body : { ...body, [field]: key }, key }
 }
 
@@ -511,7 +511,7 @@ async function journaled<T>(
   send: () => ApiPromise<T>,
 ): Promise<WithResponse<T>> {
   const intent: Intent = {
-    id: randomUUID(),
+    id: nodeCrypto().randomUUID(),
     service,
     operation: request.operation,
     params: params === undefined ? null : params,

@@ -5,7 +5,7 @@
  * one process; `@paywire/redis` implements both for many.
  */
 
-import { randomUUID } from 'node:crypto'
+import { nodeCrypto } from './builtins.js'
 import { type Clock, systemClock } from './clock.js'
 import type { Reconciliation } from './errors.js'
 
@@ -92,7 +92,7 @@ export class MemoryClaimStore implements ClaimStore {
     const now = this.#clock.now()
     const entry = this.#entries.get(key)
     if (entry && entry.expiresAt > now) return undefined
-    const token = randomUUID()
+    const token = nodeCrypto().randomUUID()
     this.#entries.set(key, { token, done: false, expiresAt: now + holdMs })
     return token
   }

@@ -5,13 +5,38 @@
  * Node's built-in `fetch` (a global symbol both share), so merely importing paywire would change
  * how the rest of the application's `fetch` calls connect. These two modules have no such effect.
  * They are private paths: the undici version is pinned exactly, and a test fails if they move.
+ *
+ * They are loaded by the first request, not at import (about 50 ms of Node's HTTP stack on the bench
+ * machine): a process that imports paywire to verify callbacks, or never calls out, does not pay it.
+ * A literal dynamic `import()`, so bundlers still see and include both modules.
  */
 
 import type { Dispatcher } from 'undici'
-import requestOnDispatcher from 'undici/lib/api/api-request.js'
-import AgentClass from 'undici/lib/dispatcher/agent.js'
 
-export const Agent = AgentClass
+/** The two undici exports every request needs. */
+export interface Transport {
+  readonly Agent: typeof import('undici').Agent
+  request(this: Dispatcher, options: Dispatcher.RequestOptions): Promise<Dispatcher.ResponseData>
+}
+
+let loaded: Transport | undefined
+let loading: Promise<Transport> | undefined
+
+/** undici's Agent and request, loaded once per process by whichever request comes first. */
+export function loadTransport(): Transport | Promise<Transport> {
+  if (loaded) return loaded
+  loading ??= Promise.all([import('undici/lib/dispatcher/agent.js'), import('undici/lib/api/api-request.js')]).then(
+    ([agent, request]) => {
+      loaded = { Agent: agent.default, request: request.default }
+      return loaded
+    },
+    (error: unknown) => {
+      loading = undefined // a broken install can be mended without restarting: the next request tries again
+      throw error
+    },
+  )
+  return loading
+}
 
 /**
  * Sends one request through `dispatcher`: undici's `request(url, { dispatcher, ... })` without the
@@ -20,12 +45,13 @@ export const Agent = AgentClass
  * instead of parsing it again on every call.
  */
 export function requestVia(
+  transport: Transport,
   dispatcher: Dispatcher,
   url: string,
   options: Omit<Dispatcher.RequestOptions, 'origin' | 'path'>,
 ): Promise<Dispatcher.ResponseData> {
   const { origin, path } = splitUrl(url)
-  return requestOnDispatcher.call(dispatcher, { ...options, origin, path })
+  return transport.request.call(dispatcher, { ...options, origin, path })
 }
 
 /** `https://host:port/path?query` → origin and path (`/` when there is none). */

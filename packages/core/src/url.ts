@@ -1,15 +1,17 @@
 /** Base URL rules: `https:` everywhere, plain `http:` only to loopback. */
 
-import { isIP } from 'node:net'
 import { RequestValidationError } from './errors.js'
 
+/** An IPv4 address as WHATWG URL writes a host (`http://2130706433/` reads as 127.0.0.1). */
+const IPV4 = /^\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}$/
+
+/** `hostname` as `URL` normalises it (IPv4 dotted, IPv6 compressed in brackets); no `node:net` to load. */
 function isLoopbackHost(hostname: string): boolean {
   const host = hostname.startsWith('[') ? hostname.slice(1, -1) : hostname
   // Only the literal name: `*.localhost` goes through the system resolver, which may answer otherwise.
   if (host === 'localhost') return true
-  if (isIP(host) === 4) return host.startsWith('127.')
-  if (isIP(host) === 6) return host === '::1' || host === '0:0:0:0:0:0:0:1'
-  return false
+  if (IPV4.test(host)) return host.startsWith('127.')
+  return host === '::1'
 }
 
 /**
