@@ -37,7 +37,7 @@ const SETTINGS = {
     stubRounds: 9,
     stubCalls: 20_000,
     socketMs: 600,
-    signerRounds: 7,
+    signerRounds: 11,
     signerMs: 300,
     coldRuns: 30,
     memoryCalls: 100_000,
