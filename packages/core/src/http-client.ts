@@ -216,17 +216,16 @@ export class HttpClient {
 
   /** The dispatcher requests go through: the caller's, or the client's own Agent, made on first use. */
   #dispatcher(transport: Transport): Dispatcher {
-    return (
-      this.#givenDispatcher ??
-      (this.#ownAgent ??= new transport.Agent({
-        keepAliveTimeout: 4_000,
-        connections: this.#maxSockets,
-        // Our own per-attempt deadline is the only one: undici's timers are off.
-        headersTimeout: 0,
-        bodyTimeout: 0,
-        connect: { timeout: Math.min(10_000, Math.max(1, this.#timeout)) },
-      }))
-    )
+    if (this.#givenDispatcher) return this.#givenDispatcher
+    this.#ownAgent ??= new transport.Agent({
+      keepAliveTimeout: 4_000,
+      connections: this.#maxSockets,
+      // Our own per-attempt deadline is the only one: undici's timers are off.
+      headersTimeout: 0,
+      bodyTimeout: 0,
+      connect: { timeout: Math.min(10_000, Math.max(1, this.#timeout)) },
+    })
+    return this.#ownAgent
   }
 
   /** The intent journal of this client, when one was given. */
