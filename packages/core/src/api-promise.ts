@@ -2,6 +2,11 @@
 
 import type { ResponseInfo } from './errors.js'
 
+/** Whether `value` is a promise, from this realm or another (a `vm` context, a polyfill). */
+export function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return typeof (value as { then?: unknown } | null)?.then === 'function'
+}
+
 export interface WithResponse<T> {
   readonly data: T
   readonly response: ResponseInfo

@@ -1,7 +1,7 @@
 /** The one request path every operation takes: send on undici, time out, retry per policy, classify. */
 
 import type { Dispatcher } from 'undici'
-import { ApiPromise, type WithResponse } from './api-promise.js'
+import { ApiPromise, isThenable, type WithResponse } from './api-promise.js'
 import {
   type AttemptBudget,
   type AttemptOutcome,
@@ -188,6 +188,8 @@ export class HttpClient {
   readonly #journal: IntentStore | undefined
   readonly #service: string
   readonly #userAgent: string
+  /** What is wrong with the `user-agent` header (the caller's `userAgent` is in it), found once. */
+  readonly #userAgentIssues: readonly ValidationIssue[]
   /** Whether anyone listens: without hooks or a logger, no event object is built per request. */
   readonly #observed: boolean
   #closed = false
@@ -210,6 +212,7 @@ export class HttpClient {
     this.#service = config.packageName
     const suffix = o.userAgent ? ` ${o.userAgent}` : ''
     this.#userAgent = `paywire-${config.packageName}/${config.packageVersion} node/${process.versions.node}${suffix}`
+    this.#userAgentIssues = headerIssues({ 'user-agent': this.#userAgent })
     this.#givenDispatcher = o.dispatcher
     this.#maxSockets = socketCap(o.maxSockets, o.dispatcher !== undefined)
   }
@@ -267,10 +270,17 @@ export class HttpClient {
   async #run<T>(req: HttpRequest, handler: ResponseHandler<T>, call: CallOptions): Promise<WithResponse<T>> {
     const timeout = duration('timeout', call.timeout, this.#timeout, req.operation, true)
     const maxRetries = Math.floor(positive('maxRetries', call.maxRetries, this.#maxRetries, req.operation))
-    // Once per client, before any deadline starts: the first request loads undici (see undici.ts).
-    this.#transport ??= await loadTransport()
+    const callStart = this.#clock.now()
+    // The first request of a client loads undici (see undici.ts), within the call's deadline and signal.
+    if (this.#transport === undefined) {
+      const loading = loadTransport()
+      const unsent = { attempts: 0, requestSent: false, mayHaveActed: false }
+      this.#transport = isThenable(loading)
+        ? await this.#untilCallEnds(loading, req, callStart + this.#totalTimeout, call.signal, unsent)
+        : loading
+    }
     const state: CallState = {
-      deadline: this.#clock.now() + this.#totalTimeout,
+      deadline: callStart + this.#totalTimeout,
       timeout,
       maxRetries,
       firstArrival: undefined,
@@ -336,7 +346,10 @@ export class HttpClient {
         // Success is 2xx only: a 1xx leftover, a 3xx (never followed) or a 304 is no answer to act on.
         if (response.status >= 200 && response.status < 300) {
           const data = this.#decode(handler, response, request)
-          return { data: data instanceof Promise ? await data : data, response }
+          if (!isThenable(data)) return { data, response }
+          // The service answered 2xx: an abort or time-out while the schema checks says it may have acted.
+          const answered = { attempts: attempt, requestSent: true, mayHaveActed: true }
+          return { data: await this.#untilCallEnds(data, request, state.deadline, call.signal, answered), response }
         }
         const error = handler.toError(response, request)
         state.mayHaveActed ||= error.outcomeUnknown
@@ -363,11 +376,11 @@ export class HttpClient {
   /**
    * The header rules on what can break them: the request's own headers (credentials, a raw
    * request's headers, the idempotency key) and the caller's per-call headers, which may not
-   * replace one the SDK sets. The client's fixed `user-agent` and `accept` and the body's content
-   * type are ours and valid by construction, so they are not checked again on every call.
+   * replace one the SDK sets. The client's fixed `accept` and the body's content type are ours; the
+   * `user-agent` (which carries the caller's `userAgent`) was checked once, at construction.
    */
   #headerIssues(req: HttpRequest, callHeaders: Readonly<Record<string, string>> | undefined): ValidationIssue[] {
-    const issues = req.headers ? headerIssues(req.headers) : []
+    const issues = [...this.#userAgentIssues, ...(req.headers ? headerIssues(req.headers) : [])]
     if (callHeaders === undefined) return issues
     const sdkHeaders: Record<string, string> = { ...req.headers }
     for (const name of req.managedHeaders ?? []) sdkHeaders[name] ??= ''
@@ -441,6 +454,40 @@ export class HttpClient {
     })
   }
 
+  /**
+   * `work` done outside any attempt (the first load of undici; a schema checking the answer
+   * asynchronously), still bounded by the call: if its total deadline passes or its signal aborts
+   * first, the call ends with that error, saying what had been sent.
+   */
+  async #untilCallEnds<T>(
+    work: PromiseLike<T>,
+    req: HttpRequest,
+    deadline: number,
+    signal: AbortSignal | undefined,
+    sent: { readonly attempts: number; readonly requestSent: boolean; readonly mayHaveActed: boolean },
+  ): Promise<T> {
+    const ended = { ...req, ...sent }
+    let timer: NodeJS.Timeout | undefined
+    let onAbort: (() => void) | undefined
+    // A real timer, like the attempts' deadline list: an injected test clock's sleep returns at once.
+    const stopped = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(
+        () => reject(this.#fail(req, new TimeoutError({ ...ended, phase: 'total', timeoutMs: this.#totalTimeout }))),
+        Math.max(0, deadline - this.#clock.now()),
+      )
+      timer.unref()
+      onAbort = () => reject(this.#fail(req, new UserAbortError({ ...ended, cause: signal?.reason })))
+      if (signal?.aborted) onAbort()
+      else signal?.addEventListener('abort', onAbort, { once: true })
+    })
+    try {
+      return await Promise.race([work, stopped])
+    } finally {
+      clearTimeout(timer)
+      if (onAbort) signal?.removeEventListener('abort', onAbort)
+    }
+  }
+
   /** A 2xx the service package cannot read is an error like any other: observers hear of it. */
   #decode<T>(handler: ResponseHandler<T>, response: RawResponse, req: HttpRequest): T | Promise<T> {
     const fail = (error: unknown): never => {
@@ -448,7 +495,7 @@ export class HttpClient {
     }
     try {
       const data = handler.decode(response, req)
-      return data instanceof Promise ? data.catch(fail) : data
+      return isThenable(data) ? Promise.resolve(data).catch(fail) : data
     } catch (error) {
       return fail(error)
     }

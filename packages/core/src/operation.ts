@@ -6,7 +6,7 @@
  */
 
 import type { z } from 'zod'
-import { ApiPromise, type WithResponse } from './api-promise.js'
+import { ApiPromise, isThenable, type WithResponse } from './api-promise.js'
 import { nodeCrypto } from './builtins.js'
 import { formBody, jsonBody, type Query, withQuery } from './encode.js'
 import {
@@ -329,7 +329,7 @@ export class OperationClient<Ctx> {
           const mismatch = (issues: readonly ValidationIssue[]) =>
             answers.unusable(response, request, { reason: 'response_schema_mismatch', issues })
           const checked = checkAnswer(schema, value)
-          if (checked instanceof Promise) {
+          if (isThenable(checked)) {
             return checked.then((result) => {
               if (result.ok) return result.data
               throw mismatch(result.issues)

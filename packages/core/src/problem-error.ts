@@ -1,5 +1,6 @@
 /** `ProblemDetailsError`: the one error class of the services that answer errors as RFC 9457 ProblemDetails. */
 
+import { isThenable } from './api-promise.js'
 import { ApiError, brandErrorClass, type RequestInfo, type ValidationIssue } from './errors.js'
 import type { RawResponse } from './http-client.js'
 import type { AnswerReader } from './operation.js'
@@ -111,7 +112,7 @@ export interface AnswerSchema<T = unknown> {
   readonly '~standard': {
     readonly version: 1
     readonly vendor: string
-    readonly validate: (value: unknown) => SchemaResult<T> | Promise<SchemaResult<T>>
+    readonly validate: (value: unknown) => SchemaResult<T> | PromiseLike<SchemaResult<T>>
   }
 }
 
@@ -135,7 +136,7 @@ export type CheckedAnswer<T> =
  */
 export function checkAnswer<T>(schema: AnswerSchema<T>, value: unknown): CheckedAnswer<T> | Promise<CheckedAnswer<T>> {
   const result = schema['~standard'].validate(value)
-  return result instanceof Promise ? result.then(checked) : checked(result)
+  return isThenable(result) ? Promise.resolve(result).then(checked) : checked(result)
 }
 
 function checked<T>(result: SchemaResult<T>): CheckedAnswer<T> {

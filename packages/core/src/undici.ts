@@ -40,9 +40,9 @@ export function loadTransport(): Transport | Promise<Transport> {
 
 /**
  * Sends one request through `dispatcher`: undici's `request(url, { dispatcher, ... })` without the
- * main entry. `url` is absolute and already normalised (a base URL checked by `checkBaseUrl`, then
- * encoded path segments and query), so origin and path are split at the first `/` after the host
- * instead of parsing it again on every call.
+ * main entry. The SDK's URLs are normally in URL-parsed form already (a base URL checked by
+ * `checkBaseUrl`, encoded path segments and query), so origin and path are split at the first `/`
+ * after the host; any other URL (a configured path with a space, `..` or `#`) is parsed as before.
  */
 export function requestVia(
   transport: Transport,
@@ -54,10 +54,20 @@ export function requestVia(
   return transport.request.call(dispatcher, { ...options, origin, path })
 }
 
+/**
+ * What URL parsing leaves unchanged: visible ASCII other than the characters it percent-encodes
+ * (` "<>\`{}|^`, and `'` in a query), no fragment, and no `.` or `..` path segment, literal or `%2e` (parsing resolves them).
+ */
+const PARSED_FORM = /^[!$%&()*+,\-./0-9:;=?@A-Z[\]_a-z~]*$/
+const DOT_SEGMENT = /\/(?:\.|%2e){1,2}(?:[/?]|$)/i
+
 /** `https://host:port/path?query` → origin and path (`/` when there is none). */
 export function splitUrl(url: string): { origin: string; path: string } {
   const hostStart = url.indexOf('//') + 2
   const pathStart = url.indexOf('/', hostStart)
-  if (pathStart === -1) return { origin: url, path: '/' }
+  if (pathStart === -1 || !PARSED_FORM.test(url) || DOT_SEGMENT.test(url.slice(pathStart))) {
+    const parsed = new URL(url)
+    return { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}` }
+  }
   return { origin: url.slice(0, pathStart), path: url.slice(pathStart) }
 }

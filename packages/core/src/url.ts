@@ -30,7 +30,10 @@ export function checkBaseUrl(option: string, value: unknown, client: string): st
     return fail('is not a valid absolute URL')
   }
   if (url.username || url.password) return fail('must not contain credentials; pass keys as client options')
-  if (url.search || url.hash) return fail('must not contain a query string or fragment')
+  // A bare trailing `?` or `#` leaves `search` and `hash` empty but stays in `href`.
+  if (url.search || url.hash || url.href.includes('?') || url.href.includes('#')) {
+    return fail('must not contain a query string or fragment')
+  }
   if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
     return fail(`must use https: (plain http: is allowed only for loopback hosts, got ${url.hostname})`)
   }
