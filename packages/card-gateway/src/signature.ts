@@ -54,8 +54,7 @@ export function sign(
   digest: DigestName = 'md5',
   options: SignOptions = {},
 ): string {
-  const text = upper(values.join('') + reveal(password), options.uppercase)
-  return hex('sha1', hex(digest, text))
+  return createSigner(password, digest, options.uppercase ?? 'ascii')(values)
 }
 
 /** `sign` bound to one password, digest and uppercasing: what a client signs every request with. */
@@ -65,8 +64,8 @@ export type Signer = (values: readonly string[]) => string
  * The signer of one client: the same hash as `sign`, with the password uppercased once here rather
  * than on every request (uppercasing is per character, so `UPPER(a + b)` is `UPPER(a) + UPPER(b)`).
  */
-export function createSigner(password: Secret, digest: DigestName, uppercase: UppercaseMode): Signer {
-  const upperPassword = upper(password.reveal(), uppercase)
+export function createSigner(password: string | Secret, digest: DigestName, uppercase: UppercaseMode): Signer {
+  const upperPassword = upper(reveal(password), uppercase)
   // One closure per mode, so a request pays for neither the mode test nor an extra call.
   if (uppercase === 'unicode')
     return (values) => hex('sha1', hex(digest, values.join('').toUpperCase() + upperPassword))

@@ -46,27 +46,10 @@ export function buildRawRequest(
   return {
     operation,
     method: input.method,
-    url: normalisedUrl(withQuery(baseUrl + input.path, input.query), operation),
+    url: withQuery(baseUrl + input.path, input.query),
     headers: { ...input.headers, ...headers },
     ...(body ? { body } : {}),
     retry: input.retry ?? (input.method === 'GET' ? safe : unsentOnly),
     managedHeaders,
   }
-}
-
-/**
- * A caller's path as URL parsing sends it (spaces and non-ASCII percent-encoded, dot segments
- * resolved, no fragment): the transport splits URLs without parsing them again, so it is done here.
- */
-function normalisedUrl(url: string, operation: string): string {
-  let parsed: URL
-  try {
-    parsed = new URL(url)
-  } catch {
-    throw new RequestValidationError(operation, [
-      { path: 'path', message: 'does not make a valid URL with the base URL' },
-    ])
-  }
-  parsed.hash = ''
-  return parsed.href
 }
