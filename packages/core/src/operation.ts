@@ -258,17 +258,18 @@ export class OperationClient<Ctx> {
       key = typeof sentKey === 'string' ? sentKey : undefined
     }
     refuseKeylessResend(row.name, options, key)
+    // A copy: the credentials object may be shared or frozen, and the idempotency key is per call.
     const headers: Record<string, string> = { ...this.#config.authHeaders?.() }
     const keyHeader = idempotency && 'header' in idempotency ? idempotency.header : undefined
     if (keyHeader && key !== undefined) headers[keyHeader] = key
-    const url = this.#baseUrl(row.base, row.name) + expandPath(template, path, row.name)
+    const url = this.#baseUrl(row.base, row.name) + (path === NO_PATH ? template : expandPath(template, path, row.name))
     const sent: SentRequest = { wire, path, idempotencyKey: key }
     const request: HttpRequest = {
       operation: row.name,
       method: row.method,
       url: row.query ? withQuery(url, input.query as Query | undefined) : url,
       headers,
-      ...(wire ? { body: row.encoding === 'form' ? formBody(wire as Record<string, string>) : jsonBody(wire) } : {}),
+      body: wire && (row.encoding === 'form' ? formBody(wire as Record<string, string>) : jsonBody(wire)),
       retry: options.retryWithSameKey === true ? keyed : row.retry,
       reconciliation: row.reconcile ? row.reconcile(sent) : keyReconciliation(idempotency, key),
       idempotencyKey: key,

@@ -39,22 +39,6 @@ export function loadTransport(): Transport | Promise<Transport> {
 }
 
 /**
- * Sends one request through `dispatcher`: undici's `request(url, { dispatcher, ... })` without the
- * main entry. The SDK's URLs are normally in URL-parsed form already (a base URL checked by
- * `checkBaseUrl`, encoded path segments and query), so origin and path are split at the first `/`
- * after the host; any other URL (a configured path with a space, `..` or `#`) is parsed as before.
- */
-export function requestVia(
-  transport: Transport,
-  dispatcher: Dispatcher,
-  url: string,
-  options: Omit<Dispatcher.RequestOptions, 'origin' | 'path'>,
-): Promise<Dispatcher.ResponseData> {
-  const { origin, path } = splitUrl(url)
-  return transport.request.call(dispatcher, { ...options, origin, path })
-}
-
-/**
  * What URL parsing leaves unchanged: visible ASCII other than the characters it percent-encodes
  * (` "<>\`{}|^`, and `'` in a query), no fragment, and no `.` or `..` path segment, literal or `%2e` (parsing resolves them).
  */
