@@ -33,6 +33,7 @@ import {
   createSigner,
   type DigestName,
   explainSignature,
+  SIGNED_OPERATIONS,
   type SignatureExplanation,
   type SignatureInput,
   type Signer,
@@ -149,6 +150,36 @@ function checkUppercase(value: unknown, path = 'platformDefaults.uppercase'): Up
   return invalid(path, 'must be "ascii" or "unicode"')
 }
 
+/**
+ * `hashInputs`: for signed operations only, each a list of wire field names (non-empty strings, `order.number`
+ * for nested fields), copied so a later change to the caller's arrays cannot change what is signed.
+ */
+function checkHashInputs(given: unknown): Partial<Record<CardGatewayOperation, readonly string[]>> {
+  if (given === undefined) return {}
+  if (typeof given !== 'object' || given === null || Array.isArray(given)) {
+    return invalid('hashInputs', 'must be an object: operation name → list of wire field names')
+  }
+  const lists: Partial<Record<CardGatewayOperation, readonly string[]>> = {}
+  for (const [operation, names] of Object.entries(given)) {
+    const path = `hashInputs.${operation}`
+    if (!Object.hasOwn(SIGNED_OPERATIONS, operation)) {
+      invalid(path, `is not a signed operation; one of ${Object.keys(SIGNED_OPERATIONS).join(', ')}`)
+    }
+    if (!Array.isArray(names)) invalid(path, 'must be an array of wire field names')
+    const list: string[] = []
+    // By index, not by iteration helpers that skip holes: a hole is a missing name, refused like any other.
+    for (let i = 0; i < names.length; i++) {
+      const name: unknown = names[i]
+      if (typeof name !== 'string' || name === '') {
+        invalid(`${path}[${i}]`, 'must be a wire field name: a non-empty string (`order.number` for a nested field)')
+      }
+      list.push(name as string)
+    }
+    lists[operation as CardGatewayOperation] = Object.freeze(list)
+  }
+  return lists
+}
+
 function checkPath(name: string, value: string | undefined, fallback: string): string {
   if (value === undefined) return fallback
   if (!value.startsWith('/') || value.startsWith('//')) {
@@ -220,7 +251,7 @@ export class CardGateway {
     this.#signer = createSigner(this.#password, this.#digest, this.#uppercase)
     this.#environment = environment
     this.#http = new HttpClient({ packageName: 'card-gateway', packageVersion: pkg.version, options: core })
-    const overrides = { ...hashInputs }
+    const overrides = checkHashInputs(hashInputs)
     const resolvedPaths = {
       purchase: checkPath('paths.purchase', paths?.purchase, '/api/v1/session'),
       status: checkPath('paths.status', paths?.status, '/api/v1/payment/status'),

@@ -3,7 +3,7 @@
 import { type Reconciliation, RequestValidationError, type SentRequest, type ValidationIssue } from '@paywire/core'
 import * as z from 'zod'
 import { amountProblem, CURRENCY_PATTERN, CURRENCY_RULE } from './amount.js'
-import { pickInputs } from './signature.js'
+import { wireField } from './signature.js'
 
 /**
  * An amount as a string, so body and hash stay byte-identical; its form per currency is checked
@@ -211,7 +211,6 @@ const ILL_FORMED =
   'contains an unpaired UTF-16 surrogate (often a string cut in the middle of an emoji): it would be sent as ' +
   'U+FFFD or as an escape while the hash covers the original text, so fix the text before sending'
 
-/** Every string leaf and object key of `value` that is not well-formed UTF-16, with its wire path. */
 /** Whether every string and field name in `value` is well-formed: the common case, with no path built. */
 function allWellFormed(value: unknown): boolean {
   if (typeof value === 'string') return isWellFormed(value)
@@ -223,6 +222,7 @@ function allWellFormed(value: unknown): boolean {
   return true
 }
 
+/** Every string leaf and object key of `value` that is not well-formed UTF-16, with its wire path. */
 function illFormedText(value: unknown, path: string, out: ValidationIssue[]): void {
   if (typeof value === 'string') {
     if (!isWellFormed(value)) out.push({ path, message: ILL_FORMED })
@@ -307,7 +307,7 @@ export function reconcileBy(
   lookup: (value: string) => string,
 ): (sent: SentRequest) => Reconciliation | undefined {
   return ({ wire }) => {
-    const value = wire && pickInputs(wire, [field])[0]?.value
+    const value = wire && wireField(wire, field)
     return value ? { key, value, lookup: lookup(value) } : undefined
   }
 }

@@ -120,12 +120,22 @@ export function explainSignature(
 
 /** Reads the hash inputs named in `names` from flat wire fields (`order.number` reads nested objects). */
 export function pickInputs(fields: Readonly<Record<string, unknown>>, names: readonly string[]): SignatureInput[] {
-  return names.map((name) => ({ name, value: readPath(fields, name) }))
+  return names.map((name) => ({ name, value: wireField(fields, name) }))
 }
 
-function readPath(fields: Readonly<Record<string, unknown>>, path: string): string | undefined {
+/** Each hash input name split at its dots, once: the names are a few constants read on every request. */
+const STEPS = new Map<string, readonly string[]>()
+
+/** The wire string at `path` (`order.number` reads the nested order), `undefined` when absent. */
+export function wireField(fields: Readonly<Record<string, unknown>>, path: string): string | undefined {
+  let steps = STEPS.get(path)
+  if (steps === undefined) {
+    steps = path.split('.')
+    // Only the operations' own names are kept; a caller's `hashInputs` list is bounded by its config.
+    if (STEPS.size < 1_024) STEPS.set(path, steps)
+  }
   let current: unknown = fields
-  for (const step of path.split('.')) {
+  for (const step of steps) {
     if (typeof current !== 'object' || current === null) return undefined
     current = (current as Record<string, unknown>)[step]
   }
@@ -176,7 +186,9 @@ export function signRequest(wire: Record<string, unknown>, ctx: GatewayContext, 
   assertWellFormedText(operation, wire)
   const published = SIGNED_OPERATIONS[operation as CardGatewayOperation]?.inputs ?? null
   const names = ctx.hashInputs(operation) ?? published ?? refuseUnconfigured(operation)
-  wire['hash'] = ctx.sign(names.map((name) => readPath(wire, name) ?? ''))
+  const values: string[] = []
+  for (const name of names) values.push(wireField(wire, name) ?? '')
+  wire['hash'] = ctx.sign(values)
 }
 
 /** An operation whose hash inputs are not published cannot be signed until the caller names them. */

@@ -25,6 +25,36 @@ describe('CardGateway construction', () => {
     expect(() => new CardGateway({ ...base, digest: 'sha1' })).toThrow(/digest/)
   })
 
+  it('refuses hashInputs that are not lists of wire field names, naming the entry, before anything is sent', () => {
+    const withHole: string[] = []
+    withHole[0] = 'name'
+    withHole[2] = 'interval_length' // withHole[1] is a hole: a missing name
+    const refusals: Array<[unknown, RegExp]> = [
+      [{ 's2s.createSchedule': withHole }, /hashInputs\.s2s\.createSchedule\[1\]: must be a wire field name/],
+      [{ 's2s.capture': ['trans_id', 7] }, /hashInputs\.s2s\.capture\[1\]: must be a wire field name/],
+      [{ 's2s.capture': ['trans_id', ''] }, /hashInputs\.s2s\.capture\[1\]: must be a wire field name/],
+      [{ 's2s.capture': 'trans_id' }, /hashInputs\.s2s\.capture: must be an array of wire field names/],
+      [{ 's2s.captur': ['trans_id'] }, /hashInputs\.s2s\.captur: is not a signed operation; one of checkout\.purchase/],
+      [['trans_id'], /hashInputs: must be an object/],
+    ]
+    for (const [hashInputs, message] of refusals) {
+      const build = () => new CardGateway({ ...base, hashInputs } as never)
+      expect(build).toThrow(RequestValidationError)
+      expect(build).toThrow(message)
+    }
+  })
+
+  it('signs with a copy of hashInputs: changing the array afterwards changes nothing', async () => {
+    const names = ['name']
+    const ctx = await setup({
+      sim: { hashInputs: { CREATE_SCHEDULE: ['name'] } },
+      client: { hashInputs: { 's2s.createSchedule': names } },
+    })
+    names.push('interval_length')
+    const schedule = { name: 'Monthly', interval_length: 1, interval_unit: 'month', payments_count: 12 } as const
+    await expect(ctx.gw.s2s.createSchedule(schedule)).resolves.toBeDefined()
+  })
+
   it('shows base URLs only in inspect and JSON.stringify', () => {
     const gw = new CardGateway({ ...base, environment: 'production' })
     for (const text of [inspect(gw, { depth: 10, showHidden: true }), JSON.stringify(gw), String(gw)]) {
