@@ -1,4 +1,4 @@
-/** The client's own Agent never opens more sockets to one origin than `maxSockets` (default 64). */
+/** The client's own Agent never opens more sockets to one origin than `maxSockets` (default 16). */
 
 import { once } from 'node:events'
 import { createServer, type Server } from 'node:http'
@@ -63,17 +63,41 @@ describe("maxSockets: the per-origin socket cap of the client's own Agent", () =
     expect(s.sockets()).toBe(4)
   })
 
-  it('by default 64: 100 calls held at once open 64 sockets', async () => {
-    expect(DEFAULT_MAX_SOCKETS).toBe(64)
+  it('by default 16: 100 calls held at once open 16 sockets', async () => {
+    expect(DEFAULT_MAX_SOCKETS).toBe(16)
     const s = await holdingServer()
     const client = makeClient({ maxRetries: 0 })
     onTestFinished(() => client.close())
     const calls = Array.from({ length: 100 }, () => client.send(get(s.url), jsonHandler))
-    await until(() => s.held() === 64)
-    expect(s.sockets()).toBe(64)
+    await until(() => s.held() === 16)
+    expect(s.sockets()).toBe(16)
     s.release()
     await Promise.all(calls)
-    expect(s.sockets()).toBe(64)
+    expect(s.sockets()).toBe(16)
+  })
+
+  it('16 callers each sending the next call as soon as its answer comes: 16 sockets by default, more without the cap', async () => {
+    // undici keeps a socket one event-loop turn after its answer, so an immediate next call finds
+    // every socket busy and opens another one: the default cap is what holds the count at 16.
+    const callers = async (client: ReturnType<typeof makeClient>, url: string) => {
+      const caller = async () => {
+        for (let i = 0; i < 20; i++) await client.send(get(url), jsonHandler)
+      }
+      await Promise.all(Array.from({ length: 16 }, caller))
+    }
+    const capped = await holdingServer()
+    capped.release()
+    const client = makeClient({ maxRetries: 0 })
+    onTestFinished(() => client.close())
+    await callers(client, capped.url)
+    expect(capped.sockets()).toBe(16)
+
+    const uncapped = await holdingServer()
+    uncapped.release()
+    const wide = makeClient({ maxRetries: 0, maxSockets: 1_000 })
+    onTestFinished(() => wide.close())
+    await callers(wide, uncapped.url)
+    expect(uncapped.sockets()).toBeGreaterThan(16)
   })
 
   it.each([0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY])(
