@@ -46,7 +46,7 @@ export const ATTEMPT_TIMEOUT_MS = 30_000
 type Send = (req: WireRequest) => Promise<unknown>
 
 /**
- * Raw undici on the Agent options of core's `HttpClient` (keep-alive 4 s, at most 64 sockets per
+ * Raw undici on the Agent options of core's `HttpClient` (keep-alive 4 s, at most 16 sockets per
  * origin, so both sides run on the same number of sockets), or on `dispatcher` (the stub).
  * `deadline`: undici's own per-request `headersTimeout`/`bodyTimeout` at the SDK's attempt limit,
  * the cheapest deadline raw undici offers; without it, no time limit at all (the "bare" column).
@@ -57,7 +57,7 @@ function undiciTransport(deadline: boolean, stub: Dispatcher | undefined): { sen
     stub ??
     new Agent({
       keepAliveTimeout: 4_000,
-      connections: 64,
+      connections: 16,
       headersTimeout: limit,
       bodyTimeout: limit,
       connect: { timeout: 10_000 },

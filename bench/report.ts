@@ -89,12 +89,21 @@ function throughputTable(scenarios: readonly ScenarioResult[]): string {
 
 function ownWorkTable(rows: readonly OwnWorkRow[]): string {
   return table(
-    ['on the stub dispatcher', 'SDK µs/call', 'raw undici µs/call', 'own work µs (median, range)'],
+    [
+      'on the stub dispatcher',
+      'SDK µs/call',
+      'undici.request µs/call',
+      'own work µs (median, range)',
+      'dispatcher.request µs/call',
+      'own work over it µs',
+    ],
     rows.map((r) => [
       r.label,
       num(r.sdkUs, 2),
       num(r.undiciUs, 2),
       `${num(r.ownUs, 2)} (${num(r.ownRange[0], 2)}–${num(r.ownRange[1], 2)})`,
+      r.directUs === undefined ? '' : num(r.directUs, 2),
+      r.ownOverDirectUs === undefined ? '' : num(r.ownOverDirectUs, 2),
     ]),
   )
 }
