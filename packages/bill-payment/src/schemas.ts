@@ -72,6 +72,43 @@ function isPlainObject(value: object): boolean {
   return proto === Object.prototype || proto === null
 }
 
+/** Nesting beyond which the quick check hands over to the full walk (which finds cycles). */
+const QUICK_CHECK_DEPTH = 32
+
+/**
+ * Whether `jsonObjectIssues` would find nothing in `value`, without a path string, closure or set
+ * per value. Never more lenient than the walk: anything unusual (a hole, a cycle, deep nesting)
+ * answers `false`, and the walk then decides.
+ */
+function sendsAsGiven(value: unknown, inArray: boolean, depth: number): boolean {
+  if (value === null) return true
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return true
+    case 'number':
+      return Number.isFinite(value)
+    case 'undefined':
+      return !inArray
+    case 'object':
+      break
+    default:
+      return false
+  }
+  if (depth >= QUICK_CHECK_DEPTH) return false
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (!sendsAsGiven(value[i], true, depth + 1)) return false
+    return true
+  }
+  if (!isPlainObject(value as object)) return false
+  for (const key in value) {
+    if (Object.hasOwn(value, key) && !sendsAsGiven((value as Record<string, unknown>)[key], false, depth + 1)) {
+      return false
+    }
+  }
+  return true
+}
+
 /**
  * Checks that `value` is a plain JSON object whose every value `JSON.stringify` sends as given:
  * no functions, symbols, BigInt, NaN/Infinity, class instances (`Date`, `Map`…), cycles, or
@@ -82,6 +119,8 @@ export function jsonObjectIssues(value: unknown, root: string): ValidationIssue[
   if (typeof value !== 'object' || value === null || Array.isArray(value) || !isPlainObject(value)) {
     return [{ path: root, message: 'must be a plain JSON object ({ ... })' }]
   }
+  // The usual body passes: checked without building paths; only a refused one is walked for its issues.
+  if (sendsAsGiven(value, false, 0)) return []
   const issues: ValidationIssue[] = []
   const ancestors = new Set<object>()
   const join = (base: string, key: string | number) => (base ? `${base}.${key}` : String(key))

@@ -61,6 +61,32 @@ describe('Request bodies are plain JSON objects, refused before sending otherwis
     expect(env.server.requests[0]?.body).toBe('{"productId":"EDSA-PREPAID","amount":10}')
   })
 
+  it('deep bodies: valid nesting beyond the quick check is sent; a cycle or a bad value deep inside is refused by path', async () => {
+    env = await setup()
+    const deep = (depth: number, leaf: unknown): Record<string, unknown> => {
+      let body: Record<string, unknown> = { v: leaf }
+      for (let i = 1; i < depth; i++) body = { n: body }
+      return body
+    }
+    await env.bills.transactions.filter(deep(40, 'ok') as never).catch(() => undefined)
+    expect(env.server.requests).toHaveLength(1)
+
+    const nanPath = `${'n.'.repeat(39)}v`
+    const refusedNaN = await env.bills.transactions.filter(deep(40, Number.NaN) as never).catch((e: unknown) => e)
+    expect(refusedNaN).toBeInstanceOf(RequestValidationError)
+    expect((refusedNaN as RequestValidationError).issues.map((i) => i.path)).toEqual([nanPath])
+
+    const looped = deep(40, 'x')
+    let inner = looped
+    for (let i = 1; i < 40; i++) inner = inner['n'] as Record<string, unknown>
+    inner['back'] = looped
+    const refusedCycle = await env.bills.transactions.filter(looped as never).catch((e: unknown) => e)
+    expect((refusedCycle as RequestValidationError).issues[0]?.message).toBe(
+      'circular reference; JSON cannot represent it',
+    )
+    expect(env.server.requests).toHaveLength(1)
+  })
+
   it('accepts a shared (non-circular) object used twice', async () => {
     env = await setup()
     const shared = { k: 1 }
