@@ -45,7 +45,12 @@ export function loadTransport(): Transport | Promise<Transport> {
 const PARSED_FORM = /^[!$%&()*+,\-./0-9:;=?@A-Z[\]_a-z~]*$/
 const DOT_SEGMENT = /\/(?:\.|%2e){1,2}(?:[/?]|$)/i
 
-/** `https://host:port/path?query` → origin and path (`/` when there is none). */
+/**
+ * `https://host:port/path?query` → origin and path (`/` when there is none), for the dispatcher's own
+ * `request`. The SDK's URLs are normally in URL-parsed form already (a checked base URL, encoded path
+ * segments and query), so they are split at the first `/` after the host; any other URL (a configured
+ * path with a space, `..` or `#`) is parsed with `URL`, as undici's `request(url)` would.
+ */
 export function splitUrl(url: string): { origin: string; path: string } {
   const hostStart = url.indexOf('//') + 2
   const pathStart = url.indexOf('/', hostStart)
