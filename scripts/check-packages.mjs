@@ -76,9 +76,10 @@ const BUDGETS = {
   // Raised from 11.0 / 30 KB with the per-currency amount table and its messages (formatAmount),
   // then with reconcile (the lookup and the proof per operation): 34.0 / 12.1 KB, then the callback
   // inbox with its adapters and the payment-state fold: 37.4 / 13.3 KB; then the per-client signer and
-  // the fast paths of the request checks: 40.8 / 14.5 KB. Own code only: the zod the dist carries
-  // inside (about 90 KB minified) is the shipped size, printed beside it.
-  'card-gateway': { gzip: 15_000, minified: 41_500 },
+  // the fast paths of the request checks: 40.8 / 14.5 KB; then `hashInputs` checked at construction:
+  // 41.5 / 14.8 KB. Own code only: the zod the dist carries inside (about 90 KB minified) is the
+  // shipped size, printed beside it.
+  'card-gateway': { gzip: 15_000, minified: 42_000 },
   remittance: { gzip: 5_000, minified: 25_000 },
   'bill-payment': { gzip: 5_000, minified: 25_000 },
   // Two stores, two Lua scripts and the JSON checks of the journal: 7.3 KB / 2.9 KB when added.
