@@ -82,19 +82,8 @@ const QUICK_CHECK_DEPTH = 32
  */
 function sendsAsGiven(value: unknown, inArray: boolean, depth: number): boolean {
   if (value === null) return true
-  switch (typeof value) {
-    case 'string':
-    case 'boolean':
-      return true
-    case 'number':
-      return Number.isFinite(value)
-    case 'undefined':
-      return !inArray
-    case 'object':
-      break
-    default:
-      return false
-  }
+  // The value rules are the walk's own (`jsonProblem` builds no message for a value it accepts).
+  if (typeof value !== 'object') return value === undefined ? !inArray : jsonProblem(value) === undefined
   if (depth >= QUICK_CHECK_DEPTH) return false
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) if (!sendsAsGiven(value[i], true, depth + 1)) return false

@@ -118,11 +118,6 @@ export function explainSignature(
   }
 }
 
-/** Reads the hash inputs named in `names` from flat wire fields (`order.number` reads nested objects). */
-export function pickInputs(fields: Readonly<Record<string, unknown>>, names: readonly string[]): SignatureInput[] {
-  return names.map((name) => ({ name, value: wireField(fields, name) }))
-}
-
 /** Each hash input name split at its dots, once: the names are a few constants read on every request. */
 const STEPS = new Map<string, readonly string[]>()
 
@@ -131,7 +126,8 @@ export function wireField(fields: Readonly<Record<string, unknown>>, path: strin
   let steps = STEPS.get(path)
   if (steps === undefined) {
     steps = path.split('.')
-    // Only the operations' own names are kept; a caller's `hashInputs` list is bounded by its config.
+    // Bounded: the names come from the operation table and the client's checked `hashInputs`, but a
+    // process may build many clients.
     if (STEPS.size < 1_024) STEPS.set(path, steps)
   }
   let current: unknown = fields
