@@ -32,7 +32,7 @@ const SETTINGS = {
     concurrency: 16,
     warmupMs: 150,
     durationMs: 600,
-    rounds: 7,
+    rounds: 11,
     scenarioWarmupMs: 500,
     stubRounds: 9,
     stubCalls: 20_000,
