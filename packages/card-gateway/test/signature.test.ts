@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs'
+import { RequestValidationError } from '@paywire/core'
 import { describe, expect, it } from 'vitest'
-import { asciiUpper, explainSignature, sign } from '../src/index.js'
+import { asciiUpper, CardGateway, explainSignature, sign } from '../src/index.js'
 
 interface Vector {
   name: string
@@ -16,6 +17,15 @@ interface Vector {
 const vectors: Vector[] = JSON.parse(
   readFileSync(new URL('./fixtures/signature-vectors.json', import.meta.url), 'utf8'),
 )
+
+const gateway = (password: string) =>
+  new CardGateway({
+    checkoutUrl: 'https://checkout.example',
+    s2sUrl: 'https://s2s.example',
+    merchantKey: 'mk',
+    clientKey: 'ck',
+    password,
+  })
 
 describe('signature: hash = sha1(md5(UPPER(concat)))', () => {
   it.each(vectors.map((v) => [v.name, v] as const))('matches the independent vector "%s"', (_name, v) => {
@@ -69,6 +79,56 @@ describe('signature: hash = sha1(md5(UPPER(concat)))', () => {
     const v = vectors.find((x) => x.name === 'purchase') as Vector
     expect(sign(values, v.password)).toBe(v.hash)
     expect(sign(values, v.password, 'md5', { uppercase: 'unicode' })).toBe(v.hash)
+  })
+
+  it('signs a value by its String() (toString, not valueOf), as join does', () => {
+    // Shaped like a decimal library's -0: toString() '0', valueOf() '-0'.
+    const minusZero = { toString: () => '0', valueOf: () => '-0' }
+    const byHint = { [Symbol.toPrimitive]: (hint: string) => (hint === 'string' ? '0' : '-0') }
+    // python3: sha1(md5('order-10Pa55word'.encode().upper()).hexdigest()) -> 1404b4e2…
+    for (const value of [minusZero, byHint]) {
+      const values = ['order-1', value] as unknown as string[]
+      expect(sign(values, 'Pa55word')).toBe('1404b4e2a54c4434db36c316682f8728fc4182c6')
+      expect(gateway('Pa55word').sign(values)).toBe('1404b4e2a54c4434db36c316682f8728fc4182c6')
+    }
+  })
+
+  it.each([
+    ['a Set', new Set(['order-1', '10.00'])],
+    ['a Map', new Map([['order', 'order-1']])],
+    ['a plain object', { order: 'order-1' }],
+    ['a number', 42],
+    ['undefined', undefined],
+  ])('refuses %s as values instead of signing the password alone', (_kind, values) => {
+    for (const signs of [(v: string[]) => sign(v, 'Pa55word'), (v: string[]) => gateway('Pa55word').sign(v)]) {
+      const error = (() => {
+        try {
+          signs(values as unknown as string[])
+        } catch (caught) {
+          return caught
+        }
+      })()
+      expect(error).toBeInstanceOf(RequestValidationError)
+      expect((error as RequestValidationError).issues).toEqual([
+        { path: 'values', message: 'must be an array of the wire strings, in hash-input order' },
+      ])
+    }
+  })
+
+  it('signs long text on either path: ASCII and non-ASCII past 256 characters', () => {
+    // python3 -c "import hashlib; h=lambda t: hashlib.sha1(hashlib.md5(t.encode().upper()).hexdigest().encode()).hexdigest(); print(h(…))"
+    const long = ['order-1', 'ΐ'.repeat(300), 'straße ıſﬀ']
+    expect(sign(long, 'Pa55word')).toBe('d4fdc03c2f6fe41d0a9e74e966a9ae76f061da7e')
+    expect(gateway('Pa55word').sign(long)).toBe('d4fdc03c2f6fe41d0a9e74e966a9ae76f061da7e')
+    expect(gateway('Pa55word').sign(['x'.repeat(256)])).toBe('7025dae0ea596cedcc4fe9fe8c9adc88efbdb55c')
+    expect(gateway('Pa55word').sign(['x'.repeat(257)])).toBe('65993fb9d4bc710c49d8f5cb1de762d5fb86bb32')
+  })
+
+  it('unicode mode uppercases values and password as one text (a surrogate pair may straddle them)', () => {
+    // python3: t = '\U00010428' (U+D801 U+DC28); sha1(md5(t.upper().encode()).hexdigest()) -> aab27689…
+    const expected = 'aab276898793ce4f5eeee11a28f8357e008081cd'
+    expect(sign(['\uD801'], '\uDC28', 'md5', { uppercase: 'unicode' })).toBe(expected)
+    expect(explainSignature(['\uD801'], '\uDC28', 'md5', { uppercase: 'unicode' }).hash).toBe(expected)
   })
 
   it('produces lowercase hex of 40 characters', () => {
