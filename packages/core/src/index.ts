@@ -72,7 +72,13 @@ export type {
 export { checkAnswer, ProblemDetailsError, problemAnswers, problemReason } from './problem-error.js'
 export type { RawRequestInput } from './raw.js'
 export { buildRawRequest } from './raw.js'
-export type { IntentReconciled, Reconciled, ReconcileOptions, ReconcileSubject } from './reconcile.js'
+export type {
+  IntentReconciled,
+  Reconciled,
+  ReconciledOutcome,
+  ReconcileOptions,
+  ReconcileSubject,
+} from './reconcile.js'
 export { DEFAULT_SETTLE_AFTER_MS, openIntentsOf, reconcileJournal, reconcileSubject } from './reconcile.js'
 export type { BackoffOptions, RetryPolicy } from './retry.js'
 export { DEFAULT_BACKOFF, keyed, parseRetryAfter, safe, unsentOnly, withinWindow } from './retry.js'

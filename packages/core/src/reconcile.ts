@@ -8,12 +8,18 @@ import type { HttpClient } from './http-client.js'
 import type { Intent } from './stores.js'
 
 /**
- * What a lookup proved: the service acted on the call (`applied`), provably did not
- * (`not_applied`), or the lookup cannot tell yet (`still_unknown`, with `next` saying what to try
- * and when). Never a guess: a lookup that finds nothing is `not_applied` only where that proves it.
+ * What reconciliation proved: the service acted on the call (`applied`), provably did not
+ * (`not_applied`), the lookup cannot tell yet (`still_unknown`, with `next` saying what to try and
+ * when), or no lookup the service documents can ever tell (`not_reconcilable`). Never a guess: a
+ * lookup that finds nothing is `not_applied` only where that proves it (docs/reconciliation.md).
  */
 export interface Reconciled<State = unknown> {
-  readonly outcome: 'applied' | 'not_applied' | 'still_unknown'
+  /**
+   * `not_reconcilable`: the service documents no lookup that settles this call (a beneficiary write,
+   * a schedule, a call without a key). `evidence` says why, `next` how a person can settle it; no
+   * lookup was run, and `reconcileAll()` leaves its intent open for that person to close.
+   */
+  readonly outcome: ReconciledOutcome
   /** The operation whose outcome was unknown: `s2s.capture`. */
   readonly operation: string
   /** The key it was looked up by. */
@@ -22,9 +28,12 @@ export interface Reconciled<State = unknown> {
   readonly state: State | undefined
   /** Why this outcome, in words: the lookup run and what it showed. */
   readonly evidence: string
-  /** For `still_unknown`: what to do next, and when. */
+  /** For `still_unknown` and `not_reconcilable`: what to do next, and when. */
   readonly next?: string
 }
+
+/** The outcomes of `Reconciled`: only `applied` and `not_applied` close an intent. */
+export type ReconciledOutcome = 'applied' | 'not_applied' | 'still_unknown' | 'not_reconcilable'
 
 /** What reconciliation needs of an unknown outcome: the operation, its key, and when it was left unknown. */
 export interface ReconcileSubject {
@@ -87,7 +96,8 @@ export interface IntentReconciled {
 
 /**
  * Settles every open intent of the client's journal by its lookup, oldest first, and closes those
- * whose outcome is now definite. `still_unknown` ones stay open for a later run. Lookups only: no
+ * whose outcome is now definite. `still_unknown` ones stay open for a later run, `not_reconcilable`
+ * ones for a person to settle. Lookups only: no
  * call is sent again. An intent without a key, or whose lookup fails, is reported and stays open.
  */
 export async function reconcileJournal(
@@ -115,14 +125,14 @@ export async function reconcileJournal(
           }),
         )
       : {
-          outcome: 'still_unknown' as const,
+          outcome: 'not_reconcilable' as const,
           operation: intent.operation,
           key: { key: 'intent', value: intent.id, lookup: 'none' },
           state: undefined,
-          evidence: `${intent.operation} has no reconciliation key`,
+          evidence: `${intent.operation} was sent without a key any lookup could find it by`,
           next: 'settle it by hand with the service, then close it in the journal',
         }
-    if (result.outcome !== 'still_unknown') await journal.close(intent.id, result.outcome)
+    if (result.outcome === 'applied' || result.outcome === 'not_applied') await journal.close(intent.id, result.outcome)
     settled.push({ intent, result })
   }
   return settled

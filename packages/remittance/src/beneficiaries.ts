@@ -31,11 +31,18 @@ import {
   type SleBodySchemas,
 } from './schemas.js'
 
-/** A beneficiary write whose outcome is unknown is read back by its `posid`. */
+/**
+ * A beneficiary write whose outcome is unknown is checked by hand under its `posid`: the lookup lists
+ * every beneficiary of that posid, so `reconcile` answers `not_reconcilable` (docs/reconciliation.md).
+ */
 function byPosId({ wire }: SentRequest): Reconciliation | undefined {
   const posid = wire?.['posid']
   if (typeof posid !== 'string') return undefined
-  return { key: 'posid', value: posid, lookup: `remit.beneficiaries.getByPosId(${JSON.stringify(posid)})` }
+  return {
+    key: 'posid',
+    value: posid,
+    lookup: `a check by hand of remit.beneficiaries.getByPosId(${JSON.stringify(posid)}) (it lists every beneficiary of that posid)`,
+  }
 }
 
 const beneficiary = recordAnswer<Beneficiary>(BENEFICIARY_KINDS)

@@ -16,6 +16,17 @@ export type RemittanceReconciled = Reconciled<TransactionStatus>
 export async function reconcileRemittance(subject: ReconcileSubject, lookup: Lookup): Promise<RemittanceReconciled> {
   const { operation, reconciliation: key } = subject
   const base = { operation, key }
+  if (key.key === 'posid') {
+    // A posid is not a beneficiary's identity: the lookup lists every beneficiary registered under it,
+    // and the fields of a stored one are not published, so neither a match nor none settles the write.
+    return {
+      ...base,
+      outcome: 'not_reconcilable',
+      state: undefined,
+      evidence: `no lookup the service documents tells whether this ${operation} acted: posid ${JSON.stringify(key.value)} lists every beneficiary registered under it, not the one this call wrote`,
+      next: `check by hand with remit.beneficiaries.getByPosId(${JSON.stringify(key.value)}) (or getByTelephone) whether the beneficiary is there as you meant it before writing it again, then close the intent in the journal`,
+    }
+  }
   try {
     const state = await lookup.transactionStatus(key.value)
     return {
