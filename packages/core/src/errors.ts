@@ -1,5 +1,6 @@
 /** The error tree every paywire package throws: real `Error` subclasses, one family per kind of failure. */
 
+import { type Clock, type MonotonicMark, markNow, systemClock } from './clock.js'
 import type { RetryPolicy } from './retry.js'
 
 const BRAND_PREFIX = '@paywire/error:'
@@ -51,23 +52,43 @@ export class PaywireError extends Error {
   readonly reconciliation: Reconciliation | undefined
   /**
    * The idempotency key every attempt of the call carried (bill payment's `Idempotency-Key`,
-   * remittance's `agentTransactionRef`); repeat an unknown outcome with the same key.
+   * remittance's `agentTransactionRef`): look the call up by it before anything else. Sending the
+   * call again with it is safe only where the service is known to deduplicate it
+   * (docs/reconciliation.md).
    */
   readonly idempotencyKey: string | undefined
   /**
-   * Wall-clock time the error was raised (ms since the epoch): reconciliation counts from it, since
-   * a request can still reach the service for a while after its caller gave up on it.
+   * Wall-clock time the error was raised (ms since the epoch), for people and logs. Reconciliation
+   * does not measure on it: it counts the time since the call on the client's monotonic clock, so a
+   * wall-clock step cannot end the settle delay early (docs/reconciliation.md).
    */
   readonly occurredAt: number = Date.now()
 
   constructor(message: string, options: PaywireErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause })
+    callEnded.set(this, markNow(systemClock))
     this.outcomeUnknown = options.outcomeUnknown ?? false
     this.reconciliation = options.reconciliation
     this.idempotencyKey = options.idempotencyKey
   }
 }
 brandErrorClass(PaywireError, 'PaywireError')
+
+/** When each error's call ended, on a monotonic clock: kept beside the error, never serialized. */
+const callEnded = new WeakMap<PaywireError, MonotonicMark>()
+
+/**
+ * Records that `error`'s call ended now on `clock` (the client's clock, when the transport raises
+ * it). Every error is first marked on the system clock when it is built.
+ */
+export function markCallEnded(error: PaywireError, clock: Clock): void {
+  callEnded.set(error, markNow(clock))
+}
+
+/** When `error`'s call ended, on a monotonic clock. */
+export function callEndedMark(error: PaywireError): MonotonicMark {
+  return callEnded.get(error) ?? markNow(systemClock)
+}
 
 /** One problem found in a request before it was sent. */
 export interface ValidationIssue {

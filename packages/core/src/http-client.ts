@@ -15,6 +15,7 @@ import { DeadlineList } from './deadlines.js'
 import {
   type ApiError,
   ConnectionError,
+  markCallEnded,
   PaywireError,
   type Reconciliation,
   RequestValidationError,
@@ -232,6 +233,11 @@ export class HttpClient {
       connect: { timeout: Math.min(10_000, Math.max(1, this.#timeout)) },
     })
     return this.#ownAgent
+  }
+
+  /** The client's time source: reconciliation measures the time since a call on it. */
+  get clock(): Clock {
+    return this.#clock
   }
 
   /** The intent journal of this client, when one was given. */
@@ -514,6 +520,8 @@ export class HttpClient {
   }
 
   #fail(req: HttpRequest, error: PaywireError): PaywireError {
+    // Reconciliation counts the settle delay from here, on this client's monotonic clock.
+    if (error.outcomeUnknown) markCallEnded(error, this.#clock)
     emit(this.#hooks, this.#logger, 'onError', { operation: req.operation, method: req.method, url: req.url, error })
     return error
   }

@@ -8,6 +8,7 @@
 import type { z } from 'zod'
 import { ApiPromise, isThenable, type WithResponse } from './api-promise.js'
 import { nodeCrypto } from './builtins.js'
+import { anchoredDate, type Clock } from './clock.js'
 import { formBody, jsonBody, type Query, withQuery } from './encode.js'
 import {
   type ApiError,
@@ -19,6 +20,7 @@ import {
 import type { CallOptions, HttpClient, HttpMethod, HttpRequest, RawResponse, ResponseHandler } from './http-client.js'
 import { type AnswerSchema, checkAnswer } from './problem-error.js'
 import { buildRawRequest, type RawRequestInput } from './raw.js'
+import { forgetIntentMark, markIntentWritten } from './reconcile.js'
 import { keyed, type RetryPolicy } from './retry.js'
 import type { Intent, IntentOutcome, IntentStore } from './stores.js'
 import { expandPath } from './url.js'
@@ -195,7 +197,9 @@ export class OperationClient<Ctx> {
     const journal = http.journal
     if (journal === undefined || request.retry.kind === 'safe') return http.send(request, handler, callOptions(options))
     return new ApiPromise(
-      journaled(journal, http.service, request, params, () => http.send(request, handler, callOptions(options))),
+      journaled(journal, http.service, http.clock, request, params, () =>
+        http.send(request, handler, callOptions(options)),
+      ),
     )
   }
 
@@ -491,11 +495,18 @@ function withBodyKey(
   return { body: key === undefined ? body : { ...body, [field]: key }, key }
 }
 
-/** A keyed call whose outcome is unknown is found again by its key: the same call repeated with it. */
+/**
+ * A keyed call without a lookup of its own is looked up by its key with the service. Sending it
+ * again with the same key is not a lookup: it pays twice wherever the service does not deduplicate.
+ */
 function keyReconciliation(idempotency: Idempotency | undefined, key: string | undefined): Reconciliation | undefined {
   if (!idempotency || key === undefined) return undefined
   const name = 'header' in idempotency ? idempotency.header : idempotency.bodyField
-  return { key: name, value: key, lookup: `the same call repeated with { idempotencyKey: ${JSON.stringify(key)} }` }
+  return {
+    key: name,
+    value: key,
+    lookup: `a lookup with the service of the call sent with ${name} ${JSON.stringify(key)}`,
+  }
 }
 
 /**
@@ -507,6 +518,7 @@ function keyReconciliation(idempotency: Idempotency | undefined, key: string | u
 async function journaled<T>(
   journal: IntentStore,
   service: string,
+  clock: Clock,
   request: HttpRequest,
   params: unknown,
   send: () => ApiPromise<T>,
@@ -518,11 +530,15 @@ async function journaled<T>(
     params: params === undefined ? null : params,
     reconciliation: request.reconciliation,
     idempotencyKey: request.idempotencyKey,
-    createdAt: Date.now(), // wall-clock time, for ordering and for people; no duration is measured on it
+    // Wall time anchored on the monotonic clock (see anchoredDate): another process can measure the
+    // settle delay from it without a wall-clock step of this one moving it.
+    createdAt: anchoredDate(clock),
   }
+  markIntentWritten(intent.id, clock)
   try {
     await journal.open(intent)
   } catch (cause) {
+    forgetIntentMark(intent.id)
     throw new PaywireError(
       `${request.operation}: the intent journal did not record the call, so nothing was sent (${String(cause)}).`,
       { cause },
@@ -542,6 +558,7 @@ async function journaled<T>(
 async function closeQuietly(journal: IntentStore, id: string, outcome: IntentOutcome): Promise<void> {
   try {
     await journal.close(id, outcome)
+    forgetIntentMark(id)
   } catch {
     // The intent stays open; reconcileAll() settles it with a lookup, which never moves money.
   }

@@ -3,7 +3,8 @@
  * call again. One result shape for every service, and one `reconcileAll` over the intent journal.
  */
 
-import { PaywireError, type Reconciliation, RequestValidationError } from './errors.js'
+import { anchoredDate, type Clock, type MonotonicMark, markNow, msSince, systemClock } from './clock.js'
+import { callEndedMark, PaywireError, type Reconciliation, RequestValidationError } from './errors.js'
 import type { HttpClient } from './http-client.js'
 import type { Intent } from './stores.js'
 
@@ -35,11 +36,20 @@ export interface Reconciled<State = unknown> {
 /** The outcomes of `Reconciled`: only `applied` and `not_applied` close an intent. */
 export type ReconciledOutcome = 'applied' | 'not_applied' | 'still_unknown' | 'not_reconcilable'
 
-/** What reconciliation needs of an unknown outcome: the operation, its key, and when it was left unknown. */
+/** What reconciliation needs of an unknown outcome: the operation, its key, and how long ago the call ended. */
 export interface ReconcileSubject {
   readonly operation: string
   readonly reconciliation: Reconciliation
-  /** Wall-clock ms: when the error was raised, or when the intent was written. */
+  /**
+   * Real time since the call ended (the error was raised, or the intent written), in ms, measured
+   * when this subject was made: on the client's monotonic clock within a process, from the intent's
+   * anchored `createdAt` across processes (docs/reconciliation.md, "How the settle delay is timed").
+   */
+  readonly elapsedMs: number
+  /**
+   * When the call ended, as `Date.now()` reads now: `Date.now() - elapsedMs`. Compare it with
+   * `Date.now()` only; a wall-clock step since the call does not move it.
+   */
   readonly since: number
 }
 
@@ -48,7 +58,8 @@ export interface ReconcileOptions {
   /**
    * How long after the call a lookup that finds nothing proves that nothing happened, in ms (default
    * 120 000, the default total deadline of a call): before that, the request may still be on its way
-   * to the service, so "not found" gives `still_unknown` with when to look again.
+   * to the service, so "not found" gives `still_unknown` with when to look again. Counted in real
+   * time (a monotonic clock), never on the wall clock.
    */
   readonly settleAfterMs?: number
 }
@@ -57,13 +68,73 @@ export interface ReconcileOptions {
 export const DEFAULT_SETTLE_AFTER_MS = 120_000
 
 /**
- * The operation and key of an error with `outcomeUnknown`, or of a journal intent; anything else
- * is refused (a definite outcome, or a call without a key, has nothing to reconcile).
+ * The monotonic mark of each intent this process wrote, by id: its settle delay is then measured
+ * exactly, whatever the wall clock did. Forgotten once the intent is closed.
  */
-export function reconcileSubject(subject: PaywireError | Intent, client: string): ReconcileSubject {
+const intentWritten = new Map<string, MonotonicMark>()
+
+/** Records that this process wrote `intent` now, on the client's clock (the journal calls it). */
+export function markIntentWritten(id: string, clock: Clock): void {
+  intentWritten.set(id, markNow(clock))
+}
+
+/** Forgets the mark of a closed intent. */
+export function forgetIntentMark(id: string): void {
+  intentWritten.delete(id)
+}
+
+const INTENT_FIELDS = '(id, service, operation, params, reconciliation, idempotencyKey, createdAt)'
+
+/**
+ * Why `value` is not an intent as a journal returns it, or `undefined` when it is one: every field
+ * of `Intent` with its type. An error saved as JSON has none of `id`, `service`, `createdAt`.
+ */
+function intentProblem(value: Record<string, unknown>): string | undefined {
+  if ('outcomeUnknown' in value || 'occurredAt' in value) {
+    return 'is an error saved as JSON, not the error: its settle time and whether its outcome was definite are lost; reconcile the error object itself, or the intent from pendingIntents()'
+  }
+  const { id, service, operation, createdAt, reconciliation, idempotencyKey } = value
+  const str = (v: unknown) => typeof v === 'string' && v !== ''
+  const keyed =
+    reconciliation === undefined ||
+    (typeof reconciliation === 'object' &&
+      reconciliation !== null &&
+      ['key', 'value', 'lookup'].every((f) => typeof (reconciliation as Record<string, unknown>)[f] === 'string'))
+  const ok =
+    str(id) &&
+    str(service) &&
+    str(operation) &&
+    'params' in value &&
+    typeof createdAt === 'number' &&
+    Number.isFinite(createdAt) &&
+    keyed &&
+    (idempotencyKey === undefined || typeof idempotencyKey === 'string')
+  return ok ? undefined : `must be an error with outcomeUnknown, or an intent from pendingIntents() ${INTENT_FIELDS}`
+}
+
+/**
+ * The operation, key and settle time of an unknown outcome. Accepted: the error object itself (a
+ * real `PaywireError` with `outcomeUnknown`), or a journal intent as `pendingIntents()` returns it
+ * (of `service`, when given). Refused with the reason: an error whose outcome was definite, anything
+ * that merely looks like an error (one saved as JSON has lost its settle time), a call without a key.
+ * The settle time is real time: the monotonic clock within a process; for an intent written by
+ * another process, its anchored `createdAt` against this process's `anchoredDate(clock)`.
+ */
+export function reconcileSubject(
+  subject: PaywireError | Intent,
+  client: string,
+  service?: string,
+  clock: Clock = systemClock,
+): ReconcileSubject {
   const refuse = (message: string): never => {
     throw new RequestValidationError(`${client}.reconcile`, [{ path: 'subject', message }])
   }
+  const settled = (operation: string, reconciliation: Reconciliation, elapsedMs: number): ReconcileSubject => ({
+    operation,
+    reconciliation,
+    elapsedMs,
+    since: Date.now() - elapsedMs,
+  })
   if (subject instanceof PaywireError) {
     if (!subject.outcomeUnknown) {
       return refuse('has a definite outcome (outcomeUnknown is false): there is nothing to reconcile')
@@ -72,15 +143,22 @@ export function reconcileSubject(subject: PaywireError | Intent, client: string)
     if (typeof operation !== 'string' || subject.reconciliation === undefined) {
       return refuse('carries no operation and reconciliation key to look up')
     }
-    return { operation, reconciliation: subject.reconciliation, since: subject.occurredAt }
+    return settled(operation, subject.reconciliation, msSince(callEndedMark(subject)))
   }
-  if (typeof subject !== 'object' || subject === null || typeof subject.operation !== 'string') {
-    return refuse('must be an error with outcomeUnknown, or an intent from pendingIntents()')
+  if (typeof subject !== 'object' || subject === null || Array.isArray(subject)) {
+    return refuse(`must be an error with outcomeUnknown, or an intent from pendingIntents() ${INTENT_FIELDS}`)
+  }
+  const problem = intentProblem(subject as unknown as Record<string, unknown>)
+  if (problem !== undefined) return refuse(problem)
+  if (service !== undefined && subject.service !== service) {
+    return refuse(`is an intent of ${subject.service}, not of ${service}: reconcile it with that client`)
   }
   if (subject.reconciliation === undefined) {
     return refuse(`is an intent of ${subject.operation} without a reconciliation key: settle it by hand`)
   }
-  return { operation: subject.operation, reconciliation: subject.reconciliation, since: subject.createdAt }
+  const mark = intentWritten.get(subject.id)
+  const elapsedMs = mark ? msSince(mark) : anchoredDate(clock) - subject.createdAt
+  return settled(subject.operation, subject.reconciliation, elapsedMs)
 }
 
 /** The open intents of the client's journal, oldest first (none without a journal). */
@@ -132,7 +210,10 @@ export async function reconcileJournal(
           evidence: `${intent.operation} was sent without a key any lookup could find it by`,
           next: 'settle it by hand with the service, then close it in the journal',
         }
-    if (result.outcome === 'applied' || result.outcome === 'not_applied') await journal.close(intent.id, result.outcome)
+    if (result.outcome === 'applied' || result.outcome === 'not_applied') {
+      await journal.close(intent.id, result.outcome)
+      forgetIntentMark(intent.id)
+    }
     settled.push({ intent, result })
   }
   return settled
