@@ -20,6 +20,8 @@ import {
   reconcileJournal,
   reconcileSubject,
   type Secret,
+  type ServiceDedupOptions,
+  serviceDedupsIdempotencyKey,
 } from '@paywire/core'
 import pkg from '../package.json' with { type: 'json' }
 import { Catalog } from './catalog.js'
@@ -28,8 +30,12 @@ import { type BillPaymentReconciled, reconcileBillPayment } from './reconcile.js
 import { CLIENT_ID_HEADER, CLIENT_SECRET_HEADER, IDEMPOTENCY_KEY_HEADER } from './schemas.js'
 import { Transactions } from './transactions.js'
 
-/** Options of `new BillPayment(...)`: the service address, both credentials, and every core option. */
-export interface BillPaymentOptions extends ClientOptions {
+/**
+ * Options of `new BillPayment(...)`: the service address, both credentials, every core option, and
+ * `serviceDedupsIdempotencyKey` (default `false`: the service does not publish what it does with a
+ * repeated `Idempotency-Key`, rule Endpoints 9).
+ */
+export interface BillPaymentOptions extends ClientOptions, ServiceDedupOptions {
   /** The service's base address, e.g. `https://bills.example.com`; plain `http:` only for loopback (simulators). */
   baseUrl: string
   /** Sent as `X-Service-Internal-Client-Id` on every call (rule Authentication). */
@@ -64,12 +70,14 @@ export class BillPayment {
   readonly #clientId: Secret
   readonly #clientSecret: Secret
   readonly #baseUrl: string
+  readonly #serviceDedups: boolean
 
   constructor(options: BillPaymentOptions) {
     // Rule Authentication: both are headers of every call.
     const credentials = readCredentials('BillPayment', options, { clientId: 'header', clientSecret: 'header' })
-    const { baseUrl, clientId: _id, clientSecret: _secret, ...core } = options
+    const { baseUrl, clientId: _id, clientSecret: _secret, serviceDedupsIdempotencyKey: _dedups, ...core } = options
     this.#baseUrl = checkBaseUrl('baseUrl', baseUrl, 'BillPayment')
+    this.#serviceDedups = serviceDedupsIdempotencyKey('BillPayment', options)
     this.#clientId = credentials.clientId
     this.#clientSecret = credentials.clientSecret
     this.#http = new HttpClient({ packageName: 'bill-payment', packageVersion: pkg.version, options: core })
@@ -102,12 +110,15 @@ export class BillPayment {
   }
 
   /**
-   * Settles an unknown payment (an error with `outcomeUnknown`, or an intent from `pendingIntents()`)
-   * by finding its Idempotency-Key in the transactions list: found proves it was made.
-   * Lookups only: it never sends the call again. `still_unknown` says what to try next.
+   * Settles an unknown payment (the error itself, with `outcomeUnknown`, or an intent from
+   * `pendingIntents()`) by finding its Idempotency-Key in the transactions list: found proves it was
+   * made; not found proves nothing (`still_unknown`, and `next` says how to look further). Lookups
+   * only: it never sends the call again, and advises a resend with the same key only with
+   * `serviceDedupsIdempotencyKey: true` (docs/reconciliation.md).
    */
   async reconcile(subject: PaywireError | Intent): Promise<BillPaymentReconciled> {
-    return reconcileBillPayment(reconcileSubject(subject, 'BillPayment'), this.transactions)
+    const settled = reconcileSubject(subject, 'BillPayment', this.#http.service, this.#http.clock)
+    return reconcileBillPayment(settled, this.transactions, this.#serviceDedups)
   }
 
   /** The money-moving calls of the `journal` still open: sent (or about to be) with no definite outcome yet. */

@@ -11,10 +11,24 @@ import type { Transactions } from './transactions.js'
 /** What a bill payment reconciliation looked at: the transaction found. */
 export type BillPaymentReconciled = Reconciled<Transaction>
 
+/**
+ * What to do when the list does not show the payment. The service does not publish what it does
+ * with a repeated Idempotency-Key (rule Endpoints 9): a resend is advised only when the merchant
+ * says it deduplicates (`serviceDedupsIdempotencyKey`), since elsewhere it pays twice.
+ */
+export function billPaymentNext(key: string, serviceDedups: boolean): string {
+  const sentWith = `Idempotency-Key ${JSON.stringify(key)}`
+  if (serviceDedups) {
+    return `you told the client the service deduplicates Idempotency-Key (serviceDedupsIdempotencyKey): send the same payment again with { idempotencyKey: ${JSON.stringify(key)} }; it acts at most once under that key`
+  }
+  return `look the payment up before anything else: in bills.transactions.list() or bills.transactions.filter(...) by its product, amount and time, or ask the service for the payment sent with ${sentWith}; a transaction is not published to show its key, so not finding it here proves nothing. Do not send it again with the same key: that is safe only where the service's dedup of Idempotency-Key is known (serviceDedupsIdempotencyKey), and elsewhere pays twice`
+}
+
 /** Reconciles `transactions.execute` by its Idempotency-Key in the transactions list. */
 export async function reconcileBillPayment(
   subject: ReconcileSubject,
   transactions: Transactions,
+  serviceDedups: boolean,
 ): Promise<BillPaymentReconciled> {
   const { operation, reconciliation: key } = subject
   const found = (await transactions.list())?.find((t) => t.idempotencyKey === key.value)
@@ -33,6 +47,6 @@ export async function reconcileBillPayment(
     outcome: 'still_unknown',
     state: undefined,
     evidence: `no transaction in the list carries ${key.key} ${key.value}`,
-    next: `repeat the payment with { idempotencyKey: ${JSON.stringify(key.value)}, retryWithSameKey: true }: the service answers a repeated key with the first payment`,
+    next: billPaymentNext(key.value, serviceDedups),
   }
 }

@@ -104,7 +104,9 @@ export class Transactions {
    * `POST /api/transactions`: executes a payment (body `ExecutePaymentRequest`) and resolves with the
    * service's `Transaction` (rule Platform 12). Sends `Idempotency-Key` (`idempotencyKey`, or a
    * generated UUID) on every attempt; read it from `.withResponse()` (`response.idempotencyKey`) or
-   * from any error of the call (`error.idempotencyKey`) to repeat an unknown outcome with the same key.
+   * from any error of the call (`error.idempotencyKey`). An unknown outcome is settled with
+   * `bills.reconcile(error)` (lookups); sending it again with the same key is safe only where the
+   * service's dedup of the key is known (`serviceDedupsIdempotencyKey`).
    */
   execute<S extends AnswerSchema | undefined = undefined>(
     body: TransactionsExecuteParams,

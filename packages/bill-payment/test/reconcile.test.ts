@@ -33,7 +33,8 @@ describe('bills.reconcile', () => {
     )) as PaywireError
     const result = await env.bills.reconcile(error)
     expect(result.outcome).toBe('still_unknown')
-    expect(result.next).toMatch(/retryWithSameKey: true/)
+    expect(result.next).toMatch(/look the payment up before anything else/)
+    expect(result.next).not.toMatch(/retryWithSameKey/)
     expect(env.simulator.ledger).toHaveLength(0)
   })
 })

@@ -60,6 +60,8 @@ export type {
   UnusableAnswer,
 } from './operation.js'
 export { defineOperation, jsonAnswer, OperationClient } from './operation.js'
+export type { ServiceDedupOptions } from './options.js'
+export { serviceDedupsIdempotencyKey } from './options.js'
 export type { ProblemDetails } from './problem-details.js'
 export { describeProblem, parseProblemDetails } from './problem-details.js'
 export type {

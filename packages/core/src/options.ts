@@ -58,3 +58,35 @@ export function backoffOptions(given: Partial<BackoffOptions> | undefined): Back
     ),
   }
 }
+
+/**
+ * The client option of services whose money-moving calls carry an idempotency key: bill payment's
+ * `Idempotency-Key` header, remittance's `agentTransactionRef` (the key the SDK's `idempotencyKey`
+ * fills). One name for both, because it states one fact about the service: whether it answers a call
+ * repeated with the same key without acting again (docs/reconciliation.md).
+ */
+export interface ServiceDedupOptions {
+  /**
+   * Set `true` only when you know — from the service's operator, for your account — that the service
+   * deduplicates its idempotency key: a call repeated with the same key acts at most once. Neither
+   * service publishes that, so the default is `false`: reconciliation and every hint then advise a
+   * lookup first and never a resend, since a resend pays twice wherever the service does not
+   * deduplicate. With `true`, `reconcile` may advise resending the same call with the same key once
+   * its lookup cannot tell. It changes advice only: the SDK never resends by itself.
+   */
+  readonly serviceDedupsIdempotencyKey?: boolean
+}
+
+/** `serviceDedupsIdempotencyKey` of `client`'s options: `true` or `false`, default `false`. */
+export function serviceDedupsIdempotencyKey(client: string, options: ServiceDedupOptions): boolean {
+  const value = options.serviceDedupsIdempotencyKey
+  if (value === undefined) return false
+  if (typeof value !== 'boolean') {
+    throw new RequestValidationError(
+      client,
+      [{ path: 'serviceDedupsIdempotencyKey', message: 'must be true or false' }],
+      'options',
+    )
+  }
+  return value
+}

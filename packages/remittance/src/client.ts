@@ -21,6 +21,8 @@ import {
   reconcileJournal,
   reconcileSubject,
   type Secret,
+  type ServiceDedupOptions,
+  serviceDedupsIdempotencyKey,
 } from '@paywire/core'
 import pkg from '../package.json' with { type: 'json' }
 import { Beneficiaries } from './beneficiaries.js'
@@ -30,8 +32,12 @@ import { type RemittanceReconciled, reconcileRemittance } from './reconcile.js'
 import { DEFAULT_SLE_DECIMALS, type SleBodySchemas, sleBodySchemas } from './schemas.js'
 import { Transactions } from './transactions.js'
 
-/** Options of `new Remittance(...)`: the service's address and key, plus every core option. */
-export interface RemittanceOptions extends ClientOptions {
+/**
+ * Options of `new Remittance(...)`: the service's address and key, every core option, and
+ * `serviceDedupsIdempotencyKey` (default `false`: that a reused `agentTransactionRef` is refused
+ * is reported by a third-party client only, not published by the service; rule Platform 5).
+ */
+export interface RemittanceOptions extends ClientOptions, ServiceDedupOptions {
   /** `{base_url}` of the service: `https:` (plain `http:` only to loopback, for the simulator). */
   readonly baseUrl: string
   /** The API key, sent in the `x-code` header of every call (rule Authentication 1); never logged. */
@@ -71,12 +77,14 @@ export class Remittance {
   readonly #http: HttpClient
   readonly #baseUrl: string
   readonly #ops: OperationClient<SleBodySchemas>
+  readonly #serviceDedups: boolean
 
   constructor(options: RemittanceOptions) {
     // Rule Authentication 1: the key is the x-code header of every call.
     const { apiKey: key } = readCredentials('Remittance', options, { apiKey: 'header' })
-    const { baseUrl, apiKey: _key, platformDefaults, ...coreOptions } = options
+    const { baseUrl, apiKey: _key, platformDefaults, serviceDedupsIdempotencyKey: _dedups, ...coreOptions } = options
     this.#baseUrl = checkBaseUrl('baseUrl', baseUrl, 'Remittance')
+    this.#serviceDedups = serviceDedupsIdempotencyKey('Remittance', options)
     this.#http = new HttpClient({ packageName: 'remittance', packageVersion: pkg.version, options: coreOptions })
     this.#ops = new OperationClient({
       http: this.#http,
@@ -114,12 +122,15 @@ export class Remittance {
   }
 
   /**
-   * Settles an unknown transfer or confirm outcome (an error with `outcomeUnknown`, or an intent from
-   * `pendingIntents()`) with the status lookup: found proves it was made; not found proves nothing.
-   * Lookups only: it never sends the call again. `still_unknown` says what to try next.
+   * Settles an unknown transfer or confirm outcome (the error itself, with `outcomeUnknown`, or an
+   * intent from `pendingIntents()`) with the status lookup: a readable record of the transfer proves
+   * it was made; not found, or an answer that shows no such record, proves nothing (`still_unknown`).
+   * A beneficiary write is `not_reconcilable`. Lookups only: it never sends the call again, and
+   * advises a resend with the same `agentTransactionRef` only with `serviceDedupsIdempotencyKey: true`.
    */
   async reconcile(subject: PaywireError | Intent): Promise<RemittanceReconciled> {
-    return reconcileRemittance(reconcileSubject(subject, 'Remittance'), this.lookup)
+    const settled = reconcileSubject(subject, 'Remittance', this.#http.service, this.#http.clock)
+    return reconcileRemittance(settled, this.lookup, this.#serviceDedups)
   }
 
   /** The money-moving calls of the `journal` still open: sent (or about to be) with no definite outcome yet. */

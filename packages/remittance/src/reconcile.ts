@@ -1,19 +1,66 @@
 /**
  * Settling an unknown remittance outcome by lookups only. The status lookup is documented by the
  * `referenceNumber` that confirm answers (rule Endpoints 16); whether it also finds a transfer by its
- * `agentTransactionRef` or `transactionId` is not published, so finding it proves the transfer was
- * made and not finding it proves nothing.
+ * `agentTransactionRef` or `transactionId` is not published, and neither is what it answers (rule
+ * Platform 15 is our reading). So only a readable record of the very transaction proves it was made;
+ * not found, an empty answer or a record that does not name it proves nothing.
  */
 
-import { ProblemDetailsError, type Reconciled, type ReconcileSubject } from '@paywire/core'
+import { ProblemDetailsError, type Reconciled, type ReconcileSubject, type Reconciliation } from '@paywire/core'
 import type { Lookup } from './lookup.js'
 import type { TransactionStatus } from './results.js'
 
 /** What a remittance reconciliation looked at: the status lookup's answer. */
 export type RemittanceReconciled = Reconciled<TransactionStatus>
 
-/** Reconciles a transfer (by `agentTransactionRef`) or a confirm (by `transactionId`) with the status lookup. */
-export async function reconcileRemittance(subject: ReconcileSubject, lookup: Lookup): Promise<RemittanceReconciled> {
+/** A member of the status record that holds a value: a non-empty string or a number. */
+function present(value: unknown): value is string | number {
+  return (typeof value === 'string' && value.trim() !== '') || (typeof value === 'number' && Number.isFinite(value))
+}
+
+/**
+ * Why the status answer does not prove the call acted, or `undefined` when it does: a record with a
+ * `status` that names the key looked up (any of its identifiers equal to it); a confirm also needs
+ * the `referenceNumber` confirm gives (it is empty before confirm, rule Platform 2).
+ */
+function unproven(state: TransactionStatus | undefined, key: Reconciliation): string | undefined {
+  if (state === undefined) return 'the status lookup answered 200 with no record (an empty or null body)'
+  if (!present(state.status)) return 'the status lookup answered a record without a status'
+  const ids = [state.agentTransactionRef, state.transactionId, state.referenceNumber]
+  if (!ids.some((id) => present(id) && String(id) === key.value)) {
+    return `the status lookup answered a record that does not name ${key.key} ${key.value}`
+  }
+  if (key.key === 'transactionId' && !present(state.referenceNumber)) {
+    return `the status lookup shows transaction ${key.value} (status ${String(state.status)}) without the referenceNumber confirm gives: it may not be confirmed`
+  }
+  return undefined
+}
+
+/**
+ * What to do when the lookup cannot tell. A resend is advised only when the merchant says the
+ * service deduplicates `agentTransactionRef` (`serviceDedupsIdempotencyKey`): that a reused one is
+ * refused is reported by a third-party client only (rule Platform 5), and elsewhere it pays twice.
+ */
+export function remittanceNext(key: Reconciliation, serviceDedups: boolean): string {
+  const ref = JSON.stringify(key.value)
+  if (key.key !== 'agentTransactionRef') {
+    return `look the transaction up with remit.lookup.transactionStatus(referenceNumber) by the referenceNumber confirm answers, or ask the service about transaction ${ref}, before confirming it again`
+  }
+  if (serviceDedups) {
+    return `you told the client the service deduplicates agentTransactionRef (serviceDedupsIdempotencyKey): send the same transfer again with agentTransactionRef ${ref}; it acts at most once under that reference, and a refusal as a duplicate proves the first arrived`
+  }
+  return `look the transfer up before anything else: remit.lookup.transactionStatus by its referenceNumber once you have it, or ask the service for the transfer sent with agentTransactionRef ${ref}; no lookup by agentTransactionRef is published, so not finding it here proves nothing. Do not send it again with the same agentTransactionRef: that is safe only where the service's dedup of it is known (serviceDedupsIdempotencyKey), and elsewhere pays twice`
+}
+
+/**
+ * Reconciles a transfer (by `agentTransactionRef`) or a confirm (by `transactionId`) with the status
+ * lookup; a beneficiary write (by `posid`) is `not_reconcilable`.
+ */
+export async function reconcileRemittance(
+  subject: ReconcileSubject,
+  lookup: Lookup,
+  serviceDedups: boolean,
+): Promise<RemittanceReconciled> {
   const { operation, reconciliation: key } = subject
   const base = { operation, key }
   if (key.key === 'posid') {
@@ -27,25 +74,32 @@ export async function reconcileRemittance(subject: ReconcileSubject, lookup: Loo
       next: `check by hand with remit.beneficiaries.getByPosId(${JSON.stringify(key.value)}) (or getByTelephone) whether the beneficiary is there as you meant it before writing it again, then close the intent in the journal`,
     }
   }
+  const unknown = (evidence: string, state?: TransactionStatus): RemittanceReconciled => ({
+    ...base,
+    outcome: 'still_unknown',
+    state,
+    evidence,
+    next: remittanceNext(key, serviceDedups),
+  })
+  let state: TransactionStatus | undefined
   try {
-    const state = await lookup.transactionStatus(key.value)
-    return {
-      ...base,
-      outcome: 'applied',
-      state: state ?? undefined,
-      evidence: `the status lookup finds ${key.key} ${key.value} (status ${String(state?.status ?? 'not given')})`,
-    }
+    state = await lookup.transactionStatus(key.value)
   } catch (error) {
-    if (!(error instanceof ProblemDetailsError && error.isNotFound)) throw error
-    return {
-      ...base,
-      outcome: 'still_unknown',
-      state: undefined,
-      evidence: `the status lookup finds nothing under ${key.key} ${key.value}`,
-      next:
-        key.key === 'agentTransactionRef'
-          ? `the lookup is documented by referenceNumber only: resend the same transfer with agentTransactionRef ${JSON.stringify(key.value)} (the service refuses a reused one, so it cannot pay twice; a refusal proves the first arrived)`
-          : 'look the transaction up by the referenceNumber confirm answers, or ask the service',
+    if (error instanceof ProblemDetailsError && error.isNotFound) {
+      return unknown(`the status lookup finds nothing under ${key.key} ${key.value}`)
     }
+    // A 2xx the SDK cannot read (not JSON, a field of the wrong kind) shows nothing either way.
+    if (error instanceof ProblemDetailsError && error.reason === 'unreadable_response') {
+      return unknown(`the status lookup answered what cannot be read: ${error.message}`)
+    }
+    throw error
+  }
+  const problem = unproven(state, key)
+  if (problem !== undefined) return unknown(problem, state)
+  return {
+    ...base,
+    outcome: 'applied',
+    state,
+    evidence: `the status lookup finds ${key.key} ${key.value} (status ${String(state?.status)})`,
   }
 }

@@ -30,16 +30,15 @@ import type {
 } from './schemas.js'
 
 /**
- * A transfer whose outcome is unknown: the service refuses a reused `agentTransactionRef` (rule
- * Platform 5), so a resend with the same one cannot move money twice and a refusal proves the first
- * arrived; with the reference of a confirmed transaction, the status lookup.
+ * A transfer whose outcome is unknown is looked up, never resent: whether the service refuses a
+ * reused `agentTransactionRef` is not published (rule Platform 5), so a resend could move money twice.
  */
 function transferReconciliation({ idempotencyKey: ref }: SentRequest): Reconciliation | undefined {
   if (ref === undefined) return undefined
   return {
     key: 'agentTransactionRef',
     value: ref,
-    lookup: `a resend with the same agentTransactionRef ${JSON.stringify(ref)} (a reused one is refused), or remit.lookup.transactionStatus(referenceNumber)`,
+    lookup: `remit.lookup.transactionStatus(${JSON.stringify(ref)}) for agentTransactionRef ${JSON.stringify(ref)} (remit.reconcile(error) runs it; the lookup is published by referenceNumber only, so not finding it proves nothing)`,
   }
 }
 
@@ -99,8 +98,9 @@ export const transactionOperations = {
 }
 
 /**
- * `remit.transactions`. Each transfer sends an `agentTransactionRef` (the caller's, or a new UUID:
- * the service refuses a reused one, rule Platform 5, so it is the transfer's idempotency key) and
+ * `remit.transactions`. Each transfer sends an `agentTransactionRef` (the caller's, or a new UUID: it
+ * is the transfer's idempotency key, rule Platform 5, though the service does not publish that it
+ * refuses a reused one) and
  * resolves with the service's answer: `transactionId` for confirm (rule Platform 13). The key is
  * `response.idempotencyKey` of `.withResponse()` and `idempotencyKey` of every error, so an
  * unknown outcome is reconciled with `lookup.transactionStatus`.

@@ -37,7 +37,7 @@ describe('remit.reconcile', () => {
     expect(error.outcomeUnknown).toBe(true)
     const result = await remit.reconcile(error)
     expect(result.outcome).toBe('still_unknown')
-    expect(result.next).toMatch(/agentTransactionRef "AGENT-NEVER-1".*cannot pay twice/)
+    expect(result.next).toMatch(/agentTransactionRef "AGENT-NEVER-1".*Do not send it again/)
     expect(simulator.ledger.filter((e) => e.kind === 'mobile-transfer')).toHaveLength(0)
   })
 })
