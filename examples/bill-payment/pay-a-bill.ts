@@ -25,7 +25,8 @@ export async function main(): Promise<void> {
     show('catalog.get("EDSA-PREPAID") →', product)
     if (product?.id == null) throw new Error('no product EDSA-PREPAID')
 
-    // Keep the key with your order before calling: if the answer is lost, retry with the same key.
+    // Keep the key with your order before calling: if the answer is lost, look the payment up by it
+    // (bills.reconcile(error)); resend with the same key only where the service is known to deduplicate it.
     const idempotencyKey = randomUUID()
     const { data: payment, response } = await bills.transactions
       .execute({ productId: product.id, amount: 50, customerReference: 'METER-0042' }, { idempotencyKey })

@@ -1,8 +1,8 @@
 /**
  * Remittance: send money to a mobile wallet, confirm the transaction, and read its status.
  * `agentTransactionRef` is the idempotency key (rule Platform 5): keep it with your record before
- * calling, so an unknown outcome can be settled by resending with the same one, which the service
- * refuses if the first transfer arrived.
+ * calling, so an unknown outcome can be looked up by it. Never resend blindly: that the service
+ * refuses a reused one is not published, so a resend could pay twice.
  *
  * Run: npx tsx examples/remittance/mobile-transfer.ts
  * Env: PAYWIRE_REMIT_BASE_URL, PAYWIRE_REMIT_API_KEY (else a local simulator)
@@ -38,11 +38,11 @@ export async function main(): Promise<void> {
       show('lookup.transactionStatus →', status)
       expectThat(status?.agentTransactionRef === body.agentTransactionRef, 'the status names our agentTransactionRef')
     } catch (error) {
-      // Never resend a transfer blindly: the first one may have arrived. With the same
-      // agentTransactionRef the service refuses it if so (rule Platform 5), so this resend is safe.
+      // Never resend a transfer blindly: the first one may have arrived. Look it up first; a resend
+      // with the same agentTransactionRef is safe only where the service's dedup of it is known.
       if (!(error instanceof PaywireError && error.outcomeUnknown)) throw error
-      const again = await remit.transactions.mobileTransfer(body).catch((resent: unknown) => resent)
-      show('outcome unknown; resent with the same agentTransactionRef →', again)
+      const settled = await remit.reconcile(error)
+      show('outcome unknown; reconciled →', settled)
     }
   } finally {
     await remit.close()

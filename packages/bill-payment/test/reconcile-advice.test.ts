@@ -6,8 +6,10 @@
  */
 
 import { once } from 'node:events'
+import { readdirSync, readFileSync } from 'node:fs'
 import { createServer, type IncomingMessage, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { join } from 'node:path'
 import { MemoryIntentStore, type PaywireError, RequestValidationError } from '@paywire/core'
 import { rejection } from '@paywire/core/testing'
 import { describe, expect, it, onTestFinished } from 'vitest'
@@ -138,5 +140,35 @@ describe('bills.reconcile against a service that does not deduplicate', () => {
     expect(() => client('http://127.0.0.1:1', { serviceDedupsIdempotencyKey: 'yes' as never })).toThrow(
       /serviceDedupsIdempotencyKey: must be true or false/,
     )
+  })
+})
+
+describe('the docs, READMEs and examples of both keyed services', () => {
+  it('never claim that a resend with the same key is safe without knowing the service deduplicates', () => {
+    const root = join(import.meta.dirname, '../../..')
+    const files = [
+      ...[
+        'errors.md',
+        'reconciliation.md',
+        'retries-and-idempotency.md',
+        'bill-payment-rules.md',
+        'remittance-rules.md',
+        'getting-started-bill-payment.md',
+        'getting-started-remittance.md',
+      ].map((name) => join('docs', name)),
+      'packages/bill-payment/README.md',
+      'packages/remittance/README.md',
+      ...['bill-payment', 'remittance'].flatMap((dir) =>
+        readdirSync(join(root, 'examples', dir)).map((name) => join('examples', dir, name)),
+      ),
+    ]
+    const claim = /with the first payment|cannot pay twice|cannot move money twice|(so|then) (this|a) resend is safe/i
+    const found = files.flatMap((file) =>
+      readFileSync(join(root, file), 'utf8')
+        .split('\n')
+        .filter((line) => claim.test(line))
+        .map((line) => `${file}: ${line.trim()}`),
+    )
+    expect(found).toEqual([])
   })
 })
