@@ -4,7 +4,7 @@
  * transaction shows its key, so finding it proves the payment was made and not finding it proves nothing.
  */
 
-import type { Reconciled, ReconcileSubject } from '@paywire/core'
+import { ProblemDetailsError, type Reconciled, type ReconcileSubject } from '@paywire/core'
 import type { Transaction } from './results.js'
 import type { Transactions } from './transactions.js'
 
@@ -31,7 +31,26 @@ export async function reconcileBillPayment(
   serviceDedups: boolean,
 ): Promise<BillPaymentReconciled> {
   const { operation, reconciliation: key } = subject
-  const found = (await transactions.list())?.find((t) => t.idempotencyKey === key.value)
+  const unknown = (evidence: string): BillPaymentReconciled => ({
+    operation,
+    key,
+    outcome: 'still_unknown',
+    state: undefined,
+    evidence,
+    next: billPaymentNext(key.value, serviceDedups),
+  })
+  let list: readonly Transaction[] | undefined
+  try {
+    list = await transactions.list()
+  } catch (error) {
+    // A 2xx the SDK cannot read shows nothing either way; any other failure is the caller's to see.
+    if (error instanceof ProblemDetailsError && error.reason === 'unreadable_response') {
+      return unknown(`the transactions list answered what cannot be read: ${error.message}`)
+    }
+    throw error
+  }
+  if (list === undefined) return unknown('the transactions list answered 200 with no list (an empty or null body)')
+  const found = list.find((t) => t.idempotencyKey === key.value)
   if (found) {
     return {
       operation,
@@ -41,12 +60,5 @@ export async function reconcileBillPayment(
       evidence: `the transactions list holds ${String(found.transReference ?? 'a payment')} sent with ${key.key} ${key.value}`,
     }
   }
-  return {
-    operation,
-    key,
-    outcome: 'still_unknown',
-    state: undefined,
-    evidence: `no transaction in the list carries ${key.key} ${key.value}`,
-    next: billPaymentNext(key.value, serviceDedups),
-  }
+  return unknown(`no transaction in the list carries ${key.key} ${key.value}`)
 }

@@ -26,7 +26,7 @@ interface Payment {
  * answer is lost (the socket is destroyed after paying); the list shows payments without their key,
  * as nothing publishes that a transaction carries it.
  */
-async function startNonDedupService(options: { dedup?: boolean } = {}) {
+async function startNonDedupService(options: { dedup?: boolean; listBody?: string } = {}) {
   const payments: Payment[] = []
   const byKey = new Map<string, Payment>()
   const read = async (req: IncomingMessage) => {
@@ -54,7 +54,7 @@ async function startNonDedupService(options: { dedup?: boolean } = {}) {
       return
     }
     if (req.method === 'GET' && req.url?.startsWith('/api/transactions')) {
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(payments))
+      res.writeHead(200, { 'content-type': 'application/json' }).end(options.listBody ?? JSON.stringify(payments))
       return
     }
     res.writeHead(404).end()
@@ -140,6 +140,26 @@ describe('bills.reconcile against a service that does not deduplicate', () => {
     expect(() => client('http://127.0.0.1:1', { serviceDedupsIdempotencyKey: 'yes' as never })).toThrow(
       /serviceDedupsIdempotencyKey: must be true or false/,
     )
+  })
+})
+
+describe('a transactions list that shows nothing never settles a payment (item 3, bill payment)', () => {
+  it.each([
+    ['an empty body', '', /no list/],
+    ['null', 'null', /no list/],
+    ['an empty JSON string', '""', /cannot be read/],
+    ['text that is not JSON', 'OK', /cannot be read/],
+    ['a list of records without keys', '[{"transReference":"T-1"}]', /no transaction in the list carries/],
+  ])('a 200 with %s is still_unknown, says why, and the intent stays open', async (_name, listBody, why) => {
+    const service = await startNonDedupService({ listBody })
+    const bills = client(service.url)
+    const error = (await rejection(bills.transactions.execute(body))) as PaywireError
+    const result = await bills.reconcile(error)
+    expect(result.outcome).toBe('still_unknown')
+    expect(result.evidence).toMatch(why)
+    const [settled] = await bills.reconcileAll()
+    expect(settled?.result.outcome).toBe('still_unknown')
+    expect(await bills.pendingIntents()).toHaveLength(1)
   })
 })
 
