@@ -28,7 +28,8 @@ import { checkParams } from './validate.js'
 
 /**
  * Where an operation's idempotency key travels: a header (bill payment's `Idempotency-Key`) or a
- * body field the service deduplicates on (remittance's `agentTransactionRef`). `generate`: a UUID
+ * body field that names the call (remittance's `agentTransactionRef`). Whether the service
+ * deduplicates on it is not assumed (`serviceDedupsIdempotencyKey`). `generate`: a UUID
  * is made when the caller gives none, so every money-moving call has a key to be found by.
  */
 export type Idempotency =
