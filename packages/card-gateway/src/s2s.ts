@@ -414,10 +414,27 @@ export type S2sCreateScheduleResult = S2sActionResult
 export type S2sDeleteScheduleResult = S2sActionResult
 export type S2sUpdateScheduleResult = S2sActionResult
 
-/** Outcome of `captureIfPending`: either the capture's answer, or why nothing was captured. */
+/**
+ * Outcome of `captureIfPending`: captured only when CAPTURE answered `result: SUCCESS`. Otherwise the
+ * reason: `not_pending` (CAPTURE was not sent) or `capture_not_successful` (sent, answered DECLINED or
+ * any other result; `capture` holds that answer, and an `UNDEFINED` or `ACCEPTED` result is settled later
+ * by a callback or a status lookup, never by a second CAPTURE).
+ */
 export type S2sCaptureIfPendingResult =
   | { readonly captured: true; readonly lookup: S2sGetTransStatusResult; readonly capture: S2sCaptureResult }
-  | { readonly captured: false; readonly lookup: S2sGetTransStatusResult; readonly status: S2sStatus | undefined }
+  | {
+      readonly captured: false
+      readonly reason: 'not_pending'
+      readonly lookup: S2sGetTransStatusResult
+      readonly status: S2sStatus | undefined
+    }
+  | {
+      readonly captured: false
+      readonly reason: 'capture_not_successful'
+      readonly lookup: S2sGetTransStatusResult
+      readonly status: S2sStatus | undefined
+      readonly capture: S2sCaptureResult
+    }
 
 /** The S2S CARD interface: form-encoded actions carrying `client_key` (rules Authentication 1, Platform 13). */
 export class S2s {
@@ -507,8 +524,11 @@ export class S2s {
    */
   async captureIfPending(params: S2sCaptureParams, call?: CallOptions): Promise<S2sCaptureIfPendingResult> {
     const lookup = await this.getTransStatus({ trans_id: params.trans_id }, call)
-    if (lookup.status?.toUpperCase() !== 'PENDING') return { captured: false, lookup, status: lookup.status }
+    if (lookup.status?.toUpperCase() !== 'PENDING') {
+      return { captured: false, reason: 'not_pending', lookup, status: lookup.status }
+    }
     const capture = await this.capture(params, call)
-    return { captured: true, lookup, capture }
+    if (capture.result?.toUpperCase() === 'SUCCESS') return { captured: true, lookup, capture }
+    return { captured: false, reason: 'capture_not_successful', lookup, status: lookup.status, capture }
   }
 }

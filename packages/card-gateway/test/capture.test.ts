@@ -60,10 +60,19 @@ describe('rule States 3: status lookup before capture (captureIfPending)', () =>
     const paid = await paidPayment(ctx)
     await ctx.gw.s2s.captureIfPending({ trans_id: paid.trans_id })
     const second = await ctx.gw.s2s.captureIfPending({ trans_id: paid.trans_id })
-    expect(second).toMatchObject({ captured: false, status: 'SETTLED' })
+    expect(second).toMatchObject({ captured: false, reason: 'not_pending', status: 'SETTLED' })
     expect(ctx.simulator.ledger.filter((e) => e.kind === 'capture')).toHaveLength(1)
     const actions = ctx.server.requests.map((r) => new URLSearchParams(r.body).get('action')).filter(Boolean)
     expect(actions).toEqual(['GET_TRANS_STATUS', 'CAPTURE', 'GET_TRANS_STATUS'])
+  })
+
+  it('issue 26 item 4: a capture answered DECLINED is not captured, and says why with the answer', async () => {
+    const ctx = await setup()
+    const paid = await paidPayment(ctx, { expiry: TEST_CARDS.captureFails })
+    const outcome = await ctx.gw.s2s.captureIfPending({ trans_id: paid.trans_id })
+    expect(outcome).toMatchObject({ captured: false, reason: 'capture_not_successful', status: 'PENDING' })
+    expect(outcome.captured === false && outcome.capture?.result).toBe('DECLINED')
+    expect(ctx.simulator.ledger.at(-1)?.kind).toBe('capture_declined')
   })
 
   it('the status lookup is safe to repeat', async () => {
