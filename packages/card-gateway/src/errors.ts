@@ -107,7 +107,7 @@ function hintFor(reason: CardGatewayErrorReason, environment: string | undefined
     case 'hash_invalid':
       return 'Check that `password` belongs to the same environment as the keys, the `digest` option (md5/sha256) and `hashInputs`; explainSignature() shows each step.'
     case 'duplicate_order':
-      return 'This order_id was already used by this merchant: use a new order_id for a new payment attempt.'
+      return 'This order_id was already used by this merchant, and that first payment may have gone through (an unknown outcome, a retry after the 15 s window): look the first payment up (gw.s2s.getTransStatusByOrder({ order_id }) or gw.checkout.status({ order_id })) before any new order_id; a new order_id is a new charge.'
     case 'refund_not_allowed':
     case 'refund_requires_settled':
       return 'Refunds need a settled payment (and refunds enabled on the merchant account); a pending authorization is cancelled with VOID instead: gw.s2s.void({ trans_id }).'

@@ -35,7 +35,10 @@ describe('error table: one named reason per row', () => {
       reason: 'duplicate_order',
       errorMessage: 'order_id: Duplicate payment.',
     })
-    expect(error.message).toMatch(/new order_id/)
+    // Issue 26 item 5: after an unknown outcome the first payment may have gone through; a new order_id
+    // would charge again. The hint names the lookup first, and a new order_id only after it.
+    expect(error.message).toMatch(/look the first payment up.*getTransStatusByOrder.*before.*new order_id/s)
+    expect(error.message.indexOf('getTransStatusByOrder')).toBeLessThan(error.message.indexOf('new order_id'))
   })
 
   it('100000 "Refund is not allowed" → refund_not_allowed, with the VOID hint for a pending payment', async () => {
