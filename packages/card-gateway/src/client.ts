@@ -12,7 +12,7 @@ import {
   OperationClient,
   type OperationOptions,
   openIntentsOf,
-  type PaywireError,
+  PaywireError,
   type ReconcileOptions,
   type RequestInput,
   RequestValidationError,
@@ -26,7 +26,7 @@ import pkg from '../package.json' with { type: 'json' }
 import { Callbacks } from './callbacks.js'
 import { Checkout } from './checkout.js'
 import { gatewayAnswers } from './errors.js'
-import { type CardReconciled, reconcileCard } from './reconcile.js'
+import { type CardReconciled, reconcileCard, unreconcilableCard } from './reconcile.js'
 import { S2s } from './s2s.js'
 import { type CardGatewayOperation, DEFAULT_RULES, type GatewayContext, type RequestRules } from './schemas.js'
 import {
@@ -310,11 +310,18 @@ export class CardGateway {
    * Settles an unknown outcome (an error with `outcomeUnknown`, or an intent from `pendingIntents()`)
    * by the operation's safe lookup: CAPTURE, VOID, CREDITVOID by GET_TRANS_STATUS; purchase and credit
    * by the status lookup of their order_id; RECURRING_SALE by GET_TRANS_STATUS_BY_ORDER (rule States 3).
-   * Lookups only: it never sends the call again. `still_unknown` says what to try next. A lookup that
-   * finds nothing proves the call did not act only `settleAfterMs` (default 2 minutes) after it.
+   * Lookups only: it never sends the call again. `applied` needs a readable record naming the call;
+   * `still_unknown` says what to try next. A lookup that finds nothing proves the call did not act only
+   * `settleAfterMs` (default 2 minutes) after it. The schedule actions, and a call sent without a key,
+   * are `not_reconcilable`: no action reads a schedule, and `next` says what a person can do.
    */
   async reconcile(subject: PaywireError | Intent, options?: ReconcileOptions): Promise<CardReconciled> {
-    return reconcileCard(reconcileSubject(subject, 'CardGateway'), this.checkout, this.s2s, options)
+    const operation = subject instanceof PaywireError ? (subject as { operation?: unknown }).operation : undefined
+    if (subject instanceof PaywireError && subject.outcomeUnknown && subject.reconciliation === undefined) {
+      if (typeof operation === 'string') return unreconcilableCard(operation, undefined)
+    }
+    const settled = reconcileSubject(subject, 'CardGateway', this.#http.service, this.#http.clock)
+    return reconcileCard(settled, this.checkout, this.s2s, options)
   }
 
   /** The money-moving calls of the `journal` still open: sent (or about to be) with no definite outcome yet. */

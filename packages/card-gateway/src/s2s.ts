@@ -233,11 +233,24 @@ const byTransIdLookup = reconcileBy(
   'trans_id',
   (v) => `gw.s2s.getTransStatus({ trans_id: ${JSON.stringify(v)} })`,
 )
-const byScheduleLookup = reconcileBy(
+// No action reads a schedule (rule S2S 1): each key names what a person can send instead; none moves money.
+const createdScheduleLookup = reconcileBy(
   'schedule_id',
   'schedule_id',
-  () =>
-    'a repeat of the same call with this schedule_id (no action reads a schedule; a second DELETE_SCHEDULE answers "Schedule not found")',
+  (v) =>
+    `UPDATE_SCHEDULE of schedule_id ${JSON.stringify(v)} with the same definition (no action reads a schedule; "Schedule not found" means it was never created)`,
+)
+const deletedScheduleLookup = reconcileBy(
+  'schedule_id',
+  'schedule_id',
+  (v) =>
+    `a second DELETE_SCHEDULE of schedule_id ${JSON.stringify(v)} (harmless; "Schedule not found" means the first went through)`,
+)
+const updatedScheduleLookup = reconcileBy(
+  'schedule_id',
+  'schedule_id',
+  (v) =>
+    `the same UPDATE_SCHEDULE of schedule_id ${JSON.stringify(v)} again (it sets the same values; "Schedule not found" means the schedule is gone)`,
 )
 
 /** Every S2S answer: the commonly present fields typed, every other field kept. */
@@ -339,7 +352,7 @@ export const S2S_ACTIONS = {
     retry: unsentOnly,
     toWire: actionWire('s2s.createSchedule'),
     finalize: signRequest, // hash inputs not published: the client must name them
-    reconcile: byScheduleLookup,
+    reconcile: createdScheduleLookup,
     decode: decodeAction,
   }),
   deleteSchedule: defineOperation({
@@ -352,7 +365,7 @@ export const S2S_ACTIONS = {
     retry: unsentOnly,
     toWire: actionWire('s2s.deleteSchedule'),
     finalize: signRequest,
-    reconcile: byScheduleLookup,
+    reconcile: deletedScheduleLookup,
     decode: decodeAction,
   }),
   updateSchedule: defineOperation({
@@ -365,7 +378,7 @@ export const S2S_ACTIONS = {
     retry: unsentOnly,
     toWire: actionWire('s2s.updateSchedule'),
     finalize: signRequest,
-    reconcile: byScheduleLookup,
+    reconcile: updatedScheduleLookup,
     decode: decodeAction,
   }),
 }

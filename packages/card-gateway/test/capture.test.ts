@@ -71,7 +71,7 @@ describe('rule States 3: status lookup before capture (captureIfPending)', () =>
     const paid = await paidPayment(ctx, { expiry: TEST_CARDS.captureFails })
     const outcome = await ctx.gw.s2s.captureIfPending({ trans_id: paid.trans_id })
     expect(outcome).toMatchObject({ captured: false, reason: 'capture_not_successful', status: 'PENDING' })
-    expect(outcome.captured === false && outcome.capture?.result).toBe('DECLINED')
+    expect('capture' in outcome && outcome.capture.result).toBe('DECLINED')
     expect(ctx.simulator.ledger.at(-1)?.kind).toBe('capture_declined')
   })
 

@@ -144,13 +144,60 @@ describe('gw.reconcile(error): a definite answer from the lookups', () => {
     expect(await ctx.gw.reconcile(error)).toMatchObject({ outcome: 'applied' })
   })
 
-  it('a schedule call has no lookup: still_unknown, saying what to do', async () => {
-    const ctx = await setup()
-    ctx.simulator.failNext({ status: 500 })
-    const error = await rejection(ctx.gw.s2s.deleteSchedule({ schedule_id: '9b0c6e1a-3f7d-4c2e-8a51-7d2f0e4b9c13' }))
-    const result = await ctx.gw.reconcile(error as PaywireError)
-    expect(result.outcome).toBe('still_unknown')
-    expect(result.next).toMatch(/schedule_id/)
+  // Issue 26 item 6: no action reads a schedule, so reconcile says so (not_reconcilable), sends nothing,
+  // and says what a person can do; a CREATE_SCHEDULE without schedule_id has no key at all.
+  describe('schedules: not_reconcilable, with what a person can do', () => {
+    const hashed = {
+      sim: { hashInputs: { CREATE_SCHEDULE: ['name'] } },
+      client: { hashInputs: { 's2s.createSchedule': ['name'] } },
+    }
+    const definition = { name: 'Monthly', interval_length: 1, interval_unit: 'month', payments_count: 3 }
+    const scheduleId = '9b0c6e1a-3f7d-4c2e-8a51-7d2f0e4b9c13'
+
+    it('CREATE_SCHEDULE with a schedule_id: probe it with UPDATE_SCHEDULE, never repeat the create first', async () => {
+      const ctx = await setup(hashed)
+      const error = await lostAnswer(ctx, () => ctx.gw.s2s.createSchedule({ ...definition, schedule_id: scheduleId }))
+      expect(error.message).toMatch(/UPDATE_SCHEDULE of schedule_id .*9b0c6e1a.* same definition/)
+      expect(error.message).not.toMatch(/status lookup|repeat of the same call/)
+      const before = ctx.server.requests.length
+      const result = await ctx.gw.reconcile(error)
+      expect(result).toMatchObject({
+        outcome: 'not_reconcilable',
+        operation: 's2s.createSchedule',
+        key: { key: 'schedule_id', value: scheduleId },
+        state: undefined,
+      })
+      expect(result.evidence).toMatch(/no action reads or lists a schedule/)
+      expect(result.next).toMatch(/UPDATE_SCHEDULE .*Schedule not found.*Do not repeat CREATE_SCHEDULE/s)
+      expect(ctx.server.requests.length).toBe(before)
+    })
+
+    it('CREATE_SCHEDULE without a schedule_id: no key, said plainly, and reconcile does not refuse it', async () => {
+      const ctx = await setup(hashed)
+      const error = await lostAnswer(ctx, () => ctx.gw.s2s.createSchedule(definition))
+      expect(error.reconciliation).toBeUndefined()
+      expect(error.message).toMatch(/no key identifies it, so no lookup can reconcile it/)
+      expect(error.message).not.toMatch(/status lookup/)
+      const before = ctx.server.requests.length
+      const result = await ctx.gw.reconcile(error)
+      expect(result).toMatchObject({ outcome: 'not_reconcilable', operation: 's2s.createSchedule' })
+      expect(result.next).toMatch(/admin portal.*two schedules.*your own schedule_id/s)
+      expect(ctx.server.requests.length).toBe(before)
+    })
+
+    it('DELETE_SCHEDULE and UPDATE_SCHEDULE: repeating them is harmless, and says so', async () => {
+      const ctx = await setup(hashed)
+      const deleted = await lostAnswer(ctx, () => ctx.gw.s2s.deleteSchedule({ schedule_id: scheduleId }))
+      const d = await ctx.gw.reconcile(deleted)
+      expect(d).toMatchObject({ outcome: 'not_reconcilable', key: { key: 'schedule_id', value: scheduleId } })
+      expect(d.next).toMatch(/DELETE_SCHEDULE .* again: deleting twice moves no money/)
+      const updated = await lostAnswer(ctx, () =>
+        ctx.gw.s2s.updateSchedule({ schedule_id: scheduleId, interval_length: 2 }),
+      )
+      const u = await ctx.gw.reconcile(updated)
+      expect(u.outcome).toBe('not_reconcilable')
+      expect(u.next).toMatch(/same UPDATE_SCHEDULE .* again: it sets the same values/)
+    })
   })
 
   it('refuses what has nothing to reconcile: a definite error, a lookup error, not an error at all', async () => {

@@ -184,7 +184,7 @@ export function statusMayHaveActed(status: number): boolean {
 export function reconcileAdvice(request: RequestInfo): string {
   const how = request.reconciliation
     ? `reconcile with ${request.reconciliation.lookup} before repeating it`
-    : 'reconcile with a status lookup before repeating it'
+    : 'no key identifies it, so no lookup can reconcile it: check with the service (its records or admin portal) before repeating it'
   const which = request.earlierAttemptMayHaveActed ? 'an earlier attempt of' : ''
   return `Outcome unknown: the service may have acted on ${which || 'this'} ${request.operation}; ${how}.`
 }

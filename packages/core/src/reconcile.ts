@@ -29,7 +29,10 @@ export interface Reconciled<State = unknown> {
   readonly state: State | undefined
   /** Why this outcome, in words: the lookup run and what it showed. */
   readonly evidence: string
-  /** For `still_unknown` and `not_reconcilable`: what to do next, and when. */
+  /**
+   * For `still_unknown` and `not_reconcilable`: what to do next, and when. For `applied`, what the lost
+   * answer held that the lookup cannot give back, and how to get it (a purchase's `redirect_url`).
+   */
   readonly next?: string
 }
 

@@ -125,7 +125,7 @@ describe('unsent-only policy', () => {
       .catch((e: unknown) => e)
     expect(error).toBeInstanceOf(ConnectionError)
     expect(error).toMatchObject({ requestSent: true, attempts: 1 })
-    expect((error as Error).message).toMatch(/Outcome unknown: .* reconcile with a status lookup before repeating it/)
+    expect((error as Error).message).toMatch(/Outcome unknown: .* no key identifies it, so no lookup can reconcile it: check with the service/)
     expect(s.requests).toHaveLength(1)
   })
 
