@@ -288,7 +288,7 @@ describe(`side-effect ledger (seed ${SEED}, ${OPERATIONS} operations per simulat
     const proxy = await startFaultProxy(started.url, (opId, attempt) =>
       attempt === 1 ? ((plan.get(opId) ?? 'pass') as ProxyMode) : 'pass',
     )
-    const client = remittance(proxy.url, clientOptions())
+    const client = remittance(proxy.url, { ...clientOptions(), serviceDedupsIdempotencyKey: true })
     const refused = remittance(await refusedUrl(), clientOptions())
     const sim = started.simulator
     const ops: Op[] = []
@@ -386,17 +386,21 @@ describe(`side-effect ledger (seed ${SEED}, ${OPERATIONS} operations per simulat
             /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
           )
           reconciled += 1
-          const found = await outcome(client.lookup.transactionStatus(ref as string))
-          if (found.error instanceof RemittanceError && found.error.status === 404) {
+          // What the SDK advises, followed to the letter: the client is told the service deduplicates
+          // agentTransactionRef (the simulator does), so a transfer the lookup cannot find is resent
+          // with the same reference; without that option the advice is a lookup only.
+          const settled = await client.reconcile(op.error)
+          if (settled.outcome === 'applied') {
+            known.push(String((settled.state as Record<string, unknown>)['transactionId']))
+          } else {
+            expect(settled.outcome).toBe('still_unknown')
+            expect(settled.next).toMatch(/send the same transfer again with agentTransactionRef/)
             resent += 1
             const again = await client.transactions[kind]({
               ...(kind === 'mobileTransfer' ? mobile : cash),
               agentTransactionRef: ref as string,
             })
             known.push(String((again as Record<string, unknown>)['transactionId']))
-          } else {
-            expect(found.error).toBeUndefined()
-            known.push(String((found.value as Record<string, unknown>)['transactionId']))
           }
         }
       }
@@ -437,7 +441,7 @@ describe(`side-effect ledger (seed ${SEED}, ${OPERATIONS} operations per simulat
     const proxy = await startFaultProxy(started.url, (opId, attempt) =>
       attempt === 1 ? ((plan.get(opId) ?? 'pass') as ProxyMode) : 'pass',
     )
-    const client = billPayment(proxy.url, clientOptions())
+    const client = billPayment(proxy.url, { ...clientOptions(), serviceDedupsIdempotencyKey: true })
     const refused = billPayment(await refusedUrl(), clientOptions())
     const sim = started.simulator
     const ops: Op[] = []
@@ -491,6 +495,11 @@ describe(`side-effect ledger (seed ${SEED}, ${OPERATIONS} operations per simulat
           expect(key, `execute #${i} lost its Idempotency-Key`).toMatch(/^[0-9a-f-]{36}$/)
           for (const r of proxy.log.filter((x) => x.opId === op.opId)) expect(r.idempotencyKey).toBe(key)
           if ((op.error as BillPaymentError).outcomeUnknown) {
+            // The SDK's advice, followed: the client is told the service deduplicates the key (the
+            // simulator does), so a payment its lookup cannot find is replayed with the same key.
+            const settled = await client.reconcile(op.error as BillPaymentError)
+            if (settled.outcome === 'applied') continue
+            expect(settled.next).toMatch(/send the same payment again with { idempotencyKey/)
             replays += 1
             const again = await outcome(client.transactions.execute(body, { idempotencyKey: key as string }))
             if (again.error === undefined) expect((again.value as { idempotencyKey: string }).idempotencyKey).toBe(key)

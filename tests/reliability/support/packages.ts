@@ -2,7 +2,7 @@
 
 import { BillPayment, BillPaymentError } from '@paywire/bill-payment'
 import { CardGateway, CardGatewayError } from '@paywire/card-gateway'
-import { type ApiError, type ClientOptions, PaywireError } from '@paywire/core'
+import { type ApiError, type ClientOptions, PaywireError, type ServiceDedupOptions } from '@paywire/core'
 import { Remittance, RemittanceError } from '@paywire/remittance'
 
 /** The idempotency key core put on an error of a keyed call (`agentTransactionRef`, `Idempotency-Key`). */
@@ -58,11 +58,11 @@ export function cardGateway(url: string, options: ClientOptions = {}): CardGatew
   })
 }
 
-export function remittance(url: string, options: ClientOptions = {}): Remittance {
+export function remittance(url: string, options: ClientOptions & ServiceDedupOptions = {}): Remittance {
   return new Remittance({ baseUrl: url, apiKey: SECRETS.remittanceApiKey, ...options })
 }
 
-export function billPayment(url: string, options: ClientOptions = {}): BillPayment {
+export function billPayment(url: string, options: ClientOptions & ServiceDedupOptions = {}): BillPayment {
   return new BillPayment({
     baseUrl: url,
     clientId: SECRETS.billClientId,
