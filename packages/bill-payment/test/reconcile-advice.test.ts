@@ -5,13 +5,10 @@
  * resend advice is given only with `serviceDedupsIdempotencyKey: true`.
  */
 
-import { once } from 'node:events'
 import { readdirSync, readFileSync } from 'node:fs'
-import { createServer, type IncomingMessage, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { MemoryIntentStore, type PaywireError, RequestValidationError } from '@paywire/core'
-import { rejection } from '@paywire/core/testing'
+import { rejection, startFaultServer } from '@paywire/core/testing'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { BillPayment } from '../src/index.js'
 
@@ -29,13 +26,8 @@ interface Payment {
 async function startNonDedupService(options: { dedup?: boolean; listBody?: string } = {}) {
   const payments: Payment[] = []
   const byKey = new Map<string, Payment>()
-  const read = async (req: IncomingMessage) => {
-    const chunks: Buffer[] = []
-    for await (const chunk of req) chunks.push(chunk as Buffer)
-    return Buffer.concat(chunks).toString('utf8')
-  }
-  const server: Server = createServer(async (req, res) => {
-    const body = await read(req)
+  const server = await startFaultServer((req, res, n) => {
+    const { body } = server.requests[n - 1] as { body: string }
     if (req.method === 'POST' && req.url === '/api/transactions') {
       const key = String(req.headers['idempotency-key'])
       const known = options.dedup ? byKey.get(key) : undefined
@@ -59,10 +51,8 @@ async function startNonDedupService(options: { dedup?: boolean; listBody?: strin
     }
     res.writeHead(404).end()
   })
-  server.listen(0, '127.0.0.1')
-  await once(server, 'listening')
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-  onTestFinished(() => new Promise<void>((resolve) => server.close(() => resolve())))
+  onTestFinished(() => server.close())
+  const { url } = server
   return { url, payments }
 }
 

@@ -5,11 +5,8 @@
  * says: an empty or unreadable 200 must leave the transfer `still_unknown` and its intent open.
  */
 
-import { once } from 'node:events'
-import { createServer, type IncomingMessage, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { MemoryIntentStore, type PaywireError, RequestValidationError } from '@paywire/core'
-import { rejection } from '@paywire/core/testing'
+import { rejection, startFaultServer } from '@paywire/core/testing'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { Remittance } from '../src/index.js'
 import { mobileTransferBody } from './helpers.js'
@@ -23,13 +20,8 @@ interface StatusAnswer {
 
 async function startService(options: { dedup?: boolean; statusAnswer?: (ref: string) => StatusAnswer } = {}) {
   const transfers: Record<string, unknown>[] = []
-  const read = async (req: IncomingMessage) => {
-    const chunks: Buffer[] = []
-    for await (const chunk of req) chunks.push(chunk as Buffer)
-    return Buffer.concat(chunks).toString('utf8')
-  }
-  const server: Server = createServer(async (req, res) => {
-    const body = await read(req)
+  const server = await startFaultServer((req, res, n) => {
+    const { body } = server.requests[n - 1] as { body: string }
     if (req.method === 'POST' && req.url === '/api/transactions/mobile-transfer') {
       const fields = JSON.parse(body) as Record<string, unknown>
       const ref = fields.agentTransactionRef
@@ -56,10 +48,8 @@ async function startService(options: { dedup?: boolean; statusAnswer?: (ref: str
     }
     res.writeHead(404).end()
   })
-  server.listen(0, '127.0.0.1')
-  await once(server, 'listening')
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-  onTestFinished(() => new Promise<void>((resolve) => server.close(() => resolve())))
+  onTestFinished(() => server.close())
+  const { url } = server
   return { url, transfers }
 }
 
