@@ -136,18 +136,25 @@ export async function reconcileCard(
   }
   const cannotTell = (evidence: string, state?: CardReconciled['state']): CardReconciled =>
     result('still_unknown', state, evidence, `reconcile again later, or look it up by hand with ${key.lookup}`)
-  /** Runs a lookup: its answer, or the outcome when it found nothing or answered what cannot be read. */
-  const look = async <T>(
+  /**
+   * Runs a lookup: its record when it names the call (`named` reads where) and has a status; else the
+   * outcome: `absent()` when it found nothing, `still_unknown` when it cannot be read or proves nothing.
+   */
+  const look = async <T extends { readonly status?: unknown }>(
     lookup: () => Promise<T>,
     absent: () => CardReconciled,
+    named: (state: T) => unknown,
   ): Promise<{ state: T } | { settled: CardReconciled }> => {
+    let state: T
     try {
-      return { state: await lookup() }
+      state = await lookup()
     } catch (error) {
       if (notFound(error)) return { settled: absent() }
       if (unreadable(error)) return { settled: cannotTell(`the lookup answered what cannot be read: ${error.message}`) }
       throw error
     }
+    const problem = unproven(named(state), state.status, key)
+    return problem === undefined ? { state } : { settled: cannotTell(problem, state as CardReconciled['state']) }
   }
 
   const s2sRule = S2S_OUTCOMES[operation]
@@ -155,11 +162,10 @@ export async function reconcileCard(
     const found = await look(
       () => s2s.getTransStatus({ trans_id: key.value }),
       () => result('not_applied', undefined, `GET_TRANS_STATUS finds no transaction ${key.value}`),
+      (state) => state.trans_id,
     )
     if ('settled' in found) return found.settled
     const { state } = found
-    const problem = unproven(state.trans_id, state.status, key)
-    if (problem !== undefined) return cannotTell(problem, state)
     const status = String(state.status).toUpperCase()
     const seen = `GET_TRANS_STATUS shows ${key.value} as ${status}`
     if (s2sRule.applied.includes(status)) return result('applied', state, seen)
@@ -180,11 +186,10 @@ export async function reconcileCard(
         () => checkout.status({ order_id: key.value }),
         // No session was created for this order: the payer was never sent to pay it.
         () => result('not_applied', undefined, `the status lookup finds no order ${key.value}`),
+        (state) => state.order?.number,
       )
       if ('settled' in found) return found.settled
       const { state } = found
-      const problem = unproven(state.order?.number, state.status, key)
-      if (problem !== undefined) return cannotTell(problem, state)
       return result(
         'applied',
         state,
@@ -202,11 +207,10 @@ export async function reconcileCard(
             `the status lookup finds no order ${key.value}`,
             'whether credits are listed by the status lookup is not published: check for a refund callback or the admin portal before refunding again',
           ),
+        (state) => state.order?.number,
       )
       if ('settled' in found) return found.settled
       const { state } = found
-      const problem = unproven(state.order?.number, state.status, key)
-      if (problem !== undefined) return cannotTell(problem, state)
       // A credit is listed as a refund; a payment in any other state under this order_id is not this credit.
       if (!CREDIT_STATUSES.includes(String(state.status).toLowerCase())) {
         return cannotTell(`the status lookup shows order ${key.value} as ${String(state.status)}: not a credit`, state)
@@ -217,11 +221,10 @@ export async function reconcileCard(
       const found = await look(
         () => s2s.getTransStatusByOrder({ order_id: key.value }),
         () => result('not_applied', undefined, `GET_TRANS_STATUS_BY_ORDER finds no order ${key.value}`),
+        (state) => state.order_id,
       )
       if ('settled' in found) return found.settled
       const { state } = found
-      const problem = unproven(state.order_id, state.status, key)
-      if (problem !== undefined) return cannotTell(problem, state)
       return result('applied', state, `GET_TRANS_STATUS_BY_ORDER finds ${key.value} (${String(state.status)})`)
     }
     default:

@@ -125,7 +125,9 @@ describe('unsent-only policy', () => {
       .catch((e: unknown) => e)
     expect(error).toBeInstanceOf(ConnectionError)
     expect(error).toMatchObject({ requestSent: true, attempts: 1 })
-    expect((error as Error).message).toMatch(/Outcome unknown: .* no key identifies it, so no lookup can reconcile it: check with the service/)
+    expect((error as Error).message).toMatch(
+      /Outcome unknown: .* no key identifies it, so no lookup can reconcile it: check with the service/,
+    )
     expect(s.requests).toHaveLength(1)
   })
 
