@@ -414,10 +414,23 @@ export type S2sCreateScheduleResult = S2sActionResult
 export type S2sDeleteScheduleResult = S2sActionResult
 export type S2sUpdateScheduleResult = S2sActionResult
 
-/** Outcome of `captureIfPending`: either the capture's answer, or why nothing was captured. */
+/**
+ * Outcome of `captureIfPending`. `captured: true` only when CAPTURE answered `result: SUCCESS`.
+ * `captured: false` with no `capture`: the lookup did not show `PENDING`, so CAPTURE was not sent.
+ * `captured: false` with `capture`: CAPTURE was sent and answered another result (`DECLINED` with
+ * its `decline_reason`, `UNDEFINED`, `ACCEPTED`, a newer value): the payment was not captured by this
+ * answer; on anything but `DECLINED` look it up again (`getTransStatus`) before capturing again.
+ */
 export type S2sCaptureIfPendingResult =
   | { readonly captured: true; readonly lookup: S2sGetTransStatusResult; readonly capture: S2sCaptureResult }
-  | { readonly captured: false; readonly lookup: S2sGetTransStatusResult; readonly status: S2sStatus | undefined }
+  | {
+      readonly captured: false
+      readonly lookup: S2sGetTransStatusResult
+      /** The payment's status as last seen: the capture answer's, else the lookup's. */
+      readonly status: S2sStatus | undefined
+      /** CAPTURE's answer, when it was sent and answered a result other than `SUCCESS`. */
+      readonly capture?: S2sCaptureResult
+    }
 
 /** The S2S CARD interface: form-encoded actions carrying `client_key` (rules Authentication 1, Platform 13). */
 export class S2s {
@@ -504,11 +517,16 @@ export class S2s {
    * Rule States 3 as one call: a status lookup, then CAPTURE only when the status is `PENDING`.
    * It cannot capture twice: the lookup is the only retried step, and CAPTURE is sent at most once
    * (`unsent-only`); if its outcome is unknown the error says `requestSent`, reconcile with a lookup.
+   * Only an answer with `result: SUCCESS` counts as captured; `DECLINED` or any other result is
+   * `captured: false` with the answer in `capture` (rule Platform 9).
    */
   async captureIfPending(params: S2sCaptureParams, call?: CallOptions): Promise<S2sCaptureIfPendingResult> {
     const lookup = await this.getTransStatus({ trans_id: params.trans_id }, call)
     if (lookup.status?.toUpperCase() !== 'PENDING') return { captured: false, lookup, status: lookup.status }
     const capture = await this.capture(params, call)
+    if (String(capture.result ?? '').toUpperCase() !== 'SUCCESS') {
+      return { captured: false, lookup, status: capture.status ?? lookup.status, capture }
+    }
     return { captured: true, lookup, capture }
   }
 }
