@@ -314,7 +314,8 @@ export class CardGateway {
    * finds nothing proves the call did not act only `settleAfterMs` (default 2 minutes) after it.
    */
   async reconcile(subject: PaywireError | Intent, options?: ReconcileOptions): Promise<CardReconciled> {
-    return reconcileCard(reconcileSubject(subject, 'CardGateway'), this.checkout, this.s2s, options)
+    const settled = reconcileSubject(subject, 'CardGateway', this.#http.service, this.#http.clock)
+    return reconcileCard(settled, this.checkout, this.s2s, options)
   }
 
   /** The money-moving calls of the `journal` still open: sent (or about to be) with no definite outcome yet. */

@@ -2,7 +2,9 @@
  * Settling an unknown card outcome by the operation's safe lookup (rules States 3, Limits 2):
  * CAPTURE, VOID and CREDITVOID by GET_TRANS_STATUS; purchase and credit by the Checkout status
  * lookup of their order_id; RECURRING_SALE by GET_TRANS_STATUS_BY_ORDER. Lookups only: nothing is
- * sent twice. A lookup that finds nothing counts as `not_applied` only where that proves it.
+ * sent twice. Only a readable record of the very call proves it acted (its order_id or trans_id,
+ * a status, no sign of another operation); an empty, unreadable or foreign answer proves nothing,
+ * and a lookup that finds nothing counts as `not_applied` only where that proves it.
  */
 
 import { DEFAULT_SETTLE_AFTER_MS, type Reconciled, type ReconcileOptions, type ReconcileSubject } from '@paywire/core'
@@ -14,20 +16,98 @@ import type { S2s, S2sActionResult } from './s2s.js'
 export type CardReconciled = Reconciled<CheckoutStatusResult | S2sActionResult>
 
 type Outcome = Reconciled['outcome']
+type State = CardReconciled['state']
 
 /** S2S statuses, per operation: which prove the call acted and which prove it did not (rule Platform 9). */
-const S2S_OUTCOMES: Readonly<Record<string, { applied: readonly string[]; notApplied: readonly string[] }>> = {
+const S2S_OUTCOMES: Readonly<
+  Record<string, { action: string; applied: readonly string[]; notApplied: readonly string[] }>
+> = {
   's2s.capture': {
+    action: 'CAPTURE',
     applied: ['SETTLED', 'REFUND', 'REVERSAL', 'CHARGEBACK'],
     notApplied: ['PENDING', 'VOID', 'DECLINED'],
   },
-  's2s.void': { applied: ['VOID'], notApplied: ['PENDING', 'SETTLED', 'REFUND', 'REVERSAL', 'CHARGEBACK', 'DECLINED'] },
+  's2s.void': {
+    action: 'VOID',
+    applied: ['VOID'],
+    notApplied: ['PENDING', 'SETTLED', 'REFUND', 'REVERSAL', 'CHARGEBACK', 'DECLINED'],
+  },
   // CREDITVOID answers ACCEPTED and settles later (rule Platform 11): SETTLED can still become REFUND.
-  's2s.creditVoid': { applied: ['REFUND', 'REVERSAL'], notApplied: ['PENDING', 'VOID', 'DECLINED'] },
+  's2s.creditVoid': {
+    action: 'CREDITVOID',
+    applied: ['REFUND', 'REVERSAL'],
+    notApplied: ['PENDING', 'VOID', 'DECLINED'],
+  },
 }
 
-function notFound(error: unknown): boolean {
-  return error instanceof CardGatewayError && error.isNotFound
+/**
+ * Checkout record kinds (the callback `type` values, rule Platform 14) that are another operation
+ * than the one reconciled: a purchase's record is never a credit or a recurring charge, and a
+ * credit's record is never a sale.
+ */
+const FOREIGN_KINDS: Readonly<Record<string, readonly string[]>> = {
+  'checkout.purchase': ['credit', 'recurring', 'debit', 'transfer'],
+  'checkout.credit': ['sale', 'recurring', 'debit', 'transfer', '3ds', 'redirect', 'capture', 'void', 'chargeback'],
+}
+
+/** A member that holds a value: a non-empty string or a finite number. */
+function present(value: unknown): value is string | number {
+  return (typeof value === 'string' && value.trim() !== '') || (typeof value === 'number' && Number.isFinite(value))
+}
+
+/** What a lookup gave: a record, nothing found, or an answer that cannot be read. */
+type Looked<T> = { readonly record: T } | { readonly notFound: true } | { readonly unreadable: string }
+
+async function look<T>(lookup: () => PromiseLike<T>): Promise<Looked<T>> {
+  try {
+    return { record: await lookup() }
+  } catch (error) {
+    if (error instanceof CardGatewayError && error.isNotFound) return { notFound: true }
+    // A 2xx the SDK cannot read (null, not JSON, an empty body) shows nothing either way.
+    if (error instanceof CardGatewayError && error.reason === 'unreadable_response') {
+      return { unreadable: error.message }
+    }
+    throw error
+  }
+}
+
+/** Why a Checkout status record is not the order reconciled, or `undefined` when it is. */
+function checkoutUnproven(operation: string, state: CheckoutStatusResult, orderId: string): string | undefined {
+  if (Object.keys(state).length === 0) return 'the status lookup answered 200 with an empty record'
+  const number = state.order?.number
+  if (!present(number) || String(number) !== orderId) {
+    return `the status lookup answered a record that does not name order ${orderId}`
+  }
+  for (const field of ['type', 'operation']) {
+    const kind = state[field]
+    if (typeof kind === 'string' && FOREIGN_KINDS[operation]?.includes(kind.toLowerCase())) {
+      return `the status lookup's record under order ${orderId} is a ${kind.toLowerCase()} (${field}), not the ${operation} reconciled`
+    }
+  }
+  if (!present(state.status)) return `the status lookup answered a record of order ${orderId} without a status`
+  return undefined
+}
+
+/**
+ * Why an S2S record is not the call reconciled, or `undefined` when it is: it names the key looked
+ * up (`trans_id` or `order_id`), carries a status, and is of the lookup or of the action reconciled.
+ */
+function s2sUnproven(
+  lookupAction: string,
+  action: string,
+  state: S2sActionResult,
+  key: { key: string; value: string },
+): string | undefined {
+  if (Object.keys(state).length === 0) return `${lookupAction} answered 200 with an empty record`
+  const named = state[key.key]
+  if (!present(named) || String(named) !== key.value) {
+    return `${lookupAction} answered a record that does not name ${key.key} ${key.value}`
+  }
+  if (present(state.action) && state.action !== lookupAction && state.action !== action) {
+    return `${lookupAction} answered the record of another action (${String(state.action)}) under ${key.key} ${key.value}`
+  }
+  if (!present(state.status)) return `${lookupAction} answered a record of ${key.key} ${key.value} without a status`
+  return undefined
 }
 
 /** Reconciles one unknown card outcome with the client's own Checkout and S2S interfaces. */
@@ -37,39 +117,44 @@ export async function reconcileCard(
   s2s: S2s,
   options: ReconcileOptions = {},
 ): Promise<CardReconciled> {
-  const { operation, reconciliation: key } = subject
-  const settleAt = subject.since + (options.settleAfterMs ?? DEFAULT_SETTLE_AFTER_MS)
-  const result = (
-    outcome: Outcome,
-    state: CardReconciled['state'],
-    evidence: string,
-    next?: string,
-  ): CardReconciled => {
+  const { operation, reconciliation: key, elapsedMs } = subject
+  const settleAfterMs = options.settleAfterMs ?? DEFAULT_SETTLE_AFTER_MS
+  const result = (outcome: Outcome, state: State, evidence: string, next?: string): CardReconciled => {
     // Absence proves nothing while the request can still arrive: a timed-out call may be queued at the gateway.
-    if (outcome === 'not_applied' && Date.now() < settleAt) {
+    if (outcome === 'not_applied' && elapsedMs < settleAfterMs) {
+      const at = new Date(Date.now() + (settleAfterMs - elapsedMs)).toISOString()
       return {
         outcome: 'still_unknown',
         operation,
         key,
         state,
         evidence: `${evidence}, but the call is recent enough to still arrive`,
-        next: `reconcile again after ${new Date(settleAt).toISOString()} (settleAfterMs)`,
+        next: `reconcile again after ${at} (settleAfterMs)`,
       }
     }
     return { outcome, operation, key, state, evidence, ...(next === undefined ? {} : { next }) }
   }
+  // What to do when the answer proves nothing: look again, and send nothing new until it does.
+  const unknown = (evidence: string, state?: State) =>
+    result(
+      'still_unknown',
+      state,
+      evidence,
+      `reconcile again once ${key.lookup} answers a readable record of ${key.key} ${key.value} (or check the gateway's admin portal); do not send the call again, under this or a new ${key.key}, before that`,
+    )
 
   const s2sRule = S2S_OUTCOMES[operation]
   if (s2sRule) {
-    let state: S2sActionResult
-    try {
-      state = await s2s.getTransStatus({ trans_id: key.value })
-    } catch (error) {
-      if (!notFound(error)) throw error
+    const looked = await look(() => s2s.getTransStatus({ trans_id: key.value }))
+    if ('notFound' in looked) {
       return result('not_applied', undefined, `GET_TRANS_STATUS finds no transaction ${key.value}`)
     }
-    const status = String(state.status ?? '').toUpperCase()
-    const seen = `GET_TRANS_STATUS shows ${key.value} as ${status || 'no status'}`
+    if ('unreadable' in looked) return unknown(`GET_TRANS_STATUS answered what cannot be read: ${looked.unreadable}`)
+    const state = looked.record
+    const problem = s2sUnproven('GET_TRANS_STATUS', s2sRule.action, state, key)
+    if (problem !== undefined) return unknown(problem, state)
+    const status = String(state.status).toUpperCase()
+    const seen = `GET_TRANS_STATUS shows ${key.value} as ${status}`
     if (s2sRule.applied.includes(status)) return result('applied', state, seen)
     if (s2sRule.notApplied.includes(status)) return result('not_applied', state, seen)
     return result(
@@ -83,26 +168,16 @@ export async function reconcileCard(
   }
 
   switch (operation) {
-    case 'checkout.purchase': {
-      try {
-        const state = await checkout.status({ order_id: key.value })
-        return result('applied', state, `the status lookup finds order ${key.value} (${state.status ?? 'no status'})`)
-      } catch (error) {
-        if (!notFound(error)) throw error
-        // No session was created for this order: the payer was never sent to pay it.
-        return result('not_applied', undefined, `the status lookup finds no order ${key.value}`)
-      }
-    }
+    case 'checkout.purchase':
     case 'checkout.credit': {
-      try {
-        const state = await checkout.status({ order_id: key.value })
-        return result(
-          'applied',
-          state,
-          `the status lookup finds the credit ${key.value} (${state.status ?? 'no status'})`,
-        )
-      } catch (error) {
-        if (!notFound(error)) throw error
+      const what = operation === 'checkout.purchase' ? 'order' : 'the credit'
+      const looked = await look(() => checkout.status({ order_id: key.value }))
+      if ('unreadable' in looked) return unknown(`the status lookup answered what cannot be read: ${looked.unreadable}`)
+      if ('notFound' in looked) {
+        if (operation === 'checkout.purchase') {
+          // No session was created for this order: the payer was never sent to pay it.
+          return result('not_applied', undefined, `the status lookup finds no order ${key.value}`)
+        }
         return result(
           'still_unknown',
           undefined,
@@ -110,15 +185,23 @@ export async function reconcileCard(
           'whether credits are listed by the status lookup is not published: check for a refund callback or the admin portal before refunding again',
         )
       }
+      const state = looked.record
+      const problem = checkoutUnproven(operation, state, key.value)
+      if (problem !== undefined) return unknown(problem, state)
+      return result('applied', state, `the status lookup finds ${what} ${key.value} (${String(state.status)})`)
     }
     case 's2s.recurringSale': {
-      try {
-        const state = await s2s.getTransStatusByOrder({ order_id: key.value })
-        return result('applied', state, `GET_TRANS_STATUS_BY_ORDER finds ${key.value} (${state.status ?? 'no status'})`)
-      } catch (error) {
-        if (!notFound(error)) throw error
+      const looked = await look(() => s2s.getTransStatusByOrder({ order_id: key.value }))
+      if ('notFound' in looked) {
         return result('not_applied', undefined, `GET_TRANS_STATUS_BY_ORDER finds no order ${key.value}`)
       }
+      if ('unreadable' in looked) {
+        return unknown(`GET_TRANS_STATUS_BY_ORDER answered what cannot be read: ${looked.unreadable}`)
+      }
+      const state = looked.record
+      const problem = s2sUnproven('GET_TRANS_STATUS_BY_ORDER', 'RECURRING_SALE', state, key)
+      if (problem !== undefined) return unknown(problem, state)
+      return result('applied', state, `GET_TRANS_STATUS_BY_ORDER finds ${key.value} (${String(state.status)})`)
     }
     default:
       // Schedules: no action reads one (rule S2S 1), so no lookup can settle them.

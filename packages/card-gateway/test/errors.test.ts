@@ -37,7 +37,9 @@ describe('error table: one named reason per row', () => {
     })
     // Look the first payment up before any new id (issue 26, item 5): a new id may pay twice.
     expect(error.message).toMatch(
-      new RegExp(`look the first payment up.*gw\\.checkout\\.status\\(\\{ order_id: "${number}" \\}\\).*before any new order_id`),
+      new RegExp(
+        `look the first payment up.*gw\\.checkout\\.status\\(\\{ order_id: "${number}" \\}\\).*before any new order_id`,
+      ),
     )
     expect(error.message).not.toMatch(/use a new order_id for a new payment attempt/)
   })
@@ -59,7 +61,9 @@ describe('error table: one named reason per row', () => {
     const error = await gatewayError(ctx.gw.s2s.recurringSale(params))
     expect(error.reason).toBe('duplicate_order')
     expect(error.message).toMatch(
-      new RegExp(`look the first payment up.*gw\\.s2s\\.getTransStatusByOrder\\(\\{ order_id: "${params.order_id}" \\}\\).*before any new order_id`),
+      new RegExp(
+        `look the first payment up.*gw\\.s2s\\.getTransStatusByOrder\\(\\{ order_id: "${params.order_id}" \\}\\).*before any new order_id`,
+      ),
     )
     expect(error.message).not.toMatch(/use a new order_id for a new payment attempt/)
     expect(ctx.simulator.ledger.filter((e) => e.kind === 'recurring_sale')).toHaveLength(1)
