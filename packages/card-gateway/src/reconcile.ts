@@ -203,8 +203,50 @@ export async function reconcileCard(
       if (problem !== undefined) return unknown(problem, state)
       return result('applied', state, `GET_TRANS_STATUS_BY_ORDER finds ${key.value} (${String(state.status)})`)
     }
+    case 's2s.createSchedule':
+      return createScheduleUnreconcilable(subject)
+    case 's2s.deleteSchedule':
+    case 's2s.updateSchedule': {
+      const action = operation === 's2s.deleteSchedule' ? 'DELETE_SCHEDULE' : 'UPDATE_SCHEDULE'
+      return notReconcilable(
+        subject,
+        `no action reads a schedule (rule S2S 1), so no lookup tells whether ${action} acted on schedule_id ${key.value}`,
+        operation === 's2s.deleteSchedule'
+          ? `send the same DELETE_SCHEDULE again: deleting twice is the same act, and "Schedule not found" then means it is gone (deleted by the first call, or never there); then close the intent in the journal`
+          : `send the same UPDATE_SCHEDULE again with the same values (it sets them once more; no money moves), or check the schedule in the gateway's admin portal; then close the intent in the journal`,
+      )
+    }
     default:
-      // Schedules: no action reads one (rule S2S 1), so no lookup can settle them.
-      return result('still_unknown', undefined, `no lookup reads the outcome of ${operation}`, key.lookup)
+      return notReconcilable(subject, `no lookup reads the outcome of ${operation}`, key.lookup)
   }
+}
+
+/** A result for a call no lookup can settle: nothing was looked up; a person decides. */
+function notReconcilable(subject: ReconcileSubject, evidence: string, next: string): CardReconciled {
+  const { operation, reconciliation: key } = subject
+  return { outcome: 'not_reconcilable', operation, key, state: undefined, evidence, next }
+}
+
+/**
+ * CREATE_SCHEDULE: no action reads a schedule (rule S2S 1), and repeating the call may create a
+ * second one. With a schedule_id it can be checked (and cancelled) by hand; without one nothing
+ * identifies the schedule, and the result says so.
+ */
+function createScheduleUnreconcilable(subject: ReconcileSubject): CardReconciled {
+  const { reconciliation: key } = subject
+  const close = 'then close the intent in the journal'
+  if (key.key === 'schedule_id') {
+    const id = JSON.stringify(key.value)
+    return notReconcilable(
+      subject,
+      `no action reads a schedule (rule S2S 1), so no lookup tells whether CREATE_SCHEDULE created schedule_id ${id}`,
+      `check in the gateway's admin portal (or with its support) whether schedule ${id} exists. If it does, it is created; if you must be sure there is none, DELETE_SCHEDULE (gw.s2s.deleteSchedule({ schedule_id: ${id} })) cancels it if it was created ("Schedule not found" if it was not). Do not send CREATE_SCHEDULE again before that: it may create a second schedule. ${close}`,
+    )
+  }
+  const name = JSON.stringify(key.value)
+  return notReconcilable(
+    subject,
+    `no action reads a schedule (rule S2S 1) and this CREATE_SCHEDULE was sent without a schedule_id: nothing identifies the schedule it may have created, so nothing can be reconciled`,
+    `look in the gateway's admin portal for a schedule named ${name} created around the time of the call. Do not send CREATE_SCHEDULE again before that: it may create a second schedule. Send your own schedule_id next time, so a lost answer can be checked by it (and the schedule cancelled with DELETE_SCHEDULE); ${close}`,
+  )
 }

@@ -7,7 +7,9 @@ import {
   defineOperation,
   type OperationClient,
   type OperationOptions,
+  type Reconciliation,
   type ResultOf,
+  type SentRequest,
   safe,
   unsentOnly,
   withinWindow,
@@ -29,7 +31,7 @@ import {
   uuid,
   withAmountRule,
 } from './schemas.js'
-import { SIGNED_OPERATIONS, signRequest } from './signature.js'
+import { SIGNED_OPERATIONS, signRequest, wireField } from './signature.js'
 
 /** The nine action names; no other name can be sent through the typed surface (rule S2S 1). */
 export type S2sActionName =
@@ -164,7 +166,11 @@ export interface S2sCreateScheduleParams {
   interval_unit: S2sIntervalUnit | (string & {})
   /** How many payments: a positive whole number (or its digit string). */
   payments_count: number | string
-  /** Your own UUID for the schedule; the gateway makes one when omitted (rule S2S 2). */
+  /**
+   * Your own UUID for the schedule; the gateway makes one when omitted (rule S2S 2). Send one: no
+   * action reads a schedule, so after a lost answer it is what you can check the schedule by
+   * (and cancel it with DELETE_SCHEDULE); without it nothing identifies the schedule.
+   */
   schedule_id?: string | undefined
 }
 
@@ -239,6 +245,31 @@ const byScheduleLookup = reconcileBy(
   () =>
     'a repeat of the same call with this schedule_id (no action reads a schedule; a second DELETE_SCHEDULE answers "Schedule not found")',
 )
+
+const SECOND_SCHEDULE = 'do not send CREATE_SCHEDULE again before that: it may create a second schedule'
+
+/**
+ * The key of an unknown CREATE_SCHEDULE (rule S2S 1: no action reads a schedule): the schedule_id
+ * when the call sent one, else the schedule's name, the only thing a person can search the admin
+ * portal by. Either way the check is by hand, and `reconcile` answers `not_reconcilable`.
+ */
+function createScheduleKey({ wire }: SentRequest): Reconciliation | undefined {
+  if (wire === undefined) return undefined
+  const scheduleId = wireField(wire, 'schedule_id')
+  if (scheduleId) {
+    return {
+      key: 'schedule_id',
+      value: scheduleId,
+      lookup: `a check by hand in the gateway's admin portal for schedule_id ${JSON.stringify(scheduleId)} (no action reads a schedule; ${SECOND_SCHEDULE})`,
+    }
+  }
+  const name = wireField(wire, 'name') ?? ''
+  return {
+    key: 'name',
+    value: name,
+    lookup: `a check by hand in the gateway's admin portal for a schedule named ${JSON.stringify(name)} (no schedule_id was sent and no action reads a schedule; ${SECOND_SCHEDULE})`,
+  }
+}
 
 /** Every S2S answer: the commonly present fields typed, every other field kept. */
 const decodeAction = (value: unknown) => lenient<S2sActionResult>(value as Record<string, unknown>, STRING_FIELDS)
@@ -339,7 +370,7 @@ export const S2S_ACTIONS = {
     retry: unsentOnly,
     toWire: actionWire('s2s.createSchedule'),
     finalize: signRequest, // hash inputs not published: the client must name them
-    reconcile: byScheduleLookup,
+    reconcile: createScheduleKey,
     decode: decodeAction,
   }),
   deleteSchedule: defineOperation({

@@ -144,13 +144,61 @@ describe('gw.reconcile(error): a definite answer from the lookups', () => {
     expect(await ctx.gw.reconcile(error)).toMatchObject({ outcome: 'applied' })
   })
 
-  it('a schedule call has no lookup: still_unknown, saying what to do', async () => {
+  it('a DELETE_SCHEDULE or UPDATE_SCHEDULE has no lookup: not_reconcilable, saying the same call is harmless to repeat', async () => {
     const ctx = await setup()
+    const schedule_id = '9b0c6e1a-3f7d-4c2e-8a51-7d2f0e4b9c13'
     ctx.simulator.failNext({ status: 500 })
-    const error = await rejection(ctx.gw.s2s.deleteSchedule({ schedule_id: '9b0c6e1a-3f7d-4c2e-8a51-7d2f0e4b9c13' }))
-    const result = await ctx.gw.reconcile(error as PaywireError)
-    expect(result.outcome).toBe('still_unknown')
-    expect(result.next).toMatch(/schedule_id/)
+    const deleted = await rejection(ctx.gw.s2s.deleteSchedule({ schedule_id }))
+    const before = ctx.server.requests.length
+    const result = await ctx.gw.reconcile(deleted as PaywireError)
+    expect(result).toMatchObject({ outcome: 'not_reconcilable', key: { key: 'schedule_id', value: schedule_id } })
+    expect(result.evidence).toMatch(/no action reads a schedule/)
+    expect(result.next).toMatch(/DELETE_SCHEDULE again.*Schedule not found/)
+    ctx.simulator.failNext({ status: 500 })
+    const updated = await rejection(ctx.gw.s2s.updateSchedule({ schedule_id, name: 'Weekly' }))
+    expect(await ctx.gw.reconcile(updated as PaywireError)).toMatchObject({ outcome: 'not_reconcilable' })
+    expect(ctx.server.requests.length).toBe(before + 1) // the update only: reconcile looked nothing up
+  })
+
+  describe('CREATE_SCHEDULE whose answer was lost (issue 26, item 6)', () => {
+    const schedule = { name: 'Monthly plan', interval_length: 1, interval_unit: 'month', payments_count: 12 } as const
+    const client = { hashInputs: { 's2s.createSchedule': ['name'] } }
+    const sim = { hashInputs: { CREATE_SCHEDULE: ['name'] } }
+
+    it('without a schedule_id: the error carries a key and points at no lookup; reconcile says plainly nothing is reconcilable', async () => {
+      const journal = new MemoryIntentStore()
+      const ctx = await setup({ sim, client: { ...client, journal } })
+      const error = await lostAnswer(ctx, () => ctx.gw.s2s.createSchedule(schedule))
+      expect(error.reconciliation).toMatchObject({ key: 'name', value: 'Monthly plan' })
+      expect(error.message).not.toMatch(/status lookup/)
+      expect(error.message).toMatch(/admin portal/)
+      expect(error.message).toMatch(/second schedule/)
+      const before = ctx.server.requests.length
+      const result = await ctx.gw.reconcile(error)
+      expect(result.outcome).toBe('not_reconcilable')
+      expect(result.evidence).toMatch(/without a schedule_id/)
+      expect(result.evidence).toMatch(/nothing can be reconciled/)
+      expect(result.next).toMatch(/"Monthly plan"/)
+      expect(result.next).toMatch(/may create a second schedule/)
+      expect(result.next).toMatch(/schedule_id next time/)
+      expect(ctx.server.requests.length).toBe(before)
+      const [fromJournal] = await ctx.gw.reconcileAll()
+      expect(fromJournal?.result.outcome).toBe('not_reconcilable')
+      expect(await ctx.gw.pendingIntents()).toHaveLength(1) // left open for a person to close
+      expect(ctx.simulator.ledger.filter((e) => e.kind === 'schedule_created')).toHaveLength(1)
+    })
+
+    it('with a schedule_id: not_reconcilable, naming the schedule_id and how to make sure', async () => {
+      const ctx = await setup({ sim, client })
+      const schedule_id = '0f6e7a0c-1d2b-4c3d-9e8f-a1b2c3d4e5f6'
+      const error = await lostAnswer(ctx, () => ctx.gw.s2s.createSchedule({ ...schedule, schedule_id }))
+      expect(error.reconciliation).toMatchObject({ key: 'schedule_id', value: schedule_id })
+      expect(error.message).toMatch(/second schedule/)
+      const result = await ctx.gw.reconcile(error)
+      expect(result.outcome).toBe('not_reconcilable')
+      expect(result.next).toContain(schedule_id)
+      expect(result.next).toMatch(/DELETE_SCHEDULE/)
+    })
   })
 
   it('refuses what has nothing to reconcile: a definite error, a lookup error, not an error at all', async () => {
