@@ -8,11 +8,15 @@
  */
 
 import { DEFAULT_SETTLE_AFTER_MS, type Reconciled, type ReconcileOptions, type ReconcileSubject } from '@paywire/core'
-import type { Checkout, CheckoutStatusResult } from './checkout.js'
+import { type Checkout, type CheckoutStatusResult, DEDUP_WINDOW_MS } from './checkout.js'
 import { CardGatewayError } from './errors.js'
 import type { S2s, S2sActionResult } from './s2s.js'
 
-/** What a card reconciliation looked at: the status answer of the payment or transaction. */
+/**
+ * What a card reconciliation looked at: the status answer of the payment or transaction. An
+ * `applied` purchase also has `next`: how to get the payer's `redirect_url` back, which the status
+ * lookup does not carry (docs/reconciliation.md).
+ */
 export type CardReconciled = Reconciled<CheckoutStatusResult | S2sActionResult>
 
 type Outcome = Reconciled['outcome']
@@ -188,7 +192,9 @@ export async function reconcileCard(
       const state = looked.record
       const problem = checkoutUnproven(operation, state, key.value)
       if (problem !== undefined) return unknown(problem, state)
-      return result('applied', state, `the status lookup finds ${what} ${key.value} (${String(state.status)})`)
+      const seen = `the status lookup finds ${what} ${key.value} (${String(state.status)})`
+      if (operation === 'checkout.purchase') return result('applied', state, seen, redirectBack(elapsedMs))
+      return result('applied', state, seen)
     }
     case 's2s.recurringSale': {
       const looked = await look(() => s2s.getTransStatusByOrder({ order_id: key.value }))
@@ -219,6 +225,22 @@ export async function reconcileCard(
     default:
       return notReconcilable(subject, `no lookup reads the outcome of ${operation}`, key.lookup)
   }
+}
+
+/**
+ * `next` of an applied purchase: the status lookup does not carry the payer's `redirect_url`, and
+ * only an identical resend inside the 15 s dedup window answers the same session again (rule
+ * Limits 1). The window runs from when the gateway received the first attempt, which is no later
+ * than when the call ended, so its end is given as "at the latest".
+ */
+function redirectBack(elapsedMs: number): string {
+  const lost = "the status lookup does not give the payer's redirect_url back"
+  const left = DEDUP_WINDOW_MS - elapsedMs
+  if (left > 0) {
+    const latest = new Date(Date.now() + left).toISOString()
+    return `${lost}: send the identical purchase again (the same body, same order_id) within the gateway's 15 s dedup window from when it was first sent, at the latest ${latest}, and it answers the same session with its redirect_url, without opening a second one`
+  }
+  return `${lost}, and the 15 s dedup window in which an identical resend answers the same session has passed (a resend now can be refused as "order_id: Duplicate payment."): this session's redirect_url cannot be got back, and the payer was never sent to it. To let the payer pay, start a new purchase under a new order_id`
 }
 
 /** A result for a call no lookup can settle: nothing was looked up; a person decides. */

@@ -7,6 +7,7 @@
  */
 
 import { type Intent, type IntentStore, MemoryIntentStore, PaywireError, RequestValidationError } from '@paywire/core'
+import { createTestClock } from '@paywire/core/testing'
 import { describe, expect, it } from 'vitest'
 import { formatAmount } from '../src/index.js'
 import { orderId, paidPayment, rejection, type Setup, setup } from './helpers.js'
@@ -108,6 +109,44 @@ describe('gw.reconcile(error): a definite answer from the lookups', () => {
     expect(await fresh.gw.reconcile(never as PaywireError)).toMatchObject({ outcome: 'still_unknown' })
     expect(await fresh.gw.reconcile(never as PaywireError, { settleAfterMs: 0 })).toMatchObject({
       outcome: 'not_applied',
+    })
+  })
+
+  describe("a purchase reconciled as applied says how to get the payer's redirect_url back (issue 26, item 10)", () => {
+    const purchaseOf = (number: string) => ({
+      order: { number, amount: '10.00', currency: 'USD', description: 'Lost redirect' },
+      ...urls,
+    })
+
+    it('inside the 15 s window: next says to resend the identical purchase, which answers the same session', async () => {
+      const ctx = await setup()
+      const number = orderId()
+      ctx.simulator.failNext({ path: '/api/v1/session', when: 'after' })
+      const lost = (await rejection(ctx.gw.checkout.purchase(purchaseOf(number)))) as PaywireError
+      const result = await ctx.gw.reconcile(lost)
+      expect(result.outcome).toBe('applied')
+      expect(result.next).toMatch(/redirect_url/)
+      expect(result.next).toMatch(/identical purchase/)
+      expect(result.next).toMatch(/same session/)
+      expect(result.next).toMatch(/at the latest \d{4}-\d\d-\d\dT/)
+      // Following the advice: the identical resend gives the session back, and opens no second one.
+      const again = await ctx.gw.checkout.purchase(purchaseOf(number))
+      expect(again.redirect_url).toMatch(/^https?:\/\//)
+      expect(ctx.simulator.ledger.filter((e) => e.kind === 'session')).toHaveLength(1)
+    })
+
+    it('after the window: next says plainly the redirect_url cannot be got back and a resend can be refused', async () => {
+      const clock = createTestClock(Date.UTC(2026, 10, 24, 12))
+      const ctx = await setup({ sim: { clock }, client: { clock } })
+      const number = orderId()
+      ctx.simulator.failNext({ path: '/api/v1/session', when: 'after' })
+      const lost = (await rejection(ctx.gw.checkout.purchase(purchaseOf(number)))) as PaywireError
+      clock.advance(16_000)
+      const result = await ctx.gw.reconcile(lost)
+      expect(result.outcome).toBe('applied')
+      expect(result.next).toMatch(/15 s dedup window.*has passed/)
+      expect(result.next).toMatch(/Duplicate payment/)
+      expect(result.next).toMatch(/new order_id/)
     })
   })
 
