@@ -23,6 +23,7 @@ import {
   type Secret,
 } from '@paywire/core'
 import pkg from '../package.json' with { type: 'json' }
+import { AMOUNT_FORMS, type AmountForm } from './amount.js'
 import { Callbacks } from './callbacks.js'
 import { Checkout } from './checkout.js'
 import { gatewayAnswers } from './errors.js'
@@ -61,6 +62,14 @@ export interface CardGatewayPlatformDefaults {
    * seen signing requests with `mb_strtoupper` while callbacks use `strtoupper`. Default `'ascii'`.
    */
   readonly callbackUppercase?: UppercaseMode
+  /**
+   * How every amount (purchase `order.amount`, credit `order_amount`, RECURRING_SALE `order_amount`,
+   * CAPTURE and CREDITVOID `amount`) is checked before sending. Default `'two-decimals'`: the
+   * gateway's rule, two decimals in every currency (`10.50` KWD, `100.00` ISK). `'per-currency'`
+   * opts in to the platform's forms (rule Platform 22: `10.500` KWD, `100` ISK, `1000.00` JPY); write
+   * them with `formatAmount(minor, currency, { form: 'per-currency' })`.
+   */
+  readonly amountForm?: AmountForm
 }
 
 /** Options of `new CardGateway(...)`; every platform default (the Platform rules) can be overridden here. */
@@ -136,11 +145,16 @@ function resolveRules(allowPrivate: unknown, given: CardGatewayPlatformDefaults 
   }
   const numberMax = overrides.orderNumberMaxLength ?? DEFAULT_RULES.orderNumberMaxLength
   if (!isCount(numberMax, 1)) invalid('platformDefaults.orderNumberMaxLength', 'must be a whole number >= 1')
+  const amountForm = overrides.amountForm ?? DEFAULT_RULES.amountForm
+  if (!AMOUNT_FORMS.includes(amountForm)) {
+    invalid('platformDefaults.amountForm', 'must be "two-decimals" (the default) or "per-currency"')
+  }
   return {
     allowPrivateRedirectUrls: allowPrivate === true,
     intervalUnits: Object.freeze([...units]),
     orderDescriptionLength: Object.freeze({ min: description.min, max: description.max }),
     orderNumberMaxLength: numberMax,
+    amountForm,
   }
 }
 

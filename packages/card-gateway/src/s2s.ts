@@ -15,6 +15,7 @@ import {
   withinWindow,
 } from '@paywire/core'
 import * as z from 'zod'
+import type { AmountForm } from './amount.js'
 import { DEDUP_WINDOW_MS } from './checkout.js'
 import {
   amountText,
@@ -68,10 +69,11 @@ function intervalUnit(units: readonly string[]) {
 const byTransId = z.strictObject({ trans_id: nonEmpty })
 const byOrderId = z.strictObject({ order_id: nonEmpty })
 const byScheduleId = z.strictObject({ schedule_id: uuid })
-// The request names no currency, so the amount is checked against every currency's form (rule Platform 22).
-const amountOptional = withAmountRule(z.strictObject({ trans_id: nonEmpty, amount: amountText.optional() }), 'amount')
+// The request names no currency: two decimals by default; under 'per-currency' any currency's form (rule Platform 22).
+const amountOptional = (form: AmountForm) =>
+  withAmountRule(z.strictObject({ trans_id: nonEmpty, amount: amountText.optional() }), form, 'amount')
 
-const recurringSaleParams = (allowPrivateRedirectUrls: boolean) =>
+const recurringSaleParams = (allowPrivateRedirectUrls: boolean, form: AmountForm) =>
   withAmountRule(
     z.strictObject({
       order_id: nonEmpty,
@@ -82,6 +84,7 @@ const recurringSaleParams = (allowPrivateRedirectUrls: boolean) =>
       recurring_token: nonEmpty,
       term_url_3ds: redirectUrl(allowPrivateRedirectUrls).optional(),
     }),
+    form,
     'order_amount',
     'order_currency',
   )
@@ -120,7 +123,7 @@ export interface S2sGetTransStatusByOrderParams {
 export interface S2sCaptureParams {
   /** The authorised (`pending`) transaction; the hash input (rules States 1, Authentication 5). */
   trans_id: string
-  /** A partial capture: the amount string in its currency's form, e.g. `"5.00"`; omitted captures it all (rules Platform 11, 22). */
+  /** A partial capture: the amount string with two decimals, e.g. `"5.00"`; omitted captures it all (rules Interfaces, Platform 11). */
   amount?: string | undefined
 }
 
@@ -134,7 +137,7 @@ export interface S2sVoidParams {
 export interface S2sCreditVoidParams {
   /** The transaction to refund or reverse; the hash input (rule Authentication 5). */
   trans_id: string
-  /** A partial refund: the amount string in its currency's form, e.g. `"5.00"`; omitted refunds it all (rules Platform 11, 22). */
+  /** A partial refund: the amount string with two decimals, e.g. `"5.00"`; omitted refunds it all (rules Interfaces, Platform 11). */
   amount?: string | undefined
 }
 
@@ -142,11 +145,11 @@ export interface S2sCreditVoidParams {
 export interface S2sRecurringSaleParams {
   /** A new order identifier for this charge; the hash input; deduplicated for 15 s (rule Limits 1). */
   order_id: string
-  /** The amount string in the currency's form, e.g. `"10.00"` (rule Platform 22). */
+  /** The amount string with two decimals, e.g. `"10.00"` (rule Interfaces; per currency by opt-in, rule Platform 22). */
   order_amount: string
   /** Not empty. */
   order_description: string
-  /** ISO 4217 code in capitals; without it the amount is checked against every currency's form (rule Platform 22). */
+  /** ISO 4217 code in capitals; with it a currency without a minor unit takes `.00` (rule Interfaces). */
   order_currency?: string | undefined
   /** The `trans_id` of the initial recurring payment; must pair with `recurring_token` (rule S2S 4). */
   recurring_first_trans_id: string
@@ -193,9 +196,9 @@ export interface S2sUpdateScheduleParams {
 const paramsMatch: [
   SameShape<z.input<typeof byTransId>, S2sGetTransStatusParams>,
   SameShape<z.input<typeof byOrderId>, S2sGetTransStatusByOrderParams>,
-  SameShape<z.input<typeof amountOptional>, S2sCaptureParams>,
+  SameShape<z.input<ReturnType<typeof amountOptional>>, S2sCaptureParams>,
   SameShape<z.input<typeof byTransId>, S2sVoidParams>,
-  SameShape<z.input<typeof amountOptional>, S2sCreditVoidParams>,
+  SameShape<z.input<ReturnType<typeof amountOptional>>, S2sCreditVoidParams>,
   SameShape<z.input<ReturnType<typeof recurringSaleParams>>, S2sRecurringSaleParams>,
   SameShape<z.input<ReturnType<typeof createScheduleParams>>, S2sCreateScheduleParams>,
   SameShape<z.input<typeof byScheduleId>, S2sDeleteScheduleParams>,
@@ -310,7 +313,7 @@ export const S2S_ACTIONS = {
     base: 's2s',
     path: '/post',
     encoding: 'form',
-    params: amountOptional, // amount: partial capture (rule Platform 11)
+    params: (ctx: GatewayContext) => amountOptional(ctx.rules.amountForm), // amount: partial capture (rule Platform 11)
     retry: unsentOnly, // a repeated capture can act twice
     toWire: actionWire('s2s.capture'),
     finalize: signRequest,
@@ -336,7 +339,7 @@ export const S2S_ACTIONS = {
     base: 's2s',
     path: '/post',
     encoding: 'form',
-    params: amountOptional, // amount: partial refund (rule Platform 11)
+    params: (ctx: GatewayContext) => amountOptional(ctx.rules.amountForm), // amount: partial refund (rule Platform 11)
     retry: unsentOnly,
     toWire: actionWire('s2s.creditVoid'),
     finalize: signRequest,
@@ -349,7 +352,7 @@ export const S2S_ACTIONS = {
     base: 's2s',
     path: '/post',
     encoding: 'form',
-    params: (ctx: GatewayContext) => recurringSaleParams(ctx.rules.allowPrivateRedirectUrls),
+    params: (ctx: GatewayContext) => recurringSaleParams(ctx.rules.allowPrivateRedirectUrls, ctx.rules.amountForm),
     retry: withinWindow(DEDUP_WINDOW_MS), // carries order_id: the gateway dedups within 15 s
     toWire: actionWire('s2s.recurringSale'),
     finalize: signRequest,
