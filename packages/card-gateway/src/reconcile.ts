@@ -144,7 +144,7 @@ export async function reconcileCard(
       'still_unknown',
       state,
       evidence,
-      `reconcile again once ${key.lookup} answers a readable record of ${key.key} ${key.value} (or check the gateway's admin portal); do not send the call again, under this or a new ${key.key}, before that`,
+      `reconcile again once ${key.lookup} answers a readable record of ${key.key} ${key.value} (or check the gateway's admin portal); do not send the call again${key.key === 'order_id' ? ', under this or a new order_id,' : ''} before that`,
     )
 
   const s2sRule = S2S_OUTCOMES[operation]
