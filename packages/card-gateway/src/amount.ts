@@ -1,6 +1,9 @@
 /**
- * Amount strings per currency (rule Platform 22). Amounts are hashed, so the exact string matters:
- * one table decides both how `formatAmount` writes an amount and which strings the SDK accepts.
+ * Amount strings. Amounts are hashed, so the exact string matters: one rule decides both how
+ * `formatAmount` writes an amount and which strings the SDK sends. The gateway's rule comes first:
+ * every amount goes on the wire with two decimals (rule Interfaces: `10.00`), in every currency.
+ * The platform's per-currency forms (rule Platform 22: three decimals for KWD, none for ISK) are an
+ * explicit opt-in, `platformDefaults.amountForm: 'per-currency'`.
  */
 
 import { RequestValidationError, type ValidationIssue } from '@paywire/core'
@@ -44,6 +47,22 @@ export const CURRENCY_PATTERN = /^[A-Z]{3}$/
 /** The currency rule, in words, for messages. */
 export const CURRENCY_RULE = 'must be a three-letter ISO 4217 currency code in capitals, e.g. "USD"'
 
+/**
+ * How amounts are written: `'two-decimals'` (default: the gateway's rule, `10.00` in every currency)
+ * or `'per-currency'` (the platform's forms: ISO 4217 decimals, two zero decimals for CLP, JPY, KRW
+ * and UGX; rule Platform 22).
+ */
+export type AmountForm = 'two-decimals' | 'per-currency'
+
+/** The amount forms, for option checks. */
+export const AMOUNT_FORMS: readonly AmountForm[] = ['two-decimals', 'per-currency']
+
+/** Options of `formatAmount`. */
+export interface FormatAmountOptions {
+  /** Default `'two-decimals'`; `'per-currency'` when the client has `platformDefaults.amountForm: 'per-currency'`. */
+  readonly form?: AmountForm
+}
+
 interface WireFormat {
   /** Minor units of the currency (ISO 4217). */
   readonly exponent: number
@@ -51,20 +70,26 @@ interface WireFormat {
   readonly decimals: number
 }
 
-function wireFormat(currency: string): WireFormat {
+function wireFormat(currency: string, form: AmountForm): WireFormat {
   const exponent = MINOR_UNITS[currency] ?? 2
+  if (form === 'two-decimals') return { exponent, decimals: 2 }
   return { exponent, decimals: SENT_WITH_ZERO_CENTS.has(currency) ? 2 : exponent }
 }
 
 /**
  * Writes an amount given in minor units (cents, fils; whole yen for JPY) as the exact string the
- * gateway signs and expects for `currency` (rule Platform 22): `formatAmount(1050, 'USD')` is
- * `"10.50"`, `formatAmount(10500, 'KWD')` is `"10.500"`, `formatAmount(1000, 'JPY')` is
- * `"1000.00"` (this platform's form for JPY, CLP, KRW and UGX), `formatAmount(100, 'ISK')` is `"100"`.
+ * gateway signs: with two decimals by default (rule Interfaces), `formatAmount(1050, 'USD')` is
+ * `"10.50"`, `formatAmount(10500, 'KWD')` is `"10.50"`, `formatAmount(100, 'ISK')` is `"100.00"`;
+ * an amount finer than a cent (10.505 KWD) is refused. With `{ form: 'per-currency' }` it writes the
+ * platform's form (rule Platform 22): `"10.500"` KWD, `"100"` ISK, `"1000.00"` JPY.
  * Throws `RequestValidationError` for a negative or fractional amount or a malformed currency.
  */
-export function formatAmount(minorUnits: number | bigint, currency: string): string {
+export function formatAmount(minorUnits: number | bigint, currency: string, options: FormatAmountOptions = {}): string {
   const issues: ValidationIssue[] = []
+  const form = options.form ?? 'two-decimals'
+  if (!AMOUNT_FORMS.includes(form)) {
+    issues.push({ path: 'options.form', message: 'must be "two-decimals" or "per-currency"' })
+  }
   if (typeof currency !== 'string' || !CURRENCY_PATTERN.test(currency)) {
     issues.push({ path: 'currency', message: CURRENCY_RULE })
   }
@@ -78,12 +103,21 @@ export function formatAmount(minorUnits: number | bigint, currency: string): str
     })
   }
   if (issues.length > 0) throw new RequestValidationError('formatAmount', issues)
-  const { exponent, decimals } = wireFormat(currency)
+  const { exponent, decimals } = wireFormat(currency, form)
   const digits = BigInt(minorUnits)
     .toString()
     .padStart(exponent + 1, '0')
   const units = digits.slice(0, digits.length - exponent)
-  const fraction = digits.slice(digits.length - exponent).padEnd(decimals, '0')
+  const minor = digits.slice(digits.length - exponent)
+  if (minor.length > decimals && /[^0]/.test(minor.slice(decimals))) {
+    throw new RequestValidationError('formatAmount', [
+      {
+        path: 'minorUnits',
+        message: `is ${units}.${minor} ${currency}, which cannot be written with the two decimals the gateway takes: round it to a whole hundredth (or, if your gateway takes ${currency} with ${exponent} decimals, set platformDefaults.amountForm: 'per-currency' and pass { form: 'per-currency' })`,
+      },
+    ])
+  }
+  const fraction = minor.slice(0, decimals).padEnd(decimals, '0')
   return decimals === 0 ? units : `${units}.${fraction}`
 }
 
@@ -102,26 +136,40 @@ function amountPattern(exponent: number, decimals: number): RegExp {
 }
 
 /**
- * Why `amount` is not a wire amount of `currency` (rule Platform 22), or `undefined` when it is.
- * Without a currency (a partial capture or refund names none), any currency's shape is accepted.
- * Amounts are positive, with no sign, exponent or leading zeros.
+ * Why `amount` is not a wire amount of `currency` in `form`, or `undefined` when it is. By default
+ * (rule Interfaces) every amount has exactly two decimals, `.00` for a currency without a minor
+ * unit. With `'per-currency'` (rule Platform 22) each currency's own form; without a currency (a
+ * partial capture or refund names none) any currency's shape is accepted. Amounts are positive, with
+ * no sign, exponent or leading zeros.
  */
-export function amountProblem(amount: string, currency: string | undefined): string | undefined {
-  if (currency === undefined || !CURRENCY_PATTERN.test(currency)) {
-    if (/^(0|[1-9]\d*)(\.\d{2,4})?$/.test(amount) && !/^0(\.0+)?$/.test(amount)) return undefined
+export function amountProblem(
+  amount: string,
+  currency: string | undefined,
+  form: AmountForm = 'two-decimals',
+): string | undefined {
+  const positive = !/^0(\.0+)?$/.test(amount)
+  const known = currency !== undefined && CURRENCY_PATTERN.test(currency)
+  if (form === 'two-decimals') {
+    const exponent = known ? (MINOR_UNITS[currency] ?? 2) : 2
+    if (amountPattern(exponent === 0 ? 0 : 2, 2).test(amount) && positive) return undefined
+    const shape = exponent === 0 && known ? `written with ".00" (${currency} has no minor unit)` : 'e.g. "10.50"'
+    return `must be a positive amount with exactly two decimals, ${shape}: the gateway takes every amount with two decimals (formatAmount writes it)`
+  }
+  if (!known) {
+    if (/^(0|[1-9]\d*)(\.\d{2,4})?$/.test(amount) && positive) return undefined
     return (
       'must be a positive decimal amount written as its currency takes it: whole, or with 2 decimals ' +
       '(3 or 4 for some currencies), e.g. "10.50"'
     )
   }
-  const { exponent, decimals } = wireFormat(currency)
-  if (amountPattern(exponent, decimals).test(amount) && !/^0(\.0+)?$/.test(amount)) return undefined
-  const example = formatAmount(exponent === 0 ? 1000 : 1050 * 10 ** (exponent - 2), currency)
+  const { exponent, decimals } = wireFormat(currency, form)
+  if (amountPattern(exponent, decimals).test(amount) && positive) return undefined
+  const example = formatAmount(exponent === 0 ? 1000 : 1050 * 10 ** (exponent - 2), currency, { form })
   const shape =
     decimals === 0
       ? `a whole number with no decimals (${currency} has no minor unit)`
       : exponent === 0
         ? `a whole number written with ".00" (${currency} has no minor unit, and the gateway takes it with two zero decimals)`
         : `exactly ${decimals} decimals`
-  return `must be a positive ${currency} amount: ${shape}, e.g. "${example}" (formatAmount writes it from minor units)`
+  return `must be a positive ${currency} amount: ${shape}, e.g. "${example}" (formatAmount with { form: 'per-currency' } writes it)`
 }

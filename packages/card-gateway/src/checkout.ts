@@ -41,7 +41,7 @@ function lengthBetween(min: number, max: number) {
 export interface CheckoutOrder {
   /** Your order identifier, 1 to 255 characters; the gateway dedups repeats of it for 15 s (rules Limits 1, Platform 6). */
   number: string
-  /** The exact amount string sent and signed, in the currency's form: `"10.50"` USD, `"1000.00"` JPY, `"10.500"` KWD (rule Platform 22; `formatAmount` writes it). */
+  /** The exact amount string sent and signed, with two decimals: `"10.50"` USD or KWD, `"1000.00"` JPY (rule Interfaces; per currency by opt-in, rule Platform 22; `formatAmount` writes it). */
   amount: string
   /** ISO 4217 code in capitals, e.g. `"USD"` (rule Platform 22). */
   currency: string
@@ -118,6 +118,7 @@ function purchaseParams(rules: RequestRules) {
         currency: currencyCode,
         description: lengthBetween(min, max),
       }),
+      rules.amountForm,
       'amount',
       'currency',
     ),
@@ -157,7 +158,7 @@ function purchaseParams(rules: RequestRules) {
 export interface CheckoutCreditParams {
   /** A new identifier for this refund, unique per attempt: the gateway dedups on it (rule Limits 1). */
   order_id: string
-  /** The refunded amount as the exact string sent and signed: `"5.00"` USD (rule Platform 22; `formatAmount` writes it). */
+  /** The refunded amount as the exact string sent and signed, with two decimals: `"5.00"` (rule Interfaces; `formatAmount` writes it). */
   order_amount: string
   /** ISO 4217 code in capitals, e.g. `"USD"` (rule Platform 22). */
   order_currency: string
@@ -169,27 +170,29 @@ export interface CheckoutCreditParams {
   name: string
 }
 
-const creditParams = withAmountRule(
-  z.strictObject({
-    order_id: nonEmpty,
-    order_amount: amountText,
-    order_currency: currencyCode,
-    order_description: z.string(),
-    card_token: z
-      .string({
-        error: (issue) =>
-          Array.isArray(issue.input)
-            ? 'must be a single string: the credit endpoint rejects an array card_token (only purchase takes an array)'
-            : issue.input === undefined
-              ? 'is required: the card_token of the original sale (purchase with req_token: true)'
-              : 'must be a string (the card_token of the original sale)',
-      })
-      .min(1, 'must not be empty'),
-    name: nonEmpty,
-  }),
-  'order_amount',
-  'order_currency',
-)
+const creditParams = (rules: RequestRules) =>
+  withAmountRule(
+    z.strictObject({
+      order_id: nonEmpty,
+      order_amount: amountText,
+      order_currency: currencyCode,
+      order_description: z.string(),
+      card_token: z
+        .string({
+          error: (issue) =>
+            Array.isArray(issue.input)
+              ? 'must be a single string: the credit endpoint rejects an array card_token (only purchase takes an array)'
+              : issue.input === undefined
+                ? 'is required: the card_token of the original sale (purchase with req_token: true)'
+                : 'must be a string (the card_token of the original sale)',
+        })
+        .min(1, 'must not be empty'),
+      name: nonEmpty,
+    }),
+    rules.amountForm,
+    'order_amount',
+    'order_currency',
+  )
 
 const statusParams = z
   .strictObject({ payment_id: nonEmpty.optional(), order_id: nonEmpty.optional() })
@@ -201,7 +204,7 @@ const statusParams = z
 export type CheckoutStatusParams = { payment_id: string; order_id?: never } | { order_id: string; payment_id?: never }
 
 const purchaseMatches: SameShape<z.input<ReturnType<typeof purchaseParams>>, CheckoutPurchaseParams> = true
-const creditMatches: SameShape<z.input<typeof creditParams>, CheckoutCreditParams> = true
+const creditMatches: SameShape<z.input<ReturnType<typeof creditParams>>, CheckoutCreditParams> = true
 void [purchaseMatches, creditMatches]
 
 /** Answer of purchase: where to send the payer (rule Platform 5); other fields kept. */
@@ -281,7 +284,7 @@ const operations = {
     method: 'POST',
     base: 'checkout',
     path: '/api/v1/payment/card/credit',
-    params: creditParams,
+    params: (ctx: GatewayContext) => creditParams(ctx.rules),
     precheck: (input) =>
       typeof input === 'object' && input !== null && 'order' in input
         ? [

@@ -12,7 +12,7 @@ import {
   OperationClient,
   type OperationOptions,
   openIntentsOf,
-  PaywireError,
+  type PaywireError,
   type ReconcileOptions,
   type RequestInput,
   RequestValidationError,
@@ -23,10 +23,11 @@ import {
   type Secret,
 } from '@paywire/core'
 import pkg from '../package.json' with { type: 'json' }
+import { AMOUNT_FORMS, type AmountForm } from './amount.js'
 import { Callbacks } from './callbacks.js'
 import { Checkout } from './checkout.js'
 import { gatewayAnswers } from './errors.js'
-import { type CardReconciled, reconcileCard, unreconcilableCard } from './reconcile.js'
+import { type CardReconciled, reconcileCard } from './reconcile.js'
 import { S2s } from './s2s.js'
 import { type CardGatewayOperation, DEFAULT_RULES, type GatewayContext, type RequestRules } from './schemas.js'
 import {
@@ -61,6 +62,14 @@ export interface CardGatewayPlatformDefaults {
    * seen signing requests with `mb_strtoupper` while callbacks use `strtoupper`. Default `'ascii'`.
    */
   readonly callbackUppercase?: UppercaseMode
+  /**
+   * How every amount (purchase `order.amount`, credit `order_amount`, RECURRING_SALE `order_amount`,
+   * CAPTURE and CREDITVOID `amount`) is checked before sending. Default `'two-decimals'`: the
+   * gateway's rule, two decimals in every currency (`10.50` KWD, `100.00` ISK). `'per-currency'`
+   * opts in to the platform's forms (rule Platform 22: `10.500` KWD, `100` ISK, `1000.00` JPY); write
+   * them with `formatAmount(minor, currency, { form: 'per-currency' })`.
+   */
+  readonly amountForm?: AmountForm
 }
 
 /** Options of `new CardGateway(...)`; every platform default (the Platform rules) can be overridden here. */
@@ -136,11 +145,16 @@ function resolveRules(allowPrivate: unknown, given: CardGatewayPlatformDefaults 
   }
   const numberMax = overrides.orderNumberMaxLength ?? DEFAULT_RULES.orderNumberMaxLength
   if (!isCount(numberMax, 1)) invalid('platformDefaults.orderNumberMaxLength', 'must be a whole number >= 1')
+  const amountForm = overrides.amountForm ?? DEFAULT_RULES.amountForm
+  if (!AMOUNT_FORMS.includes(amountForm)) {
+    invalid('platformDefaults.amountForm', 'must be "two-decimals" (the default) or "per-currency"')
+  }
   return {
     allowPrivateRedirectUrls: allowPrivate === true,
     intervalUnits: Object.freeze([...units]),
     orderDescriptionLength: Object.freeze({ min: description.min, max: description.max }),
     orderNumberMaxLength: numberMax,
+    amountForm,
   }
 }
 
@@ -310,16 +324,10 @@ export class CardGateway {
    * Settles an unknown outcome (an error with `outcomeUnknown`, or an intent from `pendingIntents()`)
    * by the operation's safe lookup: CAPTURE, VOID, CREDITVOID by GET_TRANS_STATUS; purchase and credit
    * by the status lookup of their order_id; RECURRING_SALE by GET_TRANS_STATUS_BY_ORDER (rule States 3).
-   * Lookups only: it never sends the call again. `applied` needs a readable record naming the call;
-   * `still_unknown` says what to try next. A lookup that finds nothing proves the call did not act only
-   * `settleAfterMs` (default 2 minutes) after it. The schedule actions, and a call sent without a key,
-   * are `not_reconcilable`: no action reads a schedule, and `next` says what a person can do.
+   * Lookups only: it never sends the call again. `still_unknown` says what to try next. A lookup that
+   * finds nothing proves the call did not act only `settleAfterMs` (default 2 minutes) after it.
    */
   async reconcile(subject: PaywireError | Intent, options?: ReconcileOptions): Promise<CardReconciled> {
-    const operation = subject instanceof PaywireError ? (subject as { operation?: unknown }).operation : undefined
-    if (subject instanceof PaywireError && subject.outcomeUnknown && subject.reconciliation === undefined) {
-      if (typeof operation === 'string') return unreconcilableCard(operation, undefined)
-    }
     const settled = reconcileSubject(subject, 'CardGateway', this.#http.service, this.#http.clock)
     return reconcileCard(settled, this.checkout, this.s2s, options)
   }

@@ -101,13 +101,34 @@ const NOT_FOUND = new Set<CardGatewayErrorReason>([
   'transaction_does_not_exist',
 ])
 
-/** What to do next, per reason; `environment` sharpens the key-mixing hint. */
-function hintFor(reason: CardGatewayErrorReason, environment: string | undefined): string | undefined {
+/**
+ * What to do after "order_id: Duplicate payment." (rule Limits 1): a payment under this order_id
+ * exists, often the first attempt of a call whose answer was lost. A new order_id before looking it
+ * up can pay twice, so the hint names the lookup by order_id first.
+ */
+function duplicateOrderHint(operation: string, orderId: string | undefined): string {
+  const id = orderId === undefined ? 'order_id' : JSON.stringify(orderId)
+  const lookup =
+    operation === 's2s.recurringSale'
+      ? `gw.s2s.getTransStatusByOrder({ order_id: ${id} })`
+      : `gw.checkout.status({ order_id: ${id} })`
+  return `This order_id was already used by this merchant, often by an earlier attempt of this same payment whose answer was lost: look the first payment up with ${lookup} before any new order_id. Only if it did not go through is a new order_id (a new attempt) right; a new order_id sent before that can charge twice.`
+}
+
+/** What to do next, per reason; `environment` sharpens the key-mixing hint, `request` the duplicate one. */
+function hintFor(
+  reason: CardGatewayErrorReason,
+  environment: string | undefined,
+  request: Pick<RequestInfo, 'operation' | 'reconciliation'>,
+): string | undefined {
   switch (reason) {
     case 'hash_invalid':
       return 'Check that `password` belongs to the same environment as the keys, the `digest` option (md5/sha256) and `hashInputs`; explainSignature() shows each step.'
     case 'duplicate_order':
-      return 'This order_id was already used by this merchant, and that first payment may have gone through (an unknown outcome, a retry after the 15 s window): look the first payment up (gw.s2s.getTransStatusByOrder({ order_id }) or gw.checkout.status({ order_id })) before any new order_id; a new order_id is a new charge.'
+      return duplicateOrderHint(
+        request.operation,
+        request.reconciliation?.key === 'order_id' ? request.reconciliation.value : undefined,
+      )
     case 'refund_not_allowed':
     case 'refund_requires_settled':
       return 'Refunds need a settled payment (and refunds enabled on the merchant account); a pending authorization is cancelled with VOID instead: gw.s2s.void({ trans_id }).'
@@ -179,7 +200,7 @@ export class CardGatewayError extends ApiError {
     const reason = init.reason ?? found?.reason ?? 'unknown'
     const code = found?.code ?? effectiveCode(envelope)
     const errorMessage = found?.message ?? envelope.message
-    const hint = hintFor(reason, init.environment)
+    const hint = hintFor(reason, init.environment, init)
     const message = init.message ?? describe(init.operation, status, code, errorMessage, envelope, hint)
     super({ ...init, body: init.response.json, code, message, mayHaveActed: mayHaveActed(reason, envelope, status) })
     this.code = code

@@ -36,7 +36,7 @@ export {
   TimeoutError,
   UserAbortError,
 } from '@paywire/core'
-export { formatAmount } from './amount.js'
+export { type AmountForm, type FormatAmountOptions, formatAmount } from './amount.js'
 export type {
   CallbackHandlerOptions,
   CallbackResponse,

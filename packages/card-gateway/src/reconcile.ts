@@ -2,106 +2,116 @@
  * Settling an unknown card outcome by the operation's safe lookup (rules States 3, Limits 2):
  * CAPTURE, VOID and CREDITVOID by GET_TRANS_STATUS; purchase and credit by the Checkout status
  * lookup of their order_id; RECURRING_SALE by GET_TRANS_STATUS_BY_ORDER. Lookups only: nothing is
- * sent twice. `applied` needs a readable record that names the very transaction or order and has a
- * status (a credit's shows it as a refund); an empty, unreadable or foreign record is `still_unknown`.
- * A lookup that finds nothing counts as `not_applied` only where that proves it, once the call had
- * time to arrive. Schedules have no lookup (rule S2S 1): `not_reconcilable`, saying what to do.
+ * sent twice. Only a readable record of the very call proves it acted (its order_id or trans_id,
+ * a status, no sign of another operation); an empty, unreadable or foreign answer proves nothing,
+ * and a lookup that finds nothing counts as `not_applied` only where that proves it.
  */
 
-import {
-  DEFAULT_SETTLE_AFTER_MS,
-  type Reconciled,
-  type ReconcileOptions,
-  type ReconcileSubject,
-  type Reconciliation,
-} from '@paywire/core'
-import type { Checkout, CheckoutStatusResult } from './checkout.js'
+import { DEFAULT_SETTLE_AFTER_MS, type Reconciled, type ReconcileOptions, type ReconcileSubject } from '@paywire/core'
+import { type Checkout, type CheckoutStatusResult, DEDUP_WINDOW_MS } from './checkout.js'
 import { CardGatewayError } from './errors.js'
 import type { S2s, S2sActionResult } from './s2s.js'
 
-/** What a card reconciliation looked at: the status answer of the payment or transaction. */
+/**
+ * What a card reconciliation looked at: the status answer of the payment or transaction. An
+ * `applied` purchase also has `next`: how to get the payer's `redirect_url` back, which the status
+ * lookup does not carry (docs/reconciliation.md).
+ */
 export type CardReconciled = Reconciled<CheckoutStatusResult | S2sActionResult>
 
 type Outcome = Reconciled['outcome']
+type State = CardReconciled['state']
 
 /** S2S statuses, per operation: which prove the call acted and which prove it did not (rule Platform 9). */
-const S2S_OUTCOMES: Readonly<Record<string, { applied: readonly string[]; notApplied: readonly string[] }>> = {
+const S2S_OUTCOMES: Readonly<
+  Record<string, { action: string; applied: readonly string[]; notApplied: readonly string[] }>
+> = {
   's2s.capture': {
+    action: 'CAPTURE',
     applied: ['SETTLED', 'REFUND', 'REVERSAL', 'CHARGEBACK'],
     notApplied: ['PENDING', 'VOID', 'DECLINED'],
   },
-  's2s.void': { applied: ['VOID'], notApplied: ['PENDING', 'SETTLED', 'REFUND', 'REVERSAL', 'CHARGEBACK', 'DECLINED'] },
+  's2s.void': {
+    action: 'VOID',
+    applied: ['VOID'],
+    notApplied: ['PENDING', 'SETTLED', 'REFUND', 'REVERSAL', 'CHARGEBACK', 'DECLINED'],
+  },
   // CREDITVOID answers ACCEPTED and settles later (rule Platform 11): SETTLED can still become REFUND.
-  's2s.creditVoid': { applied: ['REFUND', 'REVERSAL'], notApplied: ['PENDING', 'VOID', 'DECLINED'] },
-}
-
-/** What the status lookup shows a credit as: a refund (or its reversal). */
-const CREDIT_STATUSES: readonly string[] = ['refund', 'reversal']
-
-function notFound(error: unknown): boolean {
-  return error instanceof CardGatewayError && error.isNotFound
-}
-
-/** A 2xx lookup answer the SDK could not read (not JSON, not an object): it shows nothing either way. */
-function unreadable(error: unknown): error is CardGatewayError {
-  return error instanceof CardGatewayError && error.reason === 'unreadable_response'
-}
-
-/** A member that holds a value: a non-empty string. */
-function present(value: unknown): value is string {
-  return typeof value === 'string' && value.trim() !== ''
+  's2s.creditVoid': {
+    action: 'CREDITVOID',
+    applied: ['REFUND', 'REVERSAL'],
+    notApplied: ['PENDING', 'VOID', 'DECLINED'],
+  },
 }
 
 /**
- * Why a record does not prove the call it was looked up for, or `undefined` when it does: it must
- * carry a status and name the key looked up (`named` is the record's member that holds it).
+ * Checkout record kinds (the callback `type` values, rule Platform 14) that are another operation
+ * than the one reconciled: a purchase's record is never a credit or a recurring charge, and a
+ * credit's record is never a sale.
  */
-function unproven(named: unknown, status: unknown, key: Reconciliation): string | undefined {
-  if (named !== key.value) return `the lookup answered a record that does not name ${key.key} ${key.value}`
-  if (!present(status)) return `the lookup answered a record of ${key.key} ${key.value} with no status`
+const FOREIGN_KINDS: Readonly<Record<string, readonly string[]>> = {
+  'checkout.purchase': ['credit', 'recurring', 'debit', 'transfer'],
+  'checkout.credit': ['sale', 'recurring', 'debit', 'transfer', '3ds', 'redirect', 'capture', 'void', 'chargeback'],
+}
+
+/** A member that holds a value: a non-empty string or a finite number. */
+function present(value: unknown): value is string | number {
+  return (typeof value === 'string' && value.trim() !== '') || (typeof value === 'number' && Number.isFinite(value))
+}
+
+/** What a lookup gave: a record, nothing found, or an answer that cannot be read. */
+type Looked<T> = { readonly record: T } | { readonly notFound: true } | { readonly unreadable: string }
+
+async function look<T>(lookup: () => PromiseLike<T>): Promise<Looked<T>> {
+  try {
+    return { record: await lookup() }
+  } catch (error) {
+    if (error instanceof CardGatewayError && error.isNotFound) return { notFound: true }
+    // A 2xx the SDK cannot read (null, not JSON, an empty body) shows nothing either way.
+    if (error instanceof CardGatewayError && error.reason === 'unreadable_response') {
+      return { unreadable: error.message }
+    }
+    throw error
+  }
+}
+
+/** Why a Checkout status record is not the order reconciled, or `undefined` when it is. */
+function checkoutUnproven(operation: string, state: CheckoutStatusResult, orderId: string): string | undefined {
+  if (Object.keys(state).length === 0) return 'the status lookup answered 200 with an empty record'
+  const number = state.order?.number
+  if (!present(number) || String(number) !== orderId) {
+    return `the status lookup answered a record that does not name order ${orderId}`
+  }
+  for (const field of ['type', 'operation']) {
+    const kind = state[field]
+    if (typeof kind === 'string' && FOREIGN_KINDS[operation]?.includes(kind.toLowerCase())) {
+      return `the status lookup's record under order ${orderId} is a ${kind.toLowerCase()} (${field}), not the ${operation} reconciled`
+    }
+  }
+  if (!present(state.status)) return `the status lookup answered a record of order ${orderId} without a status`
   return undefined
 }
 
 /**
- * The schedule actions have no lookup: no action reads or lists a schedule (rule S2S 1). What a
- * person can do instead, per action; none of it moves money.
+ * Why an S2S record is not the call reconciled, or `undefined` when it is: it names the key looked
+ * up (`trans_id` or `order_id`), carries a status, and is of the lookup or of the action reconciled.
  */
-function scheduleNext(operation: string, key: Reconciliation | undefined): string {
-  if (operation === 's2s.createSchedule') {
-    if (key === undefined) {
-      return "the schedule was created without a schedule_id, so nothing identifies it: check the schedules in the gateway's admin portal before creating it again, or the payer may be charged by two schedules. Send your own schedule_id (a UUID) with CREATE_SCHEDULE so an unknown outcome can be settled"
-    }
-    const id = JSON.stringify(key.value)
-    return `once the call's deadline has passed, send UPDATE_SCHEDULE with schedule_id ${id} and the same definition: it answers "Schedule not found" if the schedule was never created (then create it again with the same schedule_id) and changes nothing if it was; or DELETE_SCHEDULE ${id} to be sure there is none. Do not repeat CREATE_SCHEDULE first: whether the gateway refuses a repeated schedule_id is not published, and a second schedule charges the payer again`
+function s2sUnproven(
+  lookupAction: string,
+  action: string,
+  state: S2sActionResult,
+  key: { key: string; value: string },
+): string | undefined {
+  if (Object.keys(state).length === 0) return `${lookupAction} answered 200 with an empty record`
+  const named = state[key.key]
+  if (!present(named) || String(named) !== key.value) {
+    return `${lookupAction} answered a record that does not name ${key.key} ${key.value}`
   }
-  const id = JSON.stringify(key?.value)
-  if (operation === 's2s.deleteSchedule') {
-    return `send DELETE_SCHEDULE with schedule_id ${id} again: deleting twice moves no money, and "Schedule not found" then proves the first one went through`
+  if (present(state.action) && state.action !== lookupAction && state.action !== action) {
+    return `${lookupAction} answered the record of another action (${String(state.action)}) under ${key.key} ${key.value}`
   }
-  return `send the same UPDATE_SCHEDULE for schedule_id ${id} again: it sets the same values, and "Schedule not found" proves the schedule is gone`
-}
-
-/**
- * The result for an unknown outcome no lookup can settle: a schedule action, or a call sent without a
- * key (`key` then stands for the call itself). Nothing is sent.
- */
-export function unreconcilableCard(operation: string, key: Reconciliation | undefined): CardReconciled {
-  const schedule = operation.endsWith('Schedule')
-  return {
-    outcome: 'not_reconcilable',
-    operation,
-    key: key ?? { key: 'none', value: '', lookup: 'none' },
-    state: undefined,
-    evidence: schedule
-      ? `no action reads or lists a schedule, so no lookup tells whether this ${operation} acted`
-      : `${operation} was sent without a key any lookup could find it by`,
-    next: schedule ? scheduleNext(operation, key) : 'settle it by hand with the gateway before repeating it',
-  }
-}
-
-/** After a purchase whose answer was lost, the payer's page is gone with it: how to get it back. */
-function purchaseNext(orderId: string): string {
-  return `the session of order ${JSON.stringify(orderId)} exists, but its redirect_url (the payer's page) was in the lost answer and no lookup returns it: a purchase identical to the first (same params, so the same body) sent within 15 s of it returns the same session and its redirect_url; after that the order_id is refused as a duplicate, so wait for the session to end (status, callback) before paying the order under a new order_id`
+  if (!present(state.status)) return `${lookupAction} answered a record of ${key.key} ${key.value} without a status`
+  return undefined
 }
 
 /** Reconciles one unknown card outcome with the client's own Checkout and S2S interfaces. */
@@ -111,61 +121,42 @@ export async function reconcileCard(
   s2s: S2s,
   options: ReconcileOptions = {},
 ): Promise<CardReconciled> {
-  const { operation, reconciliation: key } = subject
-  if (operation.endsWith('Schedule')) return unreconcilableCard(operation, key)
+  const { operation, reconciliation: key, elapsedMs } = subject
   const settleAfterMs = options.settleAfterMs ?? DEFAULT_SETTLE_AFTER_MS
-  const result = (
-    outcome: Outcome,
-    state: CardReconciled['state'],
-    evidence: string,
-    next?: string,
-  ): CardReconciled => {
+  const result = (outcome: Outcome, state: State, evidence: string, next?: string): CardReconciled => {
     // Absence proves nothing while the request can still arrive: a timed-out call may be queued at the gateway.
-    if (outcome === 'not_applied' && subject.elapsedMs < settleAfterMs) {
-      const settleAt = new Date(Date.now() + settleAfterMs - subject.elapsedMs)
+    if (outcome === 'not_applied' && elapsedMs < settleAfterMs) {
+      const at = new Date(Date.now() + (settleAfterMs - elapsedMs)).toISOString()
       return {
         outcome: 'still_unknown',
         operation,
         key,
         state,
         evidence: `${evidence}, but the call is recent enough to still arrive`,
-        next: `reconcile again after ${settleAt.toISOString()} (settleAfterMs)`,
+        next: `reconcile again after ${at} (settleAfterMs)`,
       }
     }
     return { outcome, operation, key, state, evidence, ...(next === undefined ? {} : { next }) }
   }
-  const cannotTell = (evidence: string, state?: CardReconciled['state']): CardReconciled =>
-    result('still_unknown', state, evidence, `reconcile again later, or look it up by hand with ${key.lookup}`)
-  /**
-   * Runs a lookup: its record when it names the call (`named` reads where) and has a status; else the
-   * outcome: `absent()` when it found nothing, `still_unknown` when it cannot be read or proves nothing.
-   */
-  const look = async <T extends { readonly status?: unknown }>(
-    lookup: () => Promise<T>,
-    absent: () => CardReconciled,
-    named: (state: T) => unknown,
-  ): Promise<{ state: T } | { settled: CardReconciled }> => {
-    let state: T
-    try {
-      state = await lookup()
-    } catch (error) {
-      if (notFound(error)) return { settled: absent() }
-      if (unreadable(error)) return { settled: cannotTell(`the lookup answered what cannot be read: ${error.message}`) }
-      throw error
-    }
-    const problem = unproven(named(state), state.status, key)
-    return problem === undefined ? { state } : { settled: cannotTell(problem, state as CardReconciled['state']) }
-  }
+  // What to do when the answer proves nothing: look again, and send nothing new until it does.
+  const unknown = (evidence: string, state?: State) =>
+    result(
+      'still_unknown',
+      state,
+      evidence,
+      `reconcile again once ${key.lookup} answers a readable record of ${key.key} ${key.value} (or check the gateway's admin portal); do not send the call again${key.key === 'order_id' ? ', under this or a new order_id,' : ''} before that`,
+    )
 
   const s2sRule = S2S_OUTCOMES[operation]
   if (s2sRule) {
-    const found = await look(
-      () => s2s.getTransStatus({ trans_id: key.value }),
-      () => result('not_applied', undefined, `GET_TRANS_STATUS finds no transaction ${key.value}`),
-      (state) => state.trans_id,
-    )
-    if ('settled' in found) return found.settled
-    const { state } = found
+    const looked = await look(() => s2s.getTransStatus({ trans_id: key.value }))
+    if ('notFound' in looked) {
+      return result('not_applied', undefined, `GET_TRANS_STATUS finds no transaction ${key.value}`)
+    }
+    if ('unreadable' in looked) return unknown(`GET_TRANS_STATUS answered what cannot be read: ${looked.unreadable}`)
+    const state = looked.record
+    const problem = s2sUnproven('GET_TRANS_STATUS', s2sRule.action, state, key)
+    if (problem !== undefined) return unknown(problem, state)
     const status = String(state.status).toUpperCase()
     const seen = `GET_TRANS_STATUS shows ${key.value} as ${status}`
     if (s2sRule.applied.includes(status)) return result('applied', state, seen)
@@ -181,53 +172,103 @@ export async function reconcileCard(
   }
 
   switch (operation) {
-    case 'checkout.purchase': {
-      const found = await look(
-        () => checkout.status({ order_id: key.value }),
-        // No session was created for this order: the payer was never sent to pay it.
-        () => result('not_applied', undefined, `the status lookup finds no order ${key.value}`),
-        (state) => state.order?.number,
-      )
-      if ('settled' in found) return found.settled
-      const { state } = found
-      return result(
-        'applied',
-        state,
-        `the status lookup finds order ${key.value} (${String(state.status)})`,
-        purchaseNext(key.value),
-      )
-    }
+    case 'checkout.purchase':
     case 'checkout.credit': {
-      const found = await look(
-        () => checkout.status({ order_id: key.value }),
-        () =>
-          result(
-            'still_unknown',
-            undefined,
-            `the status lookup finds no order ${key.value}`,
-            'whether credits are listed by the status lookup is not published: check for a refund callback or the admin portal before refunding again',
-          ),
-        (state) => state.order?.number,
-      )
-      if ('settled' in found) return found.settled
-      const { state } = found
-      // A credit is listed as a refund; a payment in any other state under this order_id is not this credit.
-      if (!CREDIT_STATUSES.includes(String(state.status).toLowerCase())) {
-        return cannotTell(`the status lookup shows order ${key.value} as ${String(state.status)}: not a credit`, state)
+      const what = operation === 'checkout.purchase' ? 'order' : 'the credit'
+      const looked = await look(() => checkout.status({ order_id: key.value }))
+      if ('unreadable' in looked) return unknown(`the status lookup answered what cannot be read: ${looked.unreadable}`)
+      if ('notFound' in looked) {
+        if (operation === 'checkout.purchase') {
+          // No session was created for this order: the payer was never sent to pay it.
+          return result('not_applied', undefined, `the status lookup finds no order ${key.value}`)
+        }
+        return result(
+          'still_unknown',
+          undefined,
+          `the status lookup finds no order ${key.value}`,
+          'whether credits are listed by the status lookup is not published: check for a refund callback or the admin portal before refunding again',
+        )
       }
-      return result('applied', state, `the status lookup finds the credit ${key.value} (${String(state.status)})`)
+      const state = looked.record
+      const problem = checkoutUnproven(operation, state, key.value)
+      if (problem !== undefined) return unknown(problem, state)
+      const seen = `the status lookup finds ${what} ${key.value} (${String(state.status)})`
+      if (operation === 'checkout.purchase') return result('applied', state, seen, redirectBack(elapsedMs))
+      return result('applied', state, seen)
     }
     case 's2s.recurringSale': {
-      const found = await look(
-        () => s2s.getTransStatusByOrder({ order_id: key.value }),
-        () => result('not_applied', undefined, `GET_TRANS_STATUS_BY_ORDER finds no order ${key.value}`),
-        (state) => state.order_id,
-      )
-      if ('settled' in found) return found.settled
-      const { state } = found
+      const looked = await look(() => s2s.getTransStatusByOrder({ order_id: key.value }))
+      if ('notFound' in looked) {
+        return result('not_applied', undefined, `GET_TRANS_STATUS_BY_ORDER finds no order ${key.value}`)
+      }
+      if ('unreadable' in looked) {
+        return unknown(`GET_TRANS_STATUS_BY_ORDER answered what cannot be read: ${looked.unreadable}`)
+      }
+      const state = looked.record
+      const problem = s2sUnproven('GET_TRANS_STATUS_BY_ORDER', 'RECURRING_SALE', state, key)
+      if (problem !== undefined) return unknown(problem, state)
       return result('applied', state, `GET_TRANS_STATUS_BY_ORDER finds ${key.value} (${String(state.status)})`)
     }
+    case 's2s.createSchedule':
+      return createScheduleUnreconcilable(subject)
+    case 's2s.deleteSchedule':
+    case 's2s.updateSchedule': {
+      const action = operation === 's2s.deleteSchedule' ? 'DELETE_SCHEDULE' : 'UPDATE_SCHEDULE'
+      return notReconcilable(
+        subject,
+        `no action reads a schedule (rule S2S 1), so no lookup tells whether ${action} acted on schedule_id ${key.value}`,
+        operation === 's2s.deleteSchedule'
+          ? `send the same DELETE_SCHEDULE again: deleting twice is the same act, and "Schedule not found" then means it is gone (deleted by the first call, or never there); then close the intent in the journal`
+          : `send the same UPDATE_SCHEDULE again with the same values (it sets them once more; no money moves), or check the schedule in the gateway's admin portal; then close the intent in the journal`,
+      )
+    }
     default:
-      return unreconcilableCard(operation, key)
+      return notReconcilable(subject, `no lookup reads the outcome of ${operation}`, key.lookup)
   }
+}
+
+/**
+ * `next` of an applied purchase: the status lookup does not carry the payer's `redirect_url`, and
+ * only an identical resend inside the 15 s dedup window answers the same session again (rule
+ * Limits 1). The window runs from when the gateway received the first attempt, which is no later
+ * than when the call ended, so its end is given as "at the latest".
+ */
+function redirectBack(elapsedMs: number): string {
+  const lost = "the status lookup does not give the payer's redirect_url back"
+  const left = DEDUP_WINDOW_MS - elapsedMs
+  if (left > 0) {
+    const latest = new Date(Date.now() + left).toISOString()
+    return `${lost}: send the identical purchase again (the same body, same order_id) within the gateway's 15 s dedup window from when it was first sent, at the latest ${latest}, and it answers the same session with its redirect_url, without opening a second one`
+  }
+  return `${lost}, and the 15 s dedup window in which an identical resend answers the same session has passed (a resend now can be refused as "order_id: Duplicate payment."): this session's redirect_url cannot be got back, and the payer was never sent to it. To let the payer pay, start a new purchase under a new order_id`
+}
+
+/** A result for a call no lookup can settle: nothing was looked up; a person decides. */
+function notReconcilable(subject: ReconcileSubject, evidence: string, next: string): CardReconciled {
+  const { operation, reconciliation: key } = subject
+  return { outcome: 'not_reconcilable', operation, key, state: undefined, evidence, next }
+}
+
+/**
+ * CREATE_SCHEDULE: no action reads a schedule (rule S2S 1), and repeating the call may create a
+ * second one. With a schedule_id it can be checked (and cancelled) by hand; without one nothing
+ * identifies the schedule, and the result says so.
+ */
+function createScheduleUnreconcilable(subject: ReconcileSubject): CardReconciled {
+  const { reconciliation: key } = subject
+  const close = 'then close the intent in the journal'
+  if (key.key === 'schedule_id') {
+    const id = JSON.stringify(key.value)
+    return notReconcilable(
+      subject,
+      `no action reads a schedule (rule S2S 1), so no lookup tells whether CREATE_SCHEDULE created schedule_id ${id}`,
+      `check in the gateway's admin portal (or with its support) whether schedule ${id} exists. If it does, it is created; if you must be sure there is none, DELETE_SCHEDULE (gw.s2s.deleteSchedule({ schedule_id: ${id} })) cancels it if it was created ("Schedule not found" if it was not). Do not send CREATE_SCHEDULE again before that: it may create a second schedule. ${close}`,
+    )
+  }
+  const name = JSON.stringify(key.value)
+  return notReconcilable(
+    subject,
+    `no action reads a schedule (rule S2S 1) and this CREATE_SCHEDULE was sent without a schedule_id: nothing identifies the schedule it may have created, so nothing can be reconciled`,
+    `look in the gateway's admin portal for a schedule named ${name} created around the time of the call. Do not send CREATE_SCHEDULE again before that: it may create a second schedule. Send your own schedule_id next time, so a lost answer can be checked by it (and the schedule cancelled with DELETE_SCHEDULE); ${close}`,
+  )
 }

@@ -7,12 +7,15 @@ import {
   defineOperation,
   type OperationClient,
   type OperationOptions,
+  type Reconciliation,
   type ResultOf,
+  type SentRequest,
   safe,
   unsentOnly,
   withinWindow,
 } from '@paywire/core'
 import * as z from 'zod'
+import type { AmountForm } from './amount.js'
 import { DEDUP_WINDOW_MS } from './checkout.js'
 import {
   amountText,
@@ -29,7 +32,7 @@ import {
   uuid,
   withAmountRule,
 } from './schemas.js'
-import { SIGNED_OPERATIONS, signRequest } from './signature.js'
+import { SIGNED_OPERATIONS, signRequest, wireField } from './signature.js'
 
 /** The nine action names; no other name can be sent through the typed surface (rule S2S 1). */
 export type S2sActionName =
@@ -66,10 +69,11 @@ function intervalUnit(units: readonly string[]) {
 const byTransId = z.strictObject({ trans_id: nonEmpty })
 const byOrderId = z.strictObject({ order_id: nonEmpty })
 const byScheduleId = z.strictObject({ schedule_id: uuid })
-// The request names no currency, so the amount is checked against every currency's form (rule Platform 22).
-const amountOptional = withAmountRule(z.strictObject({ trans_id: nonEmpty, amount: amountText.optional() }), 'amount')
+// The request names no currency: two decimals by default; under 'per-currency' any currency's form (rule Platform 22).
+const amountOptional = (form: AmountForm) =>
+  withAmountRule(z.strictObject({ trans_id: nonEmpty, amount: amountText.optional() }), form, 'amount')
 
-const recurringSaleParams = (allowPrivateRedirectUrls: boolean) =>
+const recurringSaleParams = (allowPrivateRedirectUrls: boolean, form: AmountForm) =>
   withAmountRule(
     z.strictObject({
       order_id: nonEmpty,
@@ -80,6 +84,7 @@ const recurringSaleParams = (allowPrivateRedirectUrls: boolean) =>
       recurring_token: nonEmpty,
       term_url_3ds: redirectUrl(allowPrivateRedirectUrls).optional(),
     }),
+    form,
     'order_amount',
     'order_currency',
   )
@@ -118,7 +123,7 @@ export interface S2sGetTransStatusByOrderParams {
 export interface S2sCaptureParams {
   /** The authorised (`pending`) transaction; the hash input (rules States 1, Authentication 5). */
   trans_id: string
-  /** A partial capture: the amount string in its currency's form, e.g. `"5.00"`; omitted captures it all (rules Platform 11, 22). */
+  /** A partial capture: the amount string with two decimals, e.g. `"5.00"`; omitted captures it all (rules Interfaces, Platform 11). */
   amount?: string | undefined
 }
 
@@ -132,7 +137,7 @@ export interface S2sVoidParams {
 export interface S2sCreditVoidParams {
   /** The transaction to refund or reverse; the hash input (rule Authentication 5). */
   trans_id: string
-  /** A partial refund: the amount string in its currency's form, e.g. `"5.00"`; omitted refunds it all (rules Platform 11, 22). */
+  /** A partial refund: the amount string with two decimals, e.g. `"5.00"`; omitted refunds it all (rules Interfaces, Platform 11). */
   amount?: string | undefined
 }
 
@@ -140,11 +145,11 @@ export interface S2sCreditVoidParams {
 export interface S2sRecurringSaleParams {
   /** A new order identifier for this charge; the hash input; deduplicated for 15 s (rule Limits 1). */
   order_id: string
-  /** The amount string in the currency's form, e.g. `"10.00"` (rule Platform 22). */
+  /** The amount string with two decimals, e.g. `"10.00"` (rule Interfaces; per currency by opt-in, rule Platform 22). */
   order_amount: string
   /** Not empty. */
   order_description: string
-  /** ISO 4217 code in capitals; without it the amount is checked against every currency's form (rule Platform 22). */
+  /** ISO 4217 code in capitals; with it a currency without a minor unit takes `.00` (rule Interfaces). */
   order_currency?: string | undefined
   /** The `trans_id` of the initial recurring payment; must pair with `recurring_token` (rule S2S 4). */
   recurring_first_trans_id: string
@@ -164,7 +169,11 @@ export interface S2sCreateScheduleParams {
   interval_unit: S2sIntervalUnit | (string & {})
   /** How many payments: a positive whole number (or its digit string). */
   payments_count: number | string
-  /** Your own UUID for the schedule; the gateway makes one when omitted (rule S2S 2). */
+  /**
+   * Your own UUID for the schedule; the gateway makes one when omitted (rule S2S 2). Send one: no
+   * action reads a schedule, so after a lost answer it is what you can check the schedule by
+   * (and cancel it with DELETE_SCHEDULE); without it nothing identifies the schedule.
+   */
   schedule_id?: string | undefined
 }
 
@@ -187,9 +196,9 @@ export interface S2sUpdateScheduleParams {
 const paramsMatch: [
   SameShape<z.input<typeof byTransId>, S2sGetTransStatusParams>,
   SameShape<z.input<typeof byOrderId>, S2sGetTransStatusByOrderParams>,
-  SameShape<z.input<typeof amountOptional>, S2sCaptureParams>,
+  SameShape<z.input<ReturnType<typeof amountOptional>>, S2sCaptureParams>,
   SameShape<z.input<typeof byTransId>, S2sVoidParams>,
-  SameShape<z.input<typeof amountOptional>, S2sCreditVoidParams>,
+  SameShape<z.input<ReturnType<typeof amountOptional>>, S2sCreditVoidParams>,
   SameShape<z.input<ReturnType<typeof recurringSaleParams>>, S2sRecurringSaleParams>,
   SameShape<z.input<ReturnType<typeof createScheduleParams>>, S2sCreateScheduleParams>,
   SameShape<z.input<typeof byScheduleId>, S2sDeleteScheduleParams>,
@@ -233,25 +242,37 @@ const byTransIdLookup = reconcileBy(
   'trans_id',
   (v) => `gw.s2s.getTransStatus({ trans_id: ${JSON.stringify(v)} })`,
 )
-// No action reads a schedule (rule S2S 1): each key names what a person can send instead; none moves money.
-const createdScheduleLookup = reconcileBy(
+const byScheduleLookup = reconcileBy(
   'schedule_id',
   'schedule_id',
-  (v) =>
-    `UPDATE_SCHEDULE of schedule_id ${JSON.stringify(v)} with the same definition (no action reads a schedule; "Schedule not found" means it was never created)`,
+  () =>
+    'a repeat of the same call with this schedule_id (no action reads a schedule; a second DELETE_SCHEDULE answers "Schedule not found")',
 )
-const deletedScheduleLookup = reconcileBy(
-  'schedule_id',
-  'schedule_id',
-  (v) =>
-    `a second DELETE_SCHEDULE of schedule_id ${JSON.stringify(v)} (harmless; "Schedule not found" means the first went through)`,
-)
-const updatedScheduleLookup = reconcileBy(
-  'schedule_id',
-  'schedule_id',
-  (v) =>
-    `the same UPDATE_SCHEDULE of schedule_id ${JSON.stringify(v)} again (it sets the same values; "Schedule not found" means the schedule is gone)`,
-)
+
+const SECOND_SCHEDULE = 'do not send CREATE_SCHEDULE again before that: it may create a second schedule'
+
+/**
+ * The key of an unknown CREATE_SCHEDULE (rule S2S 1: no action reads a schedule): the schedule_id
+ * when the call sent one, else the schedule's name, the only thing a person can search the admin
+ * portal by. Either way the check is by hand, and `reconcile` answers `not_reconcilable`.
+ */
+function createScheduleKey({ wire }: SentRequest): Reconciliation | undefined {
+  if (wire === undefined) return undefined
+  const scheduleId = wireField(wire, 'schedule_id')
+  if (scheduleId) {
+    return {
+      key: 'schedule_id',
+      value: scheduleId,
+      lookup: `a check by hand in the gateway's admin portal for schedule_id ${JSON.stringify(scheduleId)} (no action reads a schedule; ${SECOND_SCHEDULE})`,
+    }
+  }
+  const name = wireField(wire, 'name') ?? ''
+  return {
+    key: 'name',
+    value: name,
+    lookup: `a check by hand in the gateway's admin portal for a schedule named ${JSON.stringify(name)} (no schedule_id was sent and no action reads a schedule; ${SECOND_SCHEDULE})`,
+  }
+}
 
 /** Every S2S answer: the commonly present fields typed, every other field kept. */
 const decodeAction = (value: unknown) => lenient<S2sActionResult>(value as Record<string, unknown>, STRING_FIELDS)
@@ -292,7 +313,7 @@ export const S2S_ACTIONS = {
     base: 's2s',
     path: '/post',
     encoding: 'form',
-    params: amountOptional, // amount: partial capture (rule Platform 11)
+    params: (ctx: GatewayContext) => amountOptional(ctx.rules.amountForm), // amount: partial capture (rule Platform 11)
     retry: unsentOnly, // a repeated capture can act twice
     toWire: actionWire('s2s.capture'),
     finalize: signRequest,
@@ -318,7 +339,7 @@ export const S2S_ACTIONS = {
     base: 's2s',
     path: '/post',
     encoding: 'form',
-    params: amountOptional, // amount: partial refund (rule Platform 11)
+    params: (ctx: GatewayContext) => amountOptional(ctx.rules.amountForm), // amount: partial refund (rule Platform 11)
     retry: unsentOnly,
     toWire: actionWire('s2s.creditVoid'),
     finalize: signRequest,
@@ -331,7 +352,7 @@ export const S2S_ACTIONS = {
     base: 's2s',
     path: '/post',
     encoding: 'form',
-    params: (ctx: GatewayContext) => recurringSaleParams(ctx.rules.allowPrivateRedirectUrls),
+    params: (ctx: GatewayContext) => recurringSaleParams(ctx.rules.allowPrivateRedirectUrls, ctx.rules.amountForm),
     retry: withinWindow(DEDUP_WINDOW_MS), // carries order_id: the gateway dedups within 15 s
     toWire: actionWire('s2s.recurringSale'),
     finalize: signRequest,
@@ -352,7 +373,7 @@ export const S2S_ACTIONS = {
     retry: unsentOnly,
     toWire: actionWire('s2s.createSchedule'),
     finalize: signRequest, // hash inputs not published: the client must name them
-    reconcile: createdScheduleLookup,
+    reconcile: createScheduleKey,
     decode: decodeAction,
   }),
   deleteSchedule: defineOperation({
@@ -365,7 +386,7 @@ export const S2S_ACTIONS = {
     retry: unsentOnly,
     toWire: actionWire('s2s.deleteSchedule'),
     finalize: signRequest,
-    reconcile: deletedScheduleLookup,
+    reconcile: byScheduleLookup,
     decode: decodeAction,
   }),
   updateSchedule: defineOperation({
@@ -378,7 +399,7 @@ export const S2S_ACTIONS = {
     retry: unsentOnly,
     toWire: actionWire('s2s.updateSchedule'),
     finalize: signRequest,
-    reconcile: updatedScheduleLookup,
+    reconcile: byScheduleLookup,
     decode: decodeAction,
   }),
 }
@@ -428,25 +449,21 @@ export type S2sDeleteScheduleResult = S2sActionResult
 export type S2sUpdateScheduleResult = S2sActionResult
 
 /**
- * Outcome of `captureIfPending`: captured only when CAPTURE answered `result: SUCCESS`. Otherwise the
- * reason: `not_pending` (CAPTURE was not sent) or `capture_not_successful` (sent, answered DECLINED or
- * any other result; `capture` holds that answer, and an `UNDEFINED` or `ACCEPTED` result is settled later
- * by a callback or a status lookup, never by a second CAPTURE).
+ * Outcome of `captureIfPending`. `captured: true` only when CAPTURE answered `result: SUCCESS`.
+ * `captured: false` with no `capture`: the lookup did not show `PENDING`, so CAPTURE was not sent.
+ * `captured: false` with `capture`: CAPTURE was sent and answered another result (`DECLINED` with
+ * its `decline_reason`, `UNDEFINED`, `ACCEPTED`, a newer value): the payment was not captured by this
+ * answer; on anything but `DECLINED` look it up again (`getTransStatus`) before capturing again.
  */
 export type S2sCaptureIfPendingResult =
   | { readonly captured: true; readonly lookup: S2sGetTransStatusResult; readonly capture: S2sCaptureResult }
   | {
       readonly captured: false
-      readonly reason: 'not_pending'
       readonly lookup: S2sGetTransStatusResult
+      /** The payment's status as last seen: the capture answer's, else the lookup's. */
       readonly status: S2sStatus | undefined
-    }
-  | {
-      readonly captured: false
-      readonly reason: 'capture_not_successful'
-      readonly lookup: S2sGetTransStatusResult
-      readonly status: S2sStatus | undefined
-      readonly capture: S2sCaptureResult
+      /** CAPTURE's answer, when it was sent and answered a result other than `SUCCESS`. */
+      readonly capture?: S2sCaptureResult
     }
 
 /** The S2S CARD interface: form-encoded actions carrying `client_key` (rules Authentication 1, Platform 13). */
@@ -534,14 +551,16 @@ export class S2s {
    * Rule States 3 as one call: a status lookup, then CAPTURE only when the status is `PENDING`.
    * It cannot capture twice: the lookup is the only retried step, and CAPTURE is sent at most once
    * (`unsent-only`); if its outcome is unknown the error says `requestSent`, reconcile with a lookup.
+   * Only an answer with `result: SUCCESS` counts as captured; `DECLINED` or any other result is
+   * `captured: false` with the answer in `capture` (rule Platform 9).
    */
   async captureIfPending(params: S2sCaptureParams, call?: CallOptions): Promise<S2sCaptureIfPendingResult> {
     const lookup = await this.getTransStatus({ trans_id: params.trans_id }, call)
-    if (lookup.status?.toUpperCase() !== 'PENDING') {
-      return { captured: false, reason: 'not_pending', lookup, status: lookup.status }
-    }
+    if (lookup.status?.toUpperCase() !== 'PENDING') return { captured: false, lookup, status: lookup.status }
     const capture = await this.capture(params, call)
-    if (capture.result?.toUpperCase() === 'SUCCESS') return { captured: true, lookup, capture }
-    return { captured: false, reason: 'capture_not_successful', lookup, status: lookup.status, capture }
+    if (String(capture.result ?? '').toUpperCase() !== 'SUCCESS') {
+      return { captured: false, lookup, status: capture.status ?? lookup.status, capture }
+    }
+    return { captured: true, lookup, capture }
   }
 }

@@ -2,7 +2,7 @@
 
 import { type Reconciliation, RequestValidationError, type SentRequest, type ValidationIssue } from '@paywire/core'
 import * as z from 'zod'
-import { amountProblem, CURRENCY_PATTERN, CURRENCY_RULE } from './amount.js'
+import { type AmountForm, amountProblem, CURRENCY_PATTERN, CURRENCY_RULE } from './amount.js'
 import { wireField } from './signature.js'
 
 /**
@@ -22,15 +22,21 @@ export const amountText = z.string({
 export const currencyCode = z.string().regex(CURRENCY_PATTERN, CURRENCY_RULE)
 
 /**
- * Adds the amount rule to an object schema (rule Platform 22): `amountField` must be a wire amount
- * of the currency in `currencyField`, or of any currency when the request names none.
+ * Adds the amount rule to an object schema: `amountField` must be a wire amount in the client's
+ * `form` (two decimals by default, rule Interfaces; per currency by opt-in, rule Platform 22) of
+ * the currency in `currencyField`, or of any currency when the request names none.
  */
-export function withAmountRule<T extends z.ZodObject>(schema: T, amountField: string, currencyField?: string): T {
+export function withAmountRule<T extends z.ZodObject>(
+  schema: T,
+  form: AmountForm,
+  amountField: string,
+  currencyField?: string,
+): T {
   return schema.superRefine((value: Record<string, unknown>, ctx) => {
     const amount = value[amountField]
     if (typeof amount !== 'string') return
     const currency = currencyField === undefined ? undefined : value[currencyField]
-    const problem = amountProblem(amount, typeof currency === 'string' ? currency : undefined)
+    const problem = amountProblem(amount, typeof currency === 'string' ? currency : undefined, form)
     if (problem) ctx.addIssue({ code: 'custom', path: [amountField], message: problem })
   }) as T
 }
@@ -57,6 +63,8 @@ export interface RequestRules {
   readonly intervalUnits: readonly string[]
   readonly orderDescriptionLength: { readonly min: number; readonly max: number }
   readonly orderNumberMaxLength: number
+  /** How amounts are written and checked: two decimals (default), or per currency by opt-in. */
+  readonly amountForm: AmountForm
 }
 
 /** The platform defaults: `interval_unit` day|month, description 2–1024 characters, number at most 255. */
@@ -65,6 +73,7 @@ export const DEFAULT_RULES: RequestRules = Object.freeze({
   intervalUnits: Object.freeze(['day', 'month']),
   orderDescriptionLength: Object.freeze({ min: 2, max: 1024 }),
   orderNumberMaxLength: 255,
+  amountForm: 'two-decimals',
 })
 
 const REDIRECT_RULE = 'platform rule: redirect targets must be public HTTPS URLs answering 2xx quickly'

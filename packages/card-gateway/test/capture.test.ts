@@ -1,3 +1,4 @@
+import { HttpResponse, http } from 'msw'
 import { describe, expect, it } from 'vitest'
 import { CardGatewayError } from '../src/index.js'
 import { TEST_CARDS } from '../src/testing/index.js'
@@ -60,19 +61,10 @@ describe('rule States 3: status lookup before capture (captureIfPending)', () =>
     const paid = await paidPayment(ctx)
     await ctx.gw.s2s.captureIfPending({ trans_id: paid.trans_id })
     const second = await ctx.gw.s2s.captureIfPending({ trans_id: paid.trans_id })
-    expect(second).toMatchObject({ captured: false, reason: 'not_pending', status: 'SETTLED' })
+    expect(second).toMatchObject({ captured: false, status: 'SETTLED' })
     expect(ctx.simulator.ledger.filter((e) => e.kind === 'capture')).toHaveLength(1)
     const actions = ctx.server.requests.map((r) => new URLSearchParams(r.body).get('action')).filter(Boolean)
     expect(actions).toEqual(['GET_TRANS_STATUS', 'CAPTURE', 'GET_TRANS_STATUS'])
-  })
-
-  it('issue 26 item 4: a capture answered DECLINED is not captured, and says why with the answer', async () => {
-    const ctx = await setup()
-    const paid = await paidPayment(ctx, { expiry: TEST_CARDS.captureFails })
-    const outcome = await ctx.gw.s2s.captureIfPending({ trans_id: paid.trans_id })
-    expect(outcome).toMatchObject({ captured: false, reason: 'capture_not_successful', status: 'PENDING' })
-    expect('capture' in outcome && outcome.capture.result).toBe('DECLINED')
-    expect(ctx.simulator.ledger.at(-1)?.kind).toBe('capture_declined')
   })
 
   it('the status lookup is safe to repeat', async () => {
@@ -83,6 +75,33 @@ describe('rule States 3: status lookup before capture (captureIfPending)', () =>
     expect(a.status).toBe(b.status)
     expect(ctx.simulator.ledger.map((e) => e.kind)).toEqual(['session', 'charge'])
   })
+
+  it('a CAPTURE answered DECLINED is not captured (issue 26, item 4): captured is false, with the answer', async () => {
+    const ctx = await setup()
+    const paid = await paidPayment(ctx, { expiry: TEST_CARDS.captureFails })
+    const outcome = await ctx.gw.s2s.captureIfPending({ trans_id: paid.trans_id })
+    expect(outcome.captured).toBe(false)
+    expect(outcome).toMatchObject({ captured: false, capture: { result: 'DECLINED' } })
+    expect(ctx.simulator.ledger.filter((e) => e.kind === 'capture')).toHaveLength(0)
+  })
+
+  it.each(['UNDEFINED', 'ACCEPTED', 'REDIRECT', 'SOMETHING_NEW', ''])(
+    'a CAPTURE answered 200 with result %j is not captured: only SUCCESS is',
+    async (result) => {
+      const ctx = await setup()
+      const paid = await paidPayment(ctx)
+      // A gateway that answers the CAPTURE (and only it) with another result; the lookup is the simulator's.
+      ctx.server.use(
+        http.post('*/post', async ({ request }) => {
+          const body = new URLSearchParams(await request.clone().text())
+          if (body.get('action') !== 'CAPTURE') return undefined
+          return HttpResponse.json({ action: 'CAPTURE', result, status: 'PENDING', trans_id: paid.trans_id })
+        }),
+      )
+      const outcome = await ctx.gw.s2s.captureIfPending({ trans_id: paid.trans_id })
+      expect(outcome).toMatchObject({ captured: false, capture: { result } })
+    },
+  )
 
   it('propagates a not-found lookup without capturing', async () => {
     const ctx = await setup()

@@ -35,10 +35,38 @@ describe('error table: one named reason per row', () => {
       reason: 'duplicate_order',
       errorMessage: 'order_id: Duplicate payment.',
     })
-    // Issue 26 item 5: after an unknown outcome the first payment may have gone through; a new order_id
-    // would charge again. The hint names the lookup first, and a new order_id only after it.
-    expect(error.message).toMatch(/look the first payment up.*getTransStatusByOrder.*before.*new order_id/s)
-    expect(error.message.indexOf('getTransStatusByOrder')).toBeLessThan(error.message.indexOf('new order_id'))
+    // Look the first payment up before any new id (issue 26, item 5): a new id may pay twice.
+    expect(error.message).toMatch(
+      new RegExp(
+        `look the first payment up.*gw\\.checkout\\.status\\(\\{ order_id: "${number}" \\}\\).*before any new order_id`,
+      ),
+    )
+    expect(error.message).not.toMatch(/use a new order_id for a new payment attempt/)
+  })
+
+  it('"Duplicate payment." after an unknown RECURRING_SALE that did charge: look it up by order_id, not a new id (issue 26, item 5)', async () => {
+    const clock = createTestClock(2_000_000)
+    const ctx = await setup({ sim: { clock } })
+    const first = await paidPayment(ctx, { capture: true, recurring: true })
+    const params = {
+      order_id: orderId('rec'),
+      order_amount: '2.00',
+      order_description: 'Plan',
+      recurring_first_trans_id: first.trans_id,
+      recurring_token: first.recurring_token as string,
+    }
+    ctx.simulator.failNext({ path: '/post', when: 'after' }) // charged, answer lost
+    expect((await gatewayError(ctx.gw.s2s.recurringSale(params).then(() => undefined))).outcomeUnknown).toBe(true)
+    clock.advance(20_000)
+    const error = await gatewayError(ctx.gw.s2s.recurringSale(params))
+    expect(error.reason).toBe('duplicate_order')
+    expect(error.message).toMatch(
+      new RegExp(
+        `look the first payment up.*gw\\.s2s\\.getTransStatusByOrder\\(\\{ order_id: "${params.order_id}" \\}\\).*before any new order_id`,
+      ),
+    )
+    expect(error.message).not.toMatch(/use a new order_id for a new payment attempt/)
+    expect(ctx.simulator.ledger.filter((e) => e.kind === 'recurring_sale')).toHaveLength(1)
   })
 
   it('100000 "Refund is not allowed" → refund_not_allowed, with the VOID hint for a pending payment', async () => {

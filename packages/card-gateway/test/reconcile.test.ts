@@ -7,6 +7,7 @@
  */
 
 import { type Intent, type IntentStore, MemoryIntentStore, PaywireError, RequestValidationError } from '@paywire/core'
+import { createTestClock } from '@paywire/core/testing'
 import { describe, expect, it } from 'vitest'
 import { formatAmount } from '../src/index.js'
 import { orderId, paidPayment, rejection, type Setup, setup } from './helpers.js'
@@ -111,6 +112,44 @@ describe('gw.reconcile(error): a definite answer from the lookups', () => {
     })
   })
 
+  describe("a purchase reconciled as applied says how to get the payer's redirect_url back (issue 26, item 10)", () => {
+    const purchaseOf = (number: string) => ({
+      order: { number, amount: '10.00', currency: 'USD', description: 'Lost redirect' },
+      ...urls,
+    })
+
+    it('inside the 15 s window: next says to resend the identical purchase, which answers the same session', async () => {
+      const ctx = await setup()
+      const number = orderId()
+      ctx.simulator.failNext({ path: '/api/v1/session', when: 'after' })
+      const lost = (await rejection(ctx.gw.checkout.purchase(purchaseOf(number)))) as PaywireError
+      const result = await ctx.gw.reconcile(lost)
+      expect(result.outcome).toBe('applied')
+      expect(result.next).toMatch(/redirect_url/)
+      expect(result.next).toMatch(/identical purchase/)
+      expect(result.next).toMatch(/same session/)
+      expect(result.next).toMatch(/at the latest \d{4}-\d\d-\d\dT/)
+      // Following the advice: the identical resend gives the session back, and opens no second one.
+      const again = await ctx.gw.checkout.purchase(purchaseOf(number))
+      expect(again.redirect_url).toMatch(/^https?:\/\//)
+      expect(ctx.simulator.ledger.filter((e) => e.kind === 'session')).toHaveLength(1)
+    })
+
+    it('after the window: next says plainly the redirect_url cannot be got back and a resend can be refused', async () => {
+      const clock = createTestClock(Date.UTC(2026, 10, 24, 12))
+      const ctx = await setup({ sim: { clock }, client: { clock } })
+      const number = orderId()
+      ctx.simulator.failNext({ path: '/api/v1/session', when: 'after' })
+      const lost = (await rejection(ctx.gw.checkout.purchase(purchaseOf(number)))) as PaywireError
+      clock.advance(16_000)
+      const result = await ctx.gw.reconcile(lost)
+      expect(result.outcome).toBe('applied')
+      expect(result.next).toMatch(/15 s dedup window.*has passed/)
+      expect(result.next).toMatch(/Duplicate payment/)
+      expect(result.next).toMatch(/new order_id/)
+    })
+  })
+
   it('a credit whose answer was lost is applied, found under its own order_id', async () => {
     const ctx = await setup()
     const { order_id } = await paidPayment(ctx, { capture: true, reqToken: true })
@@ -144,59 +183,60 @@ describe('gw.reconcile(error): a definite answer from the lookups', () => {
     expect(await ctx.gw.reconcile(error)).toMatchObject({ outcome: 'applied' })
   })
 
-  // Issue 26 item 6: no action reads a schedule, so reconcile says so (not_reconcilable), sends nothing,
-  // and says what a person can do; a CREATE_SCHEDULE without schedule_id has no key at all.
-  describe('schedules: not_reconcilable, with what a person can do', () => {
-    const hashed = {
-      sim: { hashInputs: { CREATE_SCHEDULE: ['name'] } },
-      client: { hashInputs: { 's2s.createSchedule': ['name'] } },
-    }
-    const definition = { name: 'Monthly', interval_length: 1, interval_unit: 'month', payments_count: 3 }
-    const scheduleId = '9b0c6e1a-3f7d-4c2e-8a51-7d2f0e4b9c13'
+  it('a DELETE_SCHEDULE or UPDATE_SCHEDULE has no lookup: not_reconcilable, saying the same call is harmless to repeat', async () => {
+    const ctx = await setup()
+    const schedule_id = '9b0c6e1a-3f7d-4c2e-8a51-7d2f0e4b9c13'
+    ctx.simulator.failNext({ status: 500 })
+    const deleted = await rejection(ctx.gw.s2s.deleteSchedule({ schedule_id }))
+    const before = ctx.server.requests.length
+    const result = await ctx.gw.reconcile(deleted as PaywireError)
+    expect(result).toMatchObject({ outcome: 'not_reconcilable', key: { key: 'schedule_id', value: schedule_id } })
+    expect(result.evidence).toMatch(/no action reads a schedule/)
+    expect(result.next).toMatch(/DELETE_SCHEDULE again.*Schedule not found/)
+    ctx.simulator.failNext({ status: 500 })
+    const updated = await rejection(ctx.gw.s2s.updateSchedule({ schedule_id, name: 'Weekly' }))
+    expect(await ctx.gw.reconcile(updated as PaywireError)).toMatchObject({ outcome: 'not_reconcilable' })
+    expect(ctx.server.requests.length).toBe(before + 1) // the update only: reconcile looked nothing up
+  })
 
-    it('CREATE_SCHEDULE with a schedule_id: probe it with UPDATE_SCHEDULE, never repeat the create first', async () => {
-      const ctx = await setup(hashed)
-      const error = await lostAnswer(ctx, () => ctx.gw.s2s.createSchedule({ ...definition, schedule_id: scheduleId }))
-      expect(error.message).toMatch(/UPDATE_SCHEDULE of schedule_id .*9b0c6e1a.* same definition/)
-      expect(error.message).not.toMatch(/status lookup|repeat of the same call/)
-      const before = ctx.server.requests.length
-      const result = await ctx.gw.reconcile(error)
-      expect(result).toMatchObject({
-        outcome: 'not_reconcilable',
-        operation: 's2s.createSchedule',
-        key: { key: 'schedule_id', value: scheduleId },
-        state: undefined,
-      })
-      expect(result.evidence).toMatch(/no action reads or lists a schedule/)
-      expect(result.next).toMatch(/UPDATE_SCHEDULE .*Schedule not found.*Do not repeat CREATE_SCHEDULE/s)
-      expect(ctx.server.requests.length).toBe(before)
-    })
+  describe('CREATE_SCHEDULE whose answer was lost (issue 26, item 6)', () => {
+    const schedule = { name: 'Monthly plan', interval_length: 1, interval_unit: 'month', payments_count: 12 } as const
+    const client = { hashInputs: { 's2s.createSchedule': ['name'] } }
+    const sim = { hashInputs: { CREATE_SCHEDULE: ['name'] } }
 
-    it('CREATE_SCHEDULE without a schedule_id: no key, said plainly, and reconcile does not refuse it', async () => {
-      const ctx = await setup(hashed)
-      const error = await lostAnswer(ctx, () => ctx.gw.s2s.createSchedule(definition))
-      expect(error.reconciliation).toBeUndefined()
-      expect(error.message).toMatch(/no key identifies it, so no lookup can reconcile it/)
+    it('without a schedule_id: the error carries a key and points at no lookup; reconcile says plainly nothing is reconcilable', async () => {
+      const journal = new MemoryIntentStore()
+      const ctx = await setup({ sim, client: { ...client, journal } })
+      const error = await lostAnswer(ctx, () => ctx.gw.s2s.createSchedule(schedule))
+      expect(error.reconciliation).toMatchObject({ key: 'name', value: 'Monthly plan' })
       expect(error.message).not.toMatch(/status lookup/)
+      expect(error.message).toMatch(/admin portal/)
+      expect(error.message).toMatch(/second schedule/)
       const before = ctx.server.requests.length
       const result = await ctx.gw.reconcile(error)
-      expect(result).toMatchObject({ outcome: 'not_reconcilable', operation: 's2s.createSchedule' })
-      expect(result.next).toMatch(/admin portal.*two schedules.*your own schedule_id/s)
+      expect(result.outcome).toBe('not_reconcilable')
+      expect(result.evidence).toMatch(/without a schedule_id/)
+      expect(result.evidence).toMatch(/nothing can be reconciled/)
+      expect(result.next).toMatch(/"Monthly plan"/)
+      expect(result.next).toMatch(/may create a second schedule/)
+      expect(result.next).toMatch(/schedule_id next time/)
       expect(ctx.server.requests.length).toBe(before)
+      const [fromJournal] = await ctx.gw.reconcileAll()
+      expect(fromJournal?.result.outcome).toBe('not_reconcilable')
+      expect(await ctx.gw.pendingIntents()).toHaveLength(1) // left open for a person to close
+      expect(ctx.simulator.ledger.filter((e) => e.kind === 'schedule_created')).toHaveLength(1)
     })
 
-    it('DELETE_SCHEDULE and UPDATE_SCHEDULE: repeating them is harmless, and says so', async () => {
-      const ctx = await setup(hashed)
-      const deleted = await lostAnswer(ctx, () => ctx.gw.s2s.deleteSchedule({ schedule_id: scheduleId }))
-      const d = await ctx.gw.reconcile(deleted)
-      expect(d).toMatchObject({ outcome: 'not_reconcilable', key: { key: 'schedule_id', value: scheduleId } })
-      expect(d.next).toMatch(/DELETE_SCHEDULE .* again: deleting twice moves no money/)
-      const updated = await lostAnswer(ctx, () =>
-        ctx.gw.s2s.updateSchedule({ schedule_id: scheduleId, interval_length: 2 }),
-      )
-      const u = await ctx.gw.reconcile(updated)
-      expect(u.outcome).toBe('not_reconcilable')
-      expect(u.next).toMatch(/same UPDATE_SCHEDULE .* again: it sets the same values/)
+    it('with a schedule_id: not_reconcilable, naming the schedule_id and how to make sure', async () => {
+      const ctx = await setup({ sim, client })
+      const schedule_id = '0f6e7a0c-1d2b-4c3d-9e8f-a1b2c3d4e5f6'
+      const error = await lostAnswer(ctx, () => ctx.gw.s2s.createSchedule({ ...schedule, schedule_id }))
+      expect(error.reconciliation).toMatchObject({ key: 'schedule_id', value: schedule_id })
+      expect(error.message).toMatch(/second schedule/)
+      const result = await ctx.gw.reconcile(error)
+      expect(result.outcome).toBe('not_reconcilable')
+      expect(result.next).toContain(schedule_id)
+      expect(result.next).toMatch(/DELETE_SCHEDULE/)
     })
   })
 
