@@ -156,17 +156,34 @@ function nonPublicIpv4(address: number): string | undefined {
   return undefined
 }
 
+/**
+ * Classifies an IPv6 address as WHATWG `URL` writes it (hex groups, `::` compressed, an embedded
+ * dotted quad already turned into two groups). An IPv4 address carried inside IPv6 (compatible,
+ * mapped, translated, NAT64, 6to4, Teredo) reaches that IPv4 host, so it is judged as that host.
+ */
 function nonPublicIpv6(text: string): string | undefined {
   const halves = text.split('::')
   const head = halves[0] ? halves[0].split(':') : []
   const tail = halves.length > 1 && halves[1] ? halves[1].split(':') : []
   const fill = halves.length > 1 ? 8 - head.length - tail.length : 0
   const g = [...head, ...Array<string>(fill).fill('0'), ...tail].map((group) => Number.parseInt(group, 16))
-  const [g0 = 0, g5 = 0, g6 = 0, g7 = 0] = [g[0], g[5], g[6], g[7]]
+  if (g.length !== 8 || g.some((group) => !(group >= 0 && group <= 0xffff))) return 'not a plain IPv6 address'
+  const [g0, g1, g2, g3, g4, g5, g6, g7] = g as [number, number, number, number, number, number, number, number]
   const zeroTo = (end: number) => g.slice(0, end).every((group) => group === 0)
+  const v4 = (high: number, low: number) => high * 65536 + low
   if (zeroTo(8)) return 'an unspecified address'
   if (zeroTo(7) && g7 === 1) return 'a loopback address'
-  if (zeroTo(5) && g5 === 0xffff) return nonPublicIpv4(g6 * 65536 + g7) // IPv4-mapped ::ffff:a.b.c.d
+  if (zeroTo(6)) return nonPublicIpv4(v4(g6, g7)) // IPv4-compatible ::a.b.c.d
+  if (zeroTo(5) && g5 === 0xffff) return nonPublicIpv4(v4(g6, g7)) // IPv4-mapped ::ffff:a.b.c.d
+  if (zeroTo(4) && g4 === 0xffff && g5 === 0) return nonPublicIpv4(v4(g6, g7)) // IPv4-translated
+  if (g0 === 0x64 && g1 === 0xff9b) {
+    // NAT64: the well-known prefix 64:ff9b::/96 carries the IPv4 host; 64:ff9b:1::/48 is local use.
+    if (g2 === 1) return 'a private (local-use NAT64) address'
+    if (g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0) return nonPublicIpv4(v4(g6, g7))
+  }
+  if (g0 === 0x2002) return nonPublicIpv4(v4(g1, g2)) // 6to4: 2002:aabb:ccdd::/48
+  if (g0 === 0x2001 && g1 === 0) return nonPublicIpv4(v4(g6 ^ 0xffff, g7 ^ 0xffff)) // Teredo: the client, inverted
+  if (g0 === 0x2001 && g1 === 0xdb8) return 'a documentation address (never routed)'
   if ((g0 & 0xfe00) === 0xfc00) return 'a private (unique local) address'
   if ((g0 & 0xffc0) === 0xfe80) return 'a link-local address'
   if ((g0 & 0xffc0) === 0xfec0) return 'a private (site-local) address'

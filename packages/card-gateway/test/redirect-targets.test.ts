@@ -25,7 +25,30 @@ const NOT_PUBLIC: readonly [string, RegExp][] = [
   ['https://[fe80::1]/ok', /link-local/],
   ['https://[::ffff:10.0.0.1]/ok', /private/],
   ['https://2130706433/ok', /loopback/], // 127.0.0.1 written as one number
+  // Issue 26 item 17: IPv4 inside IPv6, in every form a browser or a NAT64/6to4 gateway reaches it by.
+  ['https://[::127.0.0.1]/ok', /loopback/], // IPv4-compatible
+  ['https://[::7f00:1]/ok', /loopback/],
+  ['https://[::ffff:127.0.0.1]/ok', /loopback/], // IPv4-mapped
+  ['https://[::ffff:7f00:1]/ok', /loopback/],
+  ['https://[0:0:0:0:0:ffff:7f00:1]/ok', /loopback/],
+  ['https://[0000:0000:0000:0000:0000:FFFF:7F00:0001]/ok', /loopback/], // leading zeros, capitals
+  ['https://[::ffff:0:127.0.0.1]/ok', /loopback/], // IPv4-translated (SIIT)
+  ['https://[64:ff9b::127.0.0.1]/ok', /loopback/], // NAT64 well-known prefix
+  ['https://[64:ff9b::10.1.2.3]/ok', /private/],
+  ['https://[64:ff9b:1::a00:1]/ok', /private/], // local-use NAT64 prefix
+  ['https://[2002:7f00:1::]/ok', /loopback/], // 6to4 of 127.0.0.1
+  ['https://[2002:c0a8:101::1]/ok', /private/], // 6to4 of 192.168.1.1
+  ['https://[2001:0:4136:e378:8000:63bf:80ff:fffe]/ok', /loopback/], // Teredo, client 127.0.0.1 (XOR-ed)
+  ['https://[::]/ok', /unspecified/],
+  ['https://[0::0:1]/ok', /loopback/],
+  ['https://0x7f.1/ok', /loopback/],
+  ['https://017700000001/ok', /loopback/],
+  ['https://127.1/ok', /loopback/],
+  ['https://[2001:db8::1]/ok', /documentation/],
 ]
+
+/** Public IPv6 forms that must still pass: the checks classify, they do not refuse all IPv6. */
+const PUBLIC_IPV6 = ['https://[2606:4700::1111]/ok', 'https://[64:ff9b::8.8.8.8]/ok', 'https://[2002:808:808::1]/ok']
 
 describe('redirect targets must be public HTTPS URLs (platform rule)', () => {
   it.each(NOT_PUBLIC)('purchase refuses success_url %s before sending, naming the rule', async (url, why) => {
@@ -38,6 +61,12 @@ describe('redirect targets must be public HTTPS URLs (platform rule)', () => {
     expect(issues[0]?.message).toMatch(why)
     expect(issues[0]?.message).toMatch(/allowPrivateRedirectUrls/)
     expect(ctx.server.requests).toHaveLength(0)
+  })
+
+  it.each(PUBLIC_IPV6)('accepts the public address %s (its embedded IPv4, if any, is public)', async (url) => {
+    const ctx = await setup()
+    await ctx.gw.checkout.purchase({ order: order(), ...PUBLIC, success_url: url })
+    expect(ctx.server.requests).toHaveLength(1)
   })
 
   // The client remembers accepted redirect URLs (so a shop's fixed URLs are parsed once): a refused
