@@ -44,6 +44,9 @@ export interface BillPaymentOptions extends ClientOptions, ServiceDedupOptions {
   clientSecret: string | Secret
 }
 
+/** The key a bill payment is reconciled by. */
+const BILL_RECONCILE_KEYS = ['Idempotency-Key']
+
 /**
  * Client of the bill payment service: `bills.catalog` and `bills.transactions`, and `bills.request`
  * for anything else. Every call sends both `X-Service-Internal-Client-Id` and
@@ -117,7 +120,12 @@ export class BillPayment {
    * `serviceDedupsIdempotencyKey: true` (docs/reconciliation.md).
    */
   async reconcile(subject: PaywireError | Intent): Promise<BillPaymentReconciled> {
-    const settled = reconcileSubject(subject, 'BillPayment', this.#http.service, this.#http.clock)
+    const settled = reconcileSubject(subject, {
+      client: 'BillPayment',
+      service: this.#http.service,
+      keys: BILL_RECONCILE_KEYS,
+      clock: this.#http.clock,
+    })
     return reconcileBillPayment(settled, this.transactions, this.#serviceDedups)
   }
 

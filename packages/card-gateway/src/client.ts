@@ -202,6 +202,9 @@ function checkPath(name: string, value: string | undefined, fallback: string): s
   return value
 }
 
+/** The keys card calls are reconciled by: S2S by trans_id, purchase/credit/recurring sale by order_id, a schedule by its id or name. */
+const CARD_RECONCILE_KEYS = ['trans_id', 'order_id', 'schedule_id', 'name']
+
 /**
  * The card gateway client; the rules it follows, and the IDs its docs cite (`rule Limits 1`), are at
  * https://github.com/paywire/paywire/blob/main/docs/card-gateway-rules.md. Credentials are kept as `Secret`s in private
@@ -328,7 +331,12 @@ export class CardGateway {
    * finds nothing proves the call did not act only `settleAfterMs` (default 2 minutes) after it.
    */
   async reconcile(subject: PaywireError | Intent, options?: ReconcileOptions): Promise<CardReconciled> {
-    const settled = reconcileSubject(subject, 'CardGateway', this.#http.service, this.#http.clock)
+    const settled = reconcileSubject(subject, {
+      client: 'CardGateway',
+      service: this.#http.service,
+      keys: CARD_RECONCILE_KEYS,
+      clock: this.#http.clock,
+    })
     return reconcileCard(settled, this.checkout, this.s2s, options)
   }
 

@@ -80,6 +80,7 @@ export type {
   ReconciledOutcome,
   ReconcileOptions,
   ReconcileSubject,
+  ReconcileSubjectScope,
 } from './reconcile.js'
 export { DEFAULT_SETTLE_AFTER_MS, openIntentsOf, reconcileJournal, reconcileSubject } from './reconcile.js'
 export type { BackoffOptions, RetryPolicy } from './retry.js'

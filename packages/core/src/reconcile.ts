@@ -115,20 +115,33 @@ function intentProblem(value: Record<string, unknown>): string | undefined {
   return ok ? undefined : `must be an error with outcomeUnknown, or an intent from pendingIntents() ${INTENT_FIELDS}`
 }
 
+/** Who asks `reconcileSubject`, and what it can look up. */
+export interface ReconcileSubjectScope {
+  /** The client's name in errors: `CardGateway` gives `CardGateway.reconcile`. */
+  readonly client: string
+  /** The client's service: an intent of another service is refused. */
+  readonly service: string
+  /**
+   * The key kinds this client's operations are reconciled by (`trans_id`, `order_id`…): an error
+   * keyed by another kind was raised by another service's client, and a lookup here would look up
+   * the wrong thing.
+   */
+  readonly keys: readonly string[]
+  /** The client's clock (default the system clock). */
+  readonly clock?: Clock
+}
+
 /**
  * The operation, key and settle time of an unknown outcome. Accepted: the error object itself (a
- * real `PaywireError` with `outcomeUnknown`), or a journal intent as `pendingIntents()` returns it
- * (of `service`, when given). Refused with the reason: an error whose outcome was definite, anything
- * that merely looks like an error (one saved as JSON has lost its settle time), a call without a key.
+ * real `PaywireError` with `outcomeUnknown`, keyed by a kind of `scope.keys`), or a journal intent
+ * as `pendingIntents()` returns it (of `scope.service`). Refused with the reason: an error whose
+ * outcome was definite, one of another service, anything that merely looks like an error (one saved
+ * as JSON has lost its settle time), a call without a key.
  * The settle time is real time: the monotonic clock within a process; for an intent written by
  * another process, its anchored `createdAt` against this process's `anchoredDate(clock)`.
  */
-export function reconcileSubject(
-  subject: PaywireError | Intent,
-  client: string,
-  service?: string,
-  clock: Clock = systemClock,
-): ReconcileSubject {
+export function reconcileSubject(subject: PaywireError | Intent, scope: ReconcileSubjectScope): ReconcileSubject {
+  const { client, service, keys, clock = systemClock } = scope
   const refuse = (message: string): never => {
     throw new RequestValidationError(`${client}.reconcile`, [{ path: 'subject', message }])
   }
@@ -146,6 +159,7 @@ export function reconcileSubject(
     if (typeof operation !== 'string' || subject.reconciliation === undefined) {
       return refuse('carries no operation and reconciliation key to look up')
     }
+    if (!keys.includes(subject.reconciliation.key)) return refuse(foreignKey(subject.reconciliation.key, keys))
     return settled(operation, subject.reconciliation, msSince(callEndedMark(subject)))
   }
   if (typeof subject !== 'object' || subject === null || Array.isArray(subject)) {
@@ -153,15 +167,20 @@ export function reconcileSubject(
   }
   const problem = intentProblem(subject as unknown as Record<string, unknown>)
   if (problem !== undefined) return refuse(problem)
-  if (service !== undefined && subject.service !== service) {
+  if (subject.service !== service) {
     return refuse(`is an intent of ${subject.service}, not of ${service}: reconcile it with that client`)
   }
   if (subject.reconciliation === undefined) {
     return refuse(`is an intent of ${subject.operation} without a reconciliation key: settle it by hand`)
   }
+  if (!keys.includes(subject.reconciliation.key)) return refuse(foreignKey(subject.reconciliation.key, keys))
   const mark = intentWritten.get(subject.id)
   const elapsedMs = mark ? msSince(mark) : anchoredDate(clock) - subject.createdAt
   return settled(subject.operation, subject.reconciliation, elapsedMs)
+}
+
+function foreignKey(key: string, keys: readonly string[]): string {
+  return `is keyed by ${key}, which no operation of this client is keyed by (${keys.join(', ')}): reconcile it with the client of the service that raised it`
 }
 
 /** The open intents of the client's journal, oldest first (none without a journal). */

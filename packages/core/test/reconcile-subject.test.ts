@@ -50,9 +50,11 @@ function intentOf(fields: Partial<Intent> = {}): Intent {
   }
 }
 
+const scope = (service = 'card-gateway') => ({ client: 'Test', service, keys: ['trans_id', 'order_id'] })
+
 const refused = (subject: unknown, service?: string) => {
   try {
-    reconcileSubject(subject as PaywireError, 'Test', service)
+    reconcileSubject(subject as PaywireError, scope(service))
   } catch (error) {
     expect(error).toBeInstanceOf(RequestValidationError)
     return (error as RequestValidationError).issues[0]?.message
@@ -82,10 +84,20 @@ describe('reconcileSubject: only what was made for it', () => {
     expect(refused(intentOf(), 'remittance')).toMatch(/intent of card-gateway, not of remittance/)
   })
 
+  it('refuses an error or intent keyed by a kind this client never keys by: another service raised it', () => {
+    const foreign = { key: 'agentTransactionRef', value: 'ref-1', lookup: 'remit.lookup.transactionStatus' }
+    const error = new PaywireError('lost', { outcomeUnknown: true, reconciliation: foreign })
+    Object.assign(error, { operation: 'transactions.mobileTransfer' })
+    expect(refused(error)).toBe(
+      'is keyed by agentTransactionRef, which no operation of this client is keyed by (trans_id, order_id): reconcile it with the client of the service that raised it',
+    )
+    expect(refused(intentOf({ reconciliation: foreign }))).toMatch(/keyed by agentTransactionRef/)
+  })
+
   it('accepts the error object and an intent (a copy, as a journal store returns it)', () => {
-    expect(reconcileSubject(unknownError(), 'Test')).toMatchObject({ operation: 's2s.capture', reconciliation: key })
+    expect(reconcileSubject(unknownError(), scope())).toMatchObject({ operation: 's2s.capture', reconciliation: key })
     const copy = structuredClone(intentOf())
-    expect(reconcileSubject(copy, 'Test', 'card-gateway')).toMatchObject({ operation: 's2s.capture' })
+    expect(reconcileSubject(copy, scope())).toMatchObject({ operation: 's2s.capture' })
   })
 })
 
@@ -96,7 +108,7 @@ describe('reconcileSubject: the settle delay is real time', () => {
     markCallEnded(error, clock)
     clock.advance(1_000)
     clock.stepWall(5 * 60_000)
-    const subject = reconcileSubject(error, 'Test')
+    const subject = reconcileSubject(error, scope())
     expect(subject.elapsedMs).toBe(1_000)
     expect(Date.now() - subject.since).toBeGreaterThanOrEqual(1_000)
     expect(Date.now() - subject.since).toBeLessThan(60_000)
@@ -108,6 +120,6 @@ describe('reconcileSubject: the settle delay is real time', () => {
     const intent = intentOf({ createdAt: anchoredDate(clock) - 30_000 })
     clock.stepWall(5 * 60_000) // this host's wall clock steps after its anchor: not seen
     clock.advance(10_000)
-    expect(reconcileSubject(intent, 'Test', 'card-gateway', clock).elapsedMs).toBe(40_000)
+    expect(reconcileSubject(intent, { ...scope(), clock }).elapsedMs).toBe(40_000)
   })
 })

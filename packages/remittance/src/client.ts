@@ -59,6 +59,9 @@ export interface RemittancePlatformDefaults {
   readonly sleDecimals?: number
 }
 
+/** The keys remittance calls are reconciled by: a transfer, a confirm, a beneficiary write. */
+const REMITTANCE_RECONCILE_KEYS = ['agentTransactionRef', 'transactionId', 'posid']
+
 /**
  * The remittance service client: `remit.beneficiaries`, `remit.lookup`, `remit.transactions`, and
  * `remit.request` for anything else. Every method resolves with a typed result (`Transfer`,
@@ -129,7 +132,12 @@ export class Remittance {
    * advises a resend with the same `agentTransactionRef` only with `serviceDedupsIdempotencyKey: true`.
    */
   async reconcile(subject: PaywireError | Intent): Promise<RemittanceReconciled> {
-    const settled = reconcileSubject(subject, 'Remittance', this.#http.service, this.#http.clock)
+    const settled = reconcileSubject(subject, {
+      client: 'Remittance',
+      service: this.#http.service,
+      keys: REMITTANCE_RECONCILE_KEYS,
+      clock: this.#http.clock,
+    })
     return reconcileRemittance(settled, this.lookup, this.#serviceDedups)
   }
 
