@@ -142,8 +142,8 @@ describe(`load: ${CALLS} calls at concurrency ${CONCURRENCY} per simulator`, () 
         // No leak: every socket closed once the client is closed.
         expect(server.open()).toBe(0)
         expect(growthMiB).toBeLessThan(HEAP_SLACK_MIB)
-        // Generous: the figure itself (~10-15 s alone on 2 cores) goes to results.json.
-        expect(durationMs).toBeLessThan(45_000)
+        // The duration (~10-15 s alone on 2 cores) is a figure for results.json, not a pass mark:
+        // speed is the bench's to judge (paired ratios), and a busy machine must not fail this test.
       } finally {
         await server.close()
       }
