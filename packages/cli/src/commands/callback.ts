@@ -8,6 +8,7 @@ import {
   explainSignature,
   SignatureVerificationError,
 } from '@paywire/card-gateway'
+import { MAX_ANSWER_BYTES, readCappedAnswer } from '../answer.js'
 import { fieldPairs, flag, parse, text, texts, wholeNumber } from '../args.js'
 import { diagnose } from '../diagnose.js'
 import {
@@ -212,16 +213,18 @@ export async function send(io: Io, argv: readonly string[]): Promise<ExitCode> {
   const sent = Object.fromEntries(fields)
 
   const started = performance.now()
-  let answer: { status: number; body: string }
+  let answer: { status: number; body: string; cut: boolean }
+  // Our own abort closes the connection once MAX_ANSWER_BYTES are read; the time-out covers the rest.
+  const cutter = new AbortController()
   try {
     const response = await fetch(target, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       body,
       redirect: 'manual',
-      signal: AbortSignal.timeout(timeout),
+      signal: AbortSignal.any([cutter.signal, AbortSignal.timeout(timeout)]),
     })
-    answer = { status: response.status, body: await response.text() }
+    answer = await readCappedAnswer(response, cutter, MAX_ANSWER_BYTES)
   } catch (error) {
     const reason = (error as Error).name === 'TimeoutError' ? `no answer within ${timeout} ms` : networkFailure(error)
     if (flag(parsed, 'json')) io.out(jsonLine({ delivered: false, url: shown, fields: sent, error: reason }))
@@ -237,7 +240,8 @@ export async function send(io: Io, argv: readonly string[]): Promise<ExitCode> {
         url: shown,
         fields: sent,
         status: answer.status,
-        body: answer.body.slice(0, 2000),
+        body: answer.body,
+        bodyCut: answer.cut,
         ms,
       }),
     )
@@ -247,6 +251,13 @@ export async function send(io: Io, argv: readonly string[]): Promise<ExitCode> {
       `POST ${shown} ${printable(`${fields.get('type')}/${fields.get('status')}`)} order ${printable(fields.get('order_number') ?? '')}`,
     )
     io.out(paint(`→ ${answer.status} ${JSON.stringify(answer.body.slice(0, 200))} in ${ms} ms`))
+    if (answer.cut) {
+      io.out(
+        io.paint.yellow(
+          `note: answer cut at ${MAX_ANSWER_BYTES} bytes (the rest was not read; the connection was closed)`,
+        ),
+      )
+    }
     if (ok && answer.body.trim() !== 'OK') io.out(io.paint.yellow('note: the platform expects the plain body OK'))
     if (!ok) io.out('A non-2xx answer makes the gateway send the callback again.')
   }
