@@ -42,24 +42,34 @@ function verifier(password: string): CardGateway {
   })
 }
 
+/**
+ * `paywire callback verify`. A rejected body is answered with the reason only: printing the hash it
+ * should have carried would sign any body an attacker chose (a forging oracle). `--show-expected`
+ * prints it, with the steps and the diagnosis, for a password read from the environment or the
+ * hidden prompt (the only places paywire takes one from).
+ */
 export async function verify(io: Io, argv: readonly string[]): Promise<ExitCode> {
+  refusePasswordArgument(argv)
   const parsed = parse(
     'callback verify',
     argv,
-    { ...RECIPE_OPTIONS, file: { type: 'string' }, 'content-type': { type: 'string' }, fields: { type: 'string' } },
+    {
+      ...RECIPE_OPTIONS,
+      file: { type: 'string' },
+      'content-type': { type: 'string' },
+      fields: { type: 'string' },
+      'show-expected': { type: 'boolean' },
+    },
     0,
   )
+  const showExpected = flag(parsed, 'show-expected')
   const { digest, uppercase } = recipeChoices('callback verify', parsed)
   const fieldsOption = text(parsed, 'fields')
   const order =
     fieldsOption !== undefined ? inputList('callback verify', 'fields', fieldsOption) : CHECKOUT_CALLBACK_FIELDS
   const file = text(parsed, 'file')
-  const password = await readPassword(
-    io,
-    'callback verify',
-    text(parsed, 'password-env') ?? DEFAULT_PASSWORD_ENV,
-    file === undefined,
-  )
+  const passwordEnv = text(parsed, 'password-env') ?? DEFAULT_PASSWORD_ENV
+  const password = await readPassword(io, 'callback verify', passwordEnv, file === undefined)
   const body = await readBody(io, file)
   const json = flag(parsed, 'json')
 
@@ -98,6 +108,16 @@ export async function verify(io: Io, argv: readonly string[]): Promise<ExitCode>
     return EXIT.ok
   } catch (error) {
     if (!(error instanceof SignatureVerificationError)) throw error
+    if (!showExpected) {
+      if (json) io.out(jsonLine({ verified: false, reason: error.reason, message: error.message }))
+      else {
+        io.out(io.paint.red(`not verified (${error.reason}): ${printable(error.message)}`))
+        io.out(
+          `The expected hash is not printed. To see it and why yours differs, run again with --show-expected (password from $${passwordEnv} or the prompt).`,
+        )
+      }
+      return EXIT.failure
+    }
     const fields = Object.fromEntries(new URLSearchParams(shape === 'form' ? body.toString('utf8') : ''))
     const values = shape === 'json' ? jsonFields(body) : fields
     const inputs = order.map((name) => ({ name, value: values[name] }))
@@ -108,7 +128,16 @@ export async function verify(io: Io, argv: readonly string[]): Promise<ExitCode>
         ? diagnose({ inputs, password, digest, uppercase }, received)
         : undefined
     if (json) {
-      io.out(jsonLine({ verified: false, reason: error.reason, message: error.message, explanation, findings }))
+      io.out(
+        jsonLine({
+          verified: false,
+          reason: error.reason,
+          message: error.message,
+          expected: explanation.hash,
+          explanation,
+          findings,
+        }),
+      )
       return EXIT.failure
     }
     io.out(io.paint.red(`not verified (${error.reason}): ${printable(error.message)}`))
@@ -118,6 +147,26 @@ export async function verify(io: Io, argv: readonly string[]): Promise<ExitCode>
     }
     return EXIT.failure
   }
+}
+
+/**
+ * A password on the command line is refused before anything is read, naming the flag and never
+ * echoing its value: argv is readable by every user of the machine (ps) and lands in shell history.
+ * With `--show-expected` the refusal says so too: the expected hash is printed only for a password
+ * from the environment or the prompt.
+ */
+function refusePasswordArgument(argv: readonly string[]): void {
+  const end = argv.indexOf('--')
+  const options = end === -1 ? argv : argv.slice(0, end)
+  if (!options.some((arg) => arg === '--password' || arg.startsWith('--password='))) return
+  const where = `set ${DEFAULT_PASSWORD_ENV} (or name another variable with --password-env) or type it at the hidden prompt`
+  const why = 'an argument is readable by every user of the machine (ps) and stays in shell history'
+  throw new UsageError(
+    options.includes('--show-expected')
+      ? `--show-expected prints the expected hash only for a password from the environment or the prompt, never from --password: ${where}; ${why}`
+      : `--password is not taken: ${where}; ${why}`,
+    'callback verify',
+  )
 }
 
 function jsonFields(body: Buffer): Record<string, string | undefined> {
