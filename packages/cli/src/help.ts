@@ -116,14 +116,19 @@ Options:
                           order_currency, order_description)
   --digest <md5|sha256>   inner digest (default md5)
   --uppercase <ascii|unicode>  uppercasing (default ascii)
+  --show-expected         on a rejected body, also print the hash it should carry, the signing
+                          steps and the likely mistake; without it only the reason is printed
+                          (the right hash for a body someone else chose would let them forge it)
   --json                  one JSON object
   -h, --help              this help
 
 ${SECRETS}
+--show-expected is refused next to a --password argument.
 
 Examples:
   paywire callback verify --file callback.txt
   pbpaste | paywire callback verify --json
+  PAYWIRE_CARD_PASSWORD=sim-password paywire callback verify --show-expected --file callback.txt
 
 ${EXITS} (1: the signature does not verify)`,
 

@@ -7,7 +7,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { baseEnv, coreutilsHash, runCli, SAMPLE_CALLBACK, startReceiver } from './helpers.js'
+import { baseEnv, coreutilsDigest, coreutilsHash, runCli, SAMPLE_CALLBACK, startReceiver } from './helpers.js'
 
 const { password: PASSWORD, signedText: SIGNED_TEXT } = SAMPLE_CALLBACK
 const env = baseEnv({ PAYWIRE_CARD_PASSWORD: PASSWORD })
@@ -40,22 +40,25 @@ describe('paywire callback verify', () => {
     expect(result.code).toBe(0)
   })
 
-  it('a tampered amount: exit 1, hash_mismatch, and the steps with the password masked', async () => {
-    const result = await verify(form({ ...FIELDS, order_amount: '1250.00' }, coreutilsHash(SIGNED_TEXT)))
+  it('a tampered amount, --show-expected: exit 1, hash_mismatch, and the steps with the password masked', async () => {
+    const result = await verify(
+      form({ ...FIELDS, order_amount: '1250.00' }, coreutilsHash(SIGNED_TEXT)),
+      '--show-expected',
+    )
     expect(result.code).toBe(1)
     expect(result.stdout).toContain('not verified (hash_mismatch)')
     expect(result.stdout).toContain('concatenated  pay-1A-71250.00EURTea{password}')
     expect(result.stdout).not.toContain(PASSWORD)
   })
 
-  it('a body signed with sha256 by mistake: the diagnosis names it', async () => {
-    const result = await verify(form(FIELDS, coreutilsHash(SIGNED_TEXT, 'sha256')))
+  it('a body signed with sha256 by mistake, --show-expected: the diagnosis names it', async () => {
+    const result = await verify(form(FIELDS, coreutilsHash(SIGNED_TEXT, 'sha256')), '--show-expected')
     expect(result.code).toBe(1)
     expect(result.stdout).toContain('  - inner digest sha256 instead of md5')
   })
 
-  it('a body signed in another field order: the diagnosis names the order', async () => {
-    const result = await verify(form(FIELDS, coreutilsHash('A-7PAY-112.50EURTEACB-SECRET')))
+  it('a body signed in another field order, --show-expected: the diagnosis names the order', async () => {
+    const result = await verify(form(FIELDS, coreutilsHash('A-7PAY-112.50EURTEACB-SECRET')), '--show-expected')
     expect(result.stdout).toContain(
       '  - inputs in the order order_number, id, order_amount, order_currency, order_description',
     )
@@ -103,6 +106,96 @@ describe('paywire callback verify', () => {
     const missing = await runCli(['callback', 'verify', '--file', '/nonexistent/cb.txt'], { env })
     expect(missing.code).toBe(2)
     expect(missing.stderr).toContain('cannot read /nonexistent/cb.txt: ENOENT')
+  })
+})
+
+describe('paywire callback verify is no forging oracle', () => {
+  // An attacker's callback: fields of their choosing, a made-up hash.
+  const FORGED = { ...FIELDS, id: 'evil-1', order_amount: '9999.00', status: 'success' }
+  const FORGED_TEXT = 'EVIL-1A-79999.00EURTEACB-SECRET'
+  const RIGHT_HASH = coreutilsHash(FORGED_TEXT)
+  const RIGHT_INNER = coreutilsDigest(FORGED_TEXT, 'md5')
+
+  it('a rejected body (text): the reason only; neither the right hash nor its inner digest', async () => {
+    const result = await verify(form(FORGED, '0'.repeat(40)))
+    expect(result.code).toBe(1)
+    expect(result.stdout).toContain('not verified (hash_mismatch)')
+    expect(result.stdout).toContain('--show-expected')
+    expect(result.stdout + result.stderr).not.toContain(RIGHT_HASH)
+    expect(result.stdout + result.stderr).not.toContain(RIGHT_INNER)
+  })
+
+  it('a rejected body (--json): reason and message only', async () => {
+    const result = await verify(form(FORGED, '0'.repeat(40)), '--json')
+    expect(result.code).toBe(1)
+    expect(JSON.parse(result.stdout)).toEqual({ verified: false, reason: 'hash_mismatch', message: expect.any(String) })
+    expect(result.stdout + result.stderr).not.toContain(RIGHT_HASH)
+    expect(result.stdout + result.stderr).not.toContain(RIGHT_INNER)
+  })
+
+  it('a body without any hash (--json): the right hash is not handed out either', async () => {
+    const result = await verify(new URLSearchParams(FORGED).toString(), '--json')
+    expect(result.code).toBe(1)
+    expect(JSON.parse(result.stdout)).toMatchObject({ verified: false, reason: 'missing_hash' })
+    expect(result.stdout + result.stderr).not.toContain(RIGHT_HASH)
+    expect(result.stdout + result.stderr).not.toContain(RIGHT_INNER)
+  })
+
+  it('--show-expected with the password from the environment: the expected hash, text and --json', async () => {
+    const text = await verify(form(FORGED, '0'.repeat(40)), '--show-expected')
+    expect(text.code).toBe(1)
+    expect(text.stdout).toContain(`is not the right hash ${RIGHT_HASH}`)
+    const json = await verify(form(FORGED, '0'.repeat(40)), '--show-expected', '--json')
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      verified: false,
+      reason: 'hash_mismatch',
+      expected: RIGHT_HASH,
+      explanation: { hash: RIGHT_HASH },
+    })
+    expect(text.stdout + text.stderr + json.stdout + json.stderr).not.toContain(PASSWORD)
+  })
+
+  it('--show-expected with --password-env naming another variable works the same', async () => {
+    const result = await runCli(['callback', 'verify', '--show-expected', '--password-env', 'MY_CARD_PW'], {
+      env: baseEnv({ MY_CARD_PW: PASSWORD }),
+      input: form(FORGED, '0'.repeat(40)),
+    })
+    expect(result.stdout).toContain(RIGHT_HASH)
+  })
+
+  it.each([[['--password', 'cb-secret']], [['--password=cb-secret']]])(
+    '--show-expected with a password argument %j: exit 2 naming --password, no hash, the value not echoed',
+    async (args) => {
+      const result = await runCli(['callback', 'verify', '--show-expected', ...args], {
+        env: baseEnv(),
+        input: form(FORGED, '0'.repeat(40)),
+      })
+      expect(result.code).toBe(2)
+      expect(result.stderr).toContain('--show-expected')
+      expect(result.stderr).toContain('--password')
+      expect(result.stderr).toContain('PAYWIRE_CARD_PASSWORD')
+      expect(result.stdout).toBe('')
+      expect(result.stderr).not.toContain('cb-secret')
+      expect(result.stderr).not.toContain(RIGHT_HASH)
+    },
+  )
+
+  it('a password argument without --show-expected: exit 2, told where the password comes from', async () => {
+    const result = await runCli(['callback', 'verify', '--password', 'cb-secret'], {
+      env,
+      input: form(FORGED, '0'.repeat(40)),
+    })
+    expect(result.code).toBe(2)
+    expect(result.stderr).toContain('--password')
+    expect(result.stderr).toContain('PAYWIRE_CARD_PASSWORD')
+    expect(result.stderr).not.toContain('cb-secret')
+    expect(result.stdout).toBe('')
+  })
+
+  it('a genuine body with --show-expected verifies as before', async () => {
+    const result = await verify(form(FIELDS, coreutilsHash(SIGNED_TEXT)), '--show-expected')
+    expect(result.code).toBe(0)
+    expect(result.stdout).toContain('verified: the signature matches')
   })
 })
 

@@ -64,7 +64,7 @@ export class SimulatedGateway {
   readonly #options: CardGatewaySimulatorOptions
   readonly #clock: Clock
   readonly #otherKeys: ReadonlySet<string>
-  readonly #seen = new Map<string, { at: number; reply: Reply }>()
+  readonly #seen = new Map<string, { operation: string; at: number; reply: Reply }>()
   readonly #faults = new FaultQueue()
   /** Makes ids and tokens (`options.uuid`, default `crypto.randomUUID`). */
   protected readonly uuid: () => string
@@ -331,17 +331,23 @@ export class SimulatedGateway {
     return body['hash'] === expected ? undefined : this.error(api, 100000, 'Hash is not valid')
   }
 
-  /** 15 s dedup by merchant + order_id (rule Limits 1): replay inside the window, refuse after it. */
-  protected dedup(api: 'checkout' | 's2s', orderId: string, execute: () => Reply): Reply {
+  /**
+   * The 15 s duplicate window (rule Limits 1), per merchant and order_id, matched on the operation:
+   * the same operation repeated inside the window gets its first answer again; after the window, or
+   * from any other operation at any time, reusing the order_id is refused with 100000
+   * `order_id: Duplicate payment.` An order_id is one payment attempt, so a RECURRING_SALE or a
+   * credit is never answered from a purchase's cache (nor the other way round).
+   */
+  protected dedup(api: 'checkout' | 's2s', operation: string, orderId: string, execute: () => Reply): Reply {
     const key = `${this.merchantKey}|${orderId}`
     const seen = this.#seen.get(key)
     const now = this.#clock.now()
     if (seen) {
-      if (now - seen.at < SIMULATOR_DEDUP_WINDOW_MS) return seen.reply
+      if (seen.operation === operation && now - seen.at < SIMULATOR_DEDUP_WINDOW_MS) return seen.reply
       return this.error(api, 100000, 'order_id: Duplicate payment.')
     }
     const reply = execute()
-    this.#seen.set(key, { at: now, reply })
+    this.#seen.set(key, { operation, at: now, reply })
     return reply
   }
 

@@ -40,7 +40,7 @@ export class CardGatewaySimulator extends SimulatedGateway {
     const hashProblem = this.checkHash('checkout', 'purchase', body)
     if (hashProblem) return hashProblem
     const order = body['order'] as Record<string, string>
-    return this.dedup('checkout', order['number'] as string, () => {
+    return this.dedup('checkout', 'purchase', order['number'] as string, () => {
       const payment: SimulatedPayment = {
         payment_id: this.uuid(),
         trans_id: this.uuid(),
@@ -87,7 +87,7 @@ export class CardGatewaySimulator extends SimulatedGateway {
     if (problems.length > 0) return this.invalid('checkout', problems)
     const hashProblem = this.checkHash('checkout', 'credit', body)
     if (hashProblem) return hashProblem
-    return this.dedup('checkout', String(body['order_id']), () => {
+    return this.dedup('checkout', 'credit', String(body['order_id']), () => {
       const original = this.payments.find((p) => p.card_token !== undefined && p.card_token === body['card_token'])
       if (!original) return this.error('checkout', 205005, 'Card token is invalid or not found.')
       const refused = this.#refundRefusal('checkout', original, 100000, 'Refund is not allowed')
@@ -267,7 +267,7 @@ export class CardGatewaySimulator extends SimulatedGateway {
   }
 
   #recurringSale(f: Record<string, string>): Reply {
-    return this.dedup('s2s', f['order_id'] as string, () => {
+    return this.dedup('s2s', 'RECURRING_SALE', f['order_id'] as string, () => {
       const first = this.payments.find((x) => x.trans_id === f['recurring_first_trans_id'])
       const valid = first?.recurring_token !== undefined && first.recurring_token === f['recurring_token']
       if (!first || !valid) return this.error('s2s', 100000, 'Incorrect transaction') // rule S2S 4

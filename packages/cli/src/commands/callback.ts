@@ -8,6 +8,7 @@ import {
   explainSignature,
   SignatureVerificationError,
 } from '@paywire/card-gateway'
+import { MAX_ANSWER_BYTES, readCappedAnswer } from '../answer.js'
 import { fieldPairs, flag, parse, text, texts, wholeNumber } from '../args.js'
 import { diagnose } from '../diagnose.js'
 import {
@@ -41,24 +42,34 @@ function verifier(password: string): CardGateway {
   })
 }
 
+/**
+ * `paywire callback verify`. A rejected body is answered with the reason only: printing the hash it
+ * should have carried would sign any body an attacker chose (a forging oracle). `--show-expected`
+ * prints it, with the steps and the diagnosis, for a password read from the environment or the
+ * hidden prompt (the only places paywire takes one from).
+ */
 export async function verify(io: Io, argv: readonly string[]): Promise<ExitCode> {
+  refusePasswordArgument(argv)
   const parsed = parse(
     'callback verify',
     argv,
-    { ...RECIPE_OPTIONS, file: { type: 'string' }, 'content-type': { type: 'string' }, fields: { type: 'string' } },
+    {
+      ...RECIPE_OPTIONS,
+      file: { type: 'string' },
+      'content-type': { type: 'string' },
+      fields: { type: 'string' },
+      'show-expected': { type: 'boolean' },
+    },
     0,
   )
+  const showExpected = flag(parsed, 'show-expected')
   const { digest, uppercase } = recipeChoices('callback verify', parsed)
   const fieldsOption = text(parsed, 'fields')
   const order =
     fieldsOption !== undefined ? inputList('callback verify', 'fields', fieldsOption) : CHECKOUT_CALLBACK_FIELDS
   const file = text(parsed, 'file')
-  const password = await readPassword(
-    io,
-    'callback verify',
-    text(parsed, 'password-env') ?? DEFAULT_PASSWORD_ENV,
-    file === undefined,
-  )
+  const passwordEnv = text(parsed, 'password-env') ?? DEFAULT_PASSWORD_ENV
+  const password = await readPassword(io, 'callback verify', passwordEnv, file === undefined)
   const body = await readBody(io, file)
   const json = flag(parsed, 'json')
 
@@ -97,6 +108,16 @@ export async function verify(io: Io, argv: readonly string[]): Promise<ExitCode>
     return EXIT.ok
   } catch (error) {
     if (!(error instanceof SignatureVerificationError)) throw error
+    if (!showExpected) {
+      if (json) io.out(jsonLine({ verified: false, reason: error.reason, message: error.message }))
+      else {
+        io.out(io.paint.red(`not verified (${error.reason}): ${printable(error.message)}`))
+        io.out(
+          `The expected hash is not printed. To see it and why yours differs, run again with --show-expected (password from $${passwordEnv} or the prompt).`,
+        )
+      }
+      return EXIT.failure
+    }
     const fields = Object.fromEntries(new URLSearchParams(shape === 'form' ? body.toString('utf8') : ''))
     const values = shape === 'json' ? jsonFields(body) : fields
     const inputs = order.map((name) => ({ name, value: values[name] }))
@@ -107,7 +128,16 @@ export async function verify(io: Io, argv: readonly string[]): Promise<ExitCode>
         ? diagnose({ inputs, password, digest, uppercase }, received)
         : undefined
     if (json) {
-      io.out(jsonLine({ verified: false, reason: error.reason, message: error.message, explanation, findings }))
+      io.out(
+        jsonLine({
+          verified: false,
+          reason: error.reason,
+          message: error.message,
+          expected: explanation.hash,
+          explanation,
+          findings,
+        }),
+      )
       return EXIT.failure
     }
     io.out(io.paint.red(`not verified (${error.reason}): ${printable(error.message)}`))
@@ -117,6 +147,26 @@ export async function verify(io: Io, argv: readonly string[]): Promise<ExitCode>
     }
     return EXIT.failure
   }
+}
+
+/**
+ * A password on the command line is refused before anything is read, naming the flag and never
+ * echoing its value: argv is readable by every user of the machine (ps) and lands in shell history.
+ * With `--show-expected` the refusal says so too: the expected hash is printed only for a password
+ * from the environment or the prompt.
+ */
+function refusePasswordArgument(argv: readonly string[]): void {
+  const end = argv.indexOf('--')
+  const options = end === -1 ? argv : argv.slice(0, end)
+  if (!options.some((arg) => arg === '--password' || arg.startsWith('--password='))) return
+  const where = `set ${DEFAULT_PASSWORD_ENV} (or name another variable with --password-env) or type it at the hidden prompt`
+  const why = 'an argument is readable by every user of the machine (ps) and stays in shell history'
+  throw new UsageError(
+    options.includes('--show-expected')
+      ? `--show-expected prints the expected hash only for a password from the environment or the prompt, never from --password: ${where}; ${why}`
+      : `--password is not taken: ${where}; ${why}`,
+    'callback verify',
+  )
 }
 
 function jsonFields(body: Buffer): Record<string, string | undefined> {
@@ -212,16 +262,18 @@ export async function send(io: Io, argv: readonly string[]): Promise<ExitCode> {
   const sent = Object.fromEntries(fields)
 
   const started = performance.now()
-  let answer: { status: number; body: string }
+  let answer: { status: number; body: string; cut: boolean }
+  // Our own abort closes the connection once MAX_ANSWER_BYTES are read; the time-out covers the rest.
+  const cutter = new AbortController()
   try {
     const response = await fetch(target, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       body,
       redirect: 'manual',
-      signal: AbortSignal.timeout(timeout),
+      signal: AbortSignal.any([cutter.signal, AbortSignal.timeout(timeout)]),
     })
-    answer = { status: response.status, body: await response.text() }
+    answer = await readCappedAnswer(response, cutter, MAX_ANSWER_BYTES)
   } catch (error) {
     const reason = (error as Error).name === 'TimeoutError' ? `no answer within ${timeout} ms` : networkFailure(error)
     if (flag(parsed, 'json')) io.out(jsonLine({ delivered: false, url: shown, fields: sent, error: reason }))
@@ -237,7 +289,8 @@ export async function send(io: Io, argv: readonly string[]): Promise<ExitCode> {
         url: shown,
         fields: sent,
         status: answer.status,
-        body: answer.body.slice(0, 2000),
+        body: answer.body,
+        bodyCut: answer.cut,
         ms,
       }),
     )
@@ -247,6 +300,13 @@ export async function send(io: Io, argv: readonly string[]): Promise<ExitCode> {
       `POST ${shown} ${printable(`${fields.get('type')}/${fields.get('status')}`)} order ${printable(fields.get('order_number') ?? '')}`,
     )
     io.out(paint(`→ ${answer.status} ${JSON.stringify(answer.body.slice(0, 200))} in ${ms} ms`))
+    if (answer.cut) {
+      io.out(
+        io.paint.yellow(
+          `note: answer cut at ${MAX_ANSWER_BYTES} bytes (the rest was not read; the connection was closed)`,
+        ),
+      )
+    }
     if (ok && answer.body.trim() !== 'OK') io.out(io.paint.yellow('note: the platform expects the plain body OK'))
     if (!ok) io.out('A non-2xx answer makes the gateway send the callback again.')
   }

@@ -1,5 +1,6 @@
 /** `paywire sim`: the three simulators behind one local server until Ctrl-C. */
 
+import { MAX_ANSWER_BYTES } from '../answer.js'
 import { flag, parse, text, wholeNumber } from '../args.js'
 import { displayUrl, EXIT, type ExitCode, endpointUrl, type Io, jsonLine, printable, UsageError } from '../io.js'
 import type { Delivery, DeliveryAttempt } from '../sim/deliveries.js'
@@ -73,7 +74,8 @@ export async function sim(io: Io, argv: readonly string[]): Promise<ExitCode> {
       )
       return
     }
-    const answer = a.status !== undefined ? `${a.status} ${JSON.stringify(a.body ?? '')}` : a.error
+    const cut = a.cut ? ` (answer cut at ${MAX_ANSWER_BYTES} bytes)` : ''
+    const answer = a.status !== undefined ? `${a.status} ${JSON.stringify(a.body ?? '')}${cut}` : a.error
     const paint = d.state === 'delivered' ? green : red
     const next = d.state === 'retrying' ? `, next attempt ${d.nextAttemptAt}` : d.state === 'failed' ? ', given up' : ''
     io.out(

@@ -4,6 +4,7 @@
  * the simulator's clock, so `POST /__paywire/clock/advance` brings a retry forward at once.
  */
 
+import { MAX_ANSWER_BYTES, readCappedAnswer } from '../answer.js'
 import { networkFailure } from '../io.js'
 import type { SimClock } from './clock.js'
 
@@ -18,6 +19,11 @@ export interface DeliveryAttempt {
   readonly status?: number
   /** The first 200 characters of the answer body. */
   readonly body?: string
+  /**
+   * Whether the answer body was longer than 4096 bytes (`MAX_ANSWER_BYTES`): the rest was not read
+   * and the connection was closed. Absent when no answer came.
+   */
+  readonly cut?: boolean
   /** Why no answer came (time-out, connection refused). */
   readonly error?: string
   readonly ms: number
@@ -131,8 +137,9 @@ export class CallbackDeliverer {
         redirect: 'manual',
         signal: controller.signal,
       })
-      const text = await response.text()
-      attempt = { at, status: response.status, body: text.slice(0, 200), ms: elapsed(started) }
+      // Read up to MAX_ANSWER_BYTES: an answer streaming without end must not grow the sim's memory.
+      const answer = await readCappedAnswer(response, controller, MAX_ANSWER_BYTES)
+      attempt = { at, status: answer.status, body: answer.body.slice(0, 200), cut: answer.cut, ms: elapsed(started) }
     } catch (error) {
       if (!this.#inFlight.has(controller)) return // stopped
       const reason = controller.signal.aborted
