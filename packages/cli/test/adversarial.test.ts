@@ -332,13 +332,15 @@ describe('fixed: --host and --field edge cases', () => {
     })
     children.push(child)
     let out = ''
-    child.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString()
+    // Whichever comes first, on events rather than a timer: the exit, or the sim announcing a URL
+    // (it bound, which is the defect).
+    const listening = new Promise<string>((resolve) => {
+      child.stdout.on('data', (chunk: Buffer) => {
+        out += chunk.toString()
+        if (out.includes('http://')) resolve('listening')
+      })
     })
-    const code = await Promise.race([
-      once(child, 'exit').then(([c]) => c as number | null),
-      settle(1500).then(() => 'still running'),
-    ])
+    const code = await Promise.race([once(child, 'exit').then(([c]) => c as number | null), listening])
     // Today: it listens on [::] (all interfaces) and prints http://[::]:port URLs.
     expect(out).not.toContain('http://[::]:')
     expect(code).toBe(2)
