@@ -81,6 +81,20 @@ export interface CallbackOptions {
 /** The default cap on a callback body, in bytes (64 KiB). */
 export const DEFAULT_CALLBACK_MAX_BYTES = 64 * 1024
 
+/**
+ * The deepest a JSON callback may nest, its own braces being level 1: deeper bodies are refused
+ * (`too_deep`, answered 400 by the inbox) before they are parsed. A genuine callback nests two or
+ * three levels; thousands of levels would exhaust the stack of any recursive reader.
+ */
+export const MAX_CALLBACK_DEPTH = 16
+
+/**
+ * The most fields a callback may carry, form pairs or JSON object members at any depth: more are
+ * refused (`too_many_fields`, answered 400 by the inbox) before any is decoded. A genuine callback
+ * has a few dozen; a body of thousands of tiny fields is an attack on the parser.
+ */
+export const MAX_CALLBACK_FIELDS = 256
+
 /** Verifies gateway callbacks (callback rule: signature over the raw body) with the client's password. */
 export class Callbacks {
   readonly #password: Secret
@@ -109,7 +123,9 @@ export class Callbacks {
    * throws `SignatureVerificationError`. Pass the body exactly as received: the signature covers
    * the received strings, so a re-parsed object (numbers, trimmed or re-encoded values) cannot be
    * verified reliably and is refused. In order: the size cap (before any parsing), one linear parse,
-   * every signed field present and non-empty, then the hash, compared in constant time.
+   * every signed field present and non-empty, then the hash, compared in constant time. The parse
+   * refuses bodies of more than `MAX_CALLBACK_FIELDS` fields or, for JSON, nested deeper than
+   * `MAX_CALLBACK_DEPTH`, before decoding anything.
    */
   verify(rawBody: string | Buffer | Uint8Array, options: CallbackOptions = {}): CallbackEvent {
     const order = options.fields ?? this.#defaults.fields ?? CHECKOUT_CALLBACK_FIELDS
@@ -190,7 +206,8 @@ const RAW_BODY_HINT =
 
 /**
  * Parses a form (or JSON) body into exact strings; refuses parsed objects, bodies over
- * `maxBodyBytes` (before decoding anything) and duplicate fields. Linear in the body's size.
+ * `maxBodyBytes` (before decoding anything), hostile shapes (too many fields, JSON nested too
+ * deep: before decoding anything either) and duplicate fields. Linear in the body's size.
  */
 export function parseRawBody(rawBody: unknown, maxBodyBytes = DEFAULT_CALLBACK_MAX_BYTES): Record<string, string> {
   let text: string
@@ -215,7 +232,8 @@ export function parseRawBody(rawBody: unknown, maxBodyBytes = DEFAULT_CALLBACK_M
       {},
     )
   }
-  return text.trimStart().startsWith('{') ? parseJsonFields(text) : parseFormFields(text)
+  const trimmed = text.trimStart()
+  return trimmed.startsWith('{') ? parseJsonFields(text, text.length - trimmed.length) : parseFormFields(text)
 }
 
 function checkSize(bytes: number, limit: number): void {
@@ -248,7 +266,36 @@ function duplicate(name: string): SignatureVerificationError {
   )
 }
 
+function tooManyFields(): SignatureVerificationError {
+  return new SignatureVerificationError(
+    'too_many_fields',
+    `callback body carries more than ${MAX_CALLBACK_FIELDS} fields (form pairs, or JSON members at any depth); it is refused before any field is decoded. A genuine callback has a few dozen.`,
+    { limitFields: MAX_CALLBACK_FIELDS },
+  )
+}
+
+function tooDeep(): SignatureVerificationError {
+  return new SignatureVerificationError(
+    'too_deep',
+    `callback JSON body nests deeper than ${MAX_CALLBACK_DEPTH} levels; it is refused before it is parsed. A genuine callback nests two or three.`,
+    { limitDepth: MAX_CALLBACK_DEPTH },
+  )
+}
+
+/**
+ * Form callbacks: the pairs are counted first (one `indexOf` pass; empty pairs, which
+ * `URLSearchParams` skips, do not count), so a body of thousands of tiny pairs is refused before any
+ * is decoded.
+ */
 function parseFormFields(text: string): Record<string, string> {
+  let fields = 0
+  // URLSearchParams drops one leading "?": a lone "?" before the first "&" is no pair either.
+  for (let i = text.charCodeAt(0) === QUESTION ? 1 : 0; i <= text.length; ) {
+    let next = text.indexOf('&', i)
+    if (next === -1) next = text.length
+    if (next > i && ++fields > MAX_CALLBACK_FIELDS) throw tooManyFields()
+    i = next + 1
+  }
   const out: Record<string, string> = Object.create(null)
   for (const [name, value] of new URLSearchParams(text)) {
     if (name in out) throw duplicate(name)
@@ -258,30 +305,42 @@ function parseFormFields(text: string): Record<string, string> {
 }
 
 /**
- * JSON callbacks: each top-level member's value read from its own source text, as `JSON.parse`
- * sees it: strings as they are, numbers as written (`10.00` stays `10.00`, which `JSON.parse` alone
- * would turn into `10`), booleans, null and nested values as JSON text. Nested members never stand
- * in for top-level ones.
+ * JSON callbacks: each top-level member's value as `JSON.parse` sees it: strings as they are,
+ * numbers as written (`10.00` stays `10.00`, which `JSON.parse` alone would turn into `10`),
+ * booleans, null and nested values as JSON text. Nested members never stand in for top-level ones.
+ * The shape is checked first (depth and field count, one pass that also notes each top-level
+ * number's source text); only a body within both limits reaches `JSON.parse`, whose result gives
+ * every other value, so no member is parsed twice.
  */
-function parseJsonFields(text: string): Record<string, string> {
+function parseJsonFields(text: string, start: number): Record<string, string> {
+  const members = scanJsonShape(text, start)
   let parsed: unknown
   try {
-    parsed = JSON.parse(text) // the validity gate: the scanner below may assume well-formed JSON
+    parsed = JSON.parse(text) // the validity gate: the scan above only counted
   } catch {
     throw new SignatureVerificationError('unreadable_body', 'callback body starts like JSON but is not valid JSON.', {})
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     throw new SignatureVerificationError('unreadable_body', 'callback JSON body is not an object.', {})
   }
-  const out: Record<string, string> = Object.create(null)
-  for (const { key, source } of topLevelMembers(text)) {
-    if (key in out) throw duplicate(key)
-    const first = source.charCodeAt(0)
-    if (first === QUOTE) out[key] = JSON.parse(source) as string
-    else if (first === MINUS || (first >= DIGIT_0 && first <= DIGIT_9)) out[key] = source
-    else out[key] = JSON.stringify(JSON.parse(source))
+  // Own data properties, "__proto__" included (JSON.parse defines it like any other key).
+  const entries = Object.entries(parsed)
+  // A well-formed body loses members only to duplicates: JSON.parse keeps the last of each.
+  if (entries.length !== members.length) throw duplicate(firstDuplicate(text, members))
+  const numbers = new Map<string, string>()
+  for (const member of members) {
+    if (member.numberEnd > 0) numbers.set(memberKey(text, member), text.slice(member.valueStart, member.numberEnd))
   }
-  return { ...out }
+  return Object.fromEntries(
+    entries.map(([key, value]) => [
+      key,
+      typeof value === 'string'
+        ? value
+        : typeof value === 'number'
+          ? (numbers.get(key) as string) // every top-level number was noted by the scan
+          : JSON.stringify(value), // depth-bounded by the scan, so this recursion is too
+    ]),
+  )
 }
 
 const QUOTE = 0x22
@@ -290,25 +349,79 @@ const MINUS = 0x2d
 const DIGIT_0 = 0x30
 const DIGIT_9 = 0x39
 const COMMA = 0x2c
+const COLON = 0x3a
+const QUESTION = 0x3f
+const OPEN_BRACE = 0x7b
 const CLOSE_BRACE = 0x7d
+const OPEN_BRACKET = 0x5b
 const CLOSE_BRACKET = 0x5d
 
-/** One pass over a well-formed JSON object text: each top-level key (decoded) and its value's source. */
-function topLevelMembers(text: string): { key: string; source: string }[] {
-  const members: { key: string; source: string }[] = []
-  let i = skipSpace(text, text.indexOf('{') + 1)
-  while (text.charCodeAt(i) === QUOTE) {
-    const keyEnd = stringEnd(text, i)
-    const raw = text.slice(i + 1, keyEnd - 1)
-    // Only an escaped key needs decoding ("\u0069d" is "id": a duplicate in disguise).
-    const key = raw.includes('\\') ? (JSON.parse(`"${raw}"`) as string) : raw
-    const valueStart = skipSpace(text, skipSpace(text, keyEnd) + 1) // past the colon
-    const valueEnd = skipValue(text, valueStart)
-    members.push({ key, source: text.slice(valueStart, valueEnd) })
-    i = skipSpace(text, valueEnd)
-    if (text[i] === ',') i = skipSpace(text, i + 1)
+/** A top-level member of a JSON body, as positions in its text. */
+interface JsonMember {
+  /** The key's text between its quotes, still escaped. */
+  readonly keyStart: number
+  readonly keyEnd: number
+  readonly valueStart: number
+  /** Just past a number value's source text; 0 when the value is not a number. */
+  readonly numberEnd: number
+}
+
+/**
+ * One pass over a JSON body from its opening brace, over any text (well-formed or not, it ends): the
+ * nesting depth (refused past `MAX_CALLBACK_DEPTH` as soon as it is reached), the member keys at
+ * every depth (refused past `MAX_CALLBACK_FIELDS`), and the top-level members. Strings are skipped
+ * with `indexOf`, so a long value costs a native search, not a loop in JavaScript.
+ */
+function scanJsonShape(text: string, start: number): JsonMember[] {
+  const members: JsonMember[] = []
+  const length = text.length
+  let depth = 0
+  let fields = 0
+  let i = start
+  while (i < length) {
+    const c = text.charCodeAt(i)
+    if (c === QUOTE) {
+      const end = stringEnd(text, i)
+      const colon = skipSpace(text, end)
+      if (text.charCodeAt(colon) !== COLON) {
+        i = end
+        continue
+      }
+      // A string followed by a colon is a member's key.
+      if (++fields > MAX_CALLBACK_FIELDS) throw tooManyFields()
+      const valueStart = skipSpace(text, colon + 1)
+      let numberEnd = 0
+      if (depth === 1) {
+        const v = text.charCodeAt(valueStart)
+        if (v === MINUS || (v >= DIGIT_0 && v <= DIGIT_9)) numberEnd = numberEndAt(text, valueStart)
+        members.push({ keyStart: i + 1, keyEnd: end - 1, valueStart, numberEnd })
+      }
+      i = numberEnd > 0 ? numberEnd : valueStart
+    } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+      if (++depth > MAX_CALLBACK_DEPTH) throw tooDeep()
+      i++
+    } else {
+      if (c === CLOSE_BRACE || c === CLOSE_BRACKET) depth--
+      i++
+    }
   }
   return members
+}
+
+/** A member's key, decoded: only an escaped key needs it ("\u0069d" is "id": a duplicate in disguise). */
+function memberKey(text: string, member: JsonMember): string {
+  const raw = text.slice(member.keyStart, member.keyEnd)
+  return raw.includes('\\') ? (JSON.parse(`"${raw}"`) as string) : raw
+}
+
+function firstDuplicate(text: string, members: readonly JsonMember[]): string {
+  const seen = new Set<string>()
+  for (const member of members) {
+    const key = memberKey(text, member)
+    if (seen.has(key)) return key
+    seen.add(key)
+  }
+  return '' // unreachable for a well-formed body that lost members
 }
 
 function isSpace(c: number): boolean {
@@ -321,44 +434,32 @@ function skipSpace(text: string, i: number): number {
   return j
 }
 
-/** Index just past the string literal that starts at `i`. */
+/**
+ * Index just past the string literal that starts at `i` (or the text's length when it never
+ * closes). A quote ends it when an even number of backslashes precedes it; each backslash run is
+ * counted once, for the quote right after it, so the work stays linear.
+ */
 function stringEnd(text: string, i: number): number {
-  let j = i + 1
+  let from = i + 1
   for (;;) {
-    const c = text.charCodeAt(j)
-    if (c === BACKSLASH) j += 2
-    else if (c === QUOTE) return j + 1
-    else j++
+    const quote = text.indexOf('"', from)
+    if (quote === -1) return text.length
+    let b = quote - 1
+    while (b > i && text.charCodeAt(b) === BACKSLASH) b--
+    if ((quote - 1 - b) % 2 === 0) return quote + 1
+    from = quote + 1
   }
 }
 
-/** Index just past the JSON value that starts at `i` (strings skipped, nesting counted). */
-function skipValue(text: string, i: number): number {
-  const first = text[i]
-  if (first === '"') return stringEnd(text, i)
-  if (first !== '{' && first !== '[') {
-    // A number, true, false or null: it ends at a separator or at whitespace.
-    let j = i
-    for (
-      let c = text.charCodeAt(j);
-      j < text.length && c !== COMMA && c !== CLOSE_BRACE && c !== CLOSE_BRACKET && !isSpace(c);
-    ) {
-      c = text.charCodeAt(++j)
-    }
-    return j
-  }
-  let depth = 0
+/** Index just past a number that starts at `i`: it ends at a separator, at whitespace or at the end. */
+function numberEndAt(text: string, i: number): number {
   let j = i
-  do {
-    const c = text[j]
-    if (c === '"') {
-      j = stringEnd(text, j)
-      continue
-    }
-    if (c === '{' || c === '[') depth++
-    else if (c === '}' || c === ']') depth--
-    j++
-  } while (depth > 0)
+  for (
+    let c = text.charCodeAt(j);
+    j < text.length && c !== COMMA && c !== CLOSE_BRACE && c !== CLOSE_BRACKET && !isSpace(c);
+  ) {
+    c = text.charCodeAt(++j)
+  }
   return j
 }
 
