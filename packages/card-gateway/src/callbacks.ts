@@ -304,124 +304,143 @@ function parseFormFields(text: string): Record<string, string> {
   return { ...out }
 }
 
-/**
- * JSON callbacks: each top-level member's value as `JSON.parse` sees it: strings as they are,
- * numbers as written (`10.00` stays `10.00`, which `JSON.parse` alone would turn into `10`),
- * booleans, null and nested values as JSON text. Nested members never stand in for top-level ones.
- * The shape is checked first (depth and field count, one pass that also notes each top-level
- * number's source text); only a body within both limits reaches `JSON.parse`, whose result gives
- * every other value, so no member is parsed twice.
- */
-function parseJsonFields(text: string, start: number): Record<string, string> {
-  const members = scanJsonShape(text, start)
-  let parsed: unknown
-  try {
-    parsed = JSON.parse(text) // the validity gate: the scan above only counted
-  } catch {
-    throw new SignatureVerificationError('unreadable_body', 'callback body starts like JSON but is not valid JSON.', {})
-  }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-    throw new SignatureVerificationError('unreadable_body', 'callback JSON body is not an object.', {})
-  }
-  // Own data properties, "__proto__" included (JSON.parse defines it like any other key).
-  const entries = Object.entries(parsed)
-  // A well-formed body loses members only to duplicates: JSON.parse keeps the last of each.
-  if (entries.length !== members.length) throw duplicate(firstDuplicate(text, members))
-  const numbers = new Map<string, string>()
-  for (const member of members) {
-    if (member.numberEnd > 0) numbers.set(memberKey(text, member), text.slice(member.valueStart, member.numberEnd))
-  }
-  return Object.fromEntries(
-    entries.map(([key, value]) => [
-      key,
-      typeof value === 'string'
-        ? value
-        : typeof value === 'number'
-          ? (numbers.get(key) as string) // every top-level number was noted by the scan
-          : JSON.stringify(value), // depth-bounded by the scan, so this recursion is too
-    ]),
-  )
-}
-
 const QUOTE = 0x22
 const BACKSLASH = 0x5c
 const MINUS = 0x2d
+const PLUS = 0x2b
+const DOT = 0x2e
 const DIGIT_0 = 0x30
+const DIGIT_1 = 0x31
 const DIGIT_9 = 0x39
 const COMMA = 0x2c
 const COLON = 0x3a
 const QUESTION = 0x3f
+const LOWER_E = 0x65
+const UPPER_E = 0x45
 const OPEN_BRACE = 0x7b
 const CLOSE_BRACE = 0x7d
 const OPEN_BRACKET = 0x5b
 const CLOSE_BRACKET = 0x5d
 
-/** A top-level member of a JSON body, as positions in its text. */
-interface JsonMember {
-  /** The key's text between its quotes, still escaped. */
-  readonly keyStart: number
-  readonly keyEnd: number
-  readonly valueStart: number
-  /** Just past a number value's source text; 0 when the value is not a number. */
-  readonly numberEnd: number
+/** A character JSON forbids unescaped inside a string. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding them is the point
+const CONTROL_CHARACTER = /[\u0000-\u001f]/
+
+function unreadable(): SignatureVerificationError {
+  return new SignatureVerificationError('unreadable_body', 'callback body starts like JSON but is not valid JSON.', {})
 }
 
 /**
- * One pass over a JSON body from its opening brace, over any text (well-formed or not, it ends): the
- * nesting depth (refused past `MAX_CALLBACK_DEPTH` as soon as it is reached), the member keys at
- * every depth (refused past `MAX_CALLBACK_FIELDS`), and the top-level members. Strings are skipped
- * with `indexOf`, so a long value costs a native search, not a loop in JavaScript.
+ * JSON callbacks, read in one pass that is also the validity check (the grammar `JSON.parse`
+ * accepts, nothing more): each top-level member's value as `JSON.parse` would give it: strings as
+ * they are, numbers as written (`10.00` stays `10.00`, which `JSON.parse` alone would turn into
+ * `10`), booleans, null and nested values as JSON text. Nested members never stand in for top-level
+ * ones. The pass refuses a body nested deeper than `MAX_CALLBACK_DEPTH` or with more than
+ * `MAX_CALLBACK_FIELDS` members the moment it reaches either, so a hostile body is never built into
+ * objects; and it never recurses, so no depth can exhaust the stack. String contents are found with
+ * native searches (`indexOf`, one character-class test) and kept as slices of the body, so a long
+ * value costs no copy.
  */
-function scanJsonShape(text: string, start: number): JsonMember[] {
-  const members: JsonMember[] = []
+function parseJsonFields(text: string, start: number): Record<string, string> {
+  // Only JSON's own whitespace may come before the brace (trimStart also passed a BOM or a NBSP).
+  if (skipSpace(text, 0) !== start) throw unreadable()
   const length = text.length
-  let depth = 0
+  const out: [string, string][] = []
+  const seen = new Set<string>()
+  /** Open containers, innermost last: true for an object. */
+  const open: boolean[] = []
   let fields = 0
+  let memberKey = ''
+  let memberStart = -1
+  let duplicateKey: string | undefined
   let i = start
-  while (i < length) {
+  value: for (;;) {
+    // At the start of a value.
+    i = skipSpace(text, i)
     const c = text.charCodeAt(i)
-    if (c === QUOTE) {
-      const end = stringEnd(text, i)
-      const colon = skipSpace(text, end)
-      if (text.charCodeAt(colon) !== COLON) {
-        i = end
+    if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+      if (open.length === MAX_CALLBACK_DEPTH) throw tooDeep()
+      const object = c === OPEN_BRACE
+      open.push(object)
+      i = skipSpace(text, i + 1)
+      if (text.charCodeAt(i) !== (object ? CLOSE_BRACE : CLOSE_BRACKET)) {
+        if (object) i = readKey()
         continue
       }
-      // A string followed by a colon is a member's key.
-      if (++fields > MAX_CALLBACK_FIELDS) throw tooManyFields()
-      const valueStart = skipSpace(text, colon + 1)
-      let numberEnd = 0
-      if (depth === 1) {
-        const v = text.charCodeAt(valueStart)
-        if (v === MINUS || (v >= DIGIT_0 && v <= DIGIT_9)) numberEnd = numberEndAt(text, valueStart)
-        members.push({ keyStart: i + 1, keyEnd: end - 1, valueStart, numberEnd })
-      }
-      i = numberEnd > 0 ? numberEnd : valueStart
-    } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
-      if (++depth > MAX_CALLBACK_DEPTH) throw tooDeep()
+      open.pop()
       i++
-    } else {
-      if (c === CLOSE_BRACE || c === CLOSE_BRACKET) depth--
+    } else if (c === QUOTE) {
+      const end = stringEnd(text, i)
+      if (open.length === 1) {
+        out.push([memberKey, stringValue(i, end)])
+        memberStart = -1
+      } else stringValue(i, end) // validated only
+      i = end
+    } else if (c === MINUS || (c >= DIGIT_0 && c <= DIGIT_9)) {
+      i = numberEnd(text, i)
+    } else if (text.startsWith('true', i)) i += 4
+    else if (text.startsWith('false', i)) i += 5
+    else if (text.startsWith('null', i)) i += 4
+    else throw unreadable()
+    // After a value: close containers, or move to the next member or element.
+    for (;;) {
+      if (open.length === 1 && memberStart >= 0) {
+        // The value of a top-level member just ended: numbers keep their source, the rest is JSON text.
+        const source = text.slice(memberStart, i)
+        const first = source.charCodeAt(0)
+        const isNumber = first === MINUS || (first >= DIGIT_0 && first <= DIGIT_9)
+        out.push([memberKey, isNumber ? source : JSON.stringify(JSON.parse(source))])
+        memberStart = -1
+      }
+      if (open.length === 0) break value
+      i = skipSpace(text, i)
+      const next = text.charCodeAt(i)
+      const object = open[open.length - 1] as boolean
+      if (next === COMMA) {
+        i = object ? readKey(i + 1) : i + 1
+        continue value
+      }
+      if (next !== (object ? CLOSE_BRACE : CLOSE_BRACKET)) throw unreadable()
+      open.pop()
       i++
     }
   }
-  return members
-}
+  if (skipSpace(text, i) !== length) throw unreadable()
+  if (duplicateKey !== undefined) throw duplicate(duplicateKey)
+  return Object.fromEntries(out)
 
-/** A member's key, decoded: only an escaped key needs it ("\u0069d" is "id": a duplicate in disguise). */
-function memberKey(text: string, member: JsonMember): string {
-  const raw = text.slice(member.keyStart, member.keyEnd)
-  return raw.includes('\\') ? (JSON.parse(`"${raw}"`) as string) : raw
-}
-
-function firstDuplicate(text: string, members: readonly JsonMember[]): string {
-  const seen = new Set<string>()
-  for (const member of members) {
-    const key = memberKey(text, member)
-    if (seen.has(key)) return key
-    seen.add(key)
+  /** Reads `"key":` from `from` (whitespace allowed around it); returns the index after the colon. */
+  function readKey(from = i): number {
+    const keyStart = skipSpace(text, from)
+    if (text.charCodeAt(keyStart) !== QUOTE) throw unreadable()
+    if (++fields > MAX_CALLBACK_FIELDS) throw tooManyFields()
+    const keyEnd = stringEnd(text, keyStart)
+    const key = stringValue(keyStart, keyEnd)
+    const colon = skipSpace(text, keyEnd)
+    if (text.charCodeAt(colon) !== COLON) throw unreadable()
+    if (open.length === 1) {
+      // "\u0069d" is "id": the decoded key is what a duplicate is judged by. Refused once the
+      // whole body is known to be JSON, so a body is unreadable or ambiguous whatever the order.
+      if (seen.has(key)) duplicateKey ??= key
+      seen.add(key)
+      memberKey = key
+      memberStart = skipSpace(text, colon + 1)
+    }
+    return colon + 1
   }
-  return '' // unreachable for a well-formed body that lost members
+
+  /** The decoded string between `from` (its opening quote) and `end` (past its closing one). */
+  function stringValue(from: number, end: number): string {
+    if (end < 0) throw unreadable()
+    const raw = text.slice(from + 1, end - 1)
+    if (CONTROL_CHARACTER.test(raw)) throw unreadable()
+    if (!raw.includes('\\')) return raw
+    try {
+      return JSON.parse(`"${raw}"`) as string // decodes the escapes, and refuses a bad one
+    } catch {
+      throw unreadable()
+    }
+  }
 }
 
 function isSpace(c: number): boolean {
@@ -435,15 +454,15 @@ function skipSpace(text: string, i: number): number {
 }
 
 /**
- * Index just past the string literal that starts at `i` (or the text's length when it never
- * closes). A quote ends it when an even number of backslashes precedes it; each backslash run is
- * counted once, for the quote right after it, so the work stays linear.
+ * Index just past the string literal that starts at `i`, or -1 when it never closes. A quote ends
+ * it when an even number of backslashes precedes it; each backslash run is counted once, for the
+ * quote right after it, so the work stays linear.
  */
 function stringEnd(text: string, i: number): number {
   let from = i + 1
   for (;;) {
     const quote = text.indexOf('"', from)
-    if (quote === -1) return text.length
+    if (quote === -1) return -1
     let b = quote - 1
     while (b > i && text.charCodeAt(b) === BACKSLASH) b--
     if ((quote - 1 - b) % 2 === 0) return quote + 1
@@ -451,15 +470,34 @@ function stringEnd(text: string, i: number): number {
   }
 }
 
-/** Index just past a number that starts at `i`: it ends at a separator, at whitespace or at the end. */
-function numberEndAt(text: string, i: number): number {
+/** Index just past the JSON number at `i` (`-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`). */
+function numberEnd(text: string, i: number): number {
   let j = i
-  for (
-    let c = text.charCodeAt(j);
-    j < text.length && c !== COMMA && c !== CLOSE_BRACE && c !== CLOSE_BRACKET && !isSpace(c);
-  ) {
-    c = text.charCodeAt(++j)
+  if (text.charCodeAt(j) === MINUS) j++
+  const first = text.charCodeAt(j)
+  if (first === DIGIT_0) j++
+  else if (first >= DIGIT_1 && first <= DIGIT_9) j = digitsEnd(text, j)
+  else throw unreadable()
+  if (text.charCodeAt(j) === DOT) {
+    const fraction = digitsEnd(text, j + 1)
+    if (fraction === j + 1) throw unreadable()
+    j = fraction
   }
+  const e = text.charCodeAt(j)
+  if (e === LOWER_E || e === UPPER_E) {
+    let k = j + 1
+    const sign = text.charCodeAt(k)
+    if (sign === PLUS || sign === MINUS) k++
+    const exponent = digitsEnd(text, k)
+    if (exponent === k) throw unreadable()
+    j = exponent
+  }
+  return j
+}
+
+function digitsEnd(text: string, i: number): number {
+  let j = i
+  for (let c = text.charCodeAt(j); c >= DIGIT_0 && c <= DIGIT_9; c = text.charCodeAt(++j));
   return j
 }
 
