@@ -2,8 +2,8 @@
  * Callback verification cost per KiB of body, and whether it scales linearly. Form and JSON callbacks
  * (the signed fields plus one padding field) of 1, 16 and 64 KiB under the default cap, and of 1 and
  * 4 MiB under a raised `maxBodyBytes`; hostile 64 KiB bodies (thousands of tiny fields, 5 000 levels
- * of nesting: refused) and the costliest shapes the limits still accept (a long array of numbers,
- * escaped JSON text, percent-encoded form text). Linear work shows as a flat µs/KiB: the scaling
+ * of nesting, a 30 000-element array: refused) and the costliest shapes the limits still accept
+ * (240 fields of escaped JSON text or percent-encoded form text, a whitespace run). Linear work shows as a flat µs/KiB: the scaling
  * rows are the paired per-round ratio of µs/KiB at 4 MiB to µs/KiB at 64 KiB.
  */
 
@@ -35,7 +35,7 @@ function formBody(bytes: number): string {
 }
 
 function jsonBody(bytes: number): string {
-  return `{"pad":"${'p'.repeat(Math.max(0, bytes - JSON_SIGNED.length - 9))}",${JSON_SIGNED}`
+  return `{"pad":"${'p'.repeat(Math.max(0, bytes - JSON_SIGNED.length - 10))}",${JSON_SIGNED}`
 }
 
 /** `{<members>,<signed>}` with as many members from `member(i)` as fit in `bytes`. */
@@ -69,18 +69,30 @@ function tinyPairs(): string {
 /** The issue's body: about 10 KB, nested 5 000 levels deep. */
 const deep = () => `{"custom_data":${'['.repeat(5_000)}${']'.repeat(5_000)},${JSON_SIGNED}`
 
-/** Accepted: one member holding an array of about 30 000 small numbers (arrays add no fields). */
+/** Refused: one member holding an array of about 30 000 small numbers (each element is a field). */
 function numberArray(): string {
   const room = LIMIT - JSON_SIGNED.length - 20
   return `{"custom_data":[${Array.from({ length: Math.floor(room / 2) }, () => '7').join(',')}],${JSON_SIGNED}`
 }
 
-/** Accepted: one string written entirely as `\u00e9` escapes. */
-const escapedJson = () =>
-  `{"note":"${'\\u00e9'.repeat(Math.floor((LIMIT - JSON_SIGNED.length - 12) / 6))}",${JSON_SIGNED}`
+/** Fields that fill a 64 KiB body while the limits still accept it (the 8 signed ones included). */
+const WIDEST = 240
+const fieldBytes = (base: number) => Math.floor((LIMIT - base) / WIDEST) - 12
 
-/** Accepted: one field written entirely as percent-encoded UTF-8 (`%C3%A9`). */
-const percentForm = () => `${FORM_BASE}&pad=${'%C3%A9'.repeat(Math.floor((LIMIT - FORM_BASE.length - 5) / 6))}`
+/** Accepted: 240 members, each a string written entirely as `\u00e9` escapes (each one decoded). */
+function escapedJson(): string {
+  const value = '\\u00e9'.repeat(Math.floor(fieldBytes(JSON_SIGNED.length) / 6))
+  return `{${Array.from({ length: WIDEST }, (_, i) => `"k${i}":"${value}"`).join(',')},${JSON_SIGNED}`
+}
+
+/** Accepted: 240 pairs, each value percent-encoded UTF-8 (`%C3%A9`) throughout. */
+function percentForm(): string {
+  const value = '%C3%A9'.repeat(Math.floor(fieldBytes(FORM_BASE.length) / 6))
+  return `${Array.from({ length: WIDEST }, (_, i) => `k${i}=${value}`).join('&')}&${FORM_BASE}`
+}
+
+/** Accepted: JSON whitespace filling the body between two members (read one character at a time). */
+const whitespaceJson = () => `{"pad":${' '.repeat(LIMIT - JSON_SIGNED.length - 12)}1,${JSON_SIGNED}`
 
 export interface CallbackCase {
   readonly body: string
@@ -154,9 +166,10 @@ export async function measureCallbacks(rounds: number, durationMs: number): Prom
   add('json 64 KiB, thousands of tiny members', tinyMembers(), 'too_many_fields')
   add('form 64 KiB, thousands of tiny pairs', tinyPairs(), 'too_many_fields')
   add('json 10 KB, 5 000 levels deep', deep(), 'too_deep')
-  add('json 64 KiB, array of 30 000 numbers', numberArray())
-  add('json 64 KiB, all \\u escapes', escapedJson())
-  add('form 64 KiB, all percent-encoded', percentForm())
+  add('json 64 KiB, 30 000 array elements', numberArray(), 'too_many_fields')
+  add('json 64 KiB, 240 members of \\u escapes', escapedJson())
+  add('form 64 KiB, 240 percent-encoded pairs', percentForm())
+  add('json 64 KiB, one whitespace run', whitespaceJson())
 
   const outcomes: Record<string, string> = {}
   for (const [name, { body, maxBodyBytes, expect }] of Object.entries(bodies)) {

@@ -89,9 +89,10 @@ export const DEFAULT_CALLBACK_MAX_BYTES = 64 * 1024
 export const MAX_CALLBACK_DEPTH = 16
 
 /**
- * The most fields a callback may carry, form pairs or JSON object members at any depth: more are
- * refused (`too_many_fields`, answered 400 by the inbox) before any is decoded. A genuine callback
- * has a few dozen; a body of thousands of tiny fields is an attack on the parser.
+ * The most fields a callback may carry, form pairs or JSON values inside the body (object members
+ * and array elements, at any depth): more are refused (`too_many_fields`, answered 400 by the
+ * inbox) before any is decoded. A genuine callback has a few dozen; a body of thousands of tiny
+ * fields is an attack on the parser.
  */
 export const MAX_CALLBACK_FIELDS = 256
 
@@ -269,7 +270,7 @@ function duplicate(name: string): SignatureVerificationError {
 function tooManyFields(): SignatureVerificationError {
   return new SignatureVerificationError(
     'too_many_fields',
-    `callback body carries more than ${MAX_CALLBACK_FIELDS} fields (form pairs, or JSON members at any depth); it is refused before any field is decoded. A genuine callback has a few dozen.`,
+    `callback body carries more than ${MAX_CALLBACK_FIELDS} fields (form pairs, or JSON members and array elements at any depth); it is refused before any field is decoded. A genuine callback has a few dozen.`,
     { limitFields: MAX_CALLBACK_FIELDS },
   )
 }
@@ -336,7 +337,7 @@ function unreadable(): SignatureVerificationError {
  * they are, numbers as written (`10.00` stays `10.00`, which `JSON.parse` alone would turn into
  * `10`), booleans, null and nested values as JSON text. Nested members never stand in for top-level
  * ones. The pass refuses a body nested deeper than `MAX_CALLBACK_DEPTH` or with more than
- * `MAX_CALLBACK_FIELDS` members the moment it reaches either, so a hostile body is never built into
+ * `MAX_CALLBACK_FIELDS` members and elements the moment it reaches either, so a hostile body is never built into
  * objects; and it never recurses, so no depth can exhaust the stack. String contents are found with
  * native searches (`indexOf`, one character-class test) and kept as slices of the body, so a long
  * value costs no copy.
@@ -364,7 +365,7 @@ function parseJsonFields(text: string, start: number): Record<string, string> {
       open.push(object)
       i = skipSpace(text, i + 1)
       if (text.charCodeAt(i) !== (object ? CLOSE_BRACE : CLOSE_BRACKET)) {
-        if (object) i = readKey()
+        i = object ? readKey() : element(i)
         continue
       }
       open.pop()
@@ -397,7 +398,7 @@ function parseJsonFields(text: string, start: number): Record<string, string> {
       const next = text.charCodeAt(i)
       const object = open[open.length - 1] as boolean
       if (next === COMMA) {
-        i = object ? readKey(i + 1) : i + 1
+        i = object ? readKey(i + 1) : element(i + 1)
         continue value
       }
       if (next !== (object ? CLOSE_BRACE : CLOSE_BRACKET)) throw unreadable()
@@ -408,6 +409,12 @@ function parseJsonFields(text: string, start: number): Record<string, string> {
   if (skipSpace(text, i) !== length) throw unreadable()
   if (duplicateKey !== undefined) throw duplicate(duplicateKey)
   return Object.fromEntries(out)
+
+  /** Counts an array element as a field (each is a value to build, like a member); returns `from`. */
+  function element(from: number): number {
+    if (++fields > MAX_CALLBACK_FIELDS) throw tooManyFields()
+    return from
+  }
 
   /** Reads `"key":` from `from` (whitespace allowed around it); returns the index after the colon. */
   function readKey(from = i): number {

@@ -157,6 +157,17 @@ describe('too many fields', () => {
     expect(refusal(jsonBody(nested)).reason).toBe('too_many_fields')
   })
 
+  it('JSON: array elements count too: 30 000 numbers in one member are refused before JSON.parse', () => {
+    const parse = vi.spyOn(JSON, 'parse')
+    const body = jsonBody(`"custom_data":[${Array.from({ length: 30_000 }, () => '7').join(',')}]`)
+    expect(body.length).toBeLessThan(65_536)
+    expect(refusal(body).reason).toBe('too_many_fields')
+    expect(parse).not.toHaveBeenCalled()
+    // Within the limit (8 own members, custom_data, its elements), an array is read as JSON text.
+    const few = `[${Array.from({ length: FIELDS - 9 }, () => '7').join(',')}]`
+    expect(gw.callbacks.verify(jsonBody(`"custom_data":${few}`)).custom_data).toBe(few)
+  })
+
   it('JSON: a 60 KiB body of 4 500 tiny members is refused before JSON.parse sees it', () => {
     const body = jsonBody(tinyMembers(4_500))
     expect(body.length).toBeGreaterThan(55_000)
