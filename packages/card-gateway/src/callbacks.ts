@@ -323,9 +323,19 @@ const CLOSE_BRACE = 0x7d
 const OPEN_BRACKET = 0x5b
 const CLOSE_BRACKET = 0x5d
 
-/** A character JSON forbids unescaped inside a string. */
+/** A backslash, or a character JSON forbids unescaped inside a string: the text needs decoding or is refused. */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: finding them is the point
-const CONTROL_CHARACTER = /[\u0000-\u001f]/
+const ESCAPE_OR_CONTROL = /[\u0000-\u001f\\]/
+/** Up to this length a loop in JavaScript beats a call into the regular expression engine. */
+const SHORT_STRING = 32
+
+function hasEscapeOrControl(raw: string): boolean {
+  for (let j = 0; j < raw.length; j++) {
+    const c = raw.charCodeAt(j)
+    if (c < 0x20 || c === BACKSLASH) return true
+  }
+  return false
+}
 
 function unreadable(): SignatureVerificationError {
   return new SignatureVerificationError('unreadable_body', 'callback body starts like JSON but is not valid JSON.', {})
@@ -431,19 +441,21 @@ function parseJsonFields(text: string, start: number): Record<string, string> {
       if (seen.has(key)) duplicateKey ??= key
       seen.add(key)
       memberKey = key
-      memberStart = skipSpace(text, colon + 1)
     }
-    return colon + 1
+    // Past the whitespace after the colon, once: the value starts here.
+    const valueStart = skipSpace(text, colon + 1)
+    if (open.length === 1) memberStart = valueStart
+    return valueStart
   }
 
   /** The decoded string between `from` (its opening quote) and `end` (past its closing one). */
   function stringValue(from: number, end: number): string {
     if (end < 0) throw unreadable()
     const raw = text.slice(from + 1, end - 1)
-    if (CONTROL_CHARACTER.test(raw)) throw unreadable()
-    if (!raw.includes('\\')) return raw
+    if (!(raw.length > SHORT_STRING ? ESCAPE_OR_CONTROL.test(raw) : hasEscapeOrControl(raw))) return raw
     try {
-      return JSON.parse(`"${raw}"`) as string // decodes the escapes, and refuses a bad one
+      // Decodes the escapes, and refuses a bad one or a control character.
+      return JSON.parse(`"${raw}"`) as string
     } catch {
       throw unreadable()
     }
