@@ -126,10 +126,22 @@ function signerTable(s: SignerResult): string {
 }
 
 function callbackTable(c: CallbackResult): string {
-  return table(
-    ['callbacks.verify', 'KiB', 'verifies/s', 'µs per KiB'],
-    Object.values(c.cases).map((k) => [k.body, num(k.kib, 1), num(k.verifiesPerSec), num(k.usPerKib, 2)]),
+  const cases = table(
+    ['callbacks.verify', 'KiB', 'outcome', 'verifies/s', 'µs per call', 'µs per KiB'],
+    Object.values(c.cases).map((k) => [
+      k.body,
+      num(k.kib, 1),
+      k.outcome,
+      num(k.verifiesPerSec),
+      num(k.usPerCall, 1),
+      num(k.usPerKib, 2),
+    ]),
   )
+  const scaling = table(
+    ['callbacks.verify scaling', 'µs/KiB at 4 MiB ÷ at 64 KiB (paired)'],
+    (['form', 'json'] as const).map((label) => [label, ratio(c.scaling[label])]),
+  )
+  return `${cases}\n\n${scaling}`
 }
 
 function coldTable(results: readonly ColdStartResult[], emptyMs: number | undefined): string {

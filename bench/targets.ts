@@ -64,6 +64,12 @@ export function checkTargets(m: Measured): TargetCheck[] {
   for (const s of m.sockets ?? []) {
     checks.push(atMost('sockets ≤ calls in flight', `@${s.concurrency}`, s.sdk, s.concurrency, ''))
   }
+  if (m.callbacks) {
+    for (const label of ['form', 'json'] as const) {
+      const scaling = m.callbacks.scaling[label]
+      checks.push(atMost('callback verify µs/KiB at 4 MiB ≤ 1.5× at 64 KiB', label, scaling.median, 1.5))
+    }
+  }
   if (m.signer) checks.push(atLeast('signer ≥ 0.95× bare node:crypto', 'gw.sign()', m.signer.ratio.median, 0.95))
   if (m.memory) {
     checks.push(

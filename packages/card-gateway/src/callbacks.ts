@@ -81,6 +81,21 @@ export interface CallbackOptions {
 /** The default cap on a callback body, in bytes (64 KiB). */
 export const DEFAULT_CALLBACK_MAX_BYTES = 64 * 1024
 
+/**
+ * The deepest a JSON callback may nest, its own braces being level 1: deeper bodies are refused
+ * (`too_deep`, answered 400 by the inbox) before they are parsed. A genuine callback nests two or
+ * three levels; thousands of levels would exhaust the stack of any recursive reader.
+ */
+export const MAX_CALLBACK_DEPTH = 16
+
+/**
+ * The most fields a callback may carry, form pairs or JSON values inside the body (object members
+ * and array elements, at any depth): more are refused (`too_many_fields`, answered 400 by the
+ * inbox) before any is decoded. A genuine callback has a few dozen; a body of thousands of tiny
+ * fields is an attack on the parser.
+ */
+export const MAX_CALLBACK_FIELDS = 256
+
 /** Verifies gateway callbacks (callback rule: signature over the raw body) with the client's password. */
 export class Callbacks {
   readonly #password: Secret
@@ -109,7 +124,9 @@ export class Callbacks {
    * throws `SignatureVerificationError`. Pass the body exactly as received: the signature covers
    * the received strings, so a re-parsed object (numbers, trimmed or re-encoded values) cannot be
    * verified reliably and is refused. In order: the size cap (before any parsing), one linear parse,
-   * every signed field present and non-empty, then the hash, compared in constant time.
+   * every signed field present and non-empty, then the hash, compared in constant time. The parse
+   * refuses bodies of more than `MAX_CALLBACK_FIELDS` fields or, for JSON, nested deeper than
+   * `MAX_CALLBACK_DEPTH`, before decoding anything.
    */
   verify(rawBody: string | Buffer | Uint8Array, options: CallbackOptions = {}): CallbackEvent {
     const order = options.fields ?? this.#defaults.fields ?? CHECKOUT_CALLBACK_FIELDS
@@ -190,7 +207,8 @@ const RAW_BODY_HINT =
 
 /**
  * Parses a form (or JSON) body into exact strings; refuses parsed objects, bodies over
- * `maxBodyBytes` (before decoding anything) and duplicate fields. Linear in the body's size.
+ * `maxBodyBytes` (before decoding anything), hostile shapes (too many fields, JSON nested too
+ * deep: before decoding anything either) and duplicate fields. Linear in the body's size.
  */
 export function parseRawBody(rawBody: unknown, maxBodyBytes = DEFAULT_CALLBACK_MAX_BYTES): Record<string, string> {
   let text: string
@@ -215,7 +233,8 @@ export function parseRawBody(rawBody: unknown, maxBodyBytes = DEFAULT_CALLBACK_M
       {},
     )
   }
-  return text.trimStart().startsWith('{') ? parseJsonFields(text) : parseFormFields(text)
+  const trimmed = text.trimStart()
+  return trimmed.startsWith('{') ? parseJsonFields(text, text.length - trimmed.length) : parseFormFields(text)
 }
 
 function checkSize(bytes: number, limit: number): void {
@@ -248,7 +267,36 @@ function duplicate(name: string): SignatureVerificationError {
   )
 }
 
+function tooManyFields(): SignatureVerificationError {
+  return new SignatureVerificationError(
+    'too_many_fields',
+    `callback body carries more than ${MAX_CALLBACK_FIELDS} fields (form pairs, or JSON members and array elements at any depth); it is refused before any field is decoded. A genuine callback has a few dozen.`,
+    { limitFields: MAX_CALLBACK_FIELDS },
+  )
+}
+
+function tooDeep(): SignatureVerificationError {
+  return new SignatureVerificationError(
+    'too_deep',
+    `callback JSON body nests deeper than ${MAX_CALLBACK_DEPTH} levels; it is refused before it is parsed. A genuine callback nests two or three.`,
+    { limitDepth: MAX_CALLBACK_DEPTH },
+  )
+}
+
+/**
+ * Form callbacks: the pairs are counted first (one `indexOf` pass; empty pairs, which
+ * `URLSearchParams` skips, do not count), so a body of thousands of tiny pairs is refused before any
+ * is decoded.
+ */
 function parseFormFields(text: string): Record<string, string> {
+  let fields = 0
+  // URLSearchParams drops one leading "?": a lone "?" before the first "&" is no pair either.
+  for (let i = text.charCodeAt(0) === QUESTION ? 1 : 0; i <= text.length; ) {
+    let next = text.indexOf('&', i)
+    if (next === -1) next = text.length
+    if (next > i && ++fields > MAX_CALLBACK_FIELDS) throw tooManyFields()
+    i = next + 1
+  }
   const out: Record<string, string> = Object.create(null)
   for (const [name, value] of new URLSearchParams(text)) {
     if (name in out) throw duplicate(name)
@@ -257,58 +305,161 @@ function parseFormFields(text: string): Record<string, string> {
   return { ...out }
 }
 
-/**
- * JSON callbacks: each top-level member's value read from its own source text, as `JSON.parse`
- * sees it: strings as they are, numbers as written (`10.00` stays `10.00`, which `JSON.parse` alone
- * would turn into `10`), booleans, null and nested values as JSON text. Nested members never stand
- * in for top-level ones.
- */
-function parseJsonFields(text: string): Record<string, string> {
-  let parsed: unknown
-  try {
-    parsed = JSON.parse(text) // the validity gate: the scanner below may assume well-formed JSON
-  } catch {
-    throw new SignatureVerificationError('unreadable_body', 'callback body starts like JSON but is not valid JSON.', {})
-  }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-    throw new SignatureVerificationError('unreadable_body', 'callback JSON body is not an object.', {})
-  }
-  const out: Record<string, string> = Object.create(null)
-  for (const { key, source } of topLevelMembers(text)) {
-    if (key in out) throw duplicate(key)
-    const first = source.charCodeAt(0)
-    if (first === QUOTE) out[key] = JSON.parse(source) as string
-    else if (first === MINUS || (first >= DIGIT_0 && first <= DIGIT_9)) out[key] = source
-    else out[key] = JSON.stringify(JSON.parse(source))
-  }
-  return { ...out }
-}
-
 const QUOTE = 0x22
 const BACKSLASH = 0x5c
 const MINUS = 0x2d
+const PLUS = 0x2b
+const DOT = 0x2e
 const DIGIT_0 = 0x30
+const DIGIT_1 = 0x31
 const DIGIT_9 = 0x39
 const COMMA = 0x2c
+const COLON = 0x3a
+const QUESTION = 0x3f
+const LOWER_E = 0x65
+const UPPER_E = 0x45
+const OPEN_BRACE = 0x7b
 const CLOSE_BRACE = 0x7d
+const OPEN_BRACKET = 0x5b
 const CLOSE_BRACKET = 0x5d
 
-/** One pass over a well-formed JSON object text: each top-level key (decoded) and its value's source. */
-function topLevelMembers(text: string): { key: string; source: string }[] {
-  const members: { key: string; source: string }[] = []
-  let i = skipSpace(text, text.indexOf('{') + 1)
-  while (text.charCodeAt(i) === QUOTE) {
-    const keyEnd = stringEnd(text, i)
-    const raw = text.slice(i + 1, keyEnd - 1)
-    // Only an escaped key needs decoding ("\u0069d" is "id": a duplicate in disguise).
-    const key = raw.includes('\\') ? (JSON.parse(`"${raw}"`) as string) : raw
-    const valueStart = skipSpace(text, skipSpace(text, keyEnd) + 1) // past the colon
-    const valueEnd = skipValue(text, valueStart)
-    members.push({ key, source: text.slice(valueStart, valueEnd) })
-    i = skipSpace(text, valueEnd)
-    if (text[i] === ',') i = skipSpace(text, i + 1)
+/** A backslash, or a character JSON forbids unescaped inside a string: the text needs decoding or is refused. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding them is the point
+const ESCAPE_OR_CONTROL = /[\u0000-\u001f\\]/
+/** Up to this length a loop in JavaScript beats a call into the regular expression engine. */
+const SHORT_STRING = 32
+
+function hasEscapeOrControl(raw: string): boolean {
+  for (let j = 0; j < raw.length; j++) {
+    const c = raw.charCodeAt(j)
+    if (c < 0x20 || c === BACKSLASH) return true
   }
-  return members
+  return false
+}
+
+function unreadable(): SignatureVerificationError {
+  return new SignatureVerificationError('unreadable_body', 'callback body starts like JSON but is not valid JSON.', {})
+}
+
+/**
+ * JSON callbacks, read in one pass that is also the validity check (the grammar `JSON.parse`
+ * accepts, nothing more): each top-level member's value as `JSON.parse` would give it: strings as
+ * they are, numbers as written (`10.00` stays `10.00`, which `JSON.parse` alone would turn into
+ * `10`), booleans, null and nested values as JSON text. Nested members never stand in for top-level
+ * ones. The pass refuses a body nested deeper than `MAX_CALLBACK_DEPTH` or with more than
+ * `MAX_CALLBACK_FIELDS` members and elements the moment it reaches either, so a hostile body is never built into
+ * objects; and it never recurses, so no depth can exhaust the stack. String contents are found with
+ * native searches (`indexOf`, one character-class test) and kept as slices of the body, so a long
+ * value costs no copy.
+ */
+function parseJsonFields(text: string, start: number): Record<string, string> {
+  // Only JSON's own whitespace may come before the brace (trimStart also passed a BOM or a NBSP).
+  if (skipSpace(text, 0) !== start) throw unreadable()
+  const length = text.length
+  const out: [string, string][] = []
+  const seen = new Set<string>()
+  /** Open containers, innermost last: true for an object. */
+  const open: boolean[] = []
+  let fields = 0
+  let memberKey = ''
+  let memberStart = -1
+  let duplicateKey: string | undefined
+  let i = start
+  value: for (;;) {
+    // At the start of a value.
+    i = skipSpace(text, i)
+    const c = text.charCodeAt(i)
+    if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+      if (open.length === MAX_CALLBACK_DEPTH) throw tooDeep()
+      const object = c === OPEN_BRACE
+      open.push(object)
+      i = skipSpace(text, i + 1)
+      if (text.charCodeAt(i) !== (object ? CLOSE_BRACE : CLOSE_BRACKET)) {
+        i = object ? readKey() : element(i)
+        continue
+      }
+      open.pop()
+      i++
+    } else if (c === QUOTE) {
+      const end = stringEnd(text, i)
+      if (open.length === 1) {
+        out.push([memberKey, stringValue(i, end)])
+        memberStart = -1
+      } else stringValue(i, end) // validated only
+      i = end
+    } else if (c === MINUS || (c >= DIGIT_0 && c <= DIGIT_9)) {
+      i = numberEnd(text, i)
+    } else if (text.startsWith('true', i)) i += 4
+    else if (text.startsWith('false', i)) i += 5
+    else if (text.startsWith('null', i)) i += 4
+    else throw unreadable()
+    // After a value: close containers, or move to the next member or element.
+    for (;;) {
+      if (open.length === 1 && memberStart >= 0) {
+        // The value of a top-level member just ended: numbers keep their source, the rest is JSON text.
+        const source = text.slice(memberStart, i)
+        const first = source.charCodeAt(0)
+        const isNumber = first === MINUS || (first >= DIGIT_0 && first <= DIGIT_9)
+        out.push([memberKey, isNumber ? source : JSON.stringify(JSON.parse(source))])
+        memberStart = -1
+      }
+      if (open.length === 0) break value
+      i = skipSpace(text, i)
+      const next = text.charCodeAt(i)
+      const object = open[open.length - 1] as boolean
+      if (next === COMMA) {
+        i = object ? readKey(i + 1) : element(i + 1)
+        continue value
+      }
+      if (next !== (object ? CLOSE_BRACE : CLOSE_BRACKET)) throw unreadable()
+      open.pop()
+      i++
+    }
+  }
+  if (skipSpace(text, i) !== length) throw unreadable()
+  if (duplicateKey !== undefined) throw duplicate(duplicateKey)
+  return Object.fromEntries(out)
+
+  /** Counts an array element as a field (each is a value to build, like a member); returns `from`. */
+  function element(from: number): number {
+    if (++fields > MAX_CALLBACK_FIELDS) throw tooManyFields()
+    return from
+  }
+
+  /** Reads `"key":` from `from` (whitespace allowed around it); returns the index after the colon. */
+  function readKey(from = i): number {
+    const keyStart = skipSpace(text, from)
+    if (text.charCodeAt(keyStart) !== QUOTE) throw unreadable()
+    if (++fields > MAX_CALLBACK_FIELDS) throw tooManyFields()
+    const keyEnd = stringEnd(text, keyStart)
+    const key = stringValue(keyStart, keyEnd)
+    const colon = skipSpace(text, keyEnd)
+    if (text.charCodeAt(colon) !== COLON) throw unreadable()
+    if (open.length === 1) {
+      // "\u0069d" is "id": the decoded key is what a duplicate is judged by. Refused once the
+      // whole body is known to be JSON, so a body is unreadable or ambiguous whatever the order.
+      if (seen.has(key)) duplicateKey ??= key
+      seen.add(key)
+      memberKey = key
+    }
+    // Past the whitespace after the colon, once: the value starts here.
+    const valueStart = skipSpace(text, colon + 1)
+    if (open.length === 1) memberStart = valueStart
+    return valueStart
+  }
+
+  /** The decoded string between `from` (its opening quote) and `end` (past its closing one). */
+  function stringValue(from: number, end: number): string {
+    if (end < 0) throw unreadable()
+    const raw = text.slice(from + 1, end - 1)
+    if (!(raw.length > SHORT_STRING ? ESCAPE_OR_CONTROL.test(raw) : hasEscapeOrControl(raw))) return raw
+    try {
+      // Decodes the escapes, and refuses a bad one or a control character.
+      return JSON.parse(`"${raw}"`) as string
+    } catch {
+      throw unreadable()
+    }
+  }
 }
 
 function isSpace(c: number): boolean {
@@ -321,44 +472,51 @@ function skipSpace(text: string, i: number): number {
   return j
 }
 
-/** Index just past the string literal that starts at `i`. */
+/**
+ * Index just past the string literal that starts at `i`, or -1 when it never closes. A quote ends
+ * it when an even number of backslashes precedes it; each backslash run is counted once, for the
+ * quote right after it, so the work stays linear.
+ */
 function stringEnd(text: string, i: number): number {
-  let j = i + 1
+  let from = i + 1
   for (;;) {
-    const c = text.charCodeAt(j)
-    if (c === BACKSLASH) j += 2
-    else if (c === QUOTE) return j + 1
-    else j++
+    const quote = text.indexOf('"', from)
+    if (quote === -1) return -1
+    let b = quote - 1
+    while (b > i && text.charCodeAt(b) === BACKSLASH) b--
+    if ((quote - 1 - b) % 2 === 0) return quote + 1
+    from = quote + 1
   }
 }
 
-/** Index just past the JSON value that starts at `i` (strings skipped, nesting counted). */
-function skipValue(text: string, i: number): number {
-  const first = text[i]
-  if (first === '"') return stringEnd(text, i)
-  if (first !== '{' && first !== '[') {
-    // A number, true, false or null: it ends at a separator or at whitespace.
-    let j = i
-    for (
-      let c = text.charCodeAt(j);
-      j < text.length && c !== COMMA && c !== CLOSE_BRACE && c !== CLOSE_BRACKET && !isSpace(c);
-    ) {
-      c = text.charCodeAt(++j)
-    }
-    return j
-  }
-  let depth = 0
+/** Index just past the JSON number at `i` (`-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`). */
+function numberEnd(text: string, i: number): number {
   let j = i
-  do {
-    const c = text[j]
-    if (c === '"') {
-      j = stringEnd(text, j)
-      continue
-    }
-    if (c === '{' || c === '[') depth++
-    else if (c === '}' || c === ']') depth--
-    j++
-  } while (depth > 0)
+  if (text.charCodeAt(j) === MINUS) j++
+  const first = text.charCodeAt(j)
+  if (first === DIGIT_0) j++
+  else if (first >= DIGIT_1 && first <= DIGIT_9) j = digitsEnd(text, j)
+  else throw unreadable()
+  if (text.charCodeAt(j) === DOT) {
+    const fraction = digitsEnd(text, j + 1)
+    if (fraction === j + 1) throw unreadable()
+    j = fraction
+  }
+  const e = text.charCodeAt(j)
+  if (e === LOWER_E || e === UPPER_E) {
+    let k = j + 1
+    const sign = text.charCodeAt(k)
+    if (sign === PLUS || sign === MINUS) k++
+    const exponent = digitsEnd(text, k)
+    if (exponent === k) throw unreadable()
+    j = exponent
+  }
+  return j
+}
+
+function digitsEnd(text: string, i: number): number {
+  let j = i
+  for (let c = text.charCodeAt(j); c >= DIGIT_0 && c <= DIGIT_9; c = text.charCodeAt(++j));
   return j
 }
 

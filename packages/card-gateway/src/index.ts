@@ -45,7 +45,14 @@ export type {
 } from './callback-handler.js'
 export { CallbackHandler } from './callback-handler.js'
 export type { CallbackEvent, CallbackOptions, CallbackStatus, Callbacks, CallbackType } from './callbacks.js'
-export { CHECKOUT_CALLBACK_FIELDS, dedupeKey, isFinal, isStuckChallenge } from './callbacks.js'
+export {
+  CHECKOUT_CALLBACK_FIELDS,
+  dedupeKey,
+  isFinal,
+  isStuckChallenge,
+  MAX_CALLBACK_DEPTH,
+  MAX_CALLBACK_FIELDS,
+} from './callbacks.js'
 export type {
   Checkout,
   CheckoutBillingAddress,
