@@ -85,7 +85,7 @@ export { DEFAULT_SETTLE_AFTER_MS, openIntentsOf, reconcileJournal, reconcileSubj
 export type { BackoffOptions, RetryPolicy } from './retry.js'
 export { DEFAULT_BACKOFF, keyed, parseRetryAfter, safe, unsentOnly, withinWindow } from './retry.js'
 export { redactHeaders, Secret } from './secret.js'
-export type { ClaimStore, Intent, IntentOutcome, IntentStore } from './stores.js'
+export type { ClaimState, ClaimStore, Intent, IntentOutcome, IntentStore } from './stores.js'
 export { MemoryClaimStore, MemoryIntentStore } from './stores.js'
 export { checkBaseUrl, expandPath, pathSegment } from './url.js'
 export { checkParams, closest, validateParams } from './validate.js'

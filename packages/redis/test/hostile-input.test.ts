@@ -55,7 +55,8 @@ describeWithRedis('hostile input against a real Redis', (server) => {
     await journal.open(intent)
     // The claim key lands at hostile:claim:<key>, never at hostile:intent:<id> or hostile:open:<service>.
     for (const key of [`../intent:${intent.id}`, `\r\nintent:${intent.id}`, `:open:${intent.service}`]) {
-      const token = (await claims.claim(key, 60_000)) as string
+      const token = randomUUID()
+      await claims.claim(key, token, 60_000)
       await claims.complete(key, token, 60_000)
     }
     expect(await journal.openIntents(intent.service)).toStrictEqual([intent])

@@ -114,7 +114,7 @@ describe('refused input sends nothing to Redis', () => {
     const client = recordingClient()
     const store = new RedisClaimStore({ client })
     for (const ms of [0, -5, Number.NaN, Number.POSITIVE_INFINITY]) {
-      expect((await rejection(store.claim('k', ms))) as RequestValidationError).toMatchObject({
+      expect((await rejection(store.claim('k', 't', ms))) as RequestValidationError).toMatchObject({
         issues: [{ path: 'holdMs' }],
       })
       expect((await rejection(store.complete('k', 't', ms))) as RequestValidationError).toMatchObject({
@@ -122,7 +122,16 @@ describe('refused input sends nothing to Redis', () => {
       })
     }
     expect(client.sent).toEqual([])
-    expect(await store.claim('k', 0.5)).toEqual(expect.any(String))
+    const sent: string[][] = []
+    const accepting: RedisClient = {
+      ...client,
+      eval: async (_script, { arguments: args }) => {
+        sent.push(args)
+        return 'claimed'
+      },
+    }
+    expect(await new RedisClaimStore({ client: accepting }).claim('k', 't', 0.5)).toBe('claimed')
+    expect(sent).toEqual([['held:t', '1']])
   })
 
   it('keys, tokens, ids and services with a lone surrogate are refused: as UTF-8 they would collide with U+FFFD', async () => {
@@ -131,7 +140,9 @@ describe('refused input sends nothing to Redis', () => {
     const journal = new RedisIntentStore({ client })
     const lone = 'evt\udc00'
     const cases: [Promise<unknown>, string][] = [
-      [claims.claim(lone, 1000), 'key'],
+      [claims.claim(lone, 't', 1000), 'key'],
+      [claims.claim('k', lone, 1000), 'token'],
+      [claims.claim('k', '', 1000), 'token'],
       [claims.complete(lone, 't', 1000), 'key'],
       [claims.release('k', lone), 'token'],
       [journal.open(intentOf({ id: lone })), 'intent.id'],
@@ -200,10 +211,10 @@ describe('refused input sends nothing to Redis', () => {
     expect(client.sent).toEqual([])
   })
 
-  it('a client whose SET NX answers neither OK nor nil is refused a token, not trusted', async () => {
-    const client = { ...recordingClient(), set: async () => 'QUEUED' }
-    expect(String(await rejection(new RedisClaimStore({ client }).claim('k', 1000)))).toContain(
-      'SET NX answered "QUEUED", not OK or nil',
+  it('a client whose claim script answers anything but claimed, held or done is not trusted', async () => {
+    const client = { ...recordingClient(), eval: async () => 'QUEUED' }
+    expect(String(await rejection(new RedisClaimStore({ client }).claim('k', 't', 1000)))).toContain(
+      'the claim script answered "QUEUED"',
     )
   })
 
