@@ -221,7 +221,12 @@ export class CallbackHandler {
       await this.#untilAcknowledged(() => this.#store.release(key, token), holdEnds, event, 'release')
       return
     }
-    const done = await this.#store.complete(key, token, this.#keepMs).catch((e: unknown) => this.#report(e, event))
+    const done = await this.#untilAcknowledged(
+      () => this.#store.complete(key, token, this.#keepMs),
+      holdEnds,
+      event,
+      'complete',
+    )
     if (done === false) {
       this.#report(
         new PaywireError(

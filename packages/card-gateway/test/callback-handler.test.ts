@@ -395,6 +395,52 @@ describe('the inbox when the claim store loses replies', () => {
     expect(attempts).toBe(2)
   })
 
+  it('a done mark whose reply was lost is sent again until acknowledged: later deliveries find the key done, never run it again', async () => {
+    const { store, calls } = lossy({ complete: 2 })
+    const errors: unknown[] = []
+    const { handler, runs, release } = recording({ store, clock: createTestClock(), onError: (e) => errors.push(e) })
+    release()
+    expect((await handler.handle(signed())).status).toBe(200)
+    await handler.drain()
+    expect(calls.complete).toBe(3)
+    expect(await handler.handle(signed())).toEqual(expect.objectContaining({ status: 200, body: 'OK' }))
+    await handler.drain()
+    expect(runs).toHaveLength(1)
+    expect(errors).toEqual([])
+  })
+
+  it('a done mark the store never acknowledges is tried until the hold ends, then reported: onEvent may run again', async () => {
+    const clock = createTestClock()
+    const { store, calls } = lossy({ complete: Number.POSITIVE_INFINITY })
+    const errors: unknown[] = []
+    const { handler, release } = recording({ store, clock, holdMs: 5_000, onError: (e) => errors.push(e) })
+    release()
+    const started = clock.now()
+    await handler.handle(signed())
+    await handler.drain()
+    expect(clock.now() - started).toBe(5_000) // the last pause is cut at the hold's end
+    // Pauses of 20, 40, 80, 160, 320, 640, 1 000 ×3, then the 740 ms left: 11 attempts.
+    expect(calls.complete).toBe(11)
+    expect(errors).toHaveLength(1)
+    expect(String(errors[0])).toMatch(/failed complete 11 times: the event is not marked done/)
+  })
+
+  it('a done mark refused because another delivery took the expired claim is reported', async () => {
+    const memory = new MemoryClaimStore()
+    const store: ClaimStore = {
+      claim: (key, token, holdMs) => memory.claim(key, token, holdMs),
+      complete: async () => false, // the claim expired and another delivery holds the key now
+      release: (key, token) => memory.release(key, token),
+    }
+    const errors: unknown[] = []
+    const { handler, release } = recording({ store, onError: (e) => errors.push(e) })
+    release()
+    await handler.handle(signed())
+    await handler.drain()
+    expect(errors).toHaveLength(1)
+    expect(String(errors[0])).toMatch(/another delivery took the key, which may run onEvent again/)
+  })
+
   it('a store written for the former interface (claim answers a token) is refused: 503 and reported, nothing run', async () => {
     const errors: unknown[] = []
     const former = {
