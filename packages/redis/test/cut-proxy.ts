@@ -73,16 +73,20 @@ function commandName(buf: Buffer, start: number): string {
 }
 
 interface Armed {
-  readonly at: ReadonlySet<number>
-  readonly kind: CutKind
+  /** The counted commands to cut, and how. */
+  readonly at: ReadonlyMap<number, CutKind>
   seen: number
 }
 
 export interface CutProxy {
   /** `redis://127.0.0.1:<port>` of the proxy. */
   readonly url: string
-  /** Cuts at the `at`-th (1-based) counted command from now (at each one, given several), in the way `kind` says. */
+  /**
+   * Cuts at the `at`-th (1-based) counted command from now (at each one, given several), in the way
+   * `kind` says; or at each command of a map, each in its own way.
+   */
   arm(at: number | readonly number[], kind: CutKind): void
+  arm(at: ReadonlyMap<number, CutKind>): void
   /** Counts commands from now without cutting, to learn how many a path sends. */
   record(): void
   /** The names of the commands counted since the last `arm()` or `record()`. */
@@ -137,10 +141,11 @@ export async function startCutProxy(targetPort: number): Promise<CutProxy> {
           commands.push(name)
           if (armed) {
             armed.seen++
-            if (armed.at.has(armed.seen)) {
+            const kind = armed.at.get(armed.seen)
+            if (kind) {
               cuts++
               dying = true
-              if (armed.kind === 'request') {
+              if (kind === 'request') {
                 // What came before reaches Redis (end() flushes it); this command and the rest never do.
                 upstream.write(requests.subarray(0, start))
                 upstream.end()
@@ -188,8 +193,12 @@ export async function startCutProxy(targetPort: number): Promise<CutProxy> {
 
   return {
     url: `redis://127.0.0.1:${port}`,
-    arm(at, kind) {
-      armed = { at: new Set(typeof at === 'number' ? [at] : at), kind, seen: 0 }
+    arm(at: number | readonly number[] | ReadonlyMap<number, CutKind>, kind?: CutKind) {
+      const cutsAt =
+        at instanceof Map
+          ? new Map(at)
+          : new Map((typeof at === 'number' ? [at] : (at as readonly number[])).map((n) => [n, kind ?? 'request']))
+      armed = { at: cutsAt, seen: 0 }
       cuts = 0
       commands = []
     },

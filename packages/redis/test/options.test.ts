@@ -109,6 +109,13 @@ describe('store options', () => {
   })
 })
 
+describe('onOrphan', () => {
+  it('must be a function when given', () => {
+    const error = refused(() => new RedisIntentStore({ client: recordingClient(), onOrphan: 'log' as never }))
+    expect(paths(error)).toEqual(['onOrphan'])
+  })
+})
+
 describe('refused input sends nothing to Redis', () => {
   it('holdMs and keepMs must be finite ms above 0 (PX takes whole ms: 0.5 becomes 1)', async () => {
     const client = recordingClient()
@@ -222,6 +229,6 @@ describe('refused input sends nothing to Redis', () => {
     const client = recordingClient()
     const shared = { x: 1 }
     await new RedisIntentStore({ client }).open(intentOf({ params: { a: undefined, b: shared, c: shared } }))
-    expect(client.sent).toEqual(['EXEC'])
+    expect(client.sent).toEqual(['EVAL'])
   })
 })
