@@ -9,6 +9,7 @@ import {
   type ClaimState,
   type ClaimStore,
   type Clock,
+  claimToken,
   type Logger,
   MemoryClaimStore,
   PaywireError,
@@ -149,7 +150,7 @@ export class CallbackHandler {
     const key = `callback:${dedupeKey(event)}`
     // One token for this delivery: every attempt below sends it, so a claim that ran but whose reply
     // was lost is recognised as ours, not taken for another holder's.
-    const token = globalThis.crypto.randomUUID()
+    const token = claimToken()
     const claimedAt = this.#clock.now()
     let state: ClaimState
     try {

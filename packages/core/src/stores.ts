@@ -1,10 +1,11 @@
 /**
  * The two stores that keep money safe across failures: the intent journal (a money-moving call is
  * written down before it is sent, so a crash cannot lose its outcome) and claims (a callback's side
- * effects run at most once per key, across every instance sharing the store). In memory here, for
+ * effects run once per key, across every instance sharing the store, and are never dropped). In memory here, for
  * one process; `@paywire/redis` implements both for many.
  */
 
+import { nodeCrypto } from './builtins.js'
 import { type Clock, systemClock } from './clock.js'
 import { type Reconciliation, RequestValidationError } from './errors.js'
 
@@ -90,6 +91,14 @@ export interface ClaimStore {
   complete(key: string, token: string, keepMs: number): Promise<boolean>
   /** Frees `key` when `token` still holds it; a completed key, or one another token holds, is left as is. Safe to send again. */
   release(key: string, token: string): Promise<void>
+}
+
+/**
+ * A fresh claim token: random (a UUID), so no two attempts at the work share one, and made before the
+ * claim so that the claim can be sent again with it after a lost reply.
+ */
+export function claimToken(): string {
+  return nodeCrypto().randomUUID()
 }
 
 interface ClaimEntry {
