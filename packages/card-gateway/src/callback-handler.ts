@@ -1,15 +1,21 @@
 /**
  * The callback inbox: verify the raw body, claim the platform's dedupe key, answer `OK` at once
- * (rule Platform 23: five time-outs block the URL for every merchant on it), then run the merchant's
- * `onEvent` at most once per key across every instance sharing the claim store.
+ * (five time-outs block the URL for every merchant on it), then run the merchant's `onEvent` once
+ * per key across every instance sharing the claim store. A delivery is acknowledged only when this
+ * instance starts `onEvent` or the key is already done: never while the event is left unprocessed.
  */
 
 import {
+  type ClaimState,
   type ClaimStore,
+  type Clock,
+  claimToken,
   type Logger,
   MemoryClaimStore,
+  PaywireError,
   RequestValidationError,
   SignatureVerificationError,
+  systemClock,
 } from '@paywire/core'
 import {
   type CallbackEvent,
@@ -22,11 +28,20 @@ import {
 
 /** Options of `gw.callbacks.handler()`. */
 export interface CallbackHandlerOptions extends CallbackOptions {
-  /** Your processing of a verified event: runs after the answer, at most once per dedupe key. */
+  /**
+   * Your processing of a verified event: runs after the answer, once per dedupe key. Make it
+   * idempotent by the event's id: it runs a second time only when the store could not record it as
+   * done within `holdMs` (Redis unreachable for the whole hold, or `onEvent` slower than `holdMs`),
+   * and `onError` hears of it then.
+   */
   onEvent(event: CallbackEvent): Promise<void> | void
   /** Shared by every instance of your service (`RedisClaimStore`); default: one in-memory store per handler. */
   store?: ClaimStore
-  /** How long a claim is held while `onEvent` runs, in ms; size it above your slowest `onEvent`. Default 60 000. */
+  /**
+   * How long a claim is held while `onEvent` runs, in ms; size it above your slowest `onEvent`. A
+   * claim whose holder lost its connection to the store expires after it, and a redelivery then runs
+   * the event. Default 60 000.
+   */
   holdMs?: number
   /** How long a processed key is remembered, so redeliveries are dropped, in ms. Default 7 days. */
   keepMs?: number
@@ -35,6 +50,8 @@ export interface CallbackHandlerOptions extends CallbackOptions {
    * the event here for a retry; without `onError`, it is written to `console.error` (identity only).
    */
   onError?(error: unknown, event: CallbackEvent | undefined): void
+  /** The monotonic clock that times retries of the store (tests inject a fake one). Default: the real clock. */
+  clock?: Clock
 }
 
 /** What to answer the gateway: a status, headers and a plain-text body. */
@@ -59,6 +76,15 @@ export interface NodeResponseLike {
 }
 
 const DEFAULT_HOLD_MS = 60_000
+/**
+ * A claim is sent up to this many times, with the same token, before the delivery is answered 503:
+ * a claim whose reply was lost on a dropped connection ran, and only its token can recognise it.
+ */
+const CLAIM_ATTEMPTS = 3
+/** Pauses between attempts at the store: doubling from the first, never above the last. */
+const FIRST_PAUSE_MS = 20
+const MAX_PAUSE_MS = 1_000
+const STATES: ReadonlySet<unknown> = new Set<ClaimState>(['claimed', 'held', 'done'])
 // A week covers every redelivery schedule published for such gateways, and a key costs ~100 bytes.
 const DEFAULT_KEEP_MS = 7 * 24 * 60 * 60 * 1000
 const TEXT = { 'content-type': 'text/plain; charset=utf-8' }
@@ -90,6 +116,7 @@ export class CallbackHandler {
   readonly #keepMs: number
   readonly #running = new Set<Promise<void>>()
   readonly #logger: Logger | undefined
+  readonly #clock: Clock
 
   /** @internal */
   constructor(callbacks: Callbacks, options: CallbackHandlerOptions, logger?: Logger) {
@@ -97,15 +124,18 @@ export class CallbackHandler {
     this.#callbacks = callbacks
     this.#options = options
     this.#logger = logger
-    this.#store = options.store ?? new MemoryClaimStore()
+    this.#clock = options.clock ?? systemClock
+    this.#store = options.store ?? new MemoryClaimStore({ clock: this.#clock })
     this.#holdMs = checkDuration('holdMs', options.holdMs, DEFAULT_HOLD_MS)
     this.#keepMs = checkDuration('keepMs', options.keepMs, DEFAULT_KEEP_MS)
   }
 
   /**
-   * Verifies `rawBody` (refused: 400 with the reason only, never the body), claims its dedupe key
-   * (a duplicate, or one being processed elsewhere: 200 `OK`, nothing run; a store that fails: 503,
-   * so the gateway delivers again) and answers 200 `OK`, starting `onEvent` right after.
+   * Verifies `rawBody` (refused: 400 with the reason only, never the body), claims its dedupe key with
+   * a fresh token and answers: 200 `OK` when this instance now holds the key (`onEvent` starts right
+   * after) or the key is done (nothing run); 503 `in_progress` while another claim holds it (being
+   * processed, or held by a holder that lost its connection, until its `holdMs` ends); 503
+   * `store_unavailable` when the store failed every attempt. A 503 makes the gateway deliver again.
    */
   async handle(rawBody: string | Buffer | Uint8Array): Promise<CallbackResponse> {
     let event: CallbackEvent
@@ -118,14 +148,19 @@ export class CallbackHandler {
       throw error
     }
     const key = `callback:${dedupeKey(event)}`
-    let token: string | undefined
+    // One token for this delivery: every attempt below sends it, so a claim that ran but whose reply
+    // was lost is recognised as ours, not taken for another holder's.
+    const token = claimToken()
+    const claimedAt = this.#clock.now()
+    let state: ClaimState
     try {
-      token = await this.#store.claim(key, this.#holdMs)
+      state = await this.#claim(key, token)
     } catch (error) {
       this.#report(error, event)
       return answer(503, 'store_unavailable')
     }
-    if (token !== undefined) this.#track(this.#process(event, key, token))
+    if (state === 'held') return answer(503, 'in_progress')
+    if (state === 'claimed') this.#track(this.#process(event, key, token, claimedAt + this.#holdMs))
     return answer(200, 'OK')
   }
 
@@ -159,15 +194,83 @@ export class CallbackHandler {
     return new Response(response.body, { status: response.status, headers: response.headers })
   }
 
-  async #process(event: CallbackEvent, key: string, token: string): Promise<void> {
+  /** The claim, sent again on a failure with the same token; the last failure is thrown. */
+  async #claim(key: string, token: string): Promise<ClaimState> {
+    let state: unknown
+    for (let attempt = 1; ; attempt++) {
+      try {
+        state = await this.#store.claim(key, token, this.#holdMs)
+        break
+      } catch (error) {
+        if (attempt >= CLAIM_ATTEMPTS || error instanceof RequestValidationError) throw error
+        await this.#clock.sleep(FIRST_PAUSE_MS * 2 ** (attempt - 1))
+      }
+    }
+    if (STATES.has(state)) return state as ClaimState
+    // A store written for the former interface answers a token or undefined: never guess.
+    throw new PaywireError(
+      `callbacks.handler: the claim store answered ${typeof state === 'string' ? 'a string' : String(state)}, not 'claimed', 'held' or 'done' (a ClaimStore's claim(key, token, holdMs) must answer one of them)`,
+    )
+  }
+
+  async #process(event: CallbackEvent, key: string, token: string, holdEnds: number): Promise<void> {
     try {
       await this.#options.onEvent(event)
     } catch (error) {
       this.#report(error, event)
-      await this.#store.release(key, token).catch((e: unknown) => this.#report(e, event))
+      // Freed, so the next delivery runs it again at once rather than after the hold.
+      await this.#untilAcknowledged(() => this.#store.release(key, token), holdEnds, event, 'release')
       return
     }
-    await this.#store.complete(key, token, this.#keepMs).catch((e: unknown) => this.#report(e, event))
+    const done = await this.#untilAcknowledged(
+      () => this.#store.complete(key, token, this.#keepMs),
+      holdEnds,
+      event,
+      'complete',
+    )
+    if (done === false) {
+      this.#report(
+        new PaywireError(
+          `callbacks.handler: onEvent finished after its claim of ${key} expired and another delivery took the key, which may run onEvent again (raise holdMs above your slowest onEvent)`,
+        ),
+        event,
+      )
+    }
+  }
+
+  /**
+   * Sends a done mark or a release until the store acknowledges it: the same token makes a repeat
+   * harmless, and a mark lost with a dropped connection would let the hold expire and a redelivery
+   * run the event again. Tried until the hold ends (after it, another delivery may own the key, and
+   * the store's compare-and-set refuses a late mark anyway); then reported, never silent.
+   */
+  async #untilAcknowledged<T>(
+    send: () => Promise<T>,
+    holdEnds: number,
+    event: CallbackEvent,
+    what: 'complete' | 'release',
+  ): Promise<T | undefined> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await send()
+      } catch (error) {
+        const left = holdEnds - this.#clock.now()
+        if (left <= 0 || error instanceof RequestValidationError) {
+          const consequence =
+            what === 'complete'
+              ? 'the event is not marked done, so a delivery after the hold may run onEvent again'
+              : 'the key stays held until the hold ends; deliveries until then are answered 503'
+          this.#report(
+            new PaywireError(`callbacks.handler: the claim store failed ${what} ${attempt} times: ${consequence}`, {
+              cause: error,
+            }),
+            event,
+          )
+          return undefined
+        }
+        await this.#clock.sleep(Math.min(FIRST_PAUSE_MS * 2 ** (attempt - 1), MAX_PAUSE_MS, left))
+      }
+    }
   }
 
   #track(run: Promise<void>): void {

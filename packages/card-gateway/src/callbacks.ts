@@ -111,8 +111,8 @@ export class Callbacks {
 
   /**
    * The callback inbox over the raw body: verifies, deduplicates on the platform's key across every
-   * instance sharing `store`, answers `OK` at once and runs `onEvent` at most once per key (rules
-   * Platform 16, 23). Adapters: `handler.node` (node:http, Express), `handler.fetch` (Fetch API).
+   * instance sharing `store`, answers `OK` at once and runs `onEvent` once per key: never twice
+   * while the store records it, never acknowledged unless it runs or ran (rules Platform 16, 23). Adapters: `handler.node` (node:http, Express), `handler.fetch` (Fetch API).
    */
   handler(options: CallbackHandlerOptions): CallbackHandler {
     // The verify options default to this client's inside verify(); the logger hears failures onError does not.

@@ -5,6 +5,7 @@
 export type {
   AnswerSchema,
   CallOptions,
+  ClaimState,
   ClaimStore,
   ClientOptions,
   Intent,

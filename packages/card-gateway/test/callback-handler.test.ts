@@ -8,10 +8,17 @@ import { once } from 'node:events'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { type ClaimStore, MemoryClaimStore } from '@paywire/core'
+import { createTestClock } from '@paywire/core/testing'
 import express from 'express'
 import Fastify from 'fastify'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { type CallbackEvent, type CallbackHandler, type CallbackHandlerOptions, CardGateway } from '../src/index.js'
+import {
+  type CallbackEvent,
+  type CallbackHandler,
+  type CallbackHandlerOptions,
+  CardGateway,
+  dedupeKey,
+} from '../src/index.js'
 import { SIMULATOR_CREDENTIALS, signCallback } from '../src/testing/index.js'
 
 const gw = new CardGateway({
@@ -109,8 +116,14 @@ describe('the inbox on node:http', () => {
     const urls = await Promise.all(instances.map(({ handler }) => listen(createServer(handler.node))))
     const body = signed()
     const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => post(urls[i % 3] as string, body)))
-    expect(answers.every((a) => a.status === 200 && a.body === 'OK')).toBe(true)
+    // One delivery runs it; the others come while it runs: 503, so the gateway delivers them again.
+    expect(answers.filter((a) => a.status === 200 && a.body === 'OK')).toHaveLength(1)
+    expect(answers.filter((a) => a.status === 503 && a.body === 'in_progress')).toHaveLength(49)
     for (const { release } of instances) release()
+    await Promise.all(instances.map(({ handler }) => handler.drain()))
+    expect(instances.reduce((n, { runs }) => n + runs.length, 0)).toBe(1)
+    // Delivered again once processed: acknowledged, nothing run.
+    expect(await post(urls[1] as string, body)).toEqual({ status: 200, body: 'OK' })
     await Promise.all(instances.map(({ handler }) => handler.drain()))
     expect(instances.reduce((n, { runs }) => n + runs.length, 0)).toBe(1)
     // A different status of the same payment is another event: it runs too.
@@ -194,18 +207,24 @@ describe('the inbox on node:http', () => {
     )
   })
 
-  it('a store that fails answers 503, so the gateway delivers again, and runs nothing', async () => {
+  it('a store that fails answers 503 after 3 attempts with one token, so the gateway delivers again, and runs nothing', async () => {
+    const tokens: string[] = []
     const failing: ClaimStore = {
-      claim: async () => {
+      claim: async (_key, token) => {
+        tokens.push(token)
         throw new Error('redis down')
       },
-      complete: async () => {},
+      complete: async () => true,
       release: async () => {},
     }
-    const { handler, runs } = recording({ store: failing })
+    const errors: unknown[] = []
+    const { handler, runs } = recording({ store: failing, clock: createTestClock(), onError: (e) => errors.push(e) })
     const url = await listen(createServer(handler.node))
     expect(await post(url, signed())).toEqual({ status: 503, body: 'store_unavailable' })
     expect(runs).toHaveLength(0)
+    expect(tokens).toHaveLength(3)
+    expect(new Set(tokens).size).toBe(1)
+    expect(errors).toHaveLength(1)
   })
 })
 
@@ -266,7 +285,8 @@ describe('the inbox in Fastify 5', () => {
     closers.push(() => fastify.close())
     const url = `${address}/callbacks/card`
     expect(await post(url, signed())).toEqual({ status: 200, body: 'OK' })
-    expect(await post(url, signed())).toEqual({ status: 200, body: 'OK' }) // a duplicate
+    await handler.drain()
+    expect(await post(url, signed())).toEqual({ status: 200, body: 'OK' }) // a duplicate, once processed
     expect((await post(url, `${signed()}0`)).status).toBe(400)
     await handler.drain()
     expect(runs).toHaveLength(1)
@@ -280,6 +300,7 @@ describe('the inbox as a Fetch API handler (Next.js route handlers, Hono, Bun, D
     const { handler, runs, release } = recording()
     release()
     const first = await handler.fetch(request(signed()))
+    await handler.drain()
     const second = await handler.fetch(request(signed()))
     expect([first.status, await first.text(), second.status, await second.text()]).toEqual([200, 'OK', 200, 'OK'])
     await handler.drain()
@@ -301,5 +322,135 @@ describe('the inbox as a Fetch API handler (Next.js route handlers, Hono, Bun, D
     expect([response.status, await response.text()]).toEqual([413, 'body_too_large'])
     expect(pulled).toBeLessThan(10)
     expect(runs).toHaveLength(0)
+  })
+})
+
+/**
+ * A shared store whose chosen calls run and then lose their reply (they throw after the write), as a
+ * Redis command does when the connection drops before its answer arrives.
+ */
+function lossy(lose: { claim?: number; complete?: number; release?: number }) {
+  const inner = new MemoryClaimStore()
+  const calls = { claim: 0, complete: 0, release: 0 }
+  const lost = (what: keyof typeof calls) => {
+    calls[what]++
+    if (calls[what] <= (lose[what] ?? 0)) throw new Error(`connection lost before the reply to ${what}`)
+  }
+  const store: ClaimStore = {
+    claim: async (key, token, holdMs) => {
+      const state = await inner.claim(key, token, holdMs)
+      lost('claim')
+      return state
+    },
+    complete: async (key, token, keepMs) => {
+      const done = await inner.complete(key, token, keepMs)
+      lost('complete')
+      return done
+    },
+    release: async (key, token) => {
+      await inner.release(key, token)
+      lost('release')
+    },
+  }
+  return { store, calls }
+}
+
+describe('the inbox when the claim store loses replies', () => {
+  it('a claim that ran but whose reply was lost is sent again with its token, recognised, and run: never 200 with nothing run', async () => {
+    const { store, calls } = lossy({ claim: 2 })
+    const { handler, runs, release } = recording({ store, clock: createTestClock() })
+    release()
+    expect(await handler.handle(signed())).toEqual(expect.objectContaining({ status: 200, body: 'OK' }))
+    await handler.drain()
+    expect(runs).toHaveLength(1)
+    expect(calls.claim).toBe(3)
+  })
+
+  it('a key held by another delivery is answered 503 in_progress, not 200: the holder may never finish', async () => {
+    const store = new MemoryClaimStore()
+    const { handler, runs } = recording({ store })
+    const key = `callback:${dedupeKey(FIELDS as unknown as CallbackEvent)}`
+    expect(await store.claim(key, 'a-holder-that-lost-its-connection', 60_000)).toBe('claimed')
+    expect(await handler.handle(signed())).toEqual(expect.objectContaining({ status: 503, body: 'in_progress' }))
+    expect(runs).toHaveLength(0)
+  })
+
+  it('a release whose reply was lost is sent again until acknowledged: the next delivery runs the event at once', async () => {
+    const { store, calls } = lossy({ release: 2 })
+    let attempts = 0
+    const handler = gw.callbacks.handler({
+      store,
+      clock: createTestClock(),
+      onError: () => {},
+      onEvent: () => {
+        attempts++
+        if (attempts === 1) throw new Error('database down')
+      },
+    })
+    expect((await handler.handle(signed())).status).toBe(200)
+    await handler.drain()
+    expect(calls.release).toBe(3)
+    expect((await handler.handle(signed())).status).toBe(200)
+    await handler.drain()
+    expect(attempts).toBe(2)
+  })
+
+  it('a done mark whose reply was lost is sent again until acknowledged: later deliveries find the key done, never run it again', async () => {
+    const { store, calls } = lossy({ complete: 2 })
+    const errors: unknown[] = []
+    const { handler, runs, release } = recording({ store, clock: createTestClock(), onError: (e) => errors.push(e) })
+    release()
+    expect((await handler.handle(signed())).status).toBe(200)
+    await handler.drain()
+    expect(calls.complete).toBe(3)
+    expect(await handler.handle(signed())).toEqual(expect.objectContaining({ status: 200, body: 'OK' }))
+    await handler.drain()
+    expect(runs).toHaveLength(1)
+    expect(errors).toEqual([])
+  })
+
+  it('a done mark the store never acknowledges is tried until the hold ends, then reported: onEvent may run again', async () => {
+    const clock = createTestClock()
+    const { store, calls } = lossy({ complete: Number.POSITIVE_INFINITY })
+    const errors: unknown[] = []
+    const { handler, release } = recording({ store, clock, holdMs: 5_000, onError: (e) => errors.push(e) })
+    release()
+    const started = clock.now()
+    await handler.handle(signed())
+    await handler.drain()
+    expect(clock.now() - started).toBe(5_000) // the last pause is cut at the hold's end
+    // Pauses of 20, 40, 80, 160, 320, 640, 1 000 ×3, then the 740 ms left: 11 attempts.
+    expect(calls.complete).toBe(11)
+    expect(errors).toHaveLength(1)
+    expect(String(errors[0])).toMatch(/failed complete 11 times: the event is not marked done/)
+  })
+
+  it('a done mark refused because another delivery took the expired claim is reported', async () => {
+    const memory = new MemoryClaimStore()
+    const store: ClaimStore = {
+      claim: (key, token, holdMs) => memory.claim(key, token, holdMs),
+      complete: async () => false, // the claim expired and another delivery holds the key now
+      release: (key, token) => memory.release(key, token),
+    }
+    const errors: unknown[] = []
+    const { handler, release } = recording({ store, onError: (e) => errors.push(e) })
+    release()
+    await handler.handle(signed())
+    await handler.drain()
+    expect(errors).toHaveLength(1)
+    expect(String(errors[0])).toMatch(/another delivery took the key, which may run onEvent again/)
+  })
+
+  it('a store written for the former interface (claim answers a token) is refused: 503 and reported, nothing run', async () => {
+    const errors: unknown[] = []
+    const former = {
+      claim: async () => 'a-token',
+      complete: async () => {},
+      release: async () => {},
+    } as unknown as ClaimStore
+    const { handler, runs } = recording({ store: former, onError: (error) => errors.push(error) })
+    expect(await handler.handle(signed())).toEqual(expect.objectContaining({ status: 503, body: 'store_unavailable' }))
+    expect(runs).toHaveLength(0)
+    expect(String(errors[0])).toContain("not 'claimed', 'held' or 'done'")
   })
 })

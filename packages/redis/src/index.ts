@@ -2,5 +2,5 @@
 
 export { RedisClaimStore } from './claim-store.js'
 export type { RedisClient, RedisSetOptions, RedisStoreOptions, RedisTransaction } from './client.js'
-export type { RedisIntentStoreOptions } from './intent-store.js'
+export type { JournalOrphan, RedisIntentStoreOptions } from './intent-store.js'
 export { RedisIntentStore } from './intent-store.js'

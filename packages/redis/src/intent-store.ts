@@ -16,6 +16,62 @@ import { jsonIssues } from './json.js'
 const MAX_RECORD_BYTES = 512 * 1024 * 1024
 const DEFAULT_MAX_INTENT_BYTES = 1024 * 1024
 
+/**
+ * Open = one script, so the record and its index entry are written together or not at all: a
+ * `MULTI` whose `EXEC` reply is lost leaves the client unable to tell which, and one whose index
+ * key holds another type would run its `SET` anyway (EXEC has no rollback). The index's type is
+ * checked before anything is written. KEYS record, index; ARGV json, score, id.
+ */
+const OPEN = `local kind = redis.call('TYPE', KEYS[2])
+kind = type(kind) == 'table' and kind.ok or kind
+if kind ~= 'zset' and kind ~= 'none' then
+  return redis.error_reply('WRONGTYPE the index ' .. KEYS[2] .. ' holds a ' .. kind .. ', not a sorted set')
+end
+redis.call('SET', KEYS[1], ARGV[1])
+redis.call('ZADD', KEYS[2], ARGV[2], ARGV[3])
+return 1`
+
+/**
+ * Forget = the undo of an open whose outcome is unknown and whose call is therefore not sent:
+ * both keys or neither, and only when the record is still the one this open wrote.
+ * KEYS record, index; ARGV json, id.
+ */
+const FORGET = `if redis.call('GET', KEYS[1]) == ARGV[1] then
+  redis.call('DEL', KEYS[1])
+  redis.call('ZREM', KEYS[2], ARGV[2])
+  return 1
+end
+return 0`
+
+/**
+ * Repair = drop an index entry whose record is gone, in one step with the check: an `open` of the
+ * same id between a scan's read and the repair writes the record first, and must not lose its
+ * entry. 1 removed, 0 not in the index (closed meanwhile), -1 the record is back. KEYS record,
+ * index; ARGV id.
+ */
+const REPAIR = `if redis.call('EXISTS', KEYS[1]) == 1 then return -1 end
+return redis.call('ZREM', KEYS[2], ARGV[1])`
+
+/** How many times `open` sends its script when the connection fails: the script is idempotent. */
+const OPEN_ATTEMPTS = 3
+
+/** An index entry a scan could not list, as told to `onOrphan`. */
+export interface JournalOrphan {
+  /** The service whose index lists it. */
+  readonly service: string
+  /** The intent's id, as the index holds it. */
+  readonly id: string
+  /** The entry's score: the intent's `createdAt` (ms since the epoch), when the index still had it. */
+  readonly createdAt: number | undefined
+  /**
+   * `true`: its record was gone, and the entry was removed from the index. `false`: its record is
+   * not one this store wrote (another program wrote to the key); both are left as they are.
+   */
+  readonly repaired: boolean
+  /** What was found and what to do about it, in words. */
+  readonly message: string
+}
+
 /** The options of `RedisIntentStore`. */
 export interface RedisIntentStoreOptions extends RedisStoreOptions {
   /**
@@ -23,50 +79,85 @@ export interface RedisIntentStoreOptions extends RedisStoreOptions {
    * `open`, so the call is not sent: a body that size is a bug, not a payment.
    */
   maxIntentBytes?: number
+  /**
+   * Hears each index entry `openIntents` skipped: one whose record is gone (removed from the index)
+   * or unreadable (left). The scan lists every other intent: one bad entry never fails the journal
+   * of the whole service. Default: the message goes to `console.error`, so it is never silent.
+   */
+  onOrphan?(orphan: JournalOrphan): void
 }
 
 /**
  * Core's `IntentStore` on Redis. Each open intent is a JSON string at `<keyPrefix>intent:<id>` and
  * a member of its service's sorted set `<keyPrefix>open:<service>`, scored by `createdAt`. `open`
- * writes both in one `MULTI` and resolves once Redis acknowledged it; `close` removes both.
- * Records have no TTL: an intent stays until it is closed (set `maxmemory-policy noeviction`).
+ * writes both in one Lua script and resolves once Redis acknowledged it; `close` removes both in one
+ * `MULTI`. Neither ever leaves one without the other. Records have no TTL: an intent stays until it
+ * is closed (set `maxmemory-policy noeviction`).
  */
 export class RedisIntentStore implements IntentStore {
   readonly #client: RedisClient
   readonly #prefix: string
   readonly #maxBytes: number
+  readonly #onOrphan: ((orphan: JournalOrphan) => void) | undefined
 
   constructor(options: RedisIntentStoreOptions) {
     const max = (options as Partial<RedisIntentStoreOptions> | null)?.maxIntentBytes
+    const onOrphan = (options as Partial<RedisIntentStoreOptions> | null)?.onOrphan
     const extra: ValidationIssue[] = []
     if (max !== undefined && !(Number.isInteger(max) && max > 0 && max <= MAX_RECORD_BYTES)) {
       extra.push({ path: 'maxIntentBytes', message: `must be a whole number of bytes from 1 to ${MAX_RECORD_BYTES}` })
+    }
+    if (onOrphan !== undefined && typeof onOrphan !== 'function') {
+      extra.push({ path: 'onOrphan', message: 'must be a function' })
     }
     checkStoreOptions('RedisIntentStore', options, extra)
     this.#client = options.client
     this.#prefix = options.keyPrefix ?? DEFAULT_KEY_PREFIX
     this.#maxBytes = max ?? DEFAULT_MAX_INTENT_BYTES
+    this.#onOrphan = onOrphan
   }
 
-  /** Writes `intent` (record and index in one transaction); resolves only once Redis acknowledged both. */
+  /**
+   * Writes `intent` (record and index in one script); resolves only once Redis acknowledged both.
+   * A connection lost on the way is retried with the same script (writing it twice changes nothing);
+   * when every attempt fails the write is undone if it landed, both keys together, and `open`
+   * rejects: the call is not sent. An undo that cannot reach Redis either leaves a whole intent,
+   * never half of one, which `reconcileAll()` settles as a call that was not applied.
+   */
   async open(intent: Intent): Promise<void> {
     const json = this.#encode(intent)
-    const record = this.#record(intent.id)
-    const index = this.#index(intent.service)
-    try {
-      await this.#client.multi().set(record, json).zAdd(index, { score: intent.createdAt, value: intent.id }).exec()
-    } catch (error) {
-      // EXEC has no rollback: when ZADD was refused (the index key holds another type) the SET still
-      // ran. Drop that record, which no index lists, and report the refusal itself.
-      await this.#client
-        .multi()
-        .del(record)
-        .exec()
-        .catch(() => undefined)
-      throw new PaywireError(`RedisIntentStore.open: Redis refused to write intent ${intent.id}: ${refusal(error)}`, {
-        cause: error,
-      })
+    const keys = [this.#record(intent.id), this.#index(intent.service)]
+    let lastError: unknown
+    for (let attempt = 1; attempt <= OPEN_ATTEMPTS; attempt++) {
+      try {
+        await this.#client.eval(OPEN, { keys, arguments: [json, String(intent.createdAt), intent.id] })
+        return
+      } catch (error) {
+        if (isRedisRefusal(error)) {
+          // Refused by the script before it wrote anything (or by Redis before it ran): nothing to undo.
+          throw new PaywireError(
+            `RedisIntentStore.open: Redis refused to write intent ${intent.id}: ${refusal(error)}`,
+            {
+              cause: error,
+            },
+          )
+        }
+        lastError = error
+        if (attempt < OPEN_ATTEMPTS) await pause(20 * attempt)
+      }
     }
+    // The outcome of the writes is unknown; the call will not be sent, so the intent must not stay.
+    const undone = await this.#client.eval(FORGET, { keys, arguments: [json, intent.id] }).then(
+      () => true,
+      () => false,
+    )
+    const left = undone
+      ? 'nothing was left in the journal'
+      : 'if the write landed, the intent stays in the journal whole, and reconcileAll() settles it as not applied'
+    throw new PaywireError(
+      `RedisIntentStore.open: the connection to Redis failed ${OPEN_ATTEMPTS} times writing intent ${intent.id} (${refusal(lastError)}); the call is not sent, and ${left}`,
+      { cause: lastError },
+    )
   }
 
   /**
@@ -83,7 +174,12 @@ export class RedisIntentStore implements IntentStore {
     await this.#client.multi().zRem(this.#index(intent.service), id).del(key).exec()
   }
 
-  /** Every open intent of `service`, oldest first (equal `createdAt` in id order). */
+  /**
+   * Every open intent of `service`, oldest first (equal `createdAt` in id order). An index entry
+   * whose record is gone (left by an earlier version of this store when a write's reply was lost, or evicted) is removed from the
+   * index and reported to `onOrphan`; one whose record is unreadable is skipped and reported. Neither
+   * fails the scan: every other intent is listed.
+   */
   async openIntents(service: string): Promise<Intent[]> {
     const index = this.#index(checkKeyPart('RedisIntentStore.openIntents', 'service', service))
     const ids = strings(await this.#client.zRange(index, 0, -1))
@@ -95,18 +191,54 @@ export class RedisIntentStore implements IntentStore {
       const key = this.#record(id)
       const raw = text(records[i])
       if (raw === null) {
-        // Closed between the two reads (close removes index and record together), or lost.
-        if (text(await this.#client.zScore(index, id)) === null) continue
-        throw new PaywireError(
-          `RedisIntentStore: intent ${id} is open in ${index} but its record ${key} is gone: something other than the journal deleted or evicted it (set maxmemory-policy noeviction). Check that payment by hand, then run ZREM ${index} ${id}.`,
-        )
+        await this.#repair(service, index, id, key)
+        continue
       }
-      const intent = this.#decode(key, raw)
+      let intent: Intent
+      try {
+        intent = this.#decode(key, raw)
+      } catch (error) {
+        const createdAt = score(await this.#client.zScore(index, id))
+        this.#report({
+          service,
+          id,
+          createdAt,
+          repaired: false,
+          message: `${error instanceof Error ? error.message : String(error)}; it is left in ${index} and skipped by every scan until you remove it (ZREM ${index} ${id}) after checking that payment by hand`,
+        })
+        continue
+      }
       if (intent.service === service) intents.push(intent)
       // The id was opened again under another service: this index entry is stale, drop it.
       else await this.#client.zRem(index, id)
     }
     return intents
+  }
+
+  /** An index entry without a record: closed between the two reads (nothing to do), or an orphan to drop. */
+  async #repair(service: string, index: string, id: string, key: string): Promise<void> {
+    const createdAt = score(await this.#client.zScore(index, id))
+    if (createdAt === undefined) return // closed meanwhile: close removes both
+    const removed = Number(await this.#client.eval(REPAIR, { keys: [key, index], arguments: [id] }))
+    if (removed !== 1) return // closed, or opened again, meanwhile
+    const when = Number.isFinite(createdAt) ? ` opened at ${new Date(createdAt).toISOString()}` : ''
+    this.#report({
+      service,
+      id,
+      createdAt,
+      repaired: true,
+      message: `RedisIntentStore: intent ${id} of ${service}${when} was listed in ${index} without its record ${key}; the entry was removed. Left by an earlier version of this store when a write's reply was lost (its call was then not sent), or the record was evicted or deleted by something else (set maxmemory-policy noeviction): if that call may have been sent, check it by hand, by the time it was opened`,
+    })
+  }
+
+  #report(orphan: JournalOrphan): void {
+    try {
+      if (this.#onOrphan) this.#onOrphan(orphan)
+      // Never silent: without onOrphan this line may be the only trace of the entry.
+      else console.error(orphan.message)
+    } catch {
+      // An observer that throws changes nothing: the scan goes on.
+    }
   }
 
   #encode(intent: Intent): string {
@@ -201,6 +333,25 @@ function refusal(error: unknown): string {
   const message = (value: unknown) => (value instanceof Error ? value.message : String(value))
   const failed = (errorIndexes ?? []).map((i) => message(replies?.[i]))
   return failed.length > 0 ? failed.join('; ') : message(error)
+}
+
+/** True for an error Redis answered (node-redis's ErrorReply and its kinds), false for a lost connection. */
+function isRedisRefusal(error: unknown): boolean {
+  for (let proto = error; proto !== null && typeof proto === 'object'; proto = Object.getPrototypeOf(proto)) {
+    if ((proto as { constructor?: { name?: string } }).constructor?.name === 'ErrorReply') return true
+  }
+  return false
+}
+
+/** A short pause between attempts, so a client without an offline queue does not fail them all at once. */
+function pause(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms))
+}
+
+/** A ZSCORE reply as a number; `undefined` when the member is not there. */
+function score(reply: unknown): number | undefined {
+  const value = text(reply)
+  return value === null ? undefined : Number(value)
 }
 
 /** ZRANGE's members as strings, whatever the client's type mapping. */

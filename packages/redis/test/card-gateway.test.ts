@@ -101,7 +101,7 @@ describeWithRedis('@paywire/card-gateway with the Redis stores', (server) => {
     }
   })
 
-  it('N=60 concurrent duplicate deliveries to M=3 callback handlers on separate Redis connections run onEvent once', async () => {
+  it('N=60 concurrent duplicate deliveries to M=3 callback handlers on separate Redis connections run onEvent once, and ack none before', async () => {
     const gw = new CardGateway({
       checkoutUrl: 'https://checkout.example',
       s2sUrl: 'https://s2s.example',
@@ -136,7 +136,10 @@ describeWithRedis('@paywire/card-gateway with the Redis stores', (server) => {
       Array.from({ length: 60 }, (_, i) => (handlers[i % 3] as (typeof handlers)[number]).handle(body)),
     )
     await Promise.all(handlers.map((h) => h.drain()))
-    expect(answers.every((a) => a.status === 200 && a.body === 'OK')).toBe(true)
+    // One delivery claims and runs it; one that came while it ran was answered 503, to come again.
+    const ok = answers.filter((a) => a.status === 200 && a.body === 'OK').length
+    expect(ok).toBeGreaterThanOrEqual(1)
+    expect(answers.filter((a) => a.status === 503 && a.body === 'in_progress')).toHaveLength(60 - ok)
     expect(runs).toHaveLength(1)
     // Delivered again after processing (a redelivery hours later): dropped, for keepMs.
     await (handlers[0] as (typeof handlers)[number]).handle(body)

@@ -30,129 +30,157 @@ const LONG = 60_000
 
 export function claimStoreContract(subject: () => StoreSubject): void {
   describe('ClaimStore contract', () => {
-    it('a first claim gets a token; every other claim of the key is refused while it is held, from any instance', async () => {
+    const token = () => randomUUID()
+
+    it('a first claim is claimed; every other token is answered held while it is held, from any instance', async () => {
       const s = subject()
       const key = fresh('held')
-      const token = await s.claims().claim(key, LONG)
-      expect(token).toEqual(expect.any(String))
-      expect(await s.claims().claim(key, LONG)).toBeUndefined()
-      expect(await s.claims().claim(key, LONG)).toBeUndefined()
+      expect(await s.claims().claim(key, token(), LONG)).toBe('claimed')
+      expect(await s.claims().claim(key, token(), LONG)).toBe('held')
+      expect(await s.claims().claim(key, token(), LONG)).toBe('held')
+    })
+
+    it('a claim sent again with the same token (its reply lost) is claimed again, from any instance; others stay held', async () => {
+      const s = subject()
+      const key = fresh('again')
+      const mine = token()
+      expect(await s.claims().claim(key, mine, LONG)).toBe('claimed')
+      expect(await s.claims().claim(key, mine, LONG)).toBe('claimed')
+      expect(await s.claims().claim(key, token(), LONG)).toBe('held')
+      expect(await s.claims().claim(key, mine, LONG)).toBe('claimed')
     })
 
     it('keys are independent: holding one blocks no other', async () => {
       const s = subject()
       const key = fresh('a')
-      expect(await s.claims().claim(key, LONG)).toBeDefined()
-      expect(await s.claims().claim(`${key}:b`, LONG)).toBeDefined()
-      expect(await s.claims().claim(key.slice(0, -1), LONG)).toBeDefined()
+      expect(await s.claims().claim(key, token(), LONG)).toBe('claimed')
+      expect(await s.claims().claim(`${key}:b`, token(), LONG)).toBe('claimed')
+      expect(await s.claims().claim(key.slice(0, -1), token(), LONG)).toBe('claimed')
     })
 
-    it('release by the holder frees the key: the next delivery claims it, with a new token', async () => {
+    it('release by the holder frees the key: the next delivery claims it with its own token; releasing again changes nothing', async () => {
       const s = subject()
       const key = fresh('release')
-      const first = await s.claims().claim(key, LONG)
-      await s.claims().release(key, first as string)
-      const second = await s.claims().claim(key, LONG)
-      expect(second).toBeDefined()
-      expect(second).not.toBe(first)
+      const first = token()
+      await s.claims().claim(key, first, LONG)
+      await s.claims().release(key, first)
+      const second = token()
+      expect(await s.claims().claim(key, second, LONG)).toBe('claimed')
+      await s.claims().release(key, first) // the first holder's release sent again: the second still holds it
+      expect(await s.claims().claim(key, token(), LONG)).toBe('held')
     })
 
     it('release with another token changes nothing: the holder still holds the key', async () => {
       const s = subject()
       const key = fresh('release-other')
-      const token = (await s.claims().claim(key, LONG)) as string
+      const mine = token()
+      await s.claims().claim(key, mine, LONG)
       await s.claims().release(key, randomUUID())
-      await s.claims().release(key, `done:${token}`)
-      await s.claims().release(key, `held:${token}`)
-      expect(await s.claims().claim(key, LONG)).toBeUndefined()
-      await s.claims().release(key, token)
-      expect(await s.claims().claim(key, LONG)).toBeDefined()
+      await s.claims().release(key, `done:${mine}`)
+      await s.claims().release(key, `held:${mine}`)
+      expect(await s.claims().claim(key, token(), LONG)).toBe('held')
+      await s.claims().release(key, mine)
+      expect(await s.claims().claim(key, token(), LONG)).toBe('claimed')
     })
 
-    it('complete by the holder refuses every later claim of the key while it is kept, from any instance', async () => {
+    it('complete by the holder answers true, and every later claim of the key is done while it is kept, from any instance', async () => {
       const s = subject()
       const key = fresh('complete')
-      const token = (await s.claims().claim(key, LONG)) as string
-      await s.claims().complete(key, token, LONG)
-      expect(await s.claims().claim(key, LONG)).toBeUndefined()
-      expect(await s.claims().claim(key, LONG)).toBeUndefined()
+      const mine = token()
+      await s.claims().claim(key, mine, LONG)
+      expect(await s.claims().complete(key, mine, LONG)).toBe(true)
+      expect(await s.claims().claim(key, token(), LONG)).toBe('done')
+      expect(await s.claims().claim(key, mine, LONG)).toBe('done')
+    })
+
+    it('complete sent again by the same holder (its reply lost) answers true again and keeps the key done', async () => {
+      const s = subject()
+      const key = fresh('complete-again')
+      const mine = token()
+      await s.claims().claim(key, mine, LONG)
+      expect(await s.claims().complete(key, mine, LONG)).toBe(true)
+      expect(await s.claims().complete(key, mine, LONG)).toBe(true)
+      expect(await s.claims().claim(key, token(), LONG)).toBe('done')
     })
 
     it('complete is final: release by the same holder afterwards changes nothing', async () => {
       const s = subject()
       const key = fresh('complete-release')
-      const token = (await s.claims().claim(key, LONG)) as string
-      await s.claims().complete(key, token, LONG)
-      await s.claims().release(key, token)
-      expect(await s.claims().claim(key, LONG)).toBeUndefined()
+      const mine = token()
+      await s.claims().claim(key, mine, LONG)
+      await s.claims().complete(key, mine, LONG)
+      await s.claims().release(key, mine)
+      expect(await s.claims().claim(key, token(), LONG)).toBe('done')
     })
 
-    it('complete with another token while the key is held changes nothing: the holder can still release', async () => {
+    it('complete with another token while the key is held answers false and changes nothing: the holder can still release', async () => {
       const s = subject()
       const key = fresh('complete-other')
-      const token = (await s.claims().claim(key, LONG)) as string
-      await s.claims().complete(key, randomUUID(), LONG)
-      await s.claims().complete(key, `held:${token}`, LONG)
-      await s.claims().release(key, token)
-      expect(await s.claims().claim(key, LONG)).toBeDefined()
+      const mine = token()
+      await s.claims().claim(key, mine, LONG)
+      expect(await s.claims().complete(key, randomUUID(), LONG)).toBe(false)
+      expect(await s.claims().complete(key, `held:${mine}`, LONG)).toBe(false)
+      await s.claims().release(key, mine)
+      expect(await s.claims().claim(key, token(), LONG)).toBe('claimed')
+    })
+
+    it('an empty token is refused: it would prove nobody', async () => {
+      const s = subject()
+      const key = fresh('empty-token')
+      await expect(s.claims().claim(key, '', LONG)).rejects.toThrow(/token/)
+      await expect(s.claims().complete(key, '', LONG)).rejects.toThrow(/token/)
+      await expect(s.claims().release(key, '')).rejects.toThrow(/token/)
+      expect(await s.claims().claim(key, token(), LONG)).toBe('claimed')
     })
 
     it('a claim whose holder never answers expires after holdMs: the next delivery claims the key', async () => {
       const s = subject()
       const key = fresh('expire')
-      const first = await s.claims().claim(key, s.holdMs)
-      expect(await s.claims().claim(key, s.holdMs)).toBeUndefined()
-      let second: string | undefined
-      await s.pass(s.holdMs, async () => {
-        second = await s.claims().claim(key, LONG)
-        return second !== undefined
-      })
-      expect(second).not.toBe(first)
+      await s.claims().claim(key, token(), s.holdMs)
+      expect(await s.claims().claim(key, token(), s.holdMs)).toBe('held')
+      const next = token()
+      await s.pass(s.holdMs, async () => (await s.claims().claim(key, next, LONG)) === 'claimed')
     })
 
     it('a stale holder (its claim expired, another took the key) can neither release nor complete it', async () => {
       const s = subject()
       const key = fresh('stale')
-      const stale = (await s.claims().claim(key, s.holdMs)) as string
-      let current: string | undefined
-      await s.pass(s.holdMs, async () => {
-        current = await s.claims().claim(key, LONG)
-        return current !== undefined
-      })
+      const stale = token()
+      await s.claims().claim(key, stale, s.holdMs)
+      const current = token()
+      await s.pass(s.holdMs, async () => (await s.claims().claim(key, current, LONG)) === 'claimed')
       await s.claims().release(key, stale)
-      await s.claims().complete(key, stale, LONG)
-      expect(await s.claims().claim(key, LONG)).toBeUndefined() // still held by the current holder…
-      await s.claims().release(key, current as string) // …who was not completed by the stale one
-      expect(await s.claims().claim(key, LONG)).toBeDefined()
+      expect(await s.claims().complete(key, stale, LONG)).toBe(false)
+      expect(await s.claims().claim(key, stale, LONG)).toBe('held') // still held by the current holder…
+      await s.claims().release(key, current) // …who was not completed by the stale one
+      expect(await s.claims().claim(key, token(), LONG)).toBe('claimed')
     })
 
     it('a holder whose claim expired still records its outcome with complete when nobody holds the key', async () => {
       const s = subject()
       const key = fresh('late-complete')
-      const token = (await s.claims().claim(key, s.holdMs)) as string
-      let probe: string | undefined
+      const mine = token()
+      await s.claims().claim(key, mine, s.holdMs)
       await s.pass(s.holdMs, async () => {
         // Probing takes the key when it is free; hand it back so the key is "expired, not taken".
-        probe = await s.claims().claim(key, LONG)
-        if (probe !== undefined) await s.claims().release(key, probe)
-        return probe !== undefined
+        const probe = token()
+        const state = await s.claims().claim(key, probe, LONG)
+        if (state === 'claimed') await s.claims().release(key, probe)
+        return state === 'claimed'
       })
-      await s.claims().complete(key, token, LONG)
-      expect(await s.claims().claim(key, LONG)).toBeUndefined()
+      expect(await s.claims().complete(key, mine, LONG)).toBe(true)
+      expect(await s.claims().claim(key, token(), LONG)).toBe('done')
     })
 
     it('a completed key is kept for keepMs, then a delivery may claim it again', async () => {
       const s = subject()
       const key = fresh('keep')
-      const token = (await s.claims().claim(key, LONG)) as string
-      await s.claims().complete(key, token, s.holdMs)
-      expect(await s.claims().claim(key, LONG)).toBeUndefined()
-      let again: string | undefined
-      await s.pass(s.holdMs, async () => {
-        again = await s.claims().claim(key, LONG)
-        return again !== undefined
-      })
-      expect(again).toBeDefined()
+      const mine = token()
+      await s.claims().claim(key, mine, LONG)
+      await s.claims().complete(key, mine, s.holdMs)
+      expect(await s.claims().claim(key, token(), LONG)).toBe('done')
+      const again = token()
+      await s.pass(s.holdMs, async () => (await s.claims().claim(key, again, LONG)) === 'claimed')
     })
 
     it('keys with spaces, colons, unicode and combining marks are distinct keys, byte for byte', async () => {
@@ -169,12 +197,13 @@ export function claimStoreContract(subject: () => StoreSubject): void {
         `${id}${'x'.repeat(10_000)}`,
         '',
       ]
-      const tokens = await Promise.all(keys.map((key) => s.claims().claim(key, LONG)))
-      expect(tokens.every((t) => typeof t === 'string')).toBe(true)
+      const tokens = keys.map(() => token())
+      const states = await Promise.all(keys.map((key, i) => s.claims().claim(key, tokens[i] as string, LONG)))
+      expect(states.every((state) => state === 'claimed')).toBe(true)
       for (const [i, key] of keys.entries()) {
-        expect(await s.claims().claim(key, LONG)).toBeUndefined()
-        await s.claims().complete(key, tokens[i] as string, LONG)
-        expect(await s.claims().claim(key, LONG)).toBeUndefined()
+        expect(await s.claims().claim(key, token(), LONG)).toBe('held')
+        expect(await s.claims().complete(key, tokens[i] as string, LONG)).toBe(true)
+        expect(await s.claims().claim(key, token(), LONG)).toBe('done')
       }
     })
   })

@@ -49,9 +49,10 @@ describeWithRedis('processes killed with SIGKILL', (server) => {
     let attempt = 0
     await eventually(
       async () => {
-        const token = await (stores[attempt++ % stores.length] as RedisClaimStore).claim(key, LONG)
+        const token = randomUUID()
+        const state = await (stores[attempt++ % stores.length] as RedisClaimStore).claim(key, token, LONG)
         const ackAt = Date.now()
-        if (token === undefined) {
+        if (state !== 'claimed') {
           if (ackAt < before + HOLD) refusedInHold++
           return false
         }
@@ -69,7 +70,7 @@ describeWithRedis('processes killed with SIGKILL', (server) => {
     await (stores[1] as RedisClaimStore).release(key, stale)
     await (stores[2] as RedisClaimStore).complete(key, stale, LONG)
     expect(await raw.get(claimKey)).toBe(`held:${winner}`)
-    expect(await (stores[3] as RedisClaimStore).claim(key, LONG)).toBeUndefined()
+    expect(await (stores[3] as RedisClaimStore).claim(key, randomUUID(), LONG)).toBe('held')
     await (stores[4] as RedisClaimStore).complete(key, winner as string, LONG)
     expect(await raw.get(claimKey)).toBe(`done:${winner}`)
   })
@@ -105,7 +106,8 @@ describeWithRedis(
       const claims = new RedisClaimStore({ client: before, keyPrefix: PREFIX })
       const intent = intentOf({ service: 'remittance' })
       await journal.open(intent)
-      const token = (await claims.claim('evt-1', LONG)) as string
+      const token = randomUUID()
+      await claims.claim('evt-1', token, LONG)
       await claims.complete('evt-1', token, LONG)
       await before.close()
 
@@ -116,7 +118,9 @@ describeWithRedis(
         expect(
           await new RedisIntentStore({ client: after, keyPrefix: PREFIX }).openIntents('remittance'),
         ).toStrictEqual([intent])
-        expect(await new RedisClaimStore({ client: after, keyPrefix: PREFIX }).claim('evt-1', LONG)).toBeUndefined()
+        expect(await new RedisClaimStore({ client: after, keyPrefix: PREFIX }).claim('evt-1', randomUUID(), LONG)).toBe(
+          'done',
+        )
       } finally {
         await after.close()
       }

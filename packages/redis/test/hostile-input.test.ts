@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { PaywireError, RequestValidationError } from '@paywire/core'
 import { rejection } from '@paywire/core/testing'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { RedisClaimStore, type RedisClient, RedisIntentStore } from '../src/index.js'
+import { type JournalOrphan, RedisClaimStore, type RedisClient, RedisIntentStore } from '../src/index.js'
 import { intentOf } from './contract.js'
 import { type Connected, connect } from './helpers.js'
 import { describeWithRedis } from './redis-server.js'
@@ -55,7 +55,8 @@ describeWithRedis('hostile input against a real Redis', (server) => {
     await journal.open(intent)
     // The claim key lands at hostile:claim:<key>, never at hostile:intent:<id> or hostile:open:<service>.
     for (const key of [`../intent:${intent.id}`, `\r\nintent:${intent.id}`, `:open:${intent.service}`]) {
-      const token = (await claims.claim(key, 60_000)) as string
+      const token = randomUUID()
+      await claims.claim(key, token, 60_000)
       await claims.complete(key, token, 60_000)
     }
     expect(await journal.openIntents(intent.service)).toStrictEqual([intent])
@@ -78,28 +79,39 @@ describeWithRedis('hostile input against a real Redis', (server) => {
     }
   })
 
-  it('a record another program overwrote is reported with its key, not returned half-read', async () => {
-    const journal = new RedisIntentStore({ client, keyPrefix: PREFIX })
-    const intent = intentOf({ service: `svc-${randomUUID()}` })
+  it('a record another program overwrote is reported with its key, not returned half-read; the scan lists the rest', async () => {
+    const reported: JournalOrphan[] = []
+    const journal = new RedisIntentStore({ client, keyPrefix: PREFIX, onOrphan: (o) => reported.push(o) })
+    const service = `svc-${randomUUID()}`
+    const [intent, other] = [intentOf({ service, createdAt: 1 }), intentOf({ service, createdAt: 2 })]
     await journal.open(intent)
+    await journal.open(other)
     const key = `${PREFIX}intent:${intent.id}`
     for (const garbage of ['not json', '{"id":1}', 'null', '[]']) {
       await client.set(key, garbage, undefined as never)
-      const error = await rejection(journal.openIntents(intent.service))
-      expect(error).toBeInstanceOf(PaywireError)
-      expect(String((error as Error).message)).toContain(`${key} is not an intent record written by @paywire/redis`)
+      expect(await journal.openIntents(service)).toStrictEqual([other])
+      expect(reported.pop()).toMatchObject({
+        service,
+        id: intent.id,
+        createdAt: 1,
+        repaired: false,
+        message: expect.stringContaining(`${key} is not an intent record written by @paywire/redis`),
+      })
+      expect(await client.get(key)).toBe(garbage) // left for a person to look at
     }
   })
 
-  it('an open intent whose record was deleted behind the journal’s back is reported, with the command to clear it', async () => {
-    const journal = new RedisIntentStore({ client, keyPrefix: PREFIX })
+  it('an open intent whose record was deleted behind the journal’s back is reported, and its index entry removed', async () => {
+    const reported: JournalOrphan[] = []
+    const journal = new RedisIntentStore({ client, keyPrefix: PREFIX, onOrphan: (o) => reported.push(o) })
     const intent = intentOf({ service: `svc-${randomUUID()}` })
     await journal.open(intent)
     await (client as unknown as { del(key: string): Promise<number> }).del(`${PREFIX}intent:${intent.id}`)
-    const error = (await rejection(journal.openIntents(intent.service))) as Error
-    expect(error).toBeInstanceOf(PaywireError)
-    expect(error.message).toContain(`its record ${PREFIX}intent:${intent.id} is gone`)
-    expect(error.message).toContain(`ZREM ${PREFIX}open:${intent.service} ${intent.id}`)
+    expect(await journal.openIntents(intent.service)).toStrictEqual([])
+    expect(reported).toHaveLength(1)
+    expect(reported[0]?.message).toContain(`without its record ${PREFIX}intent:${intent.id}; the entry was removed`)
+    expect(reported[0]?.message).toContain('check it by hand')
+    expect(await client.zScore(`${PREFIX}open:${intent.service}`, intent.id)).toBeNull()
   })
 
   it('an intent closed by another instance between the index read and the record read is skipped, not reported', async () => {

@@ -27,7 +27,8 @@ describeWithRedis('the keys in Redis (README, "Keys")', (server) => {
   it('a claim is paywire:claim:<key> = held:<token> with PTTL <= holdMs; completed, done:<token> with PTTL <= keepMs', async () => {
     const claims = new RedisClaimStore({ client })
     const key = `evt ${randomUUID()}`
-    const token = (await claims.claim(key, 5_000)) as string
+    const token = randomUUID()
+    await claims.claim(key, token, 5_000)
     expect(await raw.get(`paywire:claim:${key}`)).toBe(`held:${token}`)
     expect(await raw.pTTL(`paywire:claim:${key}`)).toBeGreaterThan(4_000)
     expect(await raw.pTTL(`paywire:claim:${key}`)).toBeLessThanOrEqual(5_000)
@@ -56,8 +57,8 @@ describeWithRedis('the keys in Redis (README, "Keys")', (server) => {
     const key = `evt-${randomUUID()}`
     const a = new RedisClaimStore({ client, keyPrefix: 'shop-a:' })
     const b = new RedisClaimStore({ client, keyPrefix: 'shop-b:' })
-    expect(await a.claim(key, 60_000)).toBeDefined()
-    expect(await b.claim(key, 60_000)).toBeDefined()
+    expect(await a.claim(key, randomUUID(), 60_000)).toBe('claimed')
+    expect(await b.claim(key, randomUUID(), 60_000)).toBe('claimed')
     const intent = intentOf({ service: `svc-${randomUUID()}` })
     await new RedisIntentStore({ client, keyPrefix: 'shop-a:' }).open(intent)
     expect(await new RedisIntentStore({ client, keyPrefix: 'shop-b:' }).openIntents(intent.service)).toStrictEqual([])
@@ -71,8 +72,9 @@ describeWithRedis('the keys in Redis (README, "Keys")', (server) => {
       const claims = new RedisClaimStore({ client: mapped, keyPrefix: 'buffers:' })
       const journal = new RedisIntentStore({ client: mapped, keyPrefix: 'buffers:' })
       const key = `evt-${randomUUID()}`
-      const token = (await claims.claim(key, 60_000)) as string
-      expect(await claims.claim(key, 60_000)).toBeUndefined()
+      const token = randomUUID()
+      expect(await claims.claim(key, token, 60_000)).toBe('claimed')
+      expect(await claims.claim(key, randomUUID(), 60_000)).toBe('held')
       await claims.complete(key, token, 60_000)
       expect(await raw.get(`buffers:claim:${key}`)).toBe(`done:${token}`)
       const intent = intentOf({ service: `svc-${randomUUID()}`, params: { text: '付款 🧾' } })

@@ -109,12 +109,19 @@ describe('store options', () => {
   })
 })
 
+describe('onOrphan', () => {
+  it('must be a function when given', () => {
+    const error = refused(() => new RedisIntentStore({ client: recordingClient(), onOrphan: 'log' as never }))
+    expect(paths(error)).toEqual(['onOrphan'])
+  })
+})
+
 describe('refused input sends nothing to Redis', () => {
   it('holdMs and keepMs must be finite ms above 0 (PX takes whole ms: 0.5 becomes 1)', async () => {
     const client = recordingClient()
     const store = new RedisClaimStore({ client })
     for (const ms of [0, -5, Number.NaN, Number.POSITIVE_INFINITY]) {
-      expect((await rejection(store.claim('k', ms))) as RequestValidationError).toMatchObject({
+      expect((await rejection(store.claim('k', 't', ms))) as RequestValidationError).toMatchObject({
         issues: [{ path: 'holdMs' }],
       })
       expect((await rejection(store.complete('k', 't', ms))) as RequestValidationError).toMatchObject({
@@ -122,7 +129,16 @@ describe('refused input sends nothing to Redis', () => {
       })
     }
     expect(client.sent).toEqual([])
-    expect(await store.claim('k', 0.5)).toEqual(expect.any(String))
+    const sent: string[][] = []
+    const accepting: RedisClient = {
+      ...client,
+      eval: async (_script, { arguments: args }) => {
+        sent.push(args)
+        return 'claimed'
+      },
+    }
+    expect(await new RedisClaimStore({ client: accepting }).claim('k', 't', 0.5)).toBe('claimed')
+    expect(sent).toEqual([['held:t', '1']])
   })
 
   it('keys, tokens, ids and services with a lone surrogate are refused: as UTF-8 they would collide with U+FFFD', async () => {
@@ -131,7 +147,9 @@ describe('refused input sends nothing to Redis', () => {
     const journal = new RedisIntentStore({ client })
     const lone = 'evt\udc00'
     const cases: [Promise<unknown>, string][] = [
-      [claims.claim(lone, 1000), 'key'],
+      [claims.claim(lone, 't', 1000), 'key'],
+      [claims.claim('k', lone, 1000), 'token'],
+      [claims.claim('k', '', 1000), 'token'],
       [claims.complete(lone, 't', 1000), 'key'],
       [claims.release('k', lone), 'token'],
       [journal.open(intentOf({ id: lone })), 'intent.id'],
@@ -200,10 +218,10 @@ describe('refused input sends nothing to Redis', () => {
     expect(client.sent).toEqual([])
   })
 
-  it('a client whose SET NX answers neither OK nor nil is refused a token, not trusted', async () => {
-    const client = { ...recordingClient(), set: async () => 'QUEUED' }
-    expect(String(await rejection(new RedisClaimStore({ client }).claim('k', 1000)))).toContain(
-      'SET NX answered "QUEUED", not OK or nil',
+  it('a client whose claim script answers anything but claimed, held or done is not trusted', async () => {
+    const client = { ...recordingClient(), eval: async () => 'QUEUED' }
+    expect(String(await rejection(new RedisClaimStore({ client }).claim('k', 't', 1000)))).toContain(
+      'the claim script answered "QUEUED"',
     )
   })
 
@@ -211,6 +229,6 @@ describe('refused input sends nothing to Redis', () => {
     const client = recordingClient()
     const shared = { x: 1 }
     await new RedisIntentStore({ client }).open(intentOf({ params: { a: undefined, b: shared, c: shared } }))
-    expect(client.sent).toEqual(['EXEC'])
+    expect(client.sent).toEqual(['EVAL'])
   })
 })
