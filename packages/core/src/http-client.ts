@@ -38,7 +38,7 @@ import {
   retryDelay,
 } from './retry.js'
 import type { IntentStore } from './stores.js'
-import { loadTransport, splitUrl, type Transport } from './undici.js'
+import { type AttemptHandler, loadTransport, splitUrl, type Transport } from './undici.js'
 
 export type { Clock } from './clock.js'
 export { systemClock } from './clock.js'
@@ -556,6 +556,8 @@ export class HttpClient {
     // The answer's status and headers, once they came: a non-2xx status stands even if its body fails.
     let status: number | undefined
     let responseHeaders: Record<string, string> | undefined
+    // Knows whether undici began writing the request (undici.ts).
+    let handler: AttemptHandler | undefined
 
     try {
       const transport = this.#transport as Transport
@@ -565,18 +567,24 @@ export class HttpClient {
       const undiciTimeout = this.#givenDispatcher ? timeoutMs + 1_000 : undefined
       // One object literal of one shape every call: undici reads its many options from it, and the
       // same options made by spreading were measured at 6-9 µs more per call (bench stub, this VM).
-      const res = await transport.request.call(this.#dispatcher(transport), {
+      const options: Dispatcher.RequestOptions = {
         origin,
         path,
         method: req.method,
         headers,
         body: req.body?.text,
-        signal: deadline,
         headersTimeout: undiciTimeout,
         bodyTimeout: undiciTimeout,
         onInfo: ({ statusCode }) => {
           interimStatus = statusCode
         },
+      }
+      const dispatcher = this.#dispatcher(transport)
+      const res = await new Promise<Dispatcher.ResponseData>((resolve, reject) => {
+        handler = new transport.AttemptHandler(options, deadline, (error, data) =>
+          error ? reject(error) : resolve(data),
+        )
+        if (!deadline.aborted) dispatcher.dispatch(options, handler)
       })
       phase = 'body'
       status = res.statusCode
@@ -591,7 +599,10 @@ export class HttpClient {
         return { ok: true, response: rawResponse(status, responseHeaders, '', undefined, attempt, req) }
       }
       interimStatus ??= interimStatusOf(error)
-      return classifyFailure(error, plan, { abortedBy: deadline.abortedBy, phase, interimStatus })
+      // Only the client's own Agent is known to tell the handler before it writes (undici's contract,
+      // which a caller's dispatcher may not keep): with another, an unwritten request is not assumed.
+      const written = this.#givenDispatcher || handler === undefined ? undefined : handler.written
+      return classifyFailure(error, plan, { abortedBy: deadline.abortedBy, phase, interimStatus, written })
     } finally {
       this.#deadlines.finish(deadline)
       if (onUserAbort) userSignal?.removeEventListener('abort', onUserAbort)

@@ -5,7 +5,7 @@
  */
 
 import { once } from 'node:events'
-import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import { type AddressInfo, createServer as createNetServer, type Socket } from 'node:net'
 import { TimeoutError, UserAbortError, unsentOnly } from '@paywire/core'
 import { Agent } from 'undici'
@@ -22,13 +22,13 @@ async function holdingServer() {
     res.writeHead(200, { 'content-type': 'application/json' })
     res.end(`{"n":${received.length}}`)
   }
-  const server: Server = createHttpServer((req, res) => {
+  const server = createHttpServer((req: IncomingMessage, res: ServerResponse) => {
     req.resume()
     received.push(req)
     if (released) answer(res)
     else held.push(res)
     for (const wake of waiters.splice(0)) wake()
-  }, 5_000)
+  })
   server.listen(0, '127.0.0.1')
   await once(server, 'listening')
   onTestFinished(
