@@ -10,7 +10,7 @@ import { type AddressInfo, createServer as createNetServer, type Socket } from '
 import { TimeoutError, UserAbortError, unsentOnly } from '@paywire/core'
 import { Agent } from 'undici'
 import { describe, expect, it, onTestFinished } from 'vitest'
-import { jsonHandler, makeClient, post, rejection } from './helpers.js'
+import { get, jsonHandler, makeClient, post, rejection } from './helpers.js'
 
 /** An HTTP server that holds every request until `release()`; it counts what it received. */
 async function holdingServer() {
@@ -64,24 +64,31 @@ function client(options: Parameters<typeof makeClient>[0]) {
 }
 
 describe('a deadline that fires before the request was written reports it unsent', () => {
-  it('queued behind maxSockets 1: requestSent false, outcome known, phase connect, and it ends at its deadline', async () => {
-    const s = await holdingServer()
-    const c = client({ maxSockets: 1 })
-    const first = c.send(post(s.url, { retry: unsentOnly }), jsonHandler)
-    await s.untilReceived(1)
-    // The only socket is busy with the held call: this one waits in the pool and its deadline fires there.
-    const error = await rejection(c.send(post(s.url, { retry: unsentOnly }), jsonHandler, { timeout: 50 }))
-    expect(error).toBeInstanceOf(TimeoutError)
-    expect(error).toMatchObject({ requestSent: false, outcomeUnknown: false, phase: 'connect', attempts: 1 })
-    expect((error as Error).message).toMatch(/The request was not sent\./)
-    // It ended while the first call is still held: it did not wait for the socket to come free.
-    expect(s.received()).toBe(1)
-    s.release()
-    await expect(first).resolves.toEqual({ n: 1 })
-    // And it is never written later, when the socket comes free.
-    await expect(c.send(post(s.url), jsonHandler)).resolves.toEqual({ n: 2 })
-    expect(s.received()).toBe(2)
-  }, 5_000)
+  it.each([
+    ['a money-moving call (single-use pool)', (url: string) => post(url, { retry: unsentOnly })],
+    ['a lookup (keep-alive pool)', (url: string) => get(url)],
+  ])(
+    '%s queued behind maxSockets 1: requestSent false, outcome known, phase connect, ended at its deadline',
+    async (_name, call) => {
+      const s = await holdingServer()
+      const c = client({ maxSockets: 1 })
+      const first = c.send(call(s.url), jsonHandler)
+      await s.untilReceived(1)
+      // The only socket is busy with the held call: this one waits in the pool and its deadline fires there.
+      const error = await rejection(c.send(call(s.url), jsonHandler, { timeout: 50 }))
+      expect(error).toBeInstanceOf(TimeoutError)
+      expect(error).toMatchObject({ requestSent: false, outcomeUnknown: false, phase: 'connect', attempts: 1 })
+      expect((error as Error).message).toMatch(/The request was not sent\./)
+      // It ended while the first call is still held: it did not wait for the socket to come free.
+      expect(s.received()).toBe(1)
+      s.release()
+      await expect(first).resolves.toEqual({ n: 1 })
+      // And it is never written later, when the socket comes free.
+      await expect(c.send(call(s.url), jsonHandler)).resolves.toEqual({ n: 2 })
+      expect(s.received()).toBe(2)
+    },
+    5_000,
+  )
 
   it('written, then timed out waiting for the answer: requestSent true, outcome unknown', async () => {
     const s = await holdingServer()
