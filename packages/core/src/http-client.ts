@@ -63,7 +63,8 @@ export interface ClientOptions {
   /**
    * Most sockets the client's own pools open to one origin, for lookups and, separately, for
    * money-moving calls (each on a connection of its own, closed after its answer); a call beyond
-   * them waits for a free one within its deadline (unsent if the deadline fires first). Default 16. undici keeps a socket one event-loop turn after its answer (in
+   * them waits for a free one within its deadline (unsent if the deadline fires first). Default 16.
+   * undici keeps a socket one event-loop turn after its answer (in
    * case the server closes it anyway), so a call sent at once opens another: without a cap, up to
    * twice the calls in flight (measured: 32 for 16, 462 for 256). 16 sockets carry about 50 calls/s
    * to a service answering in 300 ms: raise it for more. Not taken with `dispatcher`: set your
@@ -173,12 +174,13 @@ interface CallState {
 }
 
 /**
- * Sends requests for one client. Owns its two pools (unless the caller supplied a dispatcher), applies the per-attempt and total deadlines and the operation's retry policy.
+ * Sends requests for one client. Owns its two pools (unless the caller supplied a dispatcher),
+ * applies the per-attempt and total deadlines and the operation's retry policy.
  */
 export class HttpClient {
   /** The caller's dispatcher, if one was given. */
   readonly #givenDispatcher: Dispatcher | undefined
-  /** The client's own keep-alive Agent for calls safe to repeat, made on first use (undici is loaded then, see undici.ts). */
+  /** The client's own keep-alive Agent for calls safe to repeat, made on first use (undici loads then, undici.ts). */
   #ownAgent: Dispatcher | undefined
   /** The client's own Agent for money-moving calls: one request per connection (see `#dispatcher`). */
   #singleUseAgent: Dispatcher | undefined
