@@ -8,6 +8,7 @@
 import { once } from 'node:events'
 import { type AddressInfo, createServer, type Socket } from 'node:net'
 import { keyed, unsentOnly, withinWindow } from '@paywire/core'
+import { Agent } from 'undici'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { get, jsonHandler, makeClient, post } from './helpers.js'
 
@@ -129,6 +130,16 @@ describe('a stale second answer on a kept-alive connection is never taken for an
     const s = await doubleAnsweringServer('together')
     const c = client()
     await expect(c.send(get(s.url), jsonHandler)).resolves.toEqual({ n: 1 })
+    await expect(c.send(get(s.url), jsonHandler)).resolves.toEqual({ n: 2 })
+    expect(s.seen.map((r) => r.connection)).toEqual([1, 2])
+  })
+
+  it("with your own dispatcher, a money-moving call's connection is closed after it (reset): its stale answer reaches nobody", async () => {
+    const s = await doubleAnsweringServer('late')
+    const dispatcher = new Agent({ connections: 1 })
+    onTestFinished(() => dispatcher.close())
+    const c = makeClient({ maxRetries: 0, dispatcher })
+    await expect(c.send(capture(s.url), jsonHandler)).resolves.toEqual({ n: 1 })
     await expect(c.send(get(s.url), jsonHandler)).resolves.toEqual({ n: 2 })
     expect(s.seen.map((r) => r.connection)).toEqual([1, 2])
   })
