@@ -102,6 +102,11 @@ export interface AttemptEnd {
   readonly abortedBy: 'timeout' | 'user' | undefined
   readonly phase: TimeoutPhase
   readonly interimStatus: number | undefined
+  /**
+   * Whether undici began writing the request: `false` when it provably never did (the call waited
+   * for a free socket or was still connecting), `undefined` when the dispatcher cannot tell us.
+   */
+  readonly written: boolean | undefined
 }
 
 /** What a thrown attempt means, as a pure function: one early return per kind of failure. */
@@ -109,7 +114,9 @@ export function classifyFailure(error: unknown, plan: AttemptPlan, how: AttemptE
   const { budget, signal: userSignal, priorArrival } = plan
   const info = { ...plan.request, attempts: plan.attempt }
   const code = errorCode(error)
-  const mayHaveArrived = !UNSENT_CODES.has(code ?? '')
+  // A request never written cannot have arrived, whatever ended it (a deadline or abort while it
+  // waited for a socket, a failed connect or TLS handshake); otherwise only the known codes say so.
+  const mayHaveArrived = how.written !== false && !UNSENT_CODES.has(code ?? '')
   const sent = { requestSent: mayHaveArrived || priorArrival, mayHaveActed: mayHaveArrived }
   // An interim answer means the service has the request: only a repeat it recognises is harmless.
   const failure: AttemptFailure =
@@ -121,7 +128,9 @@ export function classifyFailure(error: unknown, plan: AttemptPlan, how: AttemptE
     return { ok: false, error: abortError, failure: undefined, mayHaveArrived }
   }
   if (how.abortedBy === 'timeout' || code === 'UND_ERR_CONNECT_TIMEOUT') {
-    const phase = code === 'UND_ERR_CONNECT_TIMEOUT' ? 'connect' : (budget.phase ?? how.phase)
+    // Waiting for a socket (a free one under the cap, or a new one connecting) is the connect phase.
+    const waited = how.written === false ? 'connect' : how.phase
+    const phase = code === 'UND_ERR_CONNECT_TIMEOUT' ? 'connect' : (budget.phase ?? waited)
     const timeoutError = new TimeoutError({ ...info, ...sent, phase, timeoutMs: budget.ms, cause: error })
     return { ok: false, error: timeoutError, failure, mayHaveArrived }
   }

@@ -38,7 +38,7 @@ import {
   retryDelay,
 } from './retry.js'
 import type { IntentStore } from './stores.js'
-import { loadTransport, splitUrl, type Transport } from './undici.js'
+import { type AttemptHandler, loadTransport, splitUrl, type Transport } from './undici.js'
 
 export type { Clock } from './clock.js'
 export { systemClock } from './clock.js'
@@ -53,11 +53,18 @@ export interface ClientOptions {
   maxRetries?: number
   /** Largest response body read, in bytes. Default 10 MiB. */
   maxResponseBytes?: number
-  /** An undici Dispatcher (proxy agent, custom pool, MockAgent). Default: one keep-alive Agent per client. */
+  /**
+   * An undici Dispatcher (proxy agent, custom pool, MockAgent). Default: the client's own two pools,
+   * keep-alive for calls that are safe to repeat, one connection per call for money-moving calls.
+   * With your own dispatcher, money-moving calls ask for their connection to be closed after them
+   * (`reset`), but whether they get a fresh one is up to that dispatcher.
+   */
   dispatcher?: Dispatcher
   /**
-   * Most sockets the client's own Agent opens to one origin; a call beyond them waits for a free one
-   * within its deadline. Default 16. undici keeps a socket one event-loop turn after its answer (in
+   * Most sockets the client's own pools open to one origin, for lookups and, separately, for
+   * money-moving calls (each on a connection of its own, closed after its answer); a call beyond
+   * them waits for a free one within its deadline (unsent if the deadline fires first). Default 16.
+   * undici keeps a socket one event-loop turn after its answer (in
    * case the server closes it anyway), so a call sent at once opens another: without a cap, up to
    * twice the calls in flight (measured: 32 for 16, 462 for 256). 16 sockets carry about 50 calls/s
    * to a service answering in 300 ms: raise it for more. Not taken with `dispatcher`: set your
@@ -167,14 +174,16 @@ interface CallState {
 }
 
 /**
- * Sends requests for one client. Owns the keep-alive Agent (unless the caller supplied a
- * dispatcher), applies the per-attempt and total deadlines and the operation's retry policy.
+ * Sends requests for one client. Owns its two pools (unless the caller supplied a dispatcher),
+ * applies the per-attempt and total deadlines and the operation's retry policy.
  */
 export class HttpClient {
   /** The caller's dispatcher, if one was given. */
   readonly #givenDispatcher: Dispatcher | undefined
-  /** The client's own Agent, made by its first request (undici is loaded then, see undici.ts). */
+  /** The client's own keep-alive Agent for calls safe to repeat, made on first use (undici loads then, undici.ts). */
   #ownAgent: Dispatcher | undefined
+  /** The client's own Agent for money-moving calls: one request per connection (see `#dispatcher`). */
+  #singleUseAgent: Dispatcher | undefined
   readonly #maxSockets: number
   /** undici's Agent and request, once the first request has loaded them. */
   #transport: Transport | undefined
@@ -221,10 +230,30 @@ export class HttpClient {
     this.#maxSockets = socketCap(o.maxSockets, o.dispatcher !== undefined)
   }
 
-  /** The dispatcher requests go through: the caller's, or the client's own Agent, made on first use. */
-  #dispatcher(transport: Transport): Dispatcher {
+  /**
+   * The dispatcher a call goes through: the caller's, or one of the client's own Agents, made on
+   * first use. A money-moving call gets a connection that carried nothing before it and is closed
+   * after its answer (`pipelining: 0`, `connection: close`). HTTP/1.1 answers carry nothing that
+   * names their request: a server or proxy that answers one request twice leaves a stale answer on a
+   * kept-alive connection, and if it arrives after the next request was written there (undici drops
+   * a connection that receives bytes while idle, but only before it writes), it reads as that
+   * request's answer. A fresh connection has no earlier answer to misread, and a closed one hands
+   * its leftovers to nobody. Lookups keep the keep-alive pool.
+   */
+  #dispatcher(transport: Transport, movesMoney: boolean): Dispatcher {
     if (this.#givenDispatcher) return this.#givenDispatcher
-    this.#ownAgent ??= new transport.Agent({
+    if (movesMoney) {
+      this.#singleUseAgent ??= this.#newAgent(transport, 0)
+      return this.#singleUseAgent
+    }
+    this.#ownAgent ??= this.#newAgent(transport, 1)
+    return this.#ownAgent
+  }
+
+  /** One of the client's own Agents: `pipelining` 1 keeps connections alive, 0 uses each for one request. */
+  #newAgent(transport: Transport, pipelining: 0 | 1): Dispatcher {
+    return new transport.Agent({
+      pipelining,
       keepAliveTimeout: 4_000,
       connections: this.#maxSockets,
       // Our own per-attempt deadline is the only one: undici's timers are off.
@@ -232,7 +261,6 @@ export class HttpClient {
       bodyTimeout: 0,
       connect: { timeout: Math.min(10_000, Math.max(1, this.#timeout)) },
     })
-    return this.#ownAgent
   }
 
   /** The client's time source: reconciliation measures the time since a call on it. */
@@ -266,7 +294,7 @@ export class HttpClient {
    */
   close(): Promise<void> {
     this.#closed = true
-    this.#closing ??= this.#ownAgent ? this.#ownAgent.close().then(() => undefined) : Promise.resolve()
+    this.#closing ??= Promise.all([this.#ownAgent?.close(), this.#singleUseAgent?.close()]).then(() => undefined)
     return this.#closing
   }
 
@@ -556,27 +584,39 @@ export class HttpClient {
     // The answer's status and headers, once they came: a non-2xx status stands even if its body fails.
     let status: number | undefined
     let responseHeaders: Record<string, string> | undefined
+    // Knows whether undici began writing the request (undici.ts).
+    let handler: AttemptHandler | undefined
 
     try {
       const transport = this.#transport as Transport
       const { origin, path } = splitUrl(req.url)
+      // Every policy but `safe` is for a call whose repeat could act twice: it moves money.
+      const movesMoney = req.retry.kind !== 'safe'
       // A caller's dispatcher may have shorter undici timeouts of its own: they must not fire before
       // ours. The client's own Agent has them off, so it is spared undici's per-request timers.
       const undiciTimeout = this.#givenDispatcher ? timeoutMs + 1_000 : undefined
       // One object literal of one shape every call: undici reads its many options from it, and the
       // same options made by spreading were measured at 6-9 µs more per call (bench stub, this VM).
-      const res = await transport.request.call(this.#dispatcher(transport), {
+      const options: Dispatcher.RequestOptions = {
         origin,
         path,
         method: req.method,
         headers,
         body: req.body?.text,
-        signal: deadline,
         headersTimeout: undiciTimeout,
         bodyTimeout: undiciTimeout,
+        // Never reuse the connection after a money-moving call (see #dispatcher); a no-op on our own single-use pool.
+        reset: movesMoney || undefined,
         onInfo: ({ statusCode }) => {
           interimStatus = statusCode
         },
+      }
+      const dispatcher = this.#dispatcher(transport, movesMoney)
+      const res = await new Promise<Dispatcher.ResponseData>((resolve, reject) => {
+        handler = new transport.AttemptHandler(options, deadline, (error, data) =>
+          error ? reject(error) : resolve(data),
+        )
+        if (!deadline.aborted) dispatcher.dispatch(options, handler)
       })
       phase = 'body'
       status = res.statusCode
@@ -591,7 +631,10 @@ export class HttpClient {
         return { ok: true, response: rawResponse(status, responseHeaders, '', undefined, attempt, req) }
       }
       interimStatus ??= interimStatusOf(error)
-      return classifyFailure(error, plan, { abortedBy: deadline.abortedBy, phase, interimStatus })
+      // Only the client's own Agent is known to tell the handler before it writes (undici's contract,
+      // which a caller's dispatcher may not keep): with another, an unwritten request is not assumed.
+      const written = this.#givenDispatcher || handler === undefined ? undefined : handler.written
+      return classifyFailure(error, plan, { abortedBy: deadline.abortedBy, phase, interimStatus, written })
     } finally {
       this.#deadlines.finish(deadline)
       if (onUserAbort) userSignal?.removeEventListener('abort', onUserAbort)

@@ -1,6 +1,6 @@
 /// <reference path="./undici-modules.d.ts" />
 /**
- * undici's `Agent` and `request`, loaded from their own modules rather than undici's main entry:
+ * undici's `Agent` and request handler, loaded from their own modules rather than undici's main entry:
  * loading the main entry of undici 7 installs its own Agent as the process-wide dispatcher of
  * Node's built-in `fetch` (a global symbol both share), so merely importing paywire would change
  * how the rest of the application's `fetch` calls connect. These two modules have no such effect.
@@ -12,22 +12,48 @@
  */
 
 import type { Dispatcher } from 'undici'
+import type { RequestHandlerClass } from 'undici/lib/api/api-request.js'
+
+/** Ends an attempt: the deadline or the caller's signal fired. */
+export interface AbortSource {
+  readonly aborted: boolean
+  on(event: 'abort', listener: () => void): unknown
+}
+
+/**
+ * undici's handler of one `request`, plus what the attempt needs to know: whether undici began
+ * writing the request. undici calls `onConnect` on the handler right before it writes the request on
+ * a socket it holds (after connecting, and after any wait for a free socket); a request aborted
+ * before that is dropped without a byte written.
+ */
+export interface AttemptHandler extends Dispatcher.DispatchHandler {
+  /** Whether undici began writing the request to a socket. */
+  readonly written: boolean
+}
+
+export interface AttemptHandlerClass {
+  new (
+    options: Dispatcher.RequestOptions,
+    signal: AbortSource,
+    callback: (error: Error | null, data: Dispatcher.ResponseData) => void,
+  ): AttemptHandler
+}
 
 /** The two undici exports every request needs. */
 export interface Transport {
   readonly Agent: typeof import('undici').Agent
-  request(this: Dispatcher, options: Dispatcher.RequestOptions): Promise<Dispatcher.ResponseData>
+  readonly AttemptHandler: AttemptHandlerClass
 }
 
 let loaded: Transport | undefined
 let loading: Promise<Transport> | undefined
 
-/** undici's Agent and request, loaded once per process by whichever request comes first. */
+/** undici's Agent and request handler, loaded once per process by whichever request comes first. */
 export function loadTransport(): Transport | Promise<Transport> {
   if (loaded) return loaded
   loading ??= Promise.all([import('undici/lib/dispatcher/agent.js'), import('undici/lib/api/api-request.js')]).then(
     ([agent, request]) => {
-      loaded = { Agent: agent.default, request: request.default }
+      loaded = { Agent: agent.default, AttemptHandler: attemptHandler(request.default.RequestHandler) }
       return loaded
     },
     (error: unknown) => {
@@ -36,6 +62,49 @@ export function loadTransport(): Transport | Promise<Transport> {
     },
   )
   return loading
+}
+
+/** The error an aborted attempt fails with inside undici, as undici's own `RequestAbortedError` reads. */
+function abortedError(): Error {
+  return Object.assign(new Error('Request aborted'), { name: 'AbortError', code: 'UND_ERR_ABORTED' })
+}
+
+function ignore(): void {}
+
+/**
+ * undici's `RequestHandler` (what `undici.request` uses) with the abort handled here instead of by
+ * its own signal listener, which does nothing to a request still waiting for a socket: such a call
+ * would only fail once a socket came free (after its deadline, possibly much later). Here it fails
+ * at once, and undici drops it unwritten when its turn comes (`onConnect` finds the reason set).
+ */
+function attemptHandler(RequestHandler: RequestHandlerClass): AttemptHandlerClass {
+  return class extends RequestHandler implements AttemptHandler {
+    written = false
+
+    constructor(
+      options: Dispatcher.RequestOptions,
+      signal: AbortSource,
+      callback: (error: Error | null, data: Dispatcher.ResponseData) => void,
+    ) {
+      super(options, callback)
+      if (signal.aborted) this.#abort(abortedError())
+      else signal.on('abort', () => this.#abort(abortedError()))
+    }
+
+    override onConnect(abort: (error?: Error) => void, context?: object): void {
+      // undici writes the request right after this, unless the attempt was aborted already.
+      if (this.reason === null) this.written = true
+      super.onConnect(abort, context)
+    }
+
+    #abort(reason: Error): void {
+      if (this.reason !== null) return
+      this.reason = reason
+      if (this.res) this.res.on('error', ignore).destroy(reason)
+      else if (this.abort) this.abort(reason)
+      else this.onError(reason) // waiting for a socket or still connecting: nothing was written
+    }
+  }
 }
 
 /**

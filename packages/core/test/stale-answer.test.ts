@@ -1,0 +1,146 @@
+/**
+ * A misbehaving server (or proxy) that answers one request twice: the second, stale answer sits on
+ * the kept-alive connection and, if it arrives after the next call was written there, reads as that
+ * call's answer — a capture that went through reported as a definite "not pending" failure (issue 26,
+ * item 18). No answer may ever be taken for a call it does not belong to.
+ */
+
+import { once } from 'node:events'
+import { type AddressInfo, createServer, type Socket } from 'node:net'
+import { keyed, unsentOnly, withinWindow } from '@paywire/core'
+import { Agent } from 'undici'
+import { describe, expect, it, onTestFinished } from 'vitest'
+import { get, jsonHandler, makeClient, post } from './helpers.js'
+
+const STALE_BODY = '{"error":{"code":208003,"message":"capture requested for a payment not in pending status"}}'
+const STALE = `HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\ncontent-length: ${STALE_BODY.length}\r\n\r\n${STALE_BODY}`
+
+function answer(n: number): string {
+  const body = `{"n":${n}}`
+  return `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`
+}
+
+interface Seen {
+  readonly n: number
+  readonly method: string
+  /** Which connection carried it (1 = the first the server accepted). */
+  readonly connection: number
+}
+
+/**
+ * A raw HTTP/1.1 server that answers the first request on each connection twice: its own answer,
+ * then a stale 400 "not pending". `late`: the stale answer is written only when the next request
+ * arrives (on that connection, or on any other), so it always comes after the client wrote that
+ * request — the race no check of an idle socket can win. `together`: in the same write as the first.
+ */
+async function doubleAnsweringServer(mode: 'late' | 'together') {
+  const seen: Seen[] = []
+  const sockets: Socket[] = []
+  const staleOwed = new Set<Socket>()
+  const server = createServer((socket) => {
+    sockets.push(socket)
+    const connection = sockets.length
+    let served = 0
+    let buffered = Buffer.alloc(0)
+    socket.on('error', () => {})
+    socket.on('data', (chunk: Buffer) => {
+      buffered = Buffer.concat([buffered, chunk])
+      for (;;) {
+        const end = buffered.indexOf('\r\n\r\n')
+        if (end === -1) return
+        const head = buffered.subarray(0, end).toString('latin1')
+        const length = Number(/\r\ncontent-length: *(\d+)/i.exec(head)?.[1] ?? 0)
+        if (buffered.length < end + 4 + length) return
+        buffered = buffered.subarray(end + 4 + length)
+        const n = seen.length + 1
+        seen.push({ n, method: head.slice(0, head.indexOf(' ')), connection })
+        // Whatever stale answer is owed goes out first: it reaches its connection after this request was written.
+        for (const owed of staleOwed) if (!owed.destroyed) owed.write(STALE)
+        staleOwed.clear()
+        served += 1
+        if (served > 1) socket.write(answer(n))
+        else if (mode === 'together') socket.write(answer(n) + STALE)
+        else {
+          socket.write(answer(n))
+          staleOwed.add(socket)
+        }
+      }
+    })
+  })
+  server.listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  onTestFinished(
+    () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy()
+        server.close(() => resolve())
+      }),
+  )
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/s2s`, seen }
+}
+
+/** One socket per pool: without the cap, a call sent right after an answer opens another socket anyway. */
+function client() {
+  const c = makeClient({ maxRetries: 0, maxSockets: 1 })
+  onTestFinished(() => c.close())
+  return c
+}
+
+const capture = (url: string) => post(url, { operation: 'test.capture', retry: unsentOnly })
+
+describe('a stale second answer on a kept-alive connection is never taken for another call', () => {
+  it('capture, then capture: the second gets its own answer, not the first one\'s stale "not pending"', async () => {
+    const s = await doubleAnsweringServer('late')
+    const c = client()
+    await expect(c.send(capture(s.url), jsonHandler)).resolves.toEqual({ n: 1 })
+    await expect(c.send(capture(s.url), jsonHandler)).resolves.toEqual({ n: 2 })
+    expect(s.seen.map((r) => r.connection)).toEqual([1, 2])
+  })
+
+  it('lookup, then capture: the capture never reads what was left on a lookup connection', async () => {
+    const s = await doubleAnsweringServer('late')
+    const c = client()
+    await expect(c.send(get(s.url), jsonHandler)).resolves.toEqual({ n: 1 })
+    await expect(c.send(capture(s.url), jsonHandler)).resolves.toEqual({ n: 2 })
+    expect(s.seen[1]).toMatchObject({ method: 'POST', connection: 2 })
+  })
+
+  it('capture, then lookup: the capture connection is not reused, so its stale answer reaches nobody', async () => {
+    const s = await doubleAnsweringServer('late')
+    const c = client()
+    await expect(c.send(capture(s.url), jsonHandler)).resolves.toEqual({ n: 1 })
+    await expect(c.send(get(s.url), jsonHandler)).resolves.toEqual({ n: 2 })
+    expect(s.seen[1]).toMatchObject({ method: 'GET', connection: 2 })
+  })
+
+  it.each([
+    ['keyed', keyed],
+    ['window', withinWindow(15_000)],
+  ])('every money-moving policy (%s) is sent on a connection of its own', async (_name, retry) => {
+    const s = await doubleAnsweringServer('late')
+    const c = client()
+    await expect(c.send(post(s.url, { retry }), jsonHandler)).resolves.toEqual({ n: 1 })
+    await expect(c.send(post(s.url, { retry }), jsonHandler)).resolves.toEqual({ n: 2 })
+    expect(s.seen.map((r) => r.connection)).toEqual([1, 2])
+  })
+
+  it('lookups: a stale answer already on the idle connection makes the next lookup use a fresh one', async () => {
+    // undici reads an idle kept-alive socket for one event-loop turn before reusing it and drops it
+    // on any byte: an answer that came with the first one is caught before the next call is written.
+    const s = await doubleAnsweringServer('together')
+    const c = client()
+    await expect(c.send(get(s.url), jsonHandler)).resolves.toEqual({ n: 1 })
+    await expect(c.send(get(s.url), jsonHandler)).resolves.toEqual({ n: 2 })
+    expect(s.seen.map((r) => r.connection)).toEqual([1, 2])
+  })
+
+  it("with your own dispatcher, a money-moving call's connection is closed after it (reset): its stale answer reaches nobody", async () => {
+    const s = await doubleAnsweringServer('late')
+    const dispatcher = new Agent({ connections: 1 })
+    onTestFinished(() => dispatcher.close())
+    const c = makeClient({ maxRetries: 0, dispatcher })
+    await expect(c.send(capture(s.url), jsonHandler)).resolves.toEqual({ n: 1 })
+    await expect(c.send(get(s.url), jsonHandler)).resolves.toEqual({ n: 2 })
+    expect(s.seen.map((r) => r.connection)).toEqual([1, 2])
+  })
+})
