@@ -206,6 +206,24 @@ function checkPath(name: string, value: string | undefined, fallback: string): s
 const CARD_RECONCILE_KEYS = ['trans_id', 'order_id', 'schedule_id', 'name']
 
 /**
+ * The key kinds each operation is reconciled by, as its row writes them: an intent whose operation
+ * names another kind (edited by hand, or written by something else) would be looked up by the wrong
+ * lookup (an order number sent as a trans_id finds nothing, and a settled capture would read as not
+ * applied), so it is refused.
+ */
+const CARD_OPERATION_KEYS: Readonly<Record<string, readonly string[]>> = {
+  's2s.capture': ['trans_id'],
+  's2s.void': ['trans_id'],
+  's2s.creditVoid': ['trans_id'],
+  's2s.recurringSale': ['order_id'],
+  'checkout.purchase': ['order_id'],
+  'checkout.credit': ['order_id'],
+  's2s.createSchedule': ['schedule_id', 'name'],
+  's2s.deleteSchedule': ['schedule_id'],
+  's2s.updateSchedule': ['schedule_id'],
+}
+
+/**
  * The card gateway client; the rules it follows, and the IDs its docs cite (`rule Limits 1`), are at
  * https://github.com/paywire/paywire/blob/main/docs/card-gateway-rules.md. Credentials are kept as `Secret`s in private
  * fields: `inspect` and `JSON.stringify` show the base URLs only, and the password never leaves
@@ -337,6 +355,15 @@ export class CardGateway {
       keys: CARD_RECONCILE_KEYS,
       clock: this.#http.clock,
     })
+    const kinds = CARD_OPERATION_KEYS[settled.operation]
+    if (kinds && !kinds.includes(settled.reconciliation.key)) {
+      throw new RequestValidationError('CardGateway.reconcile', [
+        {
+          path: 'subject',
+          message: `is ${settled.operation} keyed by ${settled.reconciliation.key}, but ${settled.operation} is keyed by ${kinds.join(' or ')}: it was edited or written by something else; settle it by hand`,
+        },
+      ])
+    }
     return reconcileCard(settled, this.checkout, this.s2s, options)
   }
 
