@@ -44,8 +44,10 @@ export interface BillPaymentOptions extends ClientOptions, ServiceDedupOptions {
   clientSecret: string | Secret
 }
 
-/** The key a bill payment is reconciled by. */
-const BILL_RECONCILE_KEYS = ['Idempotency-Key']
+/** The key kind a bill payment is reconciled by. */
+const BILL_RECONCILE_KEYS: Readonly<Record<string, readonly string[]>> = {
+  'transactions.execute': ['Idempotency-Key'],
+}
 
 /**
  * Client of the bill payment service: `bills.catalog` and `bills.transactions`, and `bills.request`

@@ -202,16 +202,11 @@ function checkPath(name: string, value: string | undefined, fallback: string): s
   return value
 }
 
-/** The keys card calls are reconciled by: S2S by trans_id, purchase/credit/recurring sale by order_id, a schedule by its id or name. */
-const CARD_RECONCILE_KEYS = ['trans_id', 'order_id', 'schedule_id', 'name']
-
 /**
- * The key kinds each operation is reconciled by, as its row writes them: an intent whose operation
- * names another kind (edited by hand, or written by something else) would be looked up by the wrong
- * lookup (an order number sent as a trans_id finds nothing, and a settled capture would read as not
- * applied), so it is refused.
+ * The key kinds each card operation is reconciled by, as its row writes them: S2S by trans_id,
+ * purchase, credit and recurring sale by order_id, a schedule by its id (or name, when created without one).
  */
-const CARD_OPERATION_KEYS: Readonly<Record<string, readonly string[]>> = {
+const CARD_RECONCILE_KEYS: Readonly<Record<string, readonly string[]>> = {
   's2s.capture': ['trans_id'],
   's2s.void': ['trans_id'],
   's2s.creditVoid': ['trans_id'],
@@ -355,15 +350,6 @@ export class CardGateway {
       keys: CARD_RECONCILE_KEYS,
       clock: this.#http.clock,
     })
-    const kinds = CARD_OPERATION_KEYS[settled.operation]
-    if (kinds && !kinds.includes(settled.reconciliation.key)) {
-      throw new RequestValidationError('CardGateway.reconcile', [
-        {
-          path: 'subject',
-          message: `is ${settled.operation} keyed by ${settled.reconciliation.key}, but ${settled.operation} is keyed by ${kinds.join(' or ')}: it was edited or written by something else; settle it by hand`,
-        },
-      ])
-    }
     return reconcileCard(settled, this.checkout, this.s2s, options)
   }
 

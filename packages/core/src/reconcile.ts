@@ -122,11 +122,13 @@ export interface ReconcileSubjectScope {
   /** The client's service: an intent of another service is refused. */
   readonly service: string
   /**
-   * The key kinds this client's operations are reconciled by (`trans_id`, `order_id`…): an error
-   * keyed by another kind was raised by another service's client, and a lookup here would look up
-   * the wrong thing.
+   * The key kinds each operation of this client is reconciled by (`'s2s.capture': ['trans_id']`).
+   * An error or intent keyed by a kind no operation here uses was raised by another service's
+   * client; one whose operation names another kind than its own was edited or written by something
+   * else. Either would be looked up by the wrong lookup, so both are refused. An operation not
+   * listed (a raw `request`) may carry any kind listed.
    */
-  readonly keys: readonly string[]
+  readonly keys: Readonly<Record<string, readonly string[]>>
   /** The client's clock (default the system clock). */
   readonly clock?: Clock
 }
@@ -159,7 +161,8 @@ export function reconcileSubject(subject: PaywireError | Intent, scope: Reconcil
     if (typeof operation !== 'string' || subject.reconciliation === undefined) {
       return refuse('carries no operation and reconciliation key to look up')
     }
-    if (!keys.includes(subject.reconciliation.key)) return refuse(foreignKey(subject.reconciliation.key, keys))
+    const wrongKey = keyProblem(operation, subject.reconciliation.key, keys)
+    if (wrongKey !== undefined) return refuse(wrongKey)
     return settled(operation, subject.reconciliation, msSince(callEndedMark(subject)))
   }
   if (typeof subject !== 'object' || subject === null || Array.isArray(subject)) {
@@ -173,14 +176,28 @@ export function reconcileSubject(subject: PaywireError | Intent, scope: Reconcil
   if (subject.reconciliation === undefined) {
     return refuse(`is an intent of ${subject.operation} without a reconciliation key: settle it by hand`)
   }
-  if (!keys.includes(subject.reconciliation.key)) return refuse(foreignKey(subject.reconciliation.key, keys))
+  const wrongKey = keyProblem(subject.operation, subject.reconciliation.key, keys)
+  if (wrongKey !== undefined) return refuse(wrongKey)
   const mark = intentWritten.get(subject.id)
   const elapsedMs = mark ? msSince(mark) : anchoredDate(clock) - subject.createdAt
   return settled(subject.operation, subject.reconciliation, elapsedMs)
 }
 
-function foreignKey(key: string, keys: readonly string[]): string {
-  return `is keyed by ${key}, which no operation of this client is keyed by (${keys.join(', ')}): reconcile it with the client of the service that raised it`
+/** Why `key` cannot reconcile `operation` on this client, or `undefined` when it can. */
+function keyProblem(
+  operation: string,
+  key: string,
+  keys: Readonly<Record<string, readonly string[]>>,
+): string | undefined {
+  const every = [...new Set(Object.values(keys).flat())]
+  if (!every.includes(key)) {
+    return `is keyed by ${key}, which no operation of this client is keyed by (${every.join(', ')}): reconcile it with the client of the service that raised it`
+  }
+  const own = keys[operation]
+  if (own !== undefined && !own.includes(key)) {
+    return `is ${operation} keyed by ${key}, but ${operation} is keyed by ${own.join(' or ')}: it was edited or written by something else; settle it by hand`
+  }
+  return undefined
 }
 
 /** The open intents of the client's journal, oldest first (none without a journal). */

@@ -50,7 +50,11 @@ function intentOf(fields: Partial<Intent> = {}): Intent {
   }
 }
 
-const scope = (service = 'card-gateway') => ({ client: 'Test', service, keys: ['trans_id', 'order_id'] })
+const scope = (service = 'card-gateway') => ({
+  client: 'Test',
+  service,
+  keys: { 's2s.capture': ['trans_id'], 'checkout.purchase': ['order_id'] },
+})
 
 const refused = (subject: unknown, service?: string) => {
   try {
@@ -92,6 +96,17 @@ describe('reconcileSubject: only what was made for it', () => {
       'is keyed by agentTransactionRef, which no operation of this client is keyed by (trans_id, order_id): reconcile it with the client of the service that raised it',
     )
     expect(refused(intentOf({ reconciliation: foreign }))).toMatch(/keyed by agentTransactionRef/)
+  })
+
+  it('refuses an operation keyed by another of the client kinds than its own (edited by hand)', () => {
+    const byOrder = { key: 'order_id', value: 'order-1', lookup: 'x' }
+    expect(refused(intentOf({ reconciliation: byOrder }))).toBe(
+      'is s2s.capture keyed by order_id, but s2s.capture is keyed by trans_id: it was edited or written by something else; settle it by hand',
+    )
+    // An operation the table does not list (a raw request) may carry any kind of the client.
+    expect(reconcileSubject(intentOf({ operation: 'raw', reconciliation: byOrder }), scope())).toMatchObject({
+      operation: 'raw',
+    })
   })
 
   it('accepts the error object and an intent (a copy, as a journal store returns it)', () => {

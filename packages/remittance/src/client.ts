@@ -59,8 +59,15 @@ export interface RemittancePlatformDefaults {
   readonly sleDecimals?: number
 }
 
-/** The keys remittance calls are reconciled by: a transfer, a confirm, a beneficiary write. */
-const REMITTANCE_RECONCILE_KEYS = ['agentTransactionRef', 'transactionId', 'posid']
+/** The key kinds each remittance operation is reconciled by: a transfer, a confirm, a beneficiary write. */
+const REMITTANCE_RECONCILE_KEYS: Readonly<Record<string, readonly string[]>> = {
+  'transactions.mobileTransfer': ['agentTransactionRef'],
+  'transactions.cashCollection': ['agentTransactionRef'],
+  'transactions.bankTransfer': ['agentTransactionRef'],
+  'transactions.confirm': ['transactionId'],
+  'beneficiaries.create': ['posid'],
+  'beneficiaries.update': ['posid'],
+}
 
 /**
  * The remittance service client: `remit.beneficiaries`, `remit.lookup`, `remit.transactions`, and

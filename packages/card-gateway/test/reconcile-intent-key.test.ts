@@ -1,6 +1,6 @@
 /**
- * Review (issue 26, round 3), from the attacker's side: `reconcileSubject` checks that an intent's
- * key kind is one the client keys ANY operation by, not the one its operation is keyed by. An
+ * From the attacker's side (found in review): a key kind the client uses for SOME operation is not
+ * enough; it must be the one the intent's operation is keyed by. An
  * intent edited by hand (or written by another version) that says `s2s.capture` keyed by
  * `order_id` is looked up as a trans_id with the order's number, finds nothing, and a capture that
  * went through is reported `not_applied` (and closed by reconcileAll()).
