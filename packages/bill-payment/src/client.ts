@@ -126,6 +126,7 @@ export class BillPayment {
       client: 'BillPayment',
       service: this.#http.service,
       keys: BILL_RECONCILE_KEYS,
+      origins: this.#ops.origins,
       clock: this.#http.clock,
     })
     return reconcileBillPayment(settled, this.transactions, this.#serviceDedups)

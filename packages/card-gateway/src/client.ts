@@ -348,6 +348,7 @@ export class CardGateway {
       client: 'CardGateway',
       service: this.#http.service,
       keys: CARD_RECONCILE_KEYS,
+      origins: this.#ops.origins,
       clock: this.#http.clock,
     })
     return reconcileCard(settled, this.checkout, this.s2s, options)

@@ -122,7 +122,8 @@ export async function reconcileCard(
   options: ReconcileOptions = {},
 ): Promise<CardReconciled> {
   const { operation, reconciliation: key, elapsedMs } = subject
-  const settleAfterMs = options.settleAfterMs ?? DEFAULT_SETTLE_AFTER_MS
+  // A call that may still be on its way (an intent inside its call's limit) proves nothing by absence.
+  const settleAfterMs = Math.max(options.settleAfterMs ?? DEFAULT_SETTLE_AFTER_MS, subject.callLimitMs)
   const result = (outcome: Outcome, state: State, evidence: string, next?: string): CardReconciled => {
     // Absence proves nothing while the request can still arrive: a timed-out call may be queued at the gateway.
     if (outcome === 'not_applied' && elapsedMs < settleAfterMs) {

@@ -283,9 +283,24 @@ export class HttpClient {
     return this.#userAgent
   }
 
-  /** Sends `req`, retrying as its policy allows; resolves with the decoded result. */
-  send<T>(req: HttpRequest, handler: ResponseHandler<T>, call: CallOptions = {}): ApiPromise<T> {
-    return new ApiPromise(this.#run(req, handler, call))
+  /** The longest a call may run, in ms, from its start to its end (`totalTimeout`). */
+  get totalTimeout(): number {
+    return this.#totalTimeout
+  }
+
+  /**
+   * Sends `req`, retrying as its policy allows; resolves with the decoded result. `beforeSend` (the
+   * intent journal's write) runs first, inside the call's deadline and signal: a step that does not
+   * finish in time ends the call with nothing sent, so a stalled store cannot hold a call past its
+   * `totalTimeout` or its abort.
+   */
+  send<T>(
+    req: HttpRequest,
+    handler: ResponseHandler<T>,
+    call: CallOptions = {},
+    beforeSend?: () => Promise<void>,
+  ): ApiPromise<T> {
+    return new ApiPromise(this.#run(req, handler, call, beforeSend))
   }
 
   /**
@@ -304,14 +319,20 @@ export class HttpClient {
     return this.#closed || d?.closed === true || d?.destroyed === true
   }
 
-  async #run<T>(req: HttpRequest, handler: ResponseHandler<T>, call: CallOptions): Promise<WithResponse<T>> {
+  async #run<T>(
+    req: HttpRequest,
+    handler: ResponseHandler<T>,
+    call: CallOptions,
+    beforeSend: (() => Promise<void>) | undefined,
+  ): Promise<WithResponse<T>> {
     const timeout = duration('timeout', call.timeout, this.#timeout, req.operation, true)
     const maxRetries = Math.floor(positive('maxRetries', call.maxRetries, this.#maxRetries, req.operation))
     const callStart = this.#clock.now()
+    const unsent = { attempts: 0, requestSent: false, mayHaveActed: false }
+    if (beforeSend) await this.#untilCallEnds(beforeSend(), req, callStart + this.#totalTimeout, call.signal, unsent)
     // The first request of a client loads undici (see undici.ts), within the call's deadline and signal.
     if (this.#transport === undefined) {
       const loading = loadTransport()
-      const unsent = { attempts: 0, requestSent: false, mayHaveActed: false }
       this.#transport = isThenable(loading)
         ? await this.#untilCallEnds(loading, req, callStart + this.#totalTimeout, call.signal, unsent)
         : loading

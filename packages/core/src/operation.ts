@@ -179,6 +179,11 @@ export class OperationClient<Ctx> {
     this.#defaultBase = Object.keys(config.baseUrls)[0] ?? 'default'
   }
 
+  /** The origins of the client's base URLs: reconciliation settles only calls sent to them. */
+  get origins(): readonly string[] {
+    return [...new Set(Object.values(this.#config.baseUrls).map((url) => new URL(url).origin))]
+  }
+
   /** Checks `input`, builds the request and sends it; a refusal rejects with `RequestValidationError`. */
   call<S extends AnswerSchema | undefined = undefined, Result = unknown>(
     row: Operation<Ctx, z.ZodType, Result>,
@@ -198,9 +203,7 @@ export class OperationClient<Ctx> {
     const journal = http.journal
     if (journal === undefined || request.retry.kind === 'safe') return http.send(request, handler, callOptions(options))
     return new ApiPromise(
-      journaled(journal, http.service, http.clock, request, params, () =>
-        http.send(request, handler, callOptions(options)),
-      ),
+      journaled(journal, http, request, params, (open) => http.send(request, handler, callOptions(options), open)),
     )
   }
 
@@ -515,18 +518,23 @@ function keyReconciliation(idempotency: Idempotency | undefined, key: string | u
  * journal that refuses the write refuses the call), closed as `applied` on a result and as
  * `not_applied` on an error that proves the service did not act; an unknown outcome leaves it open
  * for `reconcileAll()`. A failed close leaves it open too: reconciling it later is safe (lookups only).
+ * The write runs inside the call's deadline and signal (`send`'s first step): when it does not
+ * finish in time the call ends with nothing sent, and the intent, which may still land, is left for
+ * `reconcileAll()` to settle as not applied. It records `callLimitMs`, so no lookup settles the call
+ * as not applied while it may still be on its way.
  */
 async function journaled<T>(
   journal: IntentStore,
-  service: string,
-  clock: Clock,
+  http: HttpClient,
   request: HttpRequest,
   params: unknown,
-  send: () => ApiPromise<T>,
+  send: (open: () => Promise<void>) => ApiPromise<T>,
 ): Promise<WithResponse<T>> {
+  const clock = http.clock
+  const deadline = clock.now() + http.totalTimeout
   const intent: Intent = {
     id: nodeCrypto().randomUUID(),
-    service,
+    service: http.service,
     operation: request.operation,
     params: params === undefined ? null : params,
     reconciliation: request.reconciliation,
@@ -534,26 +542,58 @@ async function journaled<T>(
     // Wall time anchored on the monotonic clock (see anchoredDate): another process can measure the
     // settle delay from it without a wall-clock step of this one moving it.
     createdAt: anchoredDate(clock),
+    callLimitMs: http.totalTimeout,
+    target: new URL(request.url).origin,
   }
-  markIntentWritten(intent.id, clock)
-  try {
-    await journal.open(intent)
-  } catch (cause) {
-    forgetIntentMark(intent.id)
-    throw new PaywireError(
-      `${request.operation}: the intent journal did not record the call, so nothing was sent (${String(cause)}).`,
-      { cause },
-    )
+  let opened = false
+  const open = async () => {
+    markIntentWritten(intent.id, clock)
+    try {
+      await journal.open(intent)
+    } catch (cause) {
+      forgetIntentMark(intent.id)
+      throw new PaywireError(
+        `${request.operation}: the intent journal did not record the call, so nothing was sent (${String(cause)}).`,
+        { cause },
+      )
+    }
+    opened = true
   }
   let outcome: WithResponse<T>
   try {
-    outcome = await send().withResponse()
+    outcome = await send(open).withResponse()
   } catch (error) {
-    if (error instanceof PaywireError && !error.outcomeUnknown) await closeQuietly(journal, intent.id, 'not_applied')
+    const definite = error instanceof PaywireError && !error.outcomeUnknown
+    if (opened && definite) await closeBy(deadline, clock, journal, intent.id, 'not_applied')
     throw error
   }
-  await closeQuietly(journal, intent.id, 'applied')
+  await closeBy(deadline, clock, journal, intent.id, 'applied')
   return outcome
+}
+
+/**
+ * Closes the intent, waiting no later than the call's deadline: a store that stalls must not keep
+ * the caller from an answer the service gave. A close still pending then leaves the intent open,
+ * which is safe: `reconcileAll()` settles it by lookup.
+ */
+async function closeBy(
+  deadline: number,
+  clock: Clock,
+  journal: IntentStore,
+  id: string,
+  outcome: IntentOutcome,
+): Promise<void> {
+  let timer: NodeJS.Timeout | undefined
+  // A real timer, like the call's own deadline: an injected test clock's sleep returns at once.
+  const late = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, Math.max(0, deadline - clock.now()))
+    timer.unref()
+  })
+  try {
+    await Promise.race([closeQuietly(journal, id, outcome), late])
+  } finally {
+    clearTimeout(timer)
+  }
 }
 
 async function closeQuietly(journal: IntentStore, id: string, outcome: IntentOutcome): Promise<void> {

@@ -54,6 +54,12 @@ export interface ReconcileSubject {
    * `Date.now()` only; a wall-clock step since the call does not move it.
    */
   readonly since: number
+  /**
+   * For an intent: the longest its call could run from when it was written (`Intent.callLimitMs`).
+   * Until `elapsedMs` passes it the call may still be on its way, so a lookup that finds nothing
+   * proves nothing, whatever `settleAfterMs` says. 0 for an error: its call has ended.
+   */
+  readonly callLimitMs: number
 }
 
 /** Options of `reconcile` and `reconcileAll`. */
@@ -96,7 +102,7 @@ function intentProblem(value: Record<string, unknown>): string | undefined {
   if ('outcomeUnknown' in value || 'occurredAt' in value) {
     return 'is an error saved as JSON, not the error: its settle time and whether its outcome was definite are lost; reconcile the error object itself, or the intent from pendingIntents()'
   }
-  const { id, service, operation, createdAt, reconciliation, idempotencyKey } = value
+  const { id, service, operation, createdAt, reconciliation, idempotencyKey, callLimitMs, target } = value
   const str = (v: unknown) => typeof v === 'string' && v !== ''
   const keyed =
     reconciliation === undefined ||
@@ -111,7 +117,9 @@ function intentProblem(value: Record<string, unknown>): string | undefined {
     typeof createdAt === 'number' &&
     Number.isFinite(createdAt) &&
     keyed &&
-    (idempotencyKey === undefined || typeof idempotencyKey === 'string')
+    (idempotencyKey === undefined || typeof idempotencyKey === 'string') &&
+    (callLimitMs === undefined || (typeof callLimitMs === 'number' && callLimitMs >= 0)) &&
+    (target === undefined || typeof target === 'string')
   return ok ? undefined : `must be an error with outcomeUnknown, or an intent from pendingIntents() ${INTENT_FIELDS}`
 }
 
@@ -129,6 +137,11 @@ export interface ReconcileSubjectScope {
    * listed (a raw `request`) may carry any kind listed.
    */
   readonly keys: Readonly<Record<string, readonly string[]>>
+  /**
+   * The origins this client sends to: an error or intent of a call sent elsewhere (the production
+   * gateway, given to a sandbox client) is refused, since this client's lookups ask the wrong gateway.
+   */
+  readonly origins: readonly string[]
   /** The client's clock (default the system clock). */
   readonly clock?: Clock
 }
@@ -143,15 +156,26 @@ export interface ReconcileSubjectScope {
  * another process, its anchored `createdAt` against this process's `anchoredDate(clock)`.
  */
 export function reconcileSubject(subject: PaywireError | Intent, scope: ReconcileSubjectScope): ReconcileSubject {
-  const { client, service, keys, clock = systemClock } = scope
+  const { client, service, keys, origins, clock = systemClock } = scope
+  const elsewhere = (url: unknown): string | undefined => {
+    const origin = typeof url === 'string' && URL.canParse(url) ? new URL(url).origin : undefined
+    if (origin === undefined || origins.includes(origin)) return undefined
+    return `was sent to ${origin}, not to this client's ${origins.join(' or ')}: its lookups would ask the wrong gateway; reconcile it with a client of ${origin}`
+  }
   const refuse = (message: string): never => {
     throw new RequestValidationError(`${client}.reconcile`, [{ path: 'subject', message }])
   }
-  const settled = (operation: string, reconciliation: Reconciliation, elapsedMs: number): ReconcileSubject => ({
+  const settled = (
+    operation: string,
+    reconciliation: Reconciliation,
+    elapsedMs: number,
+    callLimitMs = 0,
+  ): ReconcileSubject => ({
     operation,
     reconciliation,
     elapsedMs,
     since: Date.now() - elapsedMs,
+    callLimitMs,
   })
   if (subject instanceof PaywireError) {
     if (!subject.outcomeUnknown) {
@@ -163,6 +187,8 @@ export function reconcileSubject(subject: PaywireError | Intent, scope: Reconcil
     }
     const wrongKey = keyProblem(operation, subject.reconciliation.key, keys)
     if (wrongKey !== undefined) return refuse(wrongKey)
+    const sentElsewhere = elsewhere((subject as { url?: unknown }).url)
+    if (sentElsewhere !== undefined) return refuse(sentElsewhere)
     return settled(operation, subject.reconciliation, msSince(callEndedMark(subject)))
   }
   if (typeof subject !== 'object' || subject === null || Array.isArray(subject)) {
@@ -178,9 +204,11 @@ export function reconcileSubject(subject: PaywireError | Intent, scope: Reconcil
   }
   const wrongKey = keyProblem(subject.operation, subject.reconciliation.key, keys)
   if (wrongKey !== undefined) return refuse(wrongKey)
+  const sentElsewhere = elsewhere(subject.target)
+  if (sentElsewhere !== undefined) return refuse(sentElsewhere)
   const mark = intentWritten.get(subject.id)
   const elapsedMs = mark ? msSince(mark) : anchoredDate(clock) - subject.createdAt
-  return settled(subject.operation, subject.reconciliation, elapsedMs)
+  return settled(subject.operation, subject.reconciliation, elapsedMs, subject.callLimitMs ?? 0)
 }
 
 /** Why `key` cannot reconcile `operation` on this client, or `undefined` when it can. */
@@ -209,13 +237,20 @@ export async function openIntentsOf(http: HttpClient): Promise<Intent[]> {
 export interface IntentReconciled {
   readonly intent: Intent
   readonly result: Reconciled
+  /**
+   * Whether this run closed the intent in the journal. `false` for `still_unknown` and
+   * `not_reconcilable`, and for a settled intent whose close the journal did not acknowledge (the
+   * store was unreachable): its outcome is still `result`, and the next run settles it again.
+   */
+  readonly closed: boolean
 }
 
 /**
  * Settles every open intent of the client's journal by its lookup, oldest first, and closes those
  * whose outcome is now definite. `still_unknown` ones stay open for a later run, `not_reconcilable`
  * ones for a person to settle. Lookups only: no
- * call is sent again. An intent without a key, or whose lookup fails, is reported and stays open.
+ * call is sent again. An intent without a key, or whose lookup fails, is reported and stays open; so
+ * is one whose close the journal did not acknowledge (`closed: false`, its outcome returned).
  */
 export async function reconcileJournal(
   http: HttpClient,
@@ -237,8 +272,16 @@ export async function reconcileJournal(
             operation: intent.operation,
             key: intent.reconciliation as Reconciliation,
             state: undefined,
-            evidence: `the lookup failed: ${error instanceof Error ? error.message : String(error)}`,
-            next: 'run reconcileAll() again once the service answers',
+            ...(error instanceof RequestValidationError
+              ? {
+                  // Refused before any lookup: another gateway's call, or an intent edited by hand.
+                  evidence: `this client cannot settle it: ${error.message}`,
+                  next: 'reconcile it with a client of the gateway it was sent to, or settle it by hand, then close it in the journal',
+                }
+              : {
+                  evidence: `the lookup failed: ${error instanceof Error ? error.message : String(error)}`,
+                  next: 'run reconcileAll() again once the service answers',
+                }),
           }),
         )
       : {
@@ -249,11 +292,17 @@ export async function reconcileJournal(
           evidence: `${intent.operation} was sent without a key any lookup could find it by`,
           next: 'settle it by hand with the service, then close it in the journal',
         }
+    let closed = false
     if (result.outcome === 'applied' || result.outcome === 'not_applied') {
-      await journal.close(intent.id, result.outcome)
-      forgetIntentMark(intent.id)
+      // One close the store did not acknowledge must not fail the run: the intents closed before it
+      // would have their outcomes reach no one. This one stays open, with its outcome returned.
+      closed = await journal.close(intent.id, result.outcome).then(
+        () => true,
+        () => false,
+      )
+      if (closed) forgetIntentMark(intent.id)
     }
-    settled.push({ intent, result })
+    settled.push({ intent, result, closed })
   }
   return settled
 }

@@ -25,6 +25,18 @@ export interface Intent {
   readonly idempotencyKey: string | undefined
   /** Wall-clock time it was written (ms since the epoch), for people and for ordering. */
   readonly createdAt: number
+  /**
+   * The longest the call could run from `createdAt` (the client's `totalTimeout`, in ms): until
+   * then it may still be on its way, so no lookup that finds nothing settles it as not applied.
+   * Absent on intents written before it was recorded.
+   */
+  readonly callLimitMs?: number | undefined
+  /**
+   * The origin the call was sent to (`https://s2s.gateway.example`). Clients of one service that
+   * talk to different gateways (sandbox and production) may share a journal: each reconciles only
+   * the intents sent to its own origins. Absent on intents written before it was recorded.
+   */
+  readonly target?: string | undefined
 }
 
 /** How an intent ended: the service acted on it, or provably did not. */

@@ -256,6 +256,16 @@ export class RedisIntentStore implements IntentStore {
     if (intent.idempotencyKey !== undefined && typeof intent.idempotencyKey !== 'string') {
       issues.push({ path: 'intent.idempotencyKey', message: 'must be a string or undefined' })
     }
+    const { callLimitMs, target } = intent
+    if (
+      callLimitMs !== undefined &&
+      !(typeof callLimitMs === 'number' && Number.isFinite(callLimitMs) && callLimitMs >= 0)
+    ) {
+      issues.push({ path: 'intent.callLimitMs', message: 'must be a finite number of ms >= 0, or undefined' })
+    }
+    if (target !== undefined && typeof target !== 'string') {
+      issues.push({ path: 'intent.target', message: 'must be a string or undefined' })
+    }
     if (intent.params !== undefined) issues.push(...jsonIssues(intent.params, 'intent.params'))
     if (intent.reconciliation !== undefined) issues.push(...jsonIssues(intent.reconciliation, 'intent.reconciliation'))
     if (issues.length > 0) throw new RequestValidationError(operation, issues)
@@ -268,6 +278,8 @@ export class RedisIntentStore implements IntentStore {
       params,
       reconciliation,
       idempotencyKey,
+      callLimitMs,
+      target,
     })
     const bytes = Buffer.byteLength(json)
     if (bytes > this.#maxBytes) {
@@ -294,13 +306,15 @@ export class RedisIntentStore implements IntentStore {
       string,
       unknown
     >
-    const { id, service, operation, createdAt, params, reconciliation, idempotencyKey } = record
+    const { id, service, operation, createdAt, params, reconciliation, idempotencyKey, callLimitMs, target } = record
     const valid =
       typeof id === 'string' &&
       typeof service === 'string' &&
       typeof operation === 'string' &&
       typeof createdAt === 'number' &&
       (idempotencyKey === undefined || typeof idempotencyKey === 'string') &&
+      (callLimitMs === undefined || typeof callLimitMs === 'number') &&
+      (target === undefined || typeof target === 'string') &&
       (reconciliation === undefined || (typeof reconciliation === 'object' && reconciliation !== null))
     if (!valid) {
       throw new PaywireError(
@@ -315,6 +329,8 @@ export class RedisIntentStore implements IntentStore {
       reconciliation: reconciliation as Reconciliation | undefined,
       idempotencyKey,
       createdAt,
+      ...(callLimitMs === undefined ? {} : { callLimitMs }),
+      ...(target === undefined ? {} : { target }),
     }
   }
 

@@ -35,15 +35,20 @@ describeWithRedis('@paywire/card-gateway with the Redis stores', (server) => {
     const sim = await startCardGatewaySimulator()
     const closers: (() => Promise<unknown>)[] = [() => sim.close()]
     try {
-      // In front of the gateway: forwards each request and never answers, like a connection lost mid-call.
-      const proxy = createServer((req) => {
-        void bodyOf(req).then((body) =>
-          fetch(`${sim.url}${req.url}`, {
+      // In front of the gateway: forwards each request and never answers, like a connection lost
+      // mid-call, until the network comes back (`answering`) for the restarted process.
+      let answering = false
+      const proxy = createServer((req, res) => {
+        void bodyOf(req).then(async (body) => {
+          const answer = await fetch(`${sim.url}${req.url}`, {
             method: req.method ?? 'POST',
             headers: { 'content-type': String(req.headers['content-type']) },
             body,
-          }),
-        )
+          })
+          if (!answering) return
+          res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' })
+          res.end(await answer.text())
+        })
       })
       proxy.listen(0, '127.0.0.1')
       await once(proxy, 'listening')
@@ -74,9 +79,10 @@ describeWithRedis('@paywire/card-gateway with the Redis stores', (server) => {
       await eventually(async () => captured() === 1, 20_000, 'the capture reached the gateway')
       await sigkill(child) // after the gateway acted, before the process read any answer
 
-      // The restart: a new client, a new store, the same Redis.
+      // The restart: a new client (same configuration), a new store, the same Redis; the network is back.
+      answering = true
       const journal = new RedisIntentStore({ client: clients[0] as Connected, keyPrefix: prefix })
-      const gw = new CardGateway({ ...sim.clientOptions, journal })
+      const gw = new CardGateway({ ...sim.clientOptions, s2sUrl: proxyUrl, journal })
       closers.push(() => gw.close())
       const [open, ...more] = await gw.pendingIntents()
       expect(more).toEqual([])

@@ -143,6 +143,7 @@ export class Remittance {
       client: 'Remittance',
       service: this.#http.service,
       keys: REMITTANCE_RECONCILE_KEYS,
+      origins: this.#ops.origins,
       clock: this.#http.clock,
     })
     return reconcileRemittance(settled, this.lookup, this.#serviceDedups)
