@@ -126,7 +126,7 @@ export class BillPayment {
       keys: BILL_RECONCILE_KEYS,
       clock: this.#http.clock,
     })
-    return reconcileBillPayment(settled, this.transactions, this.#serviceDedups)
+    return reconcileBillPayment(settled, this.#ops, this.#serviceDedups)
   }
 
   /** The money-moving calls of the `journal` still open: sent (or about to be) with no definite outcome yet. */

@@ -337,7 +337,7 @@ export class CardGateway {
       keys: CARD_RECONCILE_KEYS,
       clock: this.#http.clock,
     })
-    return reconcileCard(settled, this.checkout, this.s2s, options)
+    return reconcileCard(settled, this.#ops, options)
   }
 
   /** The money-moving calls of the `journal` still open: sent (or about to be) with no definite outcome yet. */
