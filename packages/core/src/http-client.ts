@@ -55,9 +55,9 @@ export interface ClientOptions {
   maxResponseBytes?: number
   /**
    * An undici Dispatcher (proxy agent, custom pool, MockAgent). Default: the client's own two pools,
-   * keep-alive for calls that are safe to repeat, one connection per call for money-moving calls.
-   * With your own dispatcher, money-moving calls ask for their connection to be closed after them
-   * (`reset`), but whether they get a fresh one is up to that dispatcher.
+   * keep-alive for calls that are safe to repeat, one connection per call for money-moving calls and
+   * the lookups `reconcile` decides on. With your own dispatcher, those ask for their connection to
+   * be closed after them (`reset`), but whether they get a fresh one is up to that dispatcher.
    */
   dispatcher?: Dispatcher
   /**
