@@ -129,7 +129,7 @@ export class BillPayment {
       origins: this.#ops.origins,
       clock: this.#http.clock,
     })
-    return reconcileBillPayment(settled, this.transactions, this.#serviceDedups)
+    return reconcileBillPayment(settled, this.#ops, this.#serviceDedups)
   }
 
   /** The money-moving calls of the `journal` still open: sent (or about to be) with no definite outcome yet. */

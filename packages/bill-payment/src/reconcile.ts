@@ -4,9 +4,9 @@
  * transaction shows its key, so finding it proves the payment was made and not finding it proves nothing.
  */
 
-import { ProblemDetailsError, type Reconciled, type ReconcileSubject } from '@paywire/core'
+import { type OperationClient, ProblemDetailsError, type Reconciled, type ReconcileSubject } from '@paywire/core'
 import type { Transaction } from './results.js'
-import type { Transactions } from './transactions.js'
+import { Transactions } from './transactions.js'
 
 /** What a bill payment reconciliation looked at: the transaction found. */
 export type BillPaymentReconciled = Reconciled<Transaction>
@@ -24,10 +24,15 @@ export function billPaymentNext(key: string, serviceDedups: boolean): string {
   return `look the payment up before anything else: in bills.transactions.list() or bills.transactions.filter(...) by its product, amount and time, or ask the service for the payment sent with ${sentWith}; a transaction is not published to show its key, so not finding it here proves nothing. Do not send it again with the same key: that is safe only where the service's dedup of Idempotency-Key is known (serviceDedupsIdempotencyKey), and elsewhere pays twice`
 }
 
-/** Reconciles `transactions.execute` by its Idempotency-Key in the transactions list. */
+/**
+ * Reconciles `transactions.execute` by its Idempotency-Key in the transactions list. The list is
+ * read on a connection of its own (`onOwnConnections`), like a money-moving call: a stale answer
+ * left on a kept-alive connection (a service or proxy that answered an earlier list twice) would
+ * read as its answer.
+ */
 export async function reconcileBillPayment(
   subject: ReconcileSubject,
-  transactions: Transactions,
+  ops: OperationClient<unknown>,
   serviceDedups: boolean,
 ): Promise<BillPaymentReconciled> {
   const { operation, reconciliation: key } = subject
@@ -41,7 +46,7 @@ export async function reconcileBillPayment(
   })
   let list: readonly Transaction[] | undefined
   try {
-    list = await transactions.list()
+    list = await new Transactions(ops.onOwnConnections()).list()
   } catch (error) {
     // A 2xx the SDK cannot read shows nothing either way; any other failure is the caller's to see.
     if (error instanceof ProblemDetailsError && error.reason === 'unreadable_response') {

@@ -351,7 +351,7 @@ export class CardGateway {
       origins: this.#ops.origins,
       clock: this.#http.clock,
     })
-    return reconcileCard(settled, this.checkout, this.s2s, options)
+    return reconcileCard(settled, this.#ops, options)
   }
 
   /** The money-moving calls of the `journal` still open: sent (or about to be) with no definite outcome yet. */

@@ -7,10 +7,17 @@
  * and a lookup that finds nothing counts as `not_applied` only where that proves it.
  */
 
-import { DEFAULT_SETTLE_AFTER_MS, type Reconciled, type ReconcileOptions, type ReconcileSubject } from '@paywire/core'
-import { type Checkout, type CheckoutStatusResult, DEDUP_WINDOW_MS } from './checkout.js'
+import {
+  DEFAULT_SETTLE_AFTER_MS,
+  type OperationClient,
+  type Reconciled,
+  type ReconcileOptions,
+  type ReconcileSubject,
+} from '@paywire/core'
+import { Checkout, type CheckoutStatusResult, DEDUP_WINDOW_MS } from './checkout.js'
 import { CardGatewayError } from './errors.js'
-import type { S2s, S2sActionResult } from './s2s.js'
+import { S2s, type S2sActionResult } from './s2s.js'
+import type { GatewayContext } from './schemas.js'
 
 /**
  * What a card reconciliation looked at: the status answer of the payment or transaction. An
@@ -114,14 +121,22 @@ function s2sUnproven(
   return undefined
 }
 
-/** Reconciles one unknown card outcome with the client's own Checkout and S2S interfaces. */
+/**
+ * Reconciles one unknown card outcome with the client's own Checkout and S2S interfaces. Each lookup
+ * goes on a connection of its own (`onOwnConnections`), like a money-moving call: a stale answer
+ * left on a kept-alive connection (a gateway or proxy that answered an earlier lookup twice) would
+ * read as this lookup's answer, and a settled capture could be reported `not_applied` from an old
+ * PENDING.
+ */
 export async function reconcileCard(
   subject: ReconcileSubject,
-  checkout: Checkout,
-  s2s: S2s,
+  ops: OperationClient<GatewayContext>,
   options: ReconcileOptions = {},
 ): Promise<CardReconciled> {
   const { operation, reconciliation: key, elapsedMs } = subject
+  const lookups = ops.onOwnConnections()
+  const checkout = new Checkout(lookups)
+  const s2s = new S2s(lookups)
   // A call that may still be on its way (an intent inside its call's limit) proves nothing by absence.
   const settleAfterMs = Math.max(options.settleAfterMs ?? DEFAULT_SETTLE_AFTER_MS, subject.callLimitMs)
   const result = (outcome: Outcome, state: State, evidence: string, next?: string): CardReconciled => {

@@ -55,9 +55,9 @@ export interface ClientOptions {
   maxResponseBytes?: number
   /**
    * An undici Dispatcher (proxy agent, custom pool, MockAgent). Default: the client's own two pools,
-   * keep-alive for calls that are safe to repeat, one connection per call for money-moving calls.
-   * With your own dispatcher, money-moving calls ask for their connection to be closed after them
-   * (`reset`), but whether they get a fresh one is up to that dispatcher.
+   * keep-alive for calls that are safe to repeat, one connection per call for money-moving calls and
+   * the lookups `reconcile` decides on. With your own dispatcher, those ask for their connection to
+   * be closed after them (`reset`), but whether they get a fresh one is up to that dispatcher.
    */
   dispatcher?: Dispatcher
   /**
@@ -126,6 +126,12 @@ export interface HttpRequest {
   readonly idempotencyKey?: string | undefined
   /** Headers the SDK owns for this operation even when this call does not send them (an idempotency header). */
   readonly managedHeaders?: readonly string[] | undefined
+  /**
+   * @internal Sends a lookup on a connection of its own, like a money-moving call (see
+   * `HttpClient#dispatcher`): set by the engine on the lookups reconciliation decides on, so no
+   * stale answer left on a kept-alive connection is read as theirs. Not a merchant option.
+   */
+  readonly ownConnection?: boolean | undefined
 }
 
 /** An answer as the service package sees it before turning it into a result or an error. */
@@ -238,11 +244,12 @@ export class HttpClient {
    * kept-alive connection, and if it arrives after the next request was written there (undici drops
    * a connection that receives bytes while idle, but only before it writes), it reads as that
    * request's answer. A fresh connection has no earlier answer to misread, and a closed one hands
-   * its leftovers to nobody. Lookups keep the keep-alive pool.
+   * its leftovers to nobody. Lookups keep the keep-alive pool, except those reconciliation decides
+   * on (`ownConnection`): a stale answer there would settle an unknown outcome wrongly.
    */
-  #dispatcher(transport: Transport, movesMoney: boolean): Dispatcher {
+  #dispatcher(transport: Transport, ownConnection: boolean): Dispatcher {
     if (this.#givenDispatcher) return this.#givenDispatcher
-    if (movesMoney) {
+    if (ownConnection) {
       this.#singleUseAgent ??= this.#newAgent(transport, 0)
       return this.#singleUseAgent
     }
@@ -611,8 +618,9 @@ export class HttpClient {
     try {
       const transport = this.#transport as Transport
       const { origin, path } = splitUrl(req.url)
-      // Every policy but `safe` is for a call whose repeat could act twice: it moves money.
-      const movesMoney = req.retry.kind !== 'safe'
+      // Every policy but `safe` is for a call whose repeat could act twice: it moves money. It, and a
+      // lookup reconciliation decides on, never share a connection with another call (see #dispatcher).
+      const ownConnection = req.retry.kind !== 'safe' || req.ownConnection === true
       // A caller's dispatcher may have shorter undici timeouts of its own: they must not fire before
       // ours. The client's own Agent has them off, so it is spared undici's per-request timers.
       const undiciTimeout = this.#givenDispatcher ? timeoutMs + 1_000 : undefined
@@ -626,13 +634,14 @@ export class HttpClient {
         body: req.body?.text,
         headersTimeout: undiciTimeout,
         bodyTimeout: undiciTimeout,
-        // Never reuse the connection after a money-moving call (see #dispatcher); a no-op on our own single-use pool.
-        reset: movesMoney || undefined,
+        // Never reuse the connection after a money-moving call or a reconciliation lookup (see
+        // #dispatcher); a no-op on our own single-use pool.
+        reset: ownConnection || undefined,
         onInfo: ({ statusCode }) => {
           interimStatus = statusCode
         },
       }
-      const dispatcher = this.#dispatcher(transport, movesMoney)
+      const dispatcher = this.#dispatcher(transport, ownConnection)
       const res = await new Promise<Dispatcher.ResponseData>((resolve, reject) => {
         handler = new transport.AttemptHandler(options, deadline, (error, data) =>
           error ? reject(error) : resolve(data),

@@ -171,8 +171,12 @@ const NO_PATH: Readonly<Record<string, string | number>> = Object.freeze({})
 export class OperationClient<Ctx> {
   readonly #config: OperationClientConfig<Ctx>
   readonly #defaultBase: string
-  /** Each row's schema under this client's rules, built once. */
-  readonly #schemas = new WeakMap<object, z.ZodType>()
+  /** Each row's schema under this client's rules, built once (shared with `#onOwnConnections`). */
+  #schemas = new WeakMap<object, z.ZodType>()
+  /** Whether every request of this engine goes on a connection of its own (`HttpRequest.ownConnection`). */
+  #ownConnection = false
+  /** The engine `onOwnConnections()` returns, made once. */
+  #onOwnConnections: OperationClient<Ctx> | undefined
 
   constructor(config: OperationClientConfig<Ctx>) {
     this.#config = config
@@ -182,6 +186,23 @@ export class OperationClient<Ctx> {
   /** The origins of the client's base URLs: reconciliation settles only calls sent to them. */
   get origins(): readonly string[] {
     return [...new Set(Object.values(this.#config.baseUrls).map((url) => new URL(url).origin))]
+  }
+
+  /**
+   * The same engine (client, credentials, rows), except that every request goes on a connection of
+   * its own, like a money-moving call: for the lookups reconciliation decides on. A stale answer
+   * left on a kept-alive connection (a service or proxy that answered one request twice) would read
+   * as the lookup's answer, and settle an unknown outcome from an old state.
+   */
+  onOwnConnections(): OperationClient<Ctx> {
+    if (this.#ownConnection) return this
+    if (this.#onOwnConnections === undefined) {
+      const fresh = new OperationClient(this.#config)
+      fresh.#schemas = this.#schemas
+      fresh.#ownConnection = true
+      this.#onOwnConnections = fresh
+    }
+    return this.#onOwnConnections
   }
 
   /** Checks `input`, builds the request and sends it; a refusal rejects with `RequestValidationError`. */
@@ -282,6 +303,7 @@ export class OperationClient<Ctx> {
       reconciliation: row.reconcile ? row.reconcile(sent) : keyReconciliation(idempotency, key),
       idempotencyKey: key,
       managedHeaders: keyHeader ? [keyHeader] : undefined,
+      ownConnection: this.#ownConnection || undefined,
     }
     return { request, params }
   }
@@ -302,6 +324,7 @@ export class OperationClient<Ctx> {
       retry: options.retryWithSameKey === true ? keyed : request.retry,
       reconciliation: keyReconciliation(keyHeader ? { header: keyHeader } : undefined, key),
       idempotencyKey: key,
+      ownConnection: this.#ownConnection || undefined,
     }
   }
 

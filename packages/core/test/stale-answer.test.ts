@@ -2,12 +2,22 @@
  * A misbehaving server (or proxy) that answers one request twice: the second, stale answer sits on
  * the kept-alive connection and, if it arrives after the next call was written there, reads as that
  * call's answer — a capture that went through reported as a definite "not pending" failure (issue 26,
- * item 18). No answer may ever be taken for a call it does not belong to.
+ * item 18). No answer may ever be taken for a call it does not belong to: not by a money-moving
+ * call, and not by a lookup reconciliation decides on (a stale PENDING would settle a capture wrongly).
  */
 
 import { once } from 'node:events'
 import { type AddressInfo, createServer, type Socket } from 'node:net'
-import { keyed, unsentOnly, withinWindow } from '@paywire/core'
+import {
+  defineOperation,
+  keyed,
+  OperationClient,
+  ProblemDetailsError,
+  problemAnswers,
+  safe,
+  unsentOnly,
+  withinWindow,
+} from '@paywire/core'
 import { Agent } from 'undici'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { get, jsonHandler, makeClient, post } from './helpers.js'
@@ -19,6 +29,8 @@ function answer(n: number): string {
   const body = `{"n":${n}}`
   return `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`
 }
+
+class ShopError extends ProblemDetailsError {}
 
 interface Seen {
   readonly n: number
@@ -131,6 +143,48 @@ describe('a stale second answer on a kept-alive connection is never taken for an
     const c = client()
     await expect(c.send(get(s.url), jsonHandler)).resolves.toEqual({ n: 1 })
     await expect(c.send(get(s.url), jsonHandler)).resolves.toEqual({ n: 2 })
+    expect(s.seen.map((r) => r.connection)).toEqual([1, 2])
+  })
+
+  it('a lookup reconciliation decides on (ownConnection) never reads a stale copy of an earlier lookup', async () => {
+    // The same question asked twice: on the keep-alive pool the second would read the first's copy.
+    const s = await doubleAnsweringServer('late')
+    const c = client()
+    const lookup = (url: string) => get(url, { ownConnection: true })
+    await expect(c.send(lookup(s.url), jsonHandler)).resolves.toEqual({ n: 1 })
+    await expect(c.send(lookup(s.url), jsonHandler)).resolves.toEqual({ n: 2 })
+    await expect(c.send(get(s.url), jsonHandler)).resolves.toEqual({ n: 3 })
+    expect(s.seen.map((r) => r.connection)).toEqual([1, 2, 3])
+  })
+
+  it('the engine marks every request of onOwnConnections() ownConnection, and no other', async () => {
+    const s = await doubleAnsweringServer('late')
+    const c = client()
+    const ops = new OperationClient({
+      http: c,
+      baseUrls: { default: s.url },
+      context: undefined,
+      answers: problemAnswers(ShopError),
+    })
+    const row = defineOperation({ name: 'test.lookup', method: 'GET', path: '/status', retry: safe })
+    await expect(ops.onOwnConnections().call(row, {})).resolves.toEqual({ n: 1 })
+    await expect(ops.onOwnConnections().call(row, {})).resolves.toEqual({ n: 2 })
+    await expect(ops.onOwnConnections().request({ method: 'GET', path: '/status' })).resolves.toEqual({ n: 3 })
+    expect(s.seen.map((r) => r.connection)).toEqual([1, 2, 3])
+    // The plain engine keeps the keep-alive pool for lookups: its second lookup reads the first's
+    // stale copy on the same connection, which is why reconciliation never decides on it.
+    await expect(ops.call(row, {})).resolves.toEqual({ n: 4 })
+    await expect(ops.call(row, {})).rejects.toMatchObject({ status: 400 })
+    expect(s.seen.map((r) => r.connection)).toEqual([1, 2, 3, 4, 4])
+  })
+
+  it("with your own dispatcher, a reconciliation lookup's connection is closed after it (reset): its stale copy reaches nobody", async () => {
+    const s = await doubleAnsweringServer('late')
+    const dispatcher = new Agent({ connections: 1 })
+    onTestFinished(() => dispatcher.close())
+    const c = makeClient({ maxRetries: 0, dispatcher })
+    await expect(c.send(get(s.url, { ownConnection: true }), jsonHandler)).resolves.toEqual({ n: 1 })
+    await expect(c.send(get(s.url, { ownConnection: true }), jsonHandler)).resolves.toEqual({ n: 2 })
     expect(s.seen.map((r) => r.connection)).toEqual([1, 2])
   })
 

@@ -146,7 +146,7 @@ export class Remittance {
       origins: this.#ops.origins,
       clock: this.#http.clock,
     })
-    return reconcileRemittance(settled, this.lookup, this.#serviceDedups)
+    return reconcileRemittance(settled, this.#ops, this.#serviceDedups)
   }
 
   /** The money-moving calls of the `journal` still open: sent (or about to be) with no definite outcome yet. */

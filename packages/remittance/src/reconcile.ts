@@ -6,9 +6,16 @@
  * not found, an empty answer or a record that does not name it proves nothing.
  */
 
-import { ProblemDetailsError, type Reconciled, type ReconcileSubject, type Reconciliation } from '@paywire/core'
-import type { Lookup } from './lookup.js'
+import {
+  type OperationClient,
+  ProblemDetailsError,
+  type Reconciled,
+  type ReconcileSubject,
+  type Reconciliation,
+} from '@paywire/core'
+import { Lookup } from './lookup.js'
 import type { TransactionStatus } from './results.js'
+import type { SleBodySchemas } from './schemas.js'
 
 /** What a remittance reconciliation looked at: the status lookup's answer. */
 export type RemittanceReconciled = Reconciled<TransactionStatus>
@@ -54,11 +61,13 @@ export function remittanceNext(key: Reconciliation, serviceDedups: boolean): str
 
 /**
  * Reconciles a transfer (by `agentTransactionRef`) or a confirm (by `transactionId`) with the status
- * lookup; a beneficiary write (by `posid`) is `not_reconcilable`.
+ * lookup; a beneficiary write (by `posid`) is `not_reconcilable`. The lookup goes on a connection of
+ * its own (`onOwnConnections`), like a money-moving call: a stale answer left on a kept-alive
+ * connection (a service or proxy that answered an earlier lookup twice) would read as its answer.
  */
 export async function reconcileRemittance(
   subject: ReconcileSubject,
-  lookup: Lookup,
+  ops: OperationClient<SleBodySchemas>,
   serviceDedups: boolean,
 ): Promise<RemittanceReconciled> {
   const { operation, reconciliation: key } = subject
@@ -83,7 +92,7 @@ export async function reconcileRemittance(
   })
   let state: TransactionStatus | undefined
   try {
-    state = await lookup.transactionStatus(key.value)
+    state = await new Lookup(ops.onOwnConnections()).transactionStatus(key.value)
   } catch (error) {
     if (error instanceof ProblemDetailsError && error.isNotFound) {
       return unknown(`the status lookup finds nothing under ${key.key} ${key.value}`)
