@@ -96,6 +96,25 @@ function checkoutUnproven(operation: string, state: CheckoutStatusResult, orderI
     }
   }
   if (!present(state.status)) return `the status lookup answered a record of order ${orderId} without a status`
+  // A credit is often sent under the order_id of the payment it refunds: a record that does not say
+  // it is a credit may be that payment (settled, not refunded), so only a record that names a credit
+  // or refund, by its kind or its status, proves it.
+  const shown = [kindOf(state), String(state.status).toLowerCase()]
+  if (operation === 'checkout.credit' && !shown.some((kind) => kind !== undefined && CREDIT_KINDS.includes(kind))) {
+    return `the status lookup's record under order ${orderId} (status ${String(state.status)}) does not show a credit or refund: it may be the payment the credit refunds`
+  }
+  return undefined
+}
+
+/** The kinds of record that prove a credit. */
+const CREDIT_KINDS = ['credit', 'refund']
+
+/** The record's own kind, from `type` or `operation`, lower-cased. */
+function kindOf(state: CheckoutStatusResult): string | undefined {
+  for (const field of ['type', 'operation']) {
+    const kind = state[field]
+    if (typeof kind === 'string' && kind !== '') return kind.toLowerCase()
+  }
   return undefined
 }
 
