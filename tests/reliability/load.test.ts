@@ -148,5 +148,8 @@ describe(`load: ${CALLS} calls at concurrency ${CONCURRENCY} per simulator`, () 
         await server.close()
       }
     },
+    // A hang guard, not a speed mark: ~10-15 s alone, several times that on a machine shared with
+    // other test runs; every call carries its own deadline, so a real hang still ends here.
+    240_000,
   )
 })
