@@ -106,6 +106,28 @@ function checkoutUnproven(operation: string, state: CheckoutStatusResult, orderI
   return undefined
 }
 
+/**
+ * Why a recurring sale's record is another charge under the same order_id, or `undefined`: its
+ * amount (or currency) differs from the one the intent sent. An order_id reused for each month's
+ * charge would otherwise prove this month's by last month's record.
+ */
+function otherCharge(state: S2sActionResult, params: unknown): string | undefined {
+  const sent = (typeof params === 'object' && params !== null ? params : {}) as Record<string, unknown>
+  for (const [field, sentField] of [
+    ['amount', 'order_amount'],
+    ['currency', 'order_currency'],
+  ] as const) {
+    const shown = state[field]
+    const asSent = sent[sentField]
+    if (!present(shown) || !present(asSent)) continue
+    const same = field === 'amount' ? Number(shown) === Number(asSent) : String(shown) === String(asSent)
+    if (!same) {
+      return `GET_TRANS_STATUS_BY_ORDER shows a charge of ${field} ${String(shown)} under order_id ${String(state.order_id)}, not the ${String(asSent)} this call sent: it may be an earlier charge under the same order_id`
+    }
+  }
+  return undefined
+}
+
 /** The kinds of record that prove a credit. */
 const CREDIT_KINDS = ['credit', 'refund']
 
@@ -240,7 +262,8 @@ export async function reconcileCard(
         return unknown(`GET_TRANS_STATUS_BY_ORDER answered what cannot be read: ${looked.unreadable}`)
       }
       const state = looked.record
-      const problem = s2sUnproven('GET_TRANS_STATUS_BY_ORDER', 'RECURRING_SALE', state, key)
+      const problem =
+        s2sUnproven('GET_TRANS_STATUS_BY_ORDER', 'RECURRING_SALE', state, key) ?? otherCharge(state, subject.params)
       if (problem !== undefined) return unknown(problem, state)
       return result('applied', state, `GET_TRANS_STATUS_BY_ORDER finds ${key.value} (${String(state.status)})`)
     }

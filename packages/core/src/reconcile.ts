@@ -60,6 +60,11 @@ export interface ReconcileSubject {
    * proves nothing, whatever `settleAfterMs` says. 0 for an error: its call has ended.
    */
   readonly callLimitMs: number
+  /**
+   * The params of the call, as its intent recorded them (no secret is written); `undefined` for an
+   * error. A lookup's record can be checked against them (its amount), not only against the key.
+   */
+  readonly params: unknown
 }
 
 /** Options of `reconcile` and `reconcileAll`. */
@@ -170,12 +175,14 @@ export function reconcileSubject(subject: PaywireError | Intent, scope: Reconcil
     reconciliation: Reconciliation,
     elapsedMs: number,
     callLimitMs = 0,
+    params: unknown = undefined,
   ): ReconcileSubject => ({
     operation,
     reconciliation,
     elapsedMs,
     since: Date.now() - elapsedMs,
     callLimitMs,
+    params,
   })
   if (subject instanceof PaywireError) {
     if (!subject.outcomeUnknown) {
@@ -208,7 +215,7 @@ export function reconcileSubject(subject: PaywireError | Intent, scope: Reconcil
   if (sentElsewhere !== undefined) return refuse(sentElsewhere)
   const mark = intentWritten.get(subject.id)
   const elapsedMs = mark ? msSince(mark) : anchoredDate(clock) - subject.createdAt
-  return settled(subject.operation, subject.reconciliation, elapsedMs, subject.callLimitMs ?? 0)
+  return settled(subject.operation, subject.reconciliation, elapsedMs, subject.callLimitMs ?? 0, subject.params)
 }
 
 /** Why `key` cannot reconcile `operation` on this client, or `undefined` when it can. */
