@@ -1,5 +1,5 @@
 /**
- * Review (issue 26, round 3), from the attacker's side: item 18's stale second answer, aimed at the
+ * From the attacker's side (found in review): item 18's stale second answer, aimed at the
  * lookups. Money-moving calls now go on connections of their own, but lookups keep the keep-alive
  * pool, and reconciliation decides on a lookup. A gateway (or proxy) that answers one
  * GET_TRANS_STATUS twice leaves the copy to be read as the answer of the next lookup on that
