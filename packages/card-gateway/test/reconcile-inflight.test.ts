@@ -1,5 +1,5 @@
 /**
- * Review (issue 26, round 3), from the attacker's side: the settle delay of an intent is counted
+ * From the attacker's side (found in review): the settle delay of an intent is counted
  * from when the intent was written, which is when the call STARTED, not when it can no longer
  * arrive. With a per-attempt `timeout` above `settleAfterMs` (both the merchant's to set; nothing
  * ties them), `reconcileAll()` settles a money-moving call that is still in flight as `not_applied`

@@ -3,7 +3,7 @@
  * once the next request on that connection was written, where it reads as that request's answer.
  * Every lookup reconciliation decides on goes on a connection of its own, so no copy is ever read:
  * the Checkout status lookup of a purchase, GET_TRANS_STATUS_BY_ORDER of a recurring sale (and
- * GET_TRANS_STATUS of a capture, review-r3-stale-lookup.test.ts). Each case asks the same question
+ * GET_TRANS_STATUS of a capture, reconcile-stale-lookup.test.ts). Each case asks the same question
  * twice, before and after the call lands: a stale "not found" would report a booked purchase or
  * recurring charge `not_applied`, and the merchant would charge again.
  */

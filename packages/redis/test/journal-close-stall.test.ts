@@ -1,5 +1,5 @@
 /**
- * Review (issue 26, round 3), from the attacker's side: the journal's close after an ANSWERED
+ * From the attacker's side (found in review): the journal's close after an ANSWERED
  * money-moving call is bounded by nothing either. The gateway captured and answered; Redis stalls
  * before the close: the merchant's `capture()` never resolves, though the money moved. A merchant
  * whose own request times out retries its checkout and sends the charge again.

@@ -1,5 +1,5 @@
 /**
- * Review (issue 26, round 3), from the attacker's side: the intent journal is namespaced by the
+ * From the attacker's side (found in review): the intent journal is namespaced by the
  * service package's name only (`open:card-gateway`). Two clients of the same package that talk to
  * different gateways (sandbox and production, or two merchant accounts) sharing one Redis journal
  * see each other's intents, and `reconcileAll()` of one settles the other's by its own lookups.
@@ -53,7 +53,7 @@ describeWithRedis('review r3: one Redis journal shared by two gateways of the sa
       )
       const blackholeUrl = `http://127.0.0.1:${(blackhole.address() as AddressInfo).port}`
 
-      const prefix = `review-r3-scope-${Date.now()}:`
+      const prefix = `journal-scope-${Date.now()}:`
       const journal = new RedisIntentStore({ client, keyPrefix: prefix })
       const prod = new CardGateway({
         ...production.clientOptions,

@@ -1,5 +1,5 @@
 /**
- * Review (issue 26, round 3), from the attacker's side: the journal's `open` runs before the call's
+ * From the attacker's side (found in review): the journal's `open` runs before the call's
  * deadline starts and is bounded by nothing (no timer, not the caller's signal). A Redis that stalls
  * (the connection open, nothing answered: a long fork, a paused VM, a half-open path) holds a
  * money-moving call forever, past its `totalTimeout` and past the caller's abort. Nothing is sent,

@@ -1,5 +1,5 @@
 /**
- * Review (issue 26, round 3), from the attacker's side: `reconcileAll()` closes each settled intent
+ * From the attacker's side (found in review): `reconcileAll()` closes each settled intent
  * as it goes, and a close that fails (the connection to Redis dropped at its EXEC) is not caught:
  * the whole run rejects. The intents it already closed are gone from the journal, and their
  * outcomes (here: a capture that did NOT happen, which the merchant must redo) were never returned
