@@ -6,8 +6,6 @@
  * call, and not by a lookup reconciliation decides on (a stale PENDING would settle a capture wrongly).
  */
 
-import { once } from 'node:events'
-import { type AddressInfo, createServer, type Socket } from 'node:net'
 import {
   defineOperation,
   keyed,
@@ -18,77 +16,23 @@ import {
   unsentOnly,
   withinWindow,
 } from '@paywire/core'
+import { rawHttpAnswer, startDoubleAnswerServer } from '@paywire/core/testing'
 import { Agent } from 'undici'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { get, jsonHandler, makeClient, post } from './helpers.js'
 
-const STALE_BODY = '{"error":{"code":208003,"message":"capture requested for a payment not in pending status"}}'
-const STALE = `HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\ncontent-length: ${STALE_BODY.length}\r\n\r\n${STALE_BODY}`
-
-function answer(n: number): string {
-  const body = `{"n":${n}}`
-  return `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`
-}
-
 class ShopError extends ProblemDetailsError {}
 
-interface Seen {
-  readonly n: number
-  readonly method: string
-  /** Which connection carried it (1 = the first the server accepted). */
-  readonly connection: number
-}
+/** The stale copy: a definite refusal, as the gateway answers a capture of a payment not pending. */
+const STALE = rawHttpAnswer(400, 'Bad Request', {
+  error: { code: 208003, message: 'capture requested for a payment not in pending status' },
+})
 
-/**
- * A raw HTTP/1.1 server that answers the first request on each connection twice: its own answer,
- * then a stale 400 "not pending". `late`: the stale answer is written only when the next request
- * arrives (on that connection, or on any other), so it always comes after the client wrote that
- * request — the race no check of an idle socket can win. `together`: in the same write as the first.
- */
-async function doubleAnsweringServer(mode: 'late' | 'together') {
-  const seen: Seen[] = []
-  const sockets: Socket[] = []
-  const staleOwed = new Set<Socket>()
-  const server = createServer((socket) => {
-    sockets.push(socket)
-    const connection = sockets.length
-    let served = 0
-    let buffered = Buffer.alloc(0)
-    socket.on('error', () => {})
-    socket.on('data', (chunk: Buffer) => {
-      buffered = Buffer.concat([buffered, chunk])
-      for (;;) {
-        const end = buffered.indexOf('\r\n\r\n')
-        if (end === -1) return
-        const head = buffered.subarray(0, end).toString('latin1')
-        const length = Number(/\r\ncontent-length: *(\d+)/i.exec(head)?.[1] ?? 0)
-        if (buffered.length < end + 4 + length) return
-        buffered = buffered.subarray(end + 4 + length)
-        const n = seen.length + 1
-        seen.push({ n, method: head.slice(0, head.indexOf(' ')), connection })
-        // Whatever stale answer is owed goes out first: it reaches its connection after this request was written.
-        for (const owed of staleOwed) if (!owed.destroyed) owed.write(STALE)
-        staleOwed.clear()
-        served += 1
-        if (served > 1) socket.write(answer(n))
-        else if (mode === 'together') socket.write(answer(n) + STALE)
-        else {
-          socket.write(answer(n))
-          staleOwed.add(socket)
-        }
-      }
-    })
-  })
-  server.listen(0, '127.0.0.1')
-  await once(server, 'listening')
-  onTestFinished(
-    () =>
-      new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.destroy()
-        server.close(() => resolve())
-      }),
-  )
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/s2s`, seen }
+/** Answers `{ n }` to the n-th request, and the first on each connection again with STALE. */
+async function doubleAnsweringServer(when: 'late' | 'together') {
+  const s = await startDoubleAnswerServer({ answer: ({ n }) => ({ n }), copy: () => STALE, when })
+  onTestFinished(() => s.close())
+  return { url: `${s.url}/s2s`, seen: s.requests }
 }
 
 /** One socket per pool: without the cap, a call sent right after an answer opens another socket anyway. */

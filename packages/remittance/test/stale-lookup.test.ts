@@ -7,77 +7,20 @@
  * must be reconciled from the fresh answer, never from the stale "may not be confirmed".
  */
 
-import { once } from 'node:events'
-import { type AddressInfo, createServer, type Socket } from 'node:net'
 import type { Intent } from '@paywire/core'
+import { startDoubleAnswerServer } from '@paywire/core/testing'
 import { expect, it, onTestFinished } from 'vitest'
 import { Remittance } from '../src/index.js'
 
-interface Seen {
-  readonly method: string
-  readonly path: string
-  /** Which connection carried it (1 = the first the server accepted). */
-  readonly connection: number
-}
-
-/**
- * A raw HTTP/1.1 server that answers the first request on each connection twice. The copy is written
- * only when the next request arrives (on that connection or any other), so it always comes after the
- * client wrote that request: the race no check of an idle socket can win. `answer` gives the JSON
- * body of the n-th request.
- */
-async function doubleAnsweringServer(answer: (n: number, seen: Seen) => unknown) {
-  const seen: Seen[] = []
-  const sockets: Socket[] = []
-  const owed = new Map<Socket, string>()
-  const server = createServer((socket) => {
-    sockets.push(socket)
-    const connection = sockets.length
-    let served = 0
-    let buffered = Buffer.alloc(0)
-    socket.on('error', () => {})
-    socket.on('data', (chunk: Buffer) => {
-      buffered = Buffer.concat([buffered, chunk])
-      for (;;) {
-        const end = buffered.indexOf('\r\n\r\n')
-        if (end === -1) return
-        const head = buffered.subarray(0, end).toString('latin1')
-        const length = Number(/\r\ncontent-length: *(\d+)/i.exec(head)?.[1] ?? 0)
-        if (buffered.length < end + 4 + length) return
-        buffered = buffered.subarray(end + 4 + length)
-        const [method = '', path = ''] = head.split(' ')
-        const request = { method, path, connection }
-        seen.push(request)
-        // The copy owed goes out first: it reaches its connection after this request was written there.
-        for (const [stale, text] of owed) if (!stale.destroyed) stale.write(text)
-        owed.clear()
-        const body = JSON.stringify(answer(seen.length, request))
-        const text = `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
-        socket.write(text)
-        served += 1
-        if (served === 1) owed.set(socket, text)
-      }
-    })
-  })
-  server.listen(0, '127.0.0.1')
-  await once(server, 'listening')
-  onTestFinished(
-    () =>
-      new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.destroy()
-        server.close(() => resolve())
-      }),
-  )
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen }
-}
-
 it('a confirm that went through is never reconciled from a stale copy of an earlier lookup; each lookup has its own connection', async () => {
   let confirmed = false
-  const server = await doubleAnsweringServer(() =>
-    confirmed
-      ? { transactionId: 'TX-STALE-1', referenceNumber: 'REF-9', status: 'Paid' }
-      : { transactionId: 'TX-STALE-1', status: 'Pending' },
-  )
+  const server = await startDoubleAnswerServer({
+    answer: () =>
+      confirmed
+        ? { transactionId: 'TX-STALE-1', referenceNumber: 'REF-9', status: 'Paid' }
+        : { transactionId: 'TX-STALE-1', status: 'Pending' },
+  })
+  onTestFinished(() => server.close())
   // One socket per pool: a second lookup would otherwise open another socket only by chance.
   const remit = new Remittance({ baseUrl: server.url, apiKey: 'test-api-key', maxRetries: 0, maxSockets: 1 })
   onTestFinished(() => remit.close())
@@ -105,7 +48,7 @@ it('a confirm that went through is never reconciled from a stale copy of an earl
   const late = await remit.reconcile(intent)
   expect(`${late.outcome} (${late.evidence})`).toMatch(/^applied .*status Paid/)
   expect(late.state).toMatchObject({ referenceNumber: 'REF-9', status: 'Paid' })
-  expect(server.seen.map((r) => `${r.method} ${r.path} #${r.connection}`)).toEqual([
+  expect(server.requests.map((r) => `${r.method} ${r.path} #${r.connection}`)).toEqual([
     'GET /api/lookup/transaction/status/TX-STALE-1 #1',
     'GET /api/lookup/transaction/status/TX-STALE-1 #2',
   ])

@@ -1,5 +1,8 @@
 /** `@paywire/core/testing`: loopback servers (msw handlers, deliberate faults), a test clock and `rejection()`. */
 
+export type { DoubleAnswerRequest, DoubleAnswerServer, DoubleAnswerServerOptions } from './double-answer-server.js'
+export { rawHttpAnswer, startDoubleAnswerServer } from './double-answer-server.js'
+
 export type { FaultBehaviour, FaultServer } from './fault-server.js'
 export { faults, refusedUrl, startFaultServer } from './fault-server.js'
 export type { FailNextOptions, InjectedFault } from './faults.js'
