@@ -54,6 +54,7 @@ const scope = (service = 'card-gateway') => ({
   client: 'Test',
   service,
   keys: { 's2s.capture': ['trans_id'], 'checkout.purchase': ['order_id'] },
+  origins: ['https://s2s.example'],
 })
 
 const refused = (subject: unknown, service?: string) => {
@@ -96,6 +97,23 @@ describe('reconcileSubject: only what was made for it', () => {
       'is keyed by agentTransactionRef, which no operation of this client is keyed by (trans_id, order_id): reconcile it with the client of the service that raised it',
     )
     expect(refused(intentOf({ reconciliation: foreign }))).toMatch(/keyed by agentTransactionRef/)
+  })
+
+  it('refuses an intent or error of a call sent to another origin than the client sends to', () => {
+    expect(refused(intentOf({ target: 'https://s2s.production.example' }))).toBe(
+      "was sent to https://s2s.production.example, not to this client's https://s2s.example: its lookups would ask the wrong gateway; reconcile it with a client of https://s2s.production.example",
+    )
+    const error = Object.assign(unknownError(), { url: 'https://s2s.production.example/post' })
+    expect(refused(error)).toMatch(/was sent to https:\/\/s2s.production.example/)
+    // Its own origin, and an intent written before the origin was recorded, are accepted.
+    expect(reconcileSubject(intentOf({ target: 'https://s2s.example' }), scope()).operation).toBe('s2s.capture')
+    expect(reconcileSubject(intentOf(), scope()).operation).toBe('s2s.capture')
+  })
+
+  it('an intent carries its call limit and params to the lookup; an error has ended (limit 0)', () => {
+    const subject = reconcileSubject(intentOf({ callLimitMs: 300_000 }), scope())
+    expect(subject).toMatchObject({ callLimitMs: 300_000, params: { trans_id: 't-1' } })
+    expect(reconcileSubject(unknownError(), scope())).toMatchObject({ callLimitMs: 0, params: undefined })
   })
 
   it('refuses an operation keyed by another of the client kinds than its own (edited by hand)', () => {

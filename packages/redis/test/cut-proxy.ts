@@ -10,6 +10,10 @@
 
 import { once } from 'node:events'
 import { type AddressInfo, createConnection, createServer, type Server, type Socket } from 'node:net'
+import { createClient } from 'redis'
+import { createClient as createClient5 } from 'redis-5'
+import { afterAll, beforeAll } from 'vitest'
+import { type Connected, connect } from './helpers.js'
 
 export type CutKind = 'request' | 'reply'
 
@@ -218,4 +222,34 @@ export async function startCutProxy(targetPort: number): Promise<CutProxy> {
       await new Promise((resolve) => server.close(resolve))
     },
   }
+}
+
+/** What a cut test drives: the proxy, a client through it (node-redis `major`), one straight to Redis. */
+export interface CutRig {
+  proxy: CutProxy
+  viaProxy: Connected
+  direct: Connected
+}
+
+/**
+ * Starts the proxy and both clients before the suite's tests and closes them after. The client
+ * through the proxy reconnects at once after a cut, as a client on a healthy network would.
+ */
+export function cutRig(server: () => { readonly port: number; readonly url: string }, major: 5 | 6 = 6): CutRig {
+  const rig = {} as CutRig
+  beforeAll(async () => {
+    rig.proxy = await startCutProxy(server().port)
+    const options = { url: rig.proxy.url, socket: { reconnectStrategy: () => 5 } }
+    const client = major === 6 ? createClient(options) : createClient5(options)
+    client.on('error', () => {})
+    await client.connect()
+    rig.viaProxy = client as unknown as Connected
+    rig.direct = await connect(server().url)
+  })
+  afterAll(async () => {
+    await rig.viaProxy?.close()
+    await rig.direct?.close()
+    await rig.proxy?.close()
+  })
+  return rig
 }

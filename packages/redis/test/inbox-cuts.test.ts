@@ -8,12 +8,10 @@
 
 import { type CallbackEvent, CardGateway } from '@paywire/card-gateway'
 import { signCallback } from '@paywire/card-gateway/testing'
-import { createClient } from 'redis'
-import { createClient as createClient5 } from 'redis-5'
-import { afterAll, beforeAll, expect, it } from 'vitest'
+import { expect, it } from 'vitest'
 import { RedisClaimStore, type RedisClient } from '../src/index.js'
-import { type CutKind, type CutProxy, startCutProxy } from './cut-proxy.js'
-import { type Connected, connect, eventually } from './helpers.js'
+import { type CutKind, cutRig } from './cut-proxy.js'
+import { eventually } from './helpers.js'
 import { describeWithRedis } from './redis-server.js'
 
 const HOLD_MS = 400
@@ -74,26 +72,8 @@ const COMMANDS: Record<Scenario, string[]> = {
 
 for (const major of [6, 5] as const) {
   describeWithRedis(`callback inbox on Redis, connection cut at each command (node-redis ${major})`, (server) => {
-    let proxy: CutProxy
-    let viaProxy: Connected
-    let direct: Connected
+    const rig = cutRig(server, major)
     let cell = 0
-
-    beforeAll(async () => {
-      proxy = await startCutProxy(server().port)
-      // Reconnects at once after a cut, as a client on a healthy network would.
-      const options = { url: proxy.url, socket: { reconnectStrategy: () => 5 } }
-      const client = major === 6 ? createClient(options) : createClient5(options)
-      client.on('error', () => {})
-      await client.connect()
-      viaProxy = client as unknown as Connected
-      direct = await connect(server().url)
-    })
-    afterAll(async () => {
-      await viaProxy?.close()
-      await direct?.close()
-      await proxy?.close()
-    })
 
     /**
      * One event through the simulated gateway: delivered until acknowledged (the first redelivery at
@@ -106,7 +86,7 @@ for (const major of [6, 5] as const) {
       const run: Run = { answers: [], started: 0, succeeded: 0, unprocessedAcks: [], extraRuns: [] }
       const reported: unknown[] = []
       const handler = gw.callbacks.handler({
-        store: new RedisClaimStore({ client: viaProxy as RedisClient, keyPrefix: prefix }),
+        store: new RedisClaimStore({ client: rig.viaProxy as RedisClient, keyPrefix: prefix }),
         holdMs: HOLD_MS,
         onError: (error) => reported.push(error),
         onEvent: async (_event: CallbackEvent) => {
@@ -116,11 +96,11 @@ for (const major of [6, 5] as const) {
         },
       })
       const held = async () => {
-        const keys = (await direct.eval("return redis.call('KEYS', ARGV[1])", {
+        const keys = (await rig.direct.eval("return redis.call('KEYS', ARGV[1])", {
           keys: [],
           arguments: [`${prefix}*`],
         })) as string[]
-        for (const key of keys) if (String(await direct.get(key)).startsWith('held:')) return true
+        for (const key of keys) if (String(await rig.direct.get(key)).startsWith('held:')) return true
         return false
       }
       const notHeld = () => eventually(async () => !(await held()), HOLD_MS + 5_000, 'the claim was let go')
@@ -146,8 +126,8 @@ for (const major of [6, 5] as const) {
         run.unprocessedAcks.push(`${label}: 20 deliveries and no 2xx`)
       }
 
-      if (cut) proxy.arm(cut.at, cut.kind)
-      else proxy.record()
+      if (cut) rig.proxy.arm(cut.at, cut.kind)
+      else rig.proxy.record()
       await deliverUntilAck('first')
       await deliverUntilAck('duplicate at once')
       await notHeld()
@@ -163,7 +143,7 @@ for (const major of [6, 5] as const) {
     async function everyCut(scenario: Scenario, rule: Rule): Promise<void> {
       const clean = await play(scenario)
       expect([...clean.unprocessedAcks, ...clean.extraRuns]).toEqual([])
-      const commands = [...proxy.commands]
+      const commands = [...rig.proxy.commands]
       // One EVAL per claim, release and complete: the claim, complete and release scripts.
       expect(commands).toEqual(COMMANDS[scenario])
       const failures: string[] = []
@@ -172,7 +152,7 @@ for (const major of [6, 5] as const) {
         for (const kind of ['request', 'reply'] as const) {
           const result = await play(scenario, { at: [at], kind })
           cells++
-          expect(proxy.cuts).toBe(1)
+          expect(rig.proxy.cuts).toBe(1)
           for (const v of result[rule]) {
             failures.push(`cut ${kind} of command ${at} (${commands[at - 1]}): ${v} [answers ${result.answers}]`)
           }
@@ -184,7 +164,7 @@ for (const major of [6, 5] as const) {
 
     it('a claim that ran but lost the reply of every attempt: 503 while its hold lasts, then run once by a redelivery', async () => {
       const result = await play('succeeds', { at: [1, 2, 3], kind: 'reply' })
-      expect(proxy.cuts).toBe(3)
+      expect(rig.proxy.cuts).toBe(3)
       expect(result.unprocessedAcks).toEqual([])
       expect(result.extraRuns).toEqual([])
       // store_unavailable, then in_progress (the first claim holds the key, its token forgotten), then run.

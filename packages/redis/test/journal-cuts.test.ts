@@ -9,12 +9,10 @@ import { randomUUID } from 'node:crypto'
 import { CardGateway } from '@paywire/card-gateway'
 import type { Intent } from '@paywire/core'
 import { createClient } from 'redis'
-import { createClient as createClient5 } from 'redis-5'
 import { afterAll, beforeAll, expect, it, vi } from 'vitest'
 import { type JournalOrphan, type RedisClient, RedisIntentStore } from '../src/index.js'
 import { intentOf } from './contract.js'
-import { type CutKind, type CutProxy, startCutProxy } from './cut-proxy.js'
-import { type Connected, connect } from './helpers.js'
+import { type CutKind, cutRig } from './cut-proxy.js'
 import { describeWithRedis } from './redis-server.js'
 
 /** What each step of the journal's life sends with no cut: open A, open B, close A. */
@@ -22,30 +20,13 @@ const COMMANDS = ['EVAL', 'EVAL', 'GET', 'MULTI', 'ZREM', 'DEL', 'EXEC']
 
 for (const major of [6, 5] as const) {
   describeWithRedis(`intent journal on Redis, connection cut at each command (node-redis ${major})`, (server) => {
-    let proxy: CutProxy
-    let viaProxy: Connected
-    let direct: Connected
-
-    beforeAll(async () => {
-      proxy = await startCutProxy(server().port)
-      const options = { url: proxy.url, socket: { reconnectStrategy: () => 5 } }
-      const client = major === 6 ? createClient(options) : createClient5(options)
-      client.on('error', () => {})
-      await client.connect()
-      viaProxy = client as unknown as Connected
-      direct = await connect(server().url)
-    })
-    afterAll(async () => {
-      await viaProxy?.close()
-      await direct?.close()
-      await proxy?.close()
-    })
+    const rig = cutRig(server, major)
 
     /** Index entries of `service` with no record behind them, read straight from Redis. */
     async function orphans(prefix: string, service: string): Promise<string[]> {
-      const ids = (await direct.zRange(`${prefix}open:${service}`, 0, -1)) as string[]
+      const ids = (await rig.direct.zRange(`${prefix}open:${service}`, 0, -1)) as string[]
       const missing: string[] = []
-      for (const id of ids) if ((await direct.get(`${prefix}intent:${id}`)) === null) missing.push(id)
+      for (const id of ids) if ((await rig.direct.get(`${prefix}intent:${id}`)) === null) missing.push(id)
       return missing
     }
 
@@ -57,9 +38,9 @@ for (const major of [6, 5] as const) {
       const prefix = `journal-cut-${randomUUID()}:`
       const service = 'card-gateway'
       const reported: JournalOrphan[] = []
-      const journal = new RedisIntentStore({ client: viaProxy as RedisClient, keyPrefix: prefix })
+      const journal = new RedisIntentStore({ client: rig.viaProxy as RedisClient, keyPrefix: prefix })
       const scanner = new RedisIntentStore({
-        client: direct,
+        client: rig.direct,
         keyPrefix: prefix,
         onOrphan: (orphan) => reported.push(orphan),
       })
@@ -90,8 +71,8 @@ for (const major of [6, 5] as const) {
         if (reported.length > 0) problems.push(`${step}: the scan met ${reported.length} orphans`)
       }
 
-      if (cut) proxy.arm(cut)
-      else proxy.record()
+      if (cut) rig.proxy.arm(cut)
+      else rig.proxy.record()
       for (const intent of [a, b]) {
         try {
           await journal.open(intent)
@@ -115,19 +96,19 @@ for (const major of [6, 5] as const) {
 
     it('with no cut: open, open, close send one EVAL each for the opens and GET + MULTI ZREM DEL EXEC for the close', async () => {
       expect(await play()).toEqual([])
-      expect(proxy.commands).toEqual(COMMANDS)
+      expect(rig.proxy.commands).toEqual(COMMANDS)
     })
 
     it('a cut at every command, of either kind: no scan throws, no opened intent is lost, no index entry is left without its record', async () => {
       expect(await play()).toEqual([])
-      const commands = [...proxy.commands]
+      const commands = [...rig.proxy.commands]
       const failures: string[] = []
       let cells = 0
       for (let at = 1; at <= commands.length; at++) {
         for (const kind of ['request', 'reply'] as const) {
           const problems = await play(new Map([[at, kind]]))
           cells++
-          expect(proxy.cuts).toBe(1)
+          expect(rig.proxy.cuts).toBe(1)
           for (const p of problems) failures.push(`cut ${kind} of command ${at} (${commands[at - 1]}): ${p}`)
         }
       }
@@ -180,16 +161,16 @@ for (const major of [6, 5] as const) {
       ]
       for (const [what, cut, left] of cells) {
         const prefix = `journal-undo-${randomUUID()}:`
-        const journal = new RedisIntentStore({ client: viaProxy as RedisClient, keyPrefix: prefix })
-        const scanner = new RedisIntentStore({ client: direct, keyPrefix: prefix, onOrphan: () => {} })
+        const journal = new RedisIntentStore({ client: rig.viaProxy as RedisClient, keyPrefix: prefix })
+        const scanner = new RedisIntentStore({ client: rig.direct, keyPrefix: prefix, onOrphan: () => {} })
         const intent = intentOf({ service: 'card-gateway' })
-        proxy.arm(cut)
+        rig.proxy.arm(cut)
         const error = await journal.open(intent).then(
           () => undefined,
           (e: unknown) => e,
         )
         expect(String(error), what).toMatch(/failed 3 times writing intent .*; the call is not sent/)
-        expect(proxy.cuts, what).toBe(cut.size)
+        expect(rig.proxy.cuts, what).toBe(cut.size)
         expect(await orphans(prefix, 'card-gateway'), what).toEqual([])
         expect(await scanner.openIntents('card-gateway'), what).toStrictEqual(left === 'whole' ? [intent] : [])
       }

@@ -10,30 +10,13 @@
 import { CardGateway } from '@paywire/card-gateway'
 import { startCardGatewaySimulator, TEST_CARDS } from '@paywire/card-gateway/testing'
 import type { Intent } from '@paywire/core'
-import { createClient } from 'redis'
-import { afterAll, beforeAll, expect, it } from 'vitest'
+import { expect, it } from 'vitest'
 import { type RedisClient, RedisIntentStore } from '../src/index.js'
-import { type CutProxy, startCutProxy } from './cut-proxy.js'
-import { type Connected, connect } from './helpers.js'
+import { cutRig } from './cut-proxy.js'
 import { describeWithRedis } from './redis-server.js'
 
 describeWithRedis('review r3: reconcileAll() with the connection to Redis cut at a close', (server) => {
-  let proxy: CutProxy
-  let viaProxy: Connected
-  let direct: Connected
-  beforeAll(async () => {
-    proxy = await startCutProxy(server().port)
-    const client = createClient({ url: proxy.url, socket: { reconnectStrategy: () => 5 } })
-    client.on('error', () => {})
-    await client.connect()
-    viaProxy = client as unknown as Connected
-    direct = await connect(server().url)
-  })
-  afterAll(async () => {
-    await viaProxy?.close()
-    await direct?.close()
-    await proxy?.close()
-  })
+  const rig = cutRig(server)
 
   it('a close cut on its way to Redis fails neither the run nor loses the outcome of an intent already closed', async () => {
     const sim = await startCardGatewaySimulator()
@@ -69,21 +52,21 @@ describeWithRedis('review r3: reconcileAll() with the connection to Redis cut at
         createdAt: Date.now() - 3_600_000 + n,
       })
       const prefix = `close-cut-${process.pid}-${Date.now()}:`
-      const writer = new RedisIntentStore({ client: direct, keyPrefix: prefix })
+      const writer = new RedisIntentStore({ client: rig.direct, keyPrefix: prefix })
       await writer.open(intent(1, notCaptured))
       await writer.open(intent(2, captured))
 
       const gw = new CardGateway({
         ...sim.clientOptions,
-        journal: new RedisIntentStore({ client: viaProxy as RedisClient, keyPrefix: prefix }),
+        journal: new RedisIntentStore({ client: rig.viaProxy as RedisClient, keyPrefix: prefix }),
       })
       // What a run sends: ZRANGE, MGET, then per intent GET + MULTI ZREM DEL EXEC. Cut the second EXEC.
-      proxy.arm(12, 'request')
+      rig.proxy.arm(12, 'request')
       const run = await gw.reconcileAll().then(
         (results) => results.map(({ intent: i, result }) => `${i.id}: ${result.outcome}`),
         (error: unknown) => `reconcileAll rejected: ${error instanceof Error ? error.message : String(error)}`,
       )
-      expect(proxy.commands.slice(0, 12)).toEqual([
+      expect(rig.proxy.commands.slice(0, 12)).toEqual([
         'ZRANGE',
         'MGET',
         'GET',
@@ -97,9 +80,9 @@ describeWithRedis('review r3: reconcileAll() with the connection to Redis cut at
         'DEL',
         'EXEC',
       ])
-      expect(proxy.cuts).toBe(1)
+      expect(rig.proxy.cuts).toBe(1)
       const stillOpen = (
-        await new RedisIntentStore({ client: direct, keyPrefix: prefix }).openIntents('card-gateway')
+        await new RedisIntentStore({ client: rig.direct, keyPrefix: prefix }).openIntents('card-gateway')
       ).map((i) => i.id)
       await gw.close()
       // The capture that never happened was closed; its outcome must have reached the caller.
