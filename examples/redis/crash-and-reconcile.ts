@@ -40,21 +40,28 @@ export async function main(): Promise<void> {
   const redis = await redisConnection()
   if (!redis) return show(NO_REDIS)
   const sim = await startCardGatewaySimulator()
-  // A network that delivers the request and loses the answer: forwards, never replies.
-  const proxy = createServer((req) => {
-    void bodyOf(req).then((body) =>
-      fetch(`${sim.url}${req.url}`, {
+  // The path to the gateway: it delivers the request and loses the answer until the crash is over,
+  // then works again for the restarted process.
+  let networkBack = false
+  const proxy = createServer((req, res) => {
+    void bodyOf(req).then(async (body) => {
+      const answer = await fetch(`${sim.url}${req.url}`, {
         method: 'POST',
         headers: { 'content-type': String(req.headers['content-type']) },
         body,
-      }),
-    )
+      })
+      if (!networkBack) return
+      res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' })
+      res.end(await answer.text())
+    })
   })
   await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve))
   const proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`
   const keyPrefix = `crash-example-${Date.now()}:`
+  // The merchant's configuration, the same in the crashed process and in the restart.
   const gw = new CardGateway({
     ...sim.clientOptions,
+    s2sUrl: proxyUrl,
     journal: new RedisIntentStore({ client: await redis.connect(), keyPrefix }),
   })
   try {
@@ -78,7 +85,8 @@ export async function main(): Promise<void> {
     await new Promise((resolve) => crashing.once('exit', resolve))
     show('the gateway booked the capture; the process was killed before the answer →', { captures: captured() })
 
-    // The restart: the same journal, a new process.
+    // The restart: the same journal and configuration, a new process; the network is back.
+    networkBack = true
     const open = await gw.pendingIntents()
     show(
       'pendingIntents() →',
