@@ -1,33 +1,17 @@
-/** Catalog operations (rules Endpoints 1–4): one row per endpoint, one line per method. */
+/** Catalog operations (rules Endpoints 1–4): one row per endpoint, which is also its method. */
 
-import {
-  type AnswerSchema,
-  type ApiPromise,
-  defineOperation,
-  listAnswer,
-  type OperationClient,
-  type OperationOptions,
-  type ResultOf,
-  recordAnswer,
-  safe,
-} from '@paywire/core'
-import {
-  type CatalogDisableResult,
-  type CatalogEnableResult,
-  type CatalogGetResult,
-  type CatalogListResult,
-  PRODUCT_KINDS,
-  type Product,
-} from './results.js'
-import { type CatalogDisableParams, type CatalogEnableParams, IDEMPOTENCY, jsonObject } from './schemas.js'
+import { defineOperation, listAnswer, recordAnswer, resource, safe } from '@paywire/core'
+import { PRODUCT_KINDS, type Product } from './results.js'
+import { IDEMPOTENCY, jsonObject } from './schemas.js'
 
 const product = recordAnswer<Product>(PRODUCT_KINDS)
 
 /**
- * The four Catalog endpoints. All `safe` to retry: reads, and enable/disable set a state
- * (repeating sets it again, rule Platform 7).
+ * The four Catalog endpoints, one row each; each row is also the `bills.catalog` method of its name.
+ * All `safe` to retry: reads, and enable/disable set a state (repeating sets it again, rule Platform 7).
  */
-const operations = {
+export const CATALOG = {
+  /** `GET /api/catalog/get-all-products`: all available catalog products (rules Endpoints 1, Platform 11). */
   list: defineOperation({
     name: 'catalog.list',
     method: 'GET',
@@ -36,6 +20,10 @@ const operations = {
     idempotency: IDEMPOTENCY,
     decode: listAnswer<Product>(PRODUCT_KINDS),
   }),
+  /**
+   * `GET /api/catalog/{id}`: one product by id (URL-encoded). The service documents no body (rule
+   * Endpoints 2): an empty 200 gives `undefined`.
+   */
   get: defineOperation({
     name: 'catalog.get',
     method: 'GET',
@@ -44,6 +32,7 @@ const operations = {
     idempotency: IDEMPOTENCY,
     decode: product,
   }),
+  /** `POST /api/catalog/enable-product`: enables a product; the body's fields are not published (rule Endpoints 10). */
   enable: defineOperation({
     name: 'catalog.enable',
     method: 'POST',
@@ -53,6 +42,7 @@ const operations = {
     idempotency: IDEMPOTENCY,
     decode: product,
   }),
+  /** `POST /api/catalog/disable-product`: disables a product; the body's fields are not published (rule Endpoints 10). */
   disable: defineOperation({
     name: 'catalog.disable',
     method: 'POST',
@@ -65,45 +55,4 @@ const operations = {
 }
 
 /** `bills.catalog`: the payable products. Every method takes a `schema` option to check and type the answer. */
-export class Catalog {
-  readonly #ops: OperationClient<unknown>
-
-  /** @internal */
-  constructor(ops: OperationClient<unknown>) {
-    this.#ops = ops
-  }
-
-  /** `GET /api/catalog/get-all-products`: all available catalog products (rules Endpoints 1, Platform 11). */
-  list<S extends AnswerSchema | undefined = undefined>(
-    options?: OperationOptions<S>,
-  ): ApiPromise<ResultOf<S, CatalogListResult>> {
-    return this.#ops.call(operations.list, {}, options)
-  }
-
-  /**
-   * `GET /api/catalog/{id}`: one product by id (URL-encoded). The service documents no body (rule
-   * Endpoints 2): an empty 200 gives `undefined`.
-   */
-  get<S extends AnswerSchema | undefined = undefined>(
-    id: string | number,
-    options?: OperationOptions<S>,
-  ): ApiPromise<ResultOf<S, CatalogGetResult>> {
-    return this.#ops.call(operations.get, { path: { id } }, options)
-  }
-
-  /** `POST /api/catalog/enable-product`: enables a product; the body's fields are not published (rule Endpoints 10). */
-  enable<S extends AnswerSchema | undefined = undefined>(
-    body: CatalogEnableParams,
-    options?: OperationOptions<S>,
-  ): ApiPromise<ResultOf<S, CatalogEnableResult>> {
-    return this.#ops.call(operations.enable, { body }, options)
-  }
-
-  /** `POST /api/catalog/disable-product`: disables a product; the body's fields are not published (rule Endpoints 10). */
-  disable<S extends AnswerSchema | undefined = undefined>(
-    body: CatalogDisableParams,
-    options?: OperationOptions<S>,
-  ): ApiPromise<ResultOf<S, CatalogDisableResult>> {
-    return this.#ops.call(operations.disable, { body }, options)
-  }
-}
+export class Catalog extends resource<unknown, typeof CATALOG>(CATALOG) {}

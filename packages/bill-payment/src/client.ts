@@ -18,17 +18,18 @@ import {
   type ResultOf,
   readCredentials,
   reconcileJournal,
+  reconcileKeysOf,
   reconcileSubject,
   type Secret,
   type ServiceDedupOptions,
   serviceDedupsIdempotencyKey,
 } from '@paywire/core'
 import pkg from '../package.json' with { type: 'json' }
-import { Catalog } from './catalog.js'
+import { CATALOG, Catalog } from './catalog.js'
 import { BillPaymentError } from './errors.js'
 import { type BillPaymentReconciled, reconcileBillPayment } from './reconcile.js'
 import { CLIENT_ID_HEADER, CLIENT_SECRET_HEADER, IDEMPOTENCY_KEY_HEADER } from './schemas.js'
-import { Transactions } from './transactions.js'
+import { TRANSACTIONS, Transactions } from './transactions.js'
 
 /**
  * Options of `new BillPayment(...)`: the service address, both credentials, every core option, and
@@ -44,10 +45,8 @@ export interface BillPaymentOptions extends ClientOptions, ServiceDedupOptions {
   clientSecret: string | Secret
 }
 
-/** The key kind a bill payment is reconciled by. */
-const BILL_RECONCILE_KEYS: Readonly<Record<string, readonly string[]>> = {
-  'transactions.execute': ['Idempotency-Key'],
-}
+/** The key kinds each operation is reconciled by, as its row declares them. */
+const BILL_RECONCILE_KEYS = reconcileKeysOf(CATALOG, TRANSACTIONS)
 
 /**
  * Client of the bill payment service: `bills.catalog` and `bills.transactions`, and `bills.request`

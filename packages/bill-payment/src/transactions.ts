@@ -1,43 +1,21 @@
-/** Transactions operations (rules Endpoints 5–8): one row per endpoint, one line per method. */
+/** Transactions operations (rules Endpoints 5–8): one row per endpoint, which is also its method. */
 
-import {
-  type AnswerSchema,
-  type ApiPromise,
-  defineOperation,
-  listAnswer,
-  type OperationClient,
-  type OperationOptions,
-  type ResultOf,
-  recordAnswer,
-  safe,
-  unsentOnly,
-} from '@paywire/core'
-import {
-  TRANSACTION_KINDS,
-  type Transaction,
-  type TransactionsExecuteResult,
-  type TransactionsFilterResult,
-  type TransactionsGetResult,
-  type TransactionsListResult,
-} from './results.js'
-import {
-  IDEMPOTENCY,
-  jsonObject,
-  type TransactionsExecuteParams,
-  type TransactionsFilterParams,
-  type TransactionsListParams,
-} from './schemas.js'
+import { defineOperation, listAnswer, reconcileRule, recordAnswer, resource, safe, unsentOnly } from '@paywire/core'
+import { TRANSACTION_KINDS, type Transaction } from './results.js'
+import { IDEMPOTENCY, jsonObject } from './schemas.js'
 
 const transaction = recordAnswer<Transaction>(TRANSACTION_KINDS)
 const transactions = listAnswer<Transaction>(TRANSACTION_KINDS)
 
 /**
- * The four Transactions endpoints. Reads and the filter are `safe` to retry. `execute` is
- * `unsent-only`: the service does not publish what it does with an `Idempotency-Key` (rule
- * Endpoints 9), so a repeat after the request left could pay twice unless the caller opts in
- * (`retryWithSameKey`, rule Platform 6). It generates a key (rule Platform 5).
+ * The four Transactions endpoints, one row each; each row is also the `bills.transactions` method of
+ * its name. Reads and the filter are `safe` to retry. `execute` is `unsent-only`: the service does
+ * not publish what it does with an `Idempotency-Key` (rule Endpoints 9), so a repeat after the
+ * request left could pay twice unless the caller opts in (`retryWithSameKey`, rule Platform 6). It
+ * generates a key (rule Platform 5).
  */
-const operations = {
+export const TRANSACTIONS = {
+  /** `GET /api/transactions`: lists transactions; `query` is passed through as given (rules Endpoints 10, Platform 12). */
   list: defineOperation({
     name: 'transactions.list',
     method: 'GET',
@@ -47,6 +25,14 @@ const operations = {
     idempotency: IDEMPOTENCY,
     decode: transactions,
   }),
+  /**
+   * `POST /api/transactions`: executes a payment (body `ExecutePaymentRequest`) and resolves with the
+   * service's `Transaction` (rule Platform 12). Sends `Idempotency-Key` (`idempotencyKey`, or a
+   * generated UUID) on every attempt; read it from `.withResponse()` (`response.idempotencyKey`) or
+   * from any error of the call (`error.idempotencyKey`). An unknown outcome is settled with
+   * `bills.reconcile(error)` (lookups); sending it again with the same key is safe only where the
+   * service's dedup of the key is known (`serviceDedupsIdempotencyKey`).
+   */
   execute: defineOperation({
     name: 'transactions.execute',
     method: 'POST',
@@ -54,7 +40,7 @@ const operations = {
     params: jsonObject('body'),
     retry: unsentOnly,
     idempotency: { ...IDEMPOTENCY, generate: true },
-    reconcile: ({ idempotencyKey: key }) =>
+    reconcile: reconcileRule([IDEMPOTENCY.header], ({ idempotencyKey: key }) =>
       key === undefined
         ? undefined
         : {
@@ -62,8 +48,10 @@ const operations = {
             value: key,
             lookup: `bills.transactions.list() or bills.transactions.filter(...) for the payment sent with Idempotency-Key ${JSON.stringify(key)}`,
           },
+    ),
     decode: transaction,
   }),
+  /** `GET /api/transactions/{transReference}`: one transaction by reference, URL-encoded (rules Resources 2, Platform 12). */
   get: defineOperation({
     name: 'transactions.get',
     method: 'GET',
@@ -72,6 +60,7 @@ const operations = {
     idempotency: IDEMPOTENCY,
     decode: transaction,
   }),
+  /** `POST /api/transactions/all`: filters all transactions (body `TransactionFilter`, fields not published; rule Platform 12). */
   filter: defineOperation({
     name: 'transactions.filter',
     method: 'POST',
@@ -84,50 +73,4 @@ const operations = {
 }
 
 /** `bills.transactions`: execute payments and read them back. */
-export class Transactions {
-  readonly #ops: OperationClient<unknown>
-
-  /** @internal */
-  constructor(ops: OperationClient<unknown>) {
-    this.#ops = ops
-  }
-
-  /** `GET /api/transactions`: lists transactions; `query` is passed through as given (rules Endpoints 10, Platform 12). */
-  list<S extends AnswerSchema | undefined = undefined>(
-    query?: TransactionsListParams,
-    options?: OperationOptions<S>,
-  ): ApiPromise<ResultOf<S, TransactionsListResult>> {
-    return this.#ops.call(operations.list, { query }, options)
-  }
-
-  /**
-   * `POST /api/transactions`: executes a payment (body `ExecutePaymentRequest`) and resolves with the
-   * service's `Transaction` (rule Platform 12). Sends `Idempotency-Key` (`idempotencyKey`, or a
-   * generated UUID) on every attempt; read it from `.withResponse()` (`response.idempotencyKey`) or
-   * from any error of the call (`error.idempotencyKey`). An unknown outcome is settled with
-   * `bills.reconcile(error)` (lookups); sending it again with the same key is safe only where the
-   * service's dedup of the key is known (`serviceDedupsIdempotencyKey`).
-   */
-  execute<S extends AnswerSchema | undefined = undefined>(
-    body: TransactionsExecuteParams,
-    options?: OperationOptions<S>,
-  ): ApiPromise<ResultOf<S, TransactionsExecuteResult>> {
-    return this.#ops.call(operations.execute, { body }, options)
-  }
-
-  /** `GET /api/transactions/{transReference}`: one transaction by reference, URL-encoded (rules Resources 2, Platform 12). */
-  get<S extends AnswerSchema | undefined = undefined>(
-    transReference: string | number,
-    options?: OperationOptions<S>,
-  ): ApiPromise<ResultOf<S, TransactionsGetResult>> {
-    return this.#ops.call(operations.get, { path: { transReference } }, options)
-  }
-
-  /** `POST /api/transactions/all`: filters all transactions (body `TransactionFilter`, fields not published; rule Platform 12). */
-  filter<S extends AnswerSchema | undefined = undefined>(
-    filter: TransactionsFilterParams,
-    options?: OperationOptions<S>,
-  ): ApiPromise<ResultOf<S, TransactionsFilterResult>> {
-    return this.#ops.call(operations.filter, { body: filter }, options)
-  }
-}
+export class Transactions extends resource<unknown, typeof TRANSACTIONS>(TRANSACTIONS) {}

@@ -53,13 +53,14 @@ export type {
   OperationClientConfig,
   OperationInput,
   OperationOptions,
+  ReconcileRule,
   RejectAnswer,
   RequestInput,
   ResultOf,
   SentRequest,
   UnusableAnswer,
 } from './operation.js'
-export { defineOperation, jsonAnswer, OperationClient } from './operation.js'
+export { defineOperation, jsonAnswer, OperationClient, reconcileRule } from './operation.js'
 export type { ServiceDedupOptions } from './options.js'
 export { serviceDedupsIdempotencyKey } from './options.js'
 export type { ProblemDetails } from './problem-details.js'
@@ -83,6 +84,17 @@ export type {
   ReconcileSubjectScope,
 } from './reconcile.js'
 export { DEFAULT_SETTLE_AFTER_MS, openIntentsOf, reconcileJournal, reconcileSubject } from './reconcile.js'
+export type {
+  AnyOperation,
+  EndpointArgs,
+  EndpointExamples,
+  EndpointMethod,
+  EndpointMethods,
+  EndpointParams,
+  EndpointResult,
+  ResourceClass,
+} from './resource.js'
+export { reconcileKeysOf, resource } from './resource.js'
 export type { BackoffOptions, RetryPolicy } from './retry.js'
 export { DEFAULT_BACKOFF, keyed, parseRetryAfter, safe, unsentOnly, withinWindow } from './retry.js'
 export { redactHeaders, Secret } from './secret.js'

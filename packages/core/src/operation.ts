@@ -45,42 +45,80 @@ export interface SentRequest {
   readonly idempotencyKey: string | undefined
 }
 
+/**
+ * A row's reconciliation: the key kinds it can name (what `reconcile` accepts for the operation)
+ * and the key and safe lookup of one sent call.
+ */
+export interface ReconcileRule {
+  readonly keys: readonly string[]
+  readonly of: (sent: SentRequest) => Reconciliation | undefined
+}
+
+/** Declares a reconcile rule (frozen, like the rows that hold it). */
+export function reconcileRule(
+  keys: readonly string[],
+  of: (sent: SentRequest) => Reconciliation | undefined,
+): ReconcileRule {
+  return Object.freeze({ keys: Object.freeze([...keys]), of })
+}
+
 /** The 2xx answer value could not be used: the message says what is wrong with it. */
 export type RejectAnswer = (problem: string) => never
 
-/** One operation of a service. `Ctx` is what the client hands its rows (the card signer and rules). */
-export interface Operation<Ctx = unknown, S extends z.ZodType = z.ZodType, Result = unknown> {
+/**
+ * One operation of a service. `Ctx` is what the client hands its rows (the card signer and rules);
+ * `S` the body's schema (`never`: no body); `Path` the path template and `Q` whether it takes a
+ * query, kept as written so the resource method made from the row is typed by them.
+ */
+export interface Operation<
+  Ctx = unknown,
+  S extends z.ZodType = z.ZodType,
+  Result = unknown,
+  Path extends string = string,
+  Q extends boolean = boolean,
+> {
   /** `group.method`, as errors, hooks and logs name it. */
   readonly name: string
   readonly method: HttpMethod
   /** Which of the client's base URLs; default: the first one. */
   readonly base?: string
   /** Path below the base URL; `{name}` is filled from `input.path`, encoded, and checked. Or the client's configured path. */
-  readonly path: string | ((ctx: Ctx) => string)
-  /** The body's schema, or one built from the client (its rules), built once per client. */
+  readonly path: Path | ((ctx: Ctx) => string)
+  /** The body's schema, or one built from the client (its rules) on its first call, once per client. */
   readonly params?: S | ((ctx: Ctx) => S)
-  /** Refusals the schema would word badly (a shape meant for another endpoint). */
-  readonly precheck?: (input: unknown) => readonly ValidationIssue[]
   /** Whether the operation takes an open query object. */
-  readonly query?: boolean
+  readonly query?: Q
   /** Body encoding; default `json`. A `form` wire object must hold strings only. */
   readonly encoding?: 'json' | 'form'
   readonly retry: RetryPolicy
   readonly idempotency?: Idempotency
+  /**
+   * The business key and the safe lookup that settle an unknown outcome, and the key kinds
+   * `reconcile` accepts for the operation; default: the idempotency key (any kind accepted).
+   */
+  readonly reconcile?: ReconcileRule
+  // Steps are methods: a row's own steps take its own params, and any row fits a table of rows.
+  /** Refusals the schema would word badly (a shape meant for another endpoint). */
+  precheck?(input: unknown): readonly ValidationIssue[]
   /** The wire object from the checked params (fixed fields, field order); default: the params. */
-  readonly toWire?: (params: z.output<S>, ctx: Ctx) => Record<string, unknown>
+  toWire?(params: z.output<S>, ctx: Ctx): Record<string, unknown>
   /** The last step before encoding (the card signer adds `hash` from the very strings sent). */
-  readonly finalize?: (wire: Record<string, unknown>, ctx: Ctx, operation: string) => void
-  /** The business key and the safe lookup that settle an unknown outcome; default: the idempotency key. */
-  readonly reconcile?: (sent: SentRequest) => Reconciliation | undefined
+  finalize?(wire: Record<string, unknown>, ctx: Ctx, operation: string): void
   /** Checks and types the answer value the service's reader produced; `reject` explains a bad one. */
-  readonly decode?: (value: unknown, reject: RejectAnswer) => Result
+  decode?(value: unknown, reject: RejectAnswer): Result
 }
 
-/** Declares an operation row (types inferred from its schema and decoder). */
-export function defineOperation<Ctx = unknown, S extends z.ZodType = z.ZodType, Result = unknown>(
-  row: Operation<Ctx, S, Result>,
-): Operation<Ctx, S, Result> {
+/**
+ * Declares an operation row; its path template and `query` are kept as written, so the resource
+ * method made from the row (`resource`) takes the right argument.
+ */
+export function defineOperation<
+  Ctx = unknown,
+  S extends z.ZodType = never,
+  Result = unknown,
+  const Path extends string = string,
+  const Q extends boolean = false,
+>(row: Operation<Ctx, S, Result, Path, Q>): Operation<Ctx, S, Result, Path, Q> {
   return Object.freeze(row)
 }
 
@@ -300,7 +338,7 @@ export class OperationClient<Ctx> {
       headers,
       body: wire && (row.encoding === 'form' ? formBody(wire as Record<string, string>) : jsonBody(wire)),
       retry: options.retryWithSameKey === true ? keyed : row.retry,
-      reconciliation: row.reconcile ? row.reconcile(sent) : keyReconciliation(idempotency, key),
+      reconciliation: row.reconcile ? row.reconcile.of(sent) : keyReconciliation(idempotency, key),
       idempotencyKey: key,
       managedHeaders: keyHeader ? [keyHeader] : undefined,
       ownConnection: this.#ownConnection || undefined,

@@ -9,6 +9,7 @@ import {
   ApiError,
   ConnectionError,
   defineOperation,
+  reconcileRule,
   jsonAnswer,
   OperationClient,
   type OperationOptions,
@@ -56,20 +57,20 @@ const item = (value: unknown, reject: (problem: string) => never): Item => {
 }
 
 const rows = {
-  getItem: defineOperation<Ctx, z.ZodType, Item>({
+  getItem: defineOperation({
     name: 'items.get',
     method: 'GET',
     path: '/items/{id}',
     retry: safe,
     decode: item,
   }),
-  twoVars: defineOperation<Ctx>({
+  twoVars: defineOperation({
     name: 'items.variant',
     method: 'GET',
     path: '/items/{id}/variants/{variant}',
     retry: safe,
   }),
-  search: defineOperation<Ctx>({
+  search: defineOperation({
     name: 'items.search',
     method: 'GET',
     path: '/search',
@@ -133,14 +134,14 @@ const rows = {
         : [],
     retry: unsentOnly,
   }),
-  onOtherBase: defineOperation<Ctx>({
+  onOtherBase: defineOperation({
     name: 'other.ping',
     method: 'GET',
     base: 'other',
     path: '/ping',
     retry: safe,
   }),
-  onMissingBase: defineOperation<Ctx>({
+  onMissingBase: defineOperation({
     name: 'nowhere.ping',
     method: 'GET',
     base: 'nowhere',
@@ -164,11 +165,15 @@ const signed = defineOperation({
   params: z.object({ orderId: z.string(), amount: z.string() }).strict(),
   retry: unsentOnly,
   toWire: (params, ctx: Ctx) => ({ merchant: ctx.merchant, order_id: params.orderId, amount: params.amount }),
-  finalize: (wire, ctx, operation) => {
+  finalize: (wire, ctx: Ctx, operation) => {
     finalizeSaw = { ...wire }
     wire.hash = signature(operation, wire, ctx.secret)
   },
-  reconcile: (sent) => ({ key: 'hash', value: String(sent.wire?.hash), lookup: 'sale.status by hash' }),
+  reconcile: reconcileRule(['hash'], (sent) => ({
+    key: 'hash',
+    value: String(sent.wire?.hash),
+    lookup: 'sale.status by hash',
+  })),
 })
 
 const form = defineOperation({
