@@ -49,8 +49,13 @@ export type EndpointMethods<Rows> = { readonly [K in keyof Rows]: EndpointMethod
 /** The class `resource(rows)` returns: made by the client with its engine. */
 export type ResourceClass<Ctx, Rows> = new (ops: OperationClient<Ctx>) => EndpointMethods<Rows>
 
-/** One sample call of each row (its argument list), for the package's endpoint checklist. */
-export type EndpointExamples<Rows> = { readonly [K in keyof Rows]: EndpointArgs<Rows[K]> }
+/**
+ * One sample call of each row, for the package's endpoint checklist: its argument list, made from a
+ * `Setup` the package's test kit gives (a client on its simulator, to create what the call needs).
+ */
+export type EndpointExamples<Rows, Setup> = {
+  readonly [K in keyof Rows]: (setup: Setup) => EndpointArgs<Rows[K]> | Promise<EndpointArgs<Rows[K]>>
+}
 
 /** How a row takes its method's argument: decided once per row from its declaration. */
 type ArgumentPlace = 'body' | 'query' | { readonly path: string } | 'none'
