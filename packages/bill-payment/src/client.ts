@@ -25,11 +25,12 @@ import {
   serviceDedupsIdempotencyKey,
 } from '@paywire/core'
 import pkg from '../package.json' with { type: 'json' }
-import { CATALOG, Catalog } from './catalog.js'
+import { Catalog } from './catalog.js'
+import { ENDPOINTS } from './endpoints.js'
 import { BillPaymentError } from './errors.js'
 import { type BillPaymentReconciled, reconcileBillPayment } from './reconcile.js'
 import { CLIENT_ID_HEADER, CLIENT_SECRET_HEADER, IDEMPOTENCY_KEY_HEADER } from './schemas.js'
-import { TRANSACTIONS, Transactions } from './transactions.js'
+import { Transactions } from './transactions.js'
 
 /**
  * Options of `new BillPayment(...)`: the service address, both credentials, every core option, and
@@ -46,7 +47,7 @@ export interface BillPaymentOptions extends ClientOptions, ServiceDedupOptions {
 }
 
 /** The key kinds each operation is reconciled by, as its row declares them. */
-const BILL_RECONCILE_KEYS = reconcileKeysOf(CATALOG, TRANSACTIONS)
+const BILL_RECONCILE_KEYS = reconcileKeysOf(...Object.values(ENDPOINTS))
 
 /**
  * Client of the bill payment service: `bills.catalog` and `bills.transactions`, and `bills.request`

@@ -1,0 +1,215 @@
+/**
+ * The endpoint checklist: every row of a package's endpoint table, checked from the table alone, so
+ * a new endpoint is covered the moment its row and its simulator behaviour exist. Per row: the client
+ * method is the row's; its example succeeds on the simulator with one request of the row's method and
+ * path; a refused argument sends nothing; an answer lost after the service acted is retried only when
+ * the row's policy allows, and otherwise reported as an unknown outcome carrying a key of the kinds
+ * the row declares, with an open intent in the journal; the package's docs name the method.
+ */
+
+import { readFileSync } from 'node:fs'
+import {
+  type AnyOperation,
+  type ClientOptions,
+  type Intent,
+  MemoryIntentStore,
+  PaywireError,
+  RequestValidationError,
+} from '@paywire/core'
+import type { RecordedRequest } from '@paywire/core/testing'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type FaultProxy, OP_HEADER, type ProxyMode, startFaultProxy } from '../reliability/support/servers.js'
+
+/** Tables by the client property that holds their methods (`ENDPOINTS` of a package). */
+export type EndpointTables = Readonly<Record<string, Readonly<Record<string, AnyOperation>>>>
+
+/** A running simulator, as each package's testing kit starts it. */
+export interface ChecklistSimulator {
+  readonly url: string
+  readonly server: { readonly requests: readonly RecordedRequest[] }
+  close(): Promise<void>
+}
+
+/** The shape every client shares for the checklist. */
+export interface ChecklistClient {
+  pendingIntents(): Promise<Intent[]>
+  close(): Promise<void>
+}
+
+export interface ChecklistPackage<Client extends ChecklistClient, Setup> {
+  readonly name: string
+  readonly endpoints: EndpointTables
+  /** `EXAMPLES` of the package's testing kit: one argument list per row, made from a setup. */
+  readonly examples: Readonly<Record<string, Readonly<Record<string, (setup: Setup) => unknown>>>>
+  readonly startSimulator: () => Promise<ChecklistSimulator>
+  /** A client of the simulator whose requests go to `url` (the simulator, or a proxy in front of it). */
+  readonly client: (simulator: ChecklistSimulator, url: string, options?: ClientOptions) => Client
+  readonly setup: (client: Client) => Setup
+  /** Docs pages that must name every method as `group.method`. */
+  readonly docs: readonly string[]
+}
+
+interface Row {
+  readonly group: string
+  readonly method: string
+  readonly row: AnyOperation
+}
+
+function rowsOf(endpoints: EndpointTables): Row[] {
+  return Object.entries(endpoints).flatMap(([group, table]) =>
+    Object.entries(table).map(([method, row]) => ({ group, method, row })),
+  )
+}
+
+/** The path a request must have reached: the template with each `{var}` one non-empty segment. */
+function pathPattern(template: string): RegExp {
+  const escaped = template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{\w+\\?\}/g, '[^/?]+')
+  return new RegExp(`^${escaped}(\\?.*)?$`)
+}
+
+type Method = (...args: unknown[]) => Promise<unknown>
+
+function methodOf(client: object, { group, method }: Row): Method {
+  const resource = (client as Record<string, Record<string, unknown>>)[group]
+  const fn = resource?.[method]
+  if (typeof fn !== 'function') throw new Error(`${group}.${method} is not a method of the client`)
+  return (fn as Method).bind(resource)
+}
+
+/** How many arguments the row's method takes before its options: 1 (body, query or path value) or 0. */
+function arity(row: AnyOperation): 0 | 1 {
+  const pathValue = typeof row.path === 'string' && row.path.includes('{')
+  return row.params !== undefined || row.query === true || pathValue ? 1 : 0
+}
+
+/** `args` padded to the method's arity, then `options`. */
+function withOptions(row: AnyOperation, args: readonly unknown[], options: object): unknown[] {
+  return arity(row) === 0 ? [options] : [args[0], options]
+}
+
+/** An argument the row's method must refuse before sending. */
+function refusedArgs(row: AnyOperation): unknown[] {
+  if (row.params !== undefined) return [undefined]
+  if (row.query) return [new Map([['a', '1']])]
+  if (arity(row) === 1) return ['']
+  return [{ idempotencyKey: 'not a key' }]
+}
+
+async function settle(promise: Promise<unknown>): Promise<{ value?: unknown; error?: unknown }> {
+  try {
+    return { value: await promise }
+  } catch (error) {
+    return { error }
+  }
+}
+
+/** Registers the checklist of one package: a `describe` with a test per row and per check. */
+export function describeEndpointChecklist<Client extends ChecklistClient, Setup>(
+  pkg: ChecklistPackage<Client, Setup>,
+): void {
+  const rows = rowsOf(pkg.endpoints)
+  const docs = pkg.docs.map((path) => readFileSync(path, 'utf8')).join('\n')
+
+  describe(`${pkg.name}: the endpoint checklist (${rows.length} rows, from the table)`, () => {
+    let simulator: ChecklistSimulator
+    let direct: Client
+    beforeAll(async () => {
+      simulator = await pkg.startSimulator()
+      direct = pkg.client(simulator, simulator.url)
+    })
+    afterAll(async () => {
+      await direct?.close()
+      await simulator?.close()
+    })
+
+    it('every row has an example, and every example a row', () => {
+      const rowNames = rows.map((r) => `${r.group}.${r.method}`).sort()
+      const exampleNames = Object.entries(pkg.examples)
+        .flatMap(([group, table]) => Object.keys(table).map((method) => `${group}.${method}`))
+        .sort()
+      expect(exampleNames).toEqual(rowNames)
+    })
+
+    it.each(rows)('$group.$method: the client method is the row, named after it', (entry) => {
+      expect(entry.row.name).toBe(`${entry.group}.${entry.method}`)
+      expect(typeof methodOf(direct, entry)).toBe('function')
+    })
+
+    it.each(rows)('$group.$method: the docs name it', ({ group, method }) => {
+      expect(docs, `no page of ${pkg.docs.join(', ')} names ${group}.${method}`).toContain(`${group}.${method}`)
+    })
+
+    it.each(rows)(
+      '$group.$method: its example succeeds on the simulator, one request of the row method and path',
+      async (entry) => {
+        const example = pkg.examples[entry.group]?.[entry.method]
+        if (example === undefined) throw new Error(`no example for ${entry.row.name}`)
+        const args = (await example(pkg.setup(direct))) as unknown[]
+        const before = simulator.server.requests.length
+        await methodOf(direct, entry)(...args)
+        const sent = simulator.server.requests.slice(before)
+        expect(sent).toHaveLength(1)
+        expect(sent[0]?.method).toBe(entry.row.method)
+        if (typeof entry.row.path === 'string') expect(sent[0]?.url).toMatch(pathPattern(entry.row.path))
+      },
+    )
+
+    it.each(rows)('$group.$method: a refused argument is named and nothing is sent', async (entry) => {
+      const before = simulator.server.requests.length
+      const { error } = await settle(methodOf(direct, entry)(...refusedArgs(entry.row)))
+      expect(error).toBeInstanceOf(RequestValidationError)
+      expect((error as RequestValidationError).issues.length).toBeGreaterThan(0)
+      expect((error as RequestValidationError).message).toContain(entry.row.name)
+      expect(simulator.server.requests.length).toBe(before)
+    })
+
+    describe('an answer lost after the service acted', () => {
+      let proxy: FaultProxy
+      const modes = new Map<string, ProxyMode[]>()
+      beforeAll(async () => {
+        proxy = await startFaultProxy(simulator.url, (opId, attempt) => modes.get(opId)?.[attempt - 1] ?? 'pass')
+      })
+      afterAll(() => proxy?.close())
+
+      it.each(rows)(
+        '$group.$method: retried only as its policy allows, else an unknown outcome with its key',
+        async (entry) => {
+          const journal = new MemoryIntentStore()
+          const client = pkg.client(simulator, proxy.url, { journal, maxRetries: 2 })
+          try {
+            const example = pkg.examples[entry.group]?.[entry.method]
+            const args = (await example?.(pkg.setup(client))) as unknown[]
+            const opId = `${entry.row.name}-${proxy.log.length}`
+            modes.set(opId, ['drop-after-forward'])
+            const options = { headers: { [OP_HEADER]: opId } }
+            const { error } = await settle(methodOf(client, entry)(...withOptions(entry.row, args, options)))
+            const sent = proxy.log.filter((record) => record.opId === opId).length
+            const kind = entry.row.retry.kind
+            if (kind === 'safe' || kind === 'keyed') {
+              expect(error, `${entry.row.name} is retry-safe: the lost answer is asked again`).toBeUndefined()
+              expect(sent).toBe(2)
+              return
+            }
+            if (kind === 'window') {
+              expect(sent).toBeLessThanOrEqual(2)
+              if (error !== undefined) expect(error).toBeInstanceOf(PaywireError)
+              return
+            }
+            // Not retry-safe: sent once, and the caller is told the outcome is unknown, with its key.
+            expect(sent).toBe(1)
+            expect(error).toBeInstanceOf(PaywireError)
+            expect(error).toMatchObject({ outcomeUnknown: true, requestSent: true })
+            const key = (error as PaywireError).reconciliation?.key
+            expect(key, `${entry.row.name} must carry a reconciliation key`).toBeDefined()
+            if (entry.row.reconcile) expect(entry.row.reconcile.keys).toContain(key)
+            const open = await client.pendingIntents()
+            expect(open.map((intent) => intent.operation)).toEqual([entry.row.name])
+            expect(open[0]?.reconciliation?.key).toBe(key)
+          } finally {
+            await client.close()
+          }
+        },
+      )
+    })
+  })
+}
