@@ -46,6 +46,7 @@ export type {
   ResponseHandler,
 } from './http-client.js'
 export { HttpClient, systemClock, WINDOW_MARGIN_MS } from './http-client.js'
+export { jsonObjectIssues } from './json-check.js'
 export type {
   AnswerReader,
   Idempotency,
