@@ -1,26 +1,14 @@
 /** `BillPayment`: the client of the bill payment service (catalog and transactions, two-header auth). */
 
-import { inspect } from 'node:util'
 import {
-  type AnswerSchema,
-  type ApiPromise,
   type ClientOptions,
   checkBaseUrl,
-  HttpClient,
   type Intent,
-  type IntentReconciled,
-  OperationClient,
-  type OperationOptions,
-  openIntentsOf,
   type PaywireError,
   problemAnswers,
-  type RequestInput,
-  type ResultOf,
   readCredentials,
-  reconcileJournal,
-  reconcileKeysOf,
-  reconcileSubject,
   type Secret,
+  ServiceClient,
   type ServiceDedupOptions,
   serviceDedupsIdempotencyKey,
 } from '@paywire/core'
@@ -46,9 +34,6 @@ export interface BillPaymentOptions extends ClientOptions, ServiceDedupOptions {
   clientSecret: string | Secret
 }
 
-/** The key kinds each operation is reconciled by, as its row declares them. */
-const BILL_RECONCILE_KEYS = reconcileKeysOf(...Object.values(ENDPOINTS))
-
 /**
  * Client of the bill payment service: `bills.catalog` and `bills.transactions`, and `bills.request`
  * for anything else. Every call sends both `X-Service-Internal-Client-Id` and
@@ -65,15 +50,11 @@ const BILL_RECONCILE_KEYS = reconcileKeysOf(...Object.values(ENDPOINTS))
  * console.log(transaction?.transReference, response.idempotencyKey)
  * ```
  */
-export class BillPayment {
+export class BillPayment extends ServiceClient<unknown> {
   /** `bills.catalog.list() / get(id) / enable(body) / disable(body)`. */
   readonly catalog: Catalog
   /** `bills.transactions.list(query?) / execute(body) / get(transReference) / filter(filter)`. */
   readonly transactions: Transactions
-  readonly #http: HttpClient
-  readonly #ops: OperationClient<unknown>
-  readonly #clientId: Secret
-  readonly #clientSecret: Secret
   readonly #baseUrl: string
   readonly #serviceDedups: boolean
 
@@ -81,37 +62,27 @@ export class BillPayment {
     // Rule Authentication: both are headers of every call.
     const credentials = readCredentials('BillPayment', options, { clientId: 'header', clientSecret: 'header' })
     const { baseUrl, clientId: _id, clientSecret: _secret, serviceDedupsIdempotencyKey: _dedups, ...core } = options
-    this.#baseUrl = checkBaseUrl('baseUrl', baseUrl, 'BillPayment')
-    this.#serviceDedups = serviceDedupsIdempotencyKey('BillPayment', options)
-    this.#clientId = credentials.clientId
-    this.#clientSecret = credentials.clientSecret
-    this.#http = new HttpClient({ packageName: 'bill-payment', packageVersion: pkg.version, options: core })
-    this.#ops = new OperationClient({
-      http: this.#http,
-      baseUrls: { default: this.#baseUrl },
+    const checkedUrl = checkBaseUrl('baseUrl', baseUrl, 'BillPayment')
+    const serviceDedups = serviceDedupsIdempotencyKey('BillPayment', options)
+    super({
+      client: 'BillPayment',
+      packageName: 'bill-payment',
+      packageVersion: pkg.version,
+      options: core,
+      baseUrls: { default: checkedUrl },
       context: undefined,
       authHeaders: () => ({
-        [CLIENT_ID_HEADER]: this.#clientId.reveal(),
-        [CLIENT_SECRET_HEADER]: this.#clientSecret.reveal(),
+        [CLIENT_ID_HEADER]: credentials.clientId.reveal(),
+        [CLIENT_SECRET_HEADER]: credentials.clientSecret.reveal(),
       }),
       requestIdempotencyHeader: IDEMPOTENCY_KEY_HEADER,
       answers: problemAnswers(BillPaymentError),
+      endpoints: ENDPOINTS,
     })
-    this.catalog = new Catalog(this.#ops)
-    this.transactions = new Transactions(this.#ops)
-  }
-
-  /**
-   * The raw escape hatch: any method and path below `baseUrl` on the same
-   * pipeline (auth headers, an `idempotencyKey` as `Idempotency-Key`, retries, `BillPaymentError`).
-   * Resolves with the parsed JSON, `undefined` for an empty body, or the text when the body is not
-   * JSON; pass `schema` to check and type it. Retry default: `safe` for GET, else `unsent-only`.
-   */
-  request<S extends AnswerSchema | undefined = undefined>(
-    input: RequestInput<'default'>,
-    options?: OperationOptions<S>,
-  ): ApiPromise<ResultOf<S, unknown>> {
-    return this.#ops.request(input, options)
+    this.#baseUrl = checkedUrl
+    this.#serviceDedups = serviceDedups
+    this.catalog = new Catalog(this.engine)
+    this.transactions = new Transactions(this.engine)
   }
 
   /**
@@ -122,29 +93,7 @@ export class BillPayment {
    * `serviceDedupsIdempotencyKey: true` (docs/reconciliation.md).
    */
   async reconcile(subject: PaywireError | Intent): Promise<BillPaymentReconciled> {
-    const settled = reconcileSubject(subject, {
-      client: 'BillPayment',
-      service: this.#http.service,
-      keys: BILL_RECONCILE_KEYS,
-      origins: this.#ops.origins,
-      clock: this.#http.clock,
-    })
-    return reconcileBillPayment(settled, this.#ops, this.#serviceDedups)
-  }
-
-  /** The money-moving calls of the `journal` still open: sent (or about to be) with no definite outcome yet. */
-  pendingIntents(): Promise<Intent[]> {
-    return openIntentsOf(this.#http)
-  }
-
-  /** Reconciles every open intent of the `journal`, oldest first, and closes those now settled. Lookups only. */
-  reconcileAll(): Promise<IntentReconciled[]> {
-    return reconcileJournal(this.#http, 'BillPayment', (intent) => this.reconcile(intent))
-  }
-
-  /** Closes the client's connection pool (a caller-supplied `dispatcher` is left open); calling it again is fine. */
-  close(): Promise<void> {
-    return this.#http.close()
+    return reconcileBillPayment(this.reconcileSubject(subject), this.engine, this.#serviceDedups)
   }
 
   /** The base URL calls go to (no trailing slash). */
@@ -152,16 +101,8 @@ export class BillPayment {
     return this.#baseUrl
   }
 
-  /** The User-Agent this client sends. */
-  get userAgent(): string {
-    return this.#http.userAgent
-  }
-
+  /** The base URL only: the credentials never print. */
   toJSON(): { baseUrl: string } {
     return { baseUrl: this.#baseUrl }
-  }
-
-  [inspect.custom](): string {
-    return `BillPayment { baseUrl: ${JSON.stringify(this.#baseUrl)} }`
   }
 }

@@ -13,7 +13,7 @@ describe('the client secret never leaks', () => {
       expect(text).not.toContain(SECRET)
       expect(text).not.toContain('cid-123')
     }
-    expect(inspect(bills)).toBe('BillPayment { baseUrl: "https://bills.example.com" }')
+    expect(inspect(bills)).toBe("BillPayment { baseUrl: 'https://bills.example.com' }")
     expect(JSON.stringify(bills)).toBe('{"baseUrl":"https://bills.example.com"}')
     expect(inspect(bills.catalog, { depth: 10, showHidden: true })).not.toContain(SECRET)
     expect(inspect(bills.transactions, { depth: 10, showHidden: true })).not.toContain(SECRET)

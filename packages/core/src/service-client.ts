@@ -1,0 +1,143 @@
+/**
+ * The shell every service client shares: its transport and engine, the raw escape hatch, the
+ * User-Agent, `close`, the intent journal's `pendingIntents` and `reconcileAll`, and what `inspect`
+ * and `JSON.stringify` show. A service client adds its options, its resources and its `reconcile`.
+ */
+
+import { inspect } from 'node:util'
+import type { ApiPromise } from './api-promise.js'
+import type { PaywireError } from './errors.js'
+import { type ClientOptions, HttpClient } from './http-client.js'
+import {
+  type AnswerReader,
+  OperationClient,
+  type OperationOptions,
+  type RequestInput,
+  type ResultOf,
+} from './operation.js'
+import type { AnswerSchema } from './problem-error.js'
+import {
+  type IntentReconciled,
+  openIntentsOf,
+  type Reconciled,
+  type ReconcileSubject,
+  reconcileJournal,
+  reconcileSubject,
+} from './reconcile.js'
+import { type AnyOperation, reconcileKeysOf } from './resource.js'
+import type { Intent } from './stores.js'
+
+/** What a service client gives its shell. */
+export interface ServiceClientSetup<Ctx> {
+  /** The client's class name, as errors and `inspect` name it (`Remittance`). */
+  readonly client: string
+  /** The npm package name without the scope, and its version: the User-Agent's first product. */
+  readonly packageName: string
+  readonly packageVersion: string
+  /** The core options (whatever the service's own options left). */
+  readonly options: ClientOptions
+  /** Base URLs by name, the first the default (`{ default: baseUrl }`, or the card's two). */
+  readonly baseUrls: Readonly<Record<string, string>>
+  /** What the rows' steps receive. */
+  readonly context: Ctx
+  /** Credential headers of every call, read per call from the client's secrets. */
+  readonly authHeaders?: () => Record<string, string>
+  /** The header the raw `request()` sends an `idempotencyKey` option in, if the service has one. */
+  readonly requestIdempotencyHeader?: string
+  readonly answers: AnswerReader
+  /** The endpoint tables by group: reconciliation accepts, per operation, the key kinds its row declares. */
+  readonly endpoints: Readonly<Record<string, Readonly<Record<string, AnyOperation>>>>
+}
+
+/** The base of the three service clients (one way to build a client, in every package). */
+export abstract class ServiceClient<Ctx> {
+  readonly #client: string
+  readonly #http: HttpClient
+  readonly #engine: OperationClient<Ctx>
+  readonly #keys: Readonly<Record<string, readonly string[]>>
+
+  protected constructor(setup: ServiceClientSetup<Ctx>) {
+    this.#client = setup.client
+    this.#http = new HttpClient({
+      packageName: setup.packageName,
+      packageVersion: setup.packageVersion,
+      options: setup.options,
+    })
+    this.#engine = new OperationClient({
+      http: this.#http,
+      baseUrls: setup.baseUrls,
+      context: setup.context,
+      ...(setup.authHeaders ? { authHeaders: setup.authHeaders } : {}),
+      ...(setup.requestIdempotencyHeader ? { requestIdempotencyHeader: setup.requestIdempotencyHeader } : {}),
+      answers: setup.answers,
+    })
+    this.#keys = reconcileKeysOf(...Object.values(setup.endpoints))
+  }
+
+  /** The engine the client's resources and lookups run on. @internal */
+  protected get engine(): OperationClient<Ctx> {
+    return this.#engine
+  }
+
+  /**
+   * `subject` checked for reconciliation by this client: an error of one of its calls (with
+   * `outcomeUnknown`) or one of its journal's intents, keyed by a kind its row declares, sent to one
+   * of its base URLs. Anything else is refused before any lookup. @internal
+   */
+  protected reconcileSubject(subject: PaywireError | Intent): ReconcileSubject {
+    return reconcileSubject(subject, {
+      client: this.#client,
+      service: this.#http.service,
+      keys: this.#keys,
+      origins: this.#engine.origins,
+      clock: this.#http.clock,
+    })
+  }
+
+  /** Settles an unknown outcome by the service's safe lookups; never sends the call again. */
+  abstract reconcile(subject: PaywireError | Intent): Promise<Reconciled>
+
+  /**
+   * The raw escape hatch: any method and path below one of the client's base URLs, on the same
+   * pipeline (credentials, retries — `safe` for GET, `unsent-only` otherwise — and the service's
+   * error class). Resolves with the parsed JSON, `undefined` for an empty body, or the text when the
+   * body is not JSON; pass `schema` to check and type it.
+   */
+  request<S extends AnswerSchema | undefined = undefined>(
+    input: RequestInput,
+    options?: OperationOptions<S>,
+  ): ApiPromise<ResultOf<S, unknown>> {
+    return this.#engine.request(input, options)
+  }
+
+  /** The money-moving calls of the `journal` still open: sent (or about to be) with no definite outcome yet. */
+  pendingIntents(): Promise<Intent[]> {
+    return openIntentsOf(this.#http)
+  }
+
+  /**
+   * Reconciles every open intent of the `journal` (after a crash or a restart), oldest first, and
+   * closes those now settled; `still_unknown` ones stay open. Lookups only.
+   */
+  reconcileAll(): Promise<IntentReconciled[]> {
+    return reconcileJournal(this.#http, this.#client, (intent) => this.reconcile(intent))
+  }
+
+  /** The User-Agent this client sends. */
+  get userAgent(): string {
+    return this.#http.userAgent
+  }
+
+  /** Closes the client's connection pool (a caller-supplied `dispatcher` is left open); calling it again is fine. */
+  close(): Promise<void> {
+    return this.#http.close()
+  }
+
+  /** What `JSON.stringify` shows: the base URLs and settings, never a credential. */
+  abstract toJSON(): Record<string, unknown>
+
+  /** What `util.inspect` shows: the class name and `toJSON()`. */
+  [inspect.custom](): string {
+    return `${this.#client} ${inspect(this.toJSON())}`
+  }
+}
