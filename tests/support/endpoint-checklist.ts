@@ -44,7 +44,8 @@ export interface ChecklistPackage<Client extends ChecklistClient, Setup> {
   readonly startSimulator: () => Promise<ChecklistSimulator>
   /** A client of the simulator whose requests go to `url` (the simulator, or a proxy in front of it). */
   readonly client: (simulator: ChecklistSimulator, url: string, options?: ClientOptions) => Client
-  readonly setup: (client: Client) => Setup
+  /** The setup examples get: the client (on the simulator, or through a proxy in front of it) and the simulator. */
+  readonly setup: (client: Client, simulator: ChecklistSimulator) => Setup
   /** Docs pages that must name every method as `group.method`. */
   readonly docs: readonly string[]
 }
@@ -144,7 +145,7 @@ export function describeEndpointChecklist<Client extends ChecklistClient, Setup>
       async (entry) => {
         const example = pkg.examples[entry.group]?.[entry.method]
         if (example === undefined) throw new Error(`no example for ${entry.row.name}`)
-        const args = (await example(pkg.setup(direct))) as unknown[]
+        const args = (await example(pkg.setup(direct, simulator))) as unknown[]
         const before = simulator.server.requests.length
         await methodOf(direct, entry)(...args)
         const sent = simulator.server.requests.slice(before)
@@ -178,7 +179,7 @@ export function describeEndpointChecklist<Client extends ChecklistClient, Setup>
           const client = pkg.client(simulator, proxy.url, { journal, maxRetries: 2 })
           try {
             const example = pkg.examples[entry.group]?.[entry.method]
-            const args = (await example?.(pkg.setup(client))) as unknown[]
+            const args = (await example?.(pkg.setup(direct, simulator))) as unknown[]
             const opId = `${entry.row.name}-${proxy.log.length}`
             modes.set(opId, ['drop-after-forward'])
             const options = { headers: { [OP_HEADER]: opId } }

@@ -1,0 +1,19 @@
+/** Bill payment's endpoints as the checklist and the reliability suites read them: table, examples, simulator. */
+
+import { fileURLToPath } from 'node:url'
+import type { ChecklistPackage } from '../../../tests/support/endpoint-checklist.js'
+import { ENDPOINTS } from '../src/endpoints.js'
+import { BillPayment } from '../src/index.js'
+import { EXAMPLES, type ExampleSetup } from '../src/testing/examples.js'
+import { type RunningBillPaymentSimulator, startBillPaymentSimulator } from '../src/testing/index.js'
+
+export const BILL_KIT: ChecklistPackage<BillPayment, ExampleSetup> = {
+  name: 'bill-payment',
+  endpoints: ENDPOINTS,
+  examples: EXAMPLES,
+  startSimulator: () => startBillPaymentSimulator(),
+  client: (simulator, url, options) =>
+    new BillPayment({ ...(simulator as RunningBillPaymentSimulator).clientOptions, baseUrl: url, ...options }),
+  setup: (client) => ({ client }),
+  docs: [fileURLToPath(new URL('../../../docs/getting-started-bill-payment.md', import.meta.url))],
+}
