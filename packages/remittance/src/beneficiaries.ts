@@ -9,6 +9,7 @@ import {
   type OperationOptions,
   type Reconciliation,
   type ResultOf,
+  reconcileRule,
   recordAnswer,
   type SentRequest,
   safe,
@@ -35,7 +36,7 @@ import {
  * A beneficiary write whose outcome is unknown is checked by hand under its `posid`: the lookup lists
  * every beneficiary of that posid, so `reconcile` answers `not_reconcilable` (docs/reconciliation.md).
  */
-function byPosId({ wire }: SentRequest): Reconciliation | undefined {
+const byPosId = reconcileRule(['posid'], ({ wire }: SentRequest): Reconciliation | undefined => {
   const posid = wire?.['posid']
   if (typeof posid !== 'string') return undefined
   return {
@@ -43,7 +44,7 @@ function byPosId({ wire }: SentRequest): Reconciliation | undefined {
     value: posid,
     lookup: `a check by hand of remit.beneficiaries.getByPosId(${JSON.stringify(posid)}) (it lists every beneficiary of that posid)`,
   }
-}
+})
 
 const beneficiary = recordAnswer<Beneficiary>(BENEFICIARY_KINDS)
 const beneficiaries = listAnswer<Beneficiary>(BENEFICIARY_KINDS)

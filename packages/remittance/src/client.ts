@@ -19,18 +19,19 @@ import {
   type ResultOf,
   readCredentials,
   reconcileJournal,
+  reconcileKeysOf,
   reconcileSubject,
   type Secret,
   type ServiceDedupOptions,
   serviceDedupsIdempotencyKey,
 } from '@paywire/core'
 import pkg from '../package.json' with { type: 'json' }
-import { Beneficiaries } from './beneficiaries.js'
+import { Beneficiaries, beneficiaryOperations } from './beneficiaries.js'
 import { RemittanceError } from './errors.js'
-import { Lookup } from './lookup.js'
+import { Lookup, lookupOperations } from './lookup.js'
 import { type RemittanceReconciled, reconcileRemittance } from './reconcile.js'
 import { DEFAULT_SLE_DECIMALS, type SleBodySchemas, sleBodySchemas } from './schemas.js'
-import { Transactions } from './transactions.js'
+import { Transactions, transactionOperations } from './transactions.js'
 
 /**
  * Options of `new Remittance(...)`: the service's address and key, every core option, and
@@ -59,15 +60,8 @@ export interface RemittancePlatformDefaults {
   readonly sleDecimals?: number
 }
 
-/** The key kinds each remittance operation is reconciled by: a transfer, a confirm, a beneficiary write. */
-const REMITTANCE_RECONCILE_KEYS: Readonly<Record<string, readonly string[]>> = {
-  'transactions.mobileTransfer': ['agentTransactionRef'],
-  'transactions.cashCollection': ['agentTransactionRef'],
-  'transactions.bankTransfer': ['agentTransactionRef'],
-  'transactions.confirm': ['transactionId'],
-  'beneficiaries.create': ['posid'],
-  'beneficiaries.update': ['posid'],
-}
+/** The key kinds each remittance operation is reconciled by (a transfer, a confirm, a beneficiary write), as its row declares them. */
+const REMITTANCE_RECONCILE_KEYS = reconcileKeysOf(beneficiaryOperations, lookupOperations, transactionOperations)
 
 /**
  * The remittance service client: `remit.beneficiaries`, `remit.lookup`, `remit.transactions`, and

@@ -8,6 +8,7 @@ import {
   type OperationOptions,
   type Reconciliation,
   type ResultOf,
+  reconcileRule,
   recordAnswer,
   type SentRequest,
   unsentOnly,
@@ -33,14 +34,17 @@ import type {
  * A transfer whose outcome is unknown is looked up, never resent: whether the service refuses a
  * reused `agentTransactionRef` is not published (rule Platform 5), so a resend could move money twice.
  */
-function transferReconciliation({ idempotencyKey: ref }: SentRequest): Reconciliation | undefined {
-  if (ref === undefined) return undefined
-  return {
-    key: 'agentTransactionRef',
-    value: ref,
-    lookup: `remit.lookup.transactionStatus(${JSON.stringify(ref)}) for agentTransactionRef ${JSON.stringify(ref)} (remit.reconcile(error) runs it; the lookup is published by referenceNumber only, so not finding it proves nothing)`,
-  }
-}
+const transferReconciliation = reconcileRule(
+  ['agentTransactionRef'],
+  ({ idempotencyKey: ref }: SentRequest): Reconciliation | undefined => {
+    if (ref === undefined) return undefined
+    return {
+      key: 'agentTransactionRef',
+      value: ref,
+      lookup: `remit.lookup.transactionStatus(${JSON.stringify(ref)}) for agentTransactionRef ${JSON.stringify(ref)} (remit.reconcile(error) runs it; the lookup is published by referenceNumber only, so not finding it proves nothing)`,
+    }
+  },
+)
 
 /** The transfer's idempotency key is its `agentTransactionRef` (the caller's, or a new UUID). */
 const AGENT_TRANSACTION_REF = { bodyField: 'agentTransactionRef', generate: true } as const
@@ -88,11 +92,11 @@ export const transactionOperations = {
     method: 'POST',
     path: '/api/transactions/confirm/{transactionId}',
     retry: unsentOnly,
-    reconcile: ({ path }) => ({
+    reconcile: reconcileRule(['transactionId'], ({ path }) => ({
       key: 'transactionId',
       value: String(path['transactionId']),
       lookup: 'remit.lookup.transactionStatus(referenceNumber) with the reference of this transaction',
-    }),
+    })),
     decode: recordAnswer<Confirmation>(CONFIRMATION_KINDS),
   }),
 }
