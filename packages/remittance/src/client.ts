@@ -26,12 +26,12 @@ import {
   serviceDedupsIdempotencyKey,
 } from '@paywire/core'
 import pkg from '../package.json' with { type: 'json' }
-import { Beneficiaries, beneficiaryOperations } from './beneficiaries.js'
+import { BENEFICIARIES, Beneficiaries } from './beneficiaries.js'
 import { RemittanceError } from './errors.js'
-import { Lookup, lookupOperations } from './lookup.js'
+import { LOOKUP, Lookup } from './lookup.js'
 import { type RemittanceReconciled, reconcileRemittance } from './reconcile.js'
 import { DEFAULT_SLE_DECIMALS, type SleBodySchemas, sleBodySchemas } from './schemas.js'
-import { Transactions, transactionOperations } from './transactions.js'
+import { TRANSACTIONS, Transactions } from './transactions.js'
 
 /**
  * Options of `new Remittance(...)`: the service's address and key, every core option, and
@@ -61,7 +61,7 @@ export interface RemittancePlatformDefaults {
 }
 
 /** The key kinds each remittance operation is reconciled by (a transfer, a confirm, a beneficiary write), as its row declares them. */
-const REMITTANCE_RECONCILE_KEYS = reconcileKeysOf(beneficiaryOperations, lookupOperations, transactionOperations)
+const REMITTANCE_RECONCILE_KEYS = reconcileKeysOf(BENEFICIARIES, LOOKUP, TRANSACTIONS)
 
 /**
  * The remittance service client: `remit.beneficiaries`, `remit.lookup`, `remit.transactions`, and

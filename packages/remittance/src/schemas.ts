@@ -164,7 +164,7 @@ export interface LookupRatesParams {
   readonly serviceType?: string
 }
 
-function ratesSchemaWith(amountSle: z.ZodType<number>) {
+function ratesSchemaWith(amountSle: z.ZodType<number, number>) {
   return z.strictObject({
     sendingAmountSLE: amountSle.optional(),
     receivingAmountFX: amount.optional(),
@@ -248,7 +248,7 @@ export interface TransactionsBankTransferParams extends TransactionCommonFields 
   readonly [field: string]: unknown
 }
 
-function transactionShapeWith(amountSle: z.ZodType<number>) {
+function transactionShapeWith(amountSle: z.ZodType<number, number>) {
   return {
     remitterId: text.optional(),
     beneficiaryId: text.optional(),
@@ -275,15 +275,14 @@ function transactionShapeWith(amountSle: z.ZodType<number>) {
 }
 
 /**
- * The body schemas that depend on the client's `sleDecimals`: what the rows read from the client.
- * Opaque on purpose: the methods' params are the documented interfaces, and the public `.d.ts`
- * carries no schema-library internals.
+ * The body schemas that depend on the client's `sleDecimals`: what the rows read from the client,
+ * each typed by the params it takes.
  */
 export interface SleBodySchemas {
-  readonly rates: z.ZodType
-  readonly mobileTransfer: z.ZodType
-  readonly cashCollection: z.ZodType
-  readonly bankTransfer: z.ZodType
+  readonly rates: z.ZodType<unknown, LookupRatesParams>
+  readonly mobileTransfer: z.ZodType<unknown, TransactionsMobileTransferParams>
+  readonly cashCollection: z.ZodType<unknown, TransactionsCashCollectionParams>
+  readonly bankTransfer: z.ZodType<unknown, TransactionsBankTransferParams>
 }
 
 /** The body schemas that carry SLE amounts, for `sleDecimals` decimal places. */

@@ -1,9 +1,9 @@
 import type { Operation } from '@paywire/core'
 import { describe, expect, it } from 'vitest'
-import { beneficiaryOperations } from '../src/beneficiaries.js'
+import { BENEFICIARIES } from '../src/beneficiaries.js'
 import type { Remittance } from '../src/index.js'
-import { lookupOperations } from '../src/lookup.js'
-import { transactionOperations } from '../src/transactions.js'
+import { LOOKUP } from '../src/lookup.js'
+import { TRANSACTIONS } from '../src/transactions.js'
 import {
   bankTransferBody,
   beneficiary,
@@ -203,11 +203,10 @@ const rows: Row[] = [
 
 /** The SDK's operation tables, by name: what the rows above (the service's endpoint list, rules Endpoints 1–20, restated on purpose) are checked against. */
 const table = new Map<string, Operation<never>>(
-  [
-    ...Object.values(beneficiaryOperations),
-    ...Object.values(lookupOperations),
-    ...Object.values(transactionOperations),
-  ].map((row) => [row.name, row]),
+  [...Object.values(BENEFICIARIES), ...Object.values(LOOKUP), ...Object.values(TRANSACTIONS)].map((row) => [
+    row.name,
+    row,
+  ]),
 )
 
 /** `/api/transactions/confirm/{transactionId}` as a pattern a concrete path must match. */
