@@ -3,6 +3,7 @@
 import {
   type AnswerDecoder,
   defineOperation,
+  type EndpointParams,
   listAnswer,
   type Reconciliation,
   reconcileRule,
@@ -13,7 +14,7 @@ import {
   unsentOnly,
 } from '@paywire/core'
 import { BENEFICIARY_KINDS, type Beneficiary } from './results.js'
-import { beneficiaryCreateSchema, beneficiaryUpdateSchema, type SleBodySchemas } from './schemas.js'
+import { beneficiaryCreateSchema, beneficiaryUpdateSchema, type RemittanceRules } from './schemas.js'
 
 /**
  * A beneficiary write whose outcome is unknown is checked by hand under its `posid`: the lookup lists
@@ -34,7 +35,7 @@ const beneficiaries: AnswerDecoder<readonly Beneficiary[]> = listAnswer<Benefici
 
 /** A find by one path value: a `safe` GET that answers a list of beneficiaries. */
 function findRow<const Path extends string>(method: string, path: Path) {
-  return defineOperation<SleBodySchemas, never, readonly Beneficiary[] | undefined, Path>({
+  return defineOperation<RemittanceRules, never, readonly Beneficiary[] | undefined, Path>({
     name: `beneficiaries.${method}`,
     method: 'GET',
     path,
@@ -80,4 +81,19 @@ export const BENEFICIARIES = {
 }
 
 /** `remit.beneficiaries`: register, update and find beneficiaries; each method is one row of `BENEFICIARIES`. */
-export class Beneficiaries extends resource<SleBodySchemas, typeof BENEFICIARIES>(BENEFICIARIES) {}
+export class Beneficiaries extends resource<RemittanceRules, typeof BENEFICIARIES>(BENEFICIARIES) {}
+
+/**
+ * Body of `POST /api/beneficiaries` (CreateBeneficiaryRequest): all fields are strings (rule
+ * Resources 1), all optional (the service publishes no required flags, rule Resources 7).
+ */
+export interface BeneficiaryFields extends EndpointParams<typeof BENEFICIARIES.create> {}
+
+/** Body of `POST /api/beneficiaries` (CreateBeneficiaryRequest). */
+export type BeneficiariesCreateParams = BeneficiaryFields
+
+/**
+ * Body of `PUT /api/beneficiaries`: the beneficiary fields typed when present, every other member
+ * passed through as JSON (UpdateBeneficiaryRequest's fields are not published, rule Resources 8).
+ */
+export interface BeneficiariesUpdateParams extends EndpointParams<typeof BENEFICIARIES.update> {}

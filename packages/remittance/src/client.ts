@@ -30,7 +30,7 @@ import { BENEFICIARIES, Beneficiaries } from './beneficiaries.js'
 import { RemittanceError } from './errors.js'
 import { LOOKUP, Lookup } from './lookup.js'
 import { type RemittanceReconciled, reconcileRemittance } from './reconcile.js'
-import { DEFAULT_SLE_DECIMALS, type SleBodySchemas, sleBodySchemas } from './schemas.js'
+import { DEFAULT_SLE_DECIMALS, type RemittanceRules } from './schemas.js'
 import { TRANSACTIONS, Transactions } from './transactions.js'
 
 /**
@@ -80,7 +80,7 @@ export class Remittance {
   readonly transactions: Transactions
   readonly #http: HttpClient
   readonly #baseUrl: string
-  readonly #ops: OperationClient<SleBodySchemas>
+  readonly #ops: OperationClient<RemittanceRules>
   readonly #serviceDedups: boolean
 
   constructor(options: RemittanceOptions) {
@@ -93,7 +93,7 @@ export class Remittance {
     this.#ops = new OperationClient({
       http: this.#http,
       baseUrls: { default: this.#baseUrl },
-      context: sleBodySchemas(checkSleDecimals(platformDefaults?.sleDecimals)),
+      context: Object.freeze({ sleDecimals: checkSleDecimals(platformDefaults?.sleDecimals) }),
       authHeaders: () => ({ 'x-code': key.reveal() }),
       answers: problemAnswers(RemittanceError),
     })

@@ -37,10 +37,12 @@ export {
   TimeoutError,
   UserAbortError,
 } from '@paywire/core'
+export type { BeneficiariesCreateParams, BeneficiariesUpdateParams, BeneficiaryFields } from './beneficiaries.js'
 export { Beneficiaries } from './beneficiaries.js'
 export type { RemittanceOptions, RemittancePlatformDefaults } from './client.js'
 export { Remittance } from './client.js'
 export { RemittanceError } from './errors.js'
+export type { LookupNameEnquiryParams, LookupRatesParams } from './lookup.js'
 export { Lookup } from './lookup.js'
 export type { RemittanceReconciled } from './reconcile.js'
 export type {
@@ -79,19 +81,16 @@ export type {
   Transfer,
 } from './results.js'
 export type {
-  BeneficiariesCreateParams,
-  BeneficiariesUpdateParams,
-  BeneficiaryFields,
   JsonValue,
-  LookupNameEnquiryParams,
   LookupQuery,
-  LookupRatesParams,
   RemittanceResult,
   TransactionCommonFields,
   TransactionFeesRequest,
+} from './schemas.js'
+export { BENEFICIARY_FIELDS } from './schemas.js'
+export type {
   TransactionsBankTransferParams,
   TransactionsCashCollectionParams,
   TransactionsMobileTransferParams,
-} from './schemas.js'
-export { BENEFICIARY_FIELDS } from './schemas.js'
+} from './transactions.js'
 export { Transactions } from './transactions.js'

@@ -1,6 +1,14 @@
 /** Lookups (rules Endpoints 6–16): rates, name enquiry, reference data and transaction status, one row per endpoint. */
 
-import { type AnswerDecoder, defineOperation, listAnswer, recordAnswer, resource, safe } from '@paywire/core'
+import {
+  type AnswerDecoder,
+  defineOperation,
+  type EndpointParams,
+  listAnswer,
+  recordAnswer,
+  resource,
+  safe,
+} from '@paywire/core'
 import {
   BANK_ACCOUNT_KINDS,
   BANK_KINDS,
@@ -23,7 +31,7 @@ import {
   TRANSACTION_STATUS_KINDS,
   type TransactionStatus,
 } from './results.js'
-import { nameEnquirySchema, type SleBodySchemas } from './schemas.js'
+import { nameEnquirySchema, type RemittanceRules, ratesSchema } from './schemas.js'
 
 const bankAccount = recordAnswer<BankAccount>(BANK_ACCOUNT_KINDS)
 
@@ -32,7 +40,7 @@ const bankAccount = recordAnswer<BankAccount>(BANK_ACCOUNT_KINDS)
  * parameters (rule Endpoints 21). `safe`: a read, retried on 502 too.
  */
 function queryRow<const Path extends string, Result>(method: string, path: Path, decode: AnswerDecoder<Result>) {
-  return defineOperation<SleBodySchemas, never, Result | undefined, Path, true>({
+  return defineOperation<RemittanceRules, never, Result | undefined, Path, true>({
     name: `lookup.${method}`,
     method: 'GET',
     path,
@@ -52,7 +60,7 @@ export const LOOKUP = {
     name: 'lookup.rates',
     method: 'POST',
     path: '/api/lookup/rates',
-    params: (bodies: SleBodySchemas) => bodies.rates,
+    params: ratesSchema,
     retry: safe,
     decode: recordAnswer<RateQuote>(RATE_QUOTE_KINDS),
   }),
@@ -120,4 +128,10 @@ export const LOOKUP = {
  * `LOOKUP`. The GET lookups take an optional `query` object, sent as given: the service does not
  * publish their parameters (rule Endpoints 21).
  */
-export class Lookup extends resource<SleBodySchemas, typeof LOOKUP>(LOOKUP) {}
+export class Lookup extends resource<RemittanceRules, typeof LOOKUP>(LOOKUP) {}
+
+/** Body of `POST /api/lookup/rates` (rule Resources 2). */
+export interface LookupRatesParams extends EndpointParams<typeof LOOKUP.rates> {}
+
+/** Body of `POST /api/lookup/name-enquiry`: NameEnquiryRequest's fields are not published (rule Resources 8), so any JSON members. */
+export interface LookupNameEnquiryParams extends EndpointParams<typeof LOOKUP.nameEnquiry> {}

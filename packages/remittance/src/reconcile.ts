@@ -15,7 +15,7 @@ import {
 } from '@paywire/core'
 import { Lookup } from './lookup.js'
 import type { TransactionStatus } from './results.js'
-import type { SleBodySchemas } from './schemas.js'
+import type { RemittanceRules } from './schemas.js'
 
 /** What a remittance reconciliation looked at: the status lookup's answer. */
 export type RemittanceReconciled = Reconciled<TransactionStatus>
@@ -67,7 +67,7 @@ export function remittanceNext(key: Reconciliation, serviceDedups: boolean): str
  */
 export async function reconcileRemittance(
   subject: ReconcileSubject,
-  ops: OperationClient<SleBodySchemas>,
+  ops: OperationClient<RemittanceRules>,
   serviceDedups: boolean,
 ): Promise<RemittanceReconciled> {
   const { operation, reconciliation: key } = subject

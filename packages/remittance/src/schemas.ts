@@ -1,7 +1,13 @@
-/** Wire types and zod schemas of every remittance request body (rules Resources 1–8). */
+/**
+ * The zod schemas of every remittance request body (rules Resources 1–8): the one source of each
+ * body's fields, their rules and their docs (each shape member's JSDoc shows in the method's hover).
+ * Nothing here builds a schema at import: each is a function a row calls on its first call, once per
+ * client (with the client's rules, e.g. its `sleDecimals`).
+ */
 
 import type { Query } from '@paywire/core'
 import * as z from 'zod'
+import { jsonMemberIssue } from './json.js'
 
 /** Any JSON value: what `remit.request(...)` and a `schema` such as `z.json()` read. */
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue }
@@ -18,78 +24,58 @@ export type RemittanceResult = JsonValue | undefined
 /** Query parameters of a GET lookup: the service does not publish them, so any name is sent as given (rule Endpoints 21). */
 export type LookupQuery = Query
 
+/** What a client hands its rows: the platform defaults its request checks rest on (`platformDefaults`). */
+export interface RemittanceRules {
+  /** Most decimal places of an SLE amount (rule Platform 4). */
+  readonly sleDecimals: number
+}
+
+/** Platform default: SLE is the redenominated leone with 2 decimals, 1 SLE = 1000 old SLL (rule Platform 4). */
+export const DEFAULT_SLE_DECIMALS = 2
+
 // ---- field rules ------------------------------------------------------------------------------
 
-const text = z.string()
+function text() {
+  return z.string().optional()
+}
 
 /**
  * The service publishes no amount bounds (rule Limits); an amount must still be a finite number >= 0
  * to mean money. NaN and Infinity are numbers to JavaScript but not to JSON (they would be sent as
  * `null`): their refusal says so, and every other refusal keeps core's wording.
  */
-const amount = z
-  .number({
-    error: (issue) =>
-      issue.code === 'invalid_type' && typeof issue.input === 'number'
-        ? `must be a finite number, not ${issue.input} (JSON cannot carry it)`
-        : undefined,
-  })
-  .nonnegative()
+function amount() {
+  return z
+    .number({
+      error: (issue) =>
+        issue.code === 'invalid_type' && typeof issue.input === 'number'
+          ? `must be a finite number, not ${issue.input} (JSON cannot carry it)`
+          : undefined,
+    })
+    .nonnegative()
+}
 
-/** Platform default: SLE is the redenominated leone with 2 decimals, 1 SLE = 1000 old SLL (rule Platform 4). */
-export const DEFAULT_SLE_DECIMALS = 2
-
-/** An SLE amount with at most `decimals` decimal places (`platformDefaults.sleDecimals`). */
-function amountSleWith(decimals: number) {
+/** An SLE amount with at most `sleDecimals` decimal places (`platformDefaults.sleDecimals`, rule Platform 4). */
+function amountSle({ sleDecimals: decimals }: RemittanceRules) {
   const message =
     decimals === 0
       ? 'SLE amounts are whole numbers'
       : `SLE amounts have at most ${decimals} decimal place${decimals === 1 ? '' : 's'}`
-  return amount.refine((value) => Number(value.toFixed(decimals)) === value, { message })
+  return amount()
+    .refine((value) => Number(value.toFixed(decimals)) === value, { message })
+    .optional()
 }
 
-/** The natural idempotency key (rule Platform 5); an empty one could not identify a transfer. */
-const reference = z.string().min(1, 'must not be empty')
-
-/** Finds the first part of `value` that `JSON.stringify` would drop or change, with its path. */
-function nonJsonAt(
-  value: unknown,
-  path: (string | number)[],
-): { path: (string | number)[]; found: string } | undefined {
-  if (value === null || typeof value === 'string' || typeof value === 'boolean') return undefined
-  if (typeof value === 'number') return Number.isFinite(value) ? undefined : { path, found: String(value) }
-  if (Array.isArray(value)) {
-    for (const [index, item] of value.entries()) {
-      const bad = nonJsonAt(item, [...path, index])
-      if (bad) return bad
-    }
-    return undefined
-  }
-  if (typeof value === 'object') {
-    const proto = Object.getPrototypeOf(value)
-    if (proto !== Object.prototype && proto !== null) return { path, found: proto?.constructor?.name ?? 'object' }
-    for (const [key, item] of Object.entries(value)) {
-      if (item === undefined) continue
-      const bad = nonJsonAt(item, [...path, key])
-      if (bad) return bad
-    }
-    return undefined
-  }
-  return { path, found: typeof value }
+/**
+ * The members of a body whose fields are not published (rule Resources 8): any JSON value, reported
+ * with its exact path when it is not one (a cycle, NaN, a class instance…).
+ */
+function jsonMember() {
+  return z.unknown().superRefine((value, ctx) => {
+    const bad = jsonMemberIssue(value)
+    if (bad) ctx.addIssue({ code: 'custom', path: bad.path, message: bad.message })
+  })
 }
-
-/** A member of an open record: any JSON value, reported with its exact path when it is not one. */
-const jsonMember = z.unknown().superRefine((value, ctx) => {
-  if (value === undefined) return
-  const bad = nonJsonAt(value, [])
-  if (bad) {
-    ctx.addIssue({
-      code: 'custom',
-      path: bad.path,
-      message: `must be a JSON value (string, finite number, boolean, null, array or plain object), got ${bad.found}`,
-    })
-  }
-})
 
 // ---- beneficiaries ------------------------------------------------------------------------------
 
@@ -98,90 +84,97 @@ const jsonMember = z.unknown().superRefine((value, ctx) => {
  * required flags (rule Resources 7), so every field is optional here and the service decides what it
  * needs (its 400 names the missing fields).
  */
-export interface BeneficiaryFields {
-  readonly linkedRemitterId?: string
-  readonly firstName?: string
-  readonly lastName?: string
-  readonly address1?: string
-  readonly city?: string
-  readonly state?: string
-  readonly postcode?: string
-  readonly country?: string
-  readonly nationality?: string
-  readonly telephone?: string
-  readonly posid?: string
-  readonly mobile?: string
-  readonly idDetails?: string
+function beneficiaryShape() {
+  return {
+    /** The remitter this beneficiary belongs to. */
+    linkedRemitterId: text(),
+    /** The beneficiary's first name. */
+    firstName: text(),
+    /** The beneficiary's last name. */
+    lastName: text(),
+    /** First line of the beneficiary's address. */
+    address1: text(),
+    /** The beneficiary's city. */
+    city: text(),
+    /** The beneficiary's state or region. */
+    state: text(),
+    /** The beneficiary's postcode. */
+    postcode: text(),
+    /** The beneficiary's country. */
+    country: text(),
+    /** The beneficiary's nationality. */
+    nationality: text(),
+    /** The beneficiary's telephone number; `beneficiaries.getByTelephone` finds by it. */
+    telephone: text(),
+    /** The point of sale the beneficiary is registered under; `beneficiaries.getByPosId` lists them all. */
+    posid: text(),
+    /** The beneficiary's mobile number. */
+    mobile: text(),
+    /** The beneficiary's identity document details. */
+    idDetails: text(),
+  }
 }
 
-/** Body of `POST /api/beneficiaries` (CreateBeneficiaryRequest). */
-export type BeneficiariesCreateParams = BeneficiaryFields
+/** `POST /api/beneficiaries` (CreateBeneficiaryRequest, rule Resources 1): only its own fields. */
+export function beneficiaryCreateSchema() {
+  return z.strictObject(beneficiaryShape())
+}
 
 /**
- * Body of `PUT /api/beneficiaries`. UpdateBeneficiaryRequest's fields are not published (rule
- * Resources 8): the beneficiary fields are typed as strings when present (a guess: an update carries
- * the same fields), every other member passes through as JSON.
+ * `PUT /api/beneficiaries`. UpdateBeneficiaryRequest's fields are not published (rule Resources 8):
+ * the beneficiary fields are typed as strings when present (a guess: an update carries the same
+ * fields), every other member passes through as JSON.
  */
-export interface BeneficiariesUpdateParams extends BeneficiaryFields {
-  readonly [field: string]: unknown
+export function beneficiaryUpdateSchema() {
+  return z.object(beneficiaryShape()).catchall(jsonMember())
 }
 
-const beneficiaryShape = {
-  linkedRemitterId: text.optional(),
-  firstName: text.optional(),
-  lastName: text.optional(),
-  address1: text.optional(),
-  city: text.optional(),
-  state: text.optional(),
-  postcode: text.optional(),
-  country: text.optional(),
-  nationality: text.optional(),
-  telephone: text.optional(),
-  posid: text.optional(),
-  mobile: text.optional(),
-  idDetails: text.optional(),
-}
+/** The fields of a beneficiary (CreateBeneficiaryRequest), as its schema declares them. */
+type BeneficiaryInput = z.input<ReturnType<typeof beneficiaryCreateSchema>>
 
 /** The field names of CreateBeneficiaryRequest, in the service's order (rule Resources 1). */
-export const BENEFICIARY_FIELDS = Object.keys(beneficiaryShape) as (keyof BeneficiaryFields)[]
-
-export const beneficiaryCreateSchema = z.strictObject(beneficiaryShape)
-export const beneficiaryUpdateSchema = z.object(beneficiaryShape).catchall(jsonMember)
+export const BENEFICIARY_FIELDS: (keyof BeneficiaryInput)[] = [
+  'linkedRemitterId',
+  'firstName',
+  'lastName',
+  'address1',
+  'city',
+  'state',
+  'postcode',
+  'country',
+  'nationality',
+  'telephone',
+  'posid',
+  'mobile',
+  'idDetails',
+]
 
 // ---- lookups ------------------------------------------------------------------------------------
 
-/** Rate lookup request: `sendingAmountSLE` and `receivingAmountFX` numbers, the rest strings (rule Resources 2). */
-export interface LookupRatesParams {
-  /** Amount in SLE (at most 2 decimals, rule Platform 4). */
-  readonly sendingAmountSLE?: number
-  /** Amount in the destination currency. */
-  readonly receivingAmountFX?: number
-  /** `SOURCE` or `DESTINATION` upstream (rule Platform 1); not enforced. */
-  readonly amountType?: string
-  readonly sourceCurrency?: string
-  readonly destinationCountry?: string
-  readonly destCurrency?: string
-  readonly serviceType?: string
-}
-
-function ratesSchemaWith(amountSle: z.ZodType<number, number>) {
+/** `POST /api/lookup/rates`: `sendingAmountSLE` and `receivingAmountFX` numbers, the rest strings (rule Resources 2). */
+export function ratesSchema(rules: RemittanceRules) {
   return z.strictObject({
-    sendingAmountSLE: amountSle.optional(),
-    receivingAmountFX: amount.optional(),
-    amountType: text.optional(),
-    sourceCurrency: text.optional(),
-    destinationCountry: text.optional(),
-    destCurrency: text.optional(),
-    serviceType: text.optional(),
+    /** Amount in SLE (at most `platformDefaults.sleDecimals` decimals, 2 by default; rule Platform 4). */
+    sendingAmountSLE: amountSle(rules),
+    /** Amount in the destination currency. */
+    receivingAmountFX: amount().optional(),
+    /** `SOURCE` or `DESTINATION` upstream (rule Platform 1); not enforced. */
+    amountType: text(),
+    /** The currency sent. */
+    sourceCurrency: text(),
+    /** The country the money goes to. */
+    destinationCountry: text(),
+    /** The currency the beneficiary receives. */
+    destCurrency: text(),
+    /** The kind of transfer quoted. */
+    serviceType: text(),
   })
 }
 
-/** Body of `POST /api/lookup/name-enquiry`: NameEnquiryRequest's fields are not published (rule Resources 8), so any JSON members. */
-export interface LookupNameEnquiryParams {
-  readonly [field: string]: unknown
+/** `POST /api/lookup/name-enquiry`: NameEnquiryRequest's fields are not published (rule Resources 8), so any JSON members. */
+export function nameEnquirySchema() {
+  return z.object({}).catchall(jsonMember())
 }
-
-export const nameEnquirySchema = z.object({}).catchall(jsonMember)
 
 /**
  * GetTransactionFeesRequest: the service names this schema but no endpoint uses it, and its fields
@@ -195,113 +188,88 @@ export interface TransactionFeesRequest {
 // ---- transactions -------------------------------------------------------------------------------
 
 /** Fields common to the mobile transfer and cash collection requests: strings, except `amountSLE` and `fees` (rule Resources 3). */
-export interface TransactionCommonFields {
-  readonly remitterId?: string
-  readonly beneficiaryId?: string
-  readonly destinationCountry?: string
-  /** `Account`, `Cash Collection` or `Mobile Transfer` upstream (rule Platform 1). */
-  readonly transType?: string
-  readonly purpose?: string
-  readonly sourceOfIncome?: string
-  readonly paymentMethod?: string
-  readonly amountDeposited?: string
-  readonly bankBranchDeposited?: string
-  readonly serviceLevel?: string
-  readonly smsConfirmation?: string
-  readonly smsNotification?: string
-  readonly smsMobile?: string
-  readonly sourceCurrency?: string
-  readonly destinationCurrency?: string
-  readonly amountType?: string
-  /**
-   * The idempotency key (rule Platform 5: a reused one is rejected). Filled with a random
-   * UUID when omitted, and returned with the result and on every error of the call.
-   */
-  readonly agentTransactionRef?: string
-  readonly benefTransRef?: string
-  readonly amountToSend?: string
-  /** Amount in SLE (at most 2 decimals, rule Platform 4). */
-  readonly amountSLE?: number
-  readonly fees?: number
+function transactionShape(rules: RemittanceRules) {
+  return {
+    /** The remitter sending the money. */
+    remitterId: text(),
+    /** The beneficiary receiving it (`Beneficiary.beneficiaryId`). */
+    beneficiaryId: text(),
+    /** The country the money goes to. */
+    destinationCountry: text(),
+    /** `Account`, `Cash Collection` or `Mobile Transfer` upstream (rule Platform 1). */
+    transType: text(),
+    /** Why the money is sent. */
+    purpose: text(),
+    /** Where the remitter's money comes from. */
+    sourceOfIncome: text(),
+    /** How the remitter pays. */
+    paymentMethod: text(),
+    /** The amount the remitter deposited, as a string. */
+    amountDeposited: text(),
+    /** The bank branch the remitter deposited at. */
+    bankBranchDeposited: text(),
+    /** The service level of the transfer. */
+    serviceLevel: text(),
+    /** Whether to confirm by SMS. */
+    smsConfirmation: text(),
+    /** Whether to notify by SMS. */
+    smsNotification: text(),
+    /** The mobile number SMS messages go to. */
+    smsMobile: text(),
+    /** The currency sent. */
+    sourceCurrency: text(),
+    /** The currency the beneficiary receives. */
+    destinationCurrency: text(),
+    /** `SOURCE` or `DESTINATION` upstream (rule Platform 1); not enforced. */
+    amountType: text(),
+    /**
+     * The idempotency key (rule Platform 5: a reused one is rejected). Filled with a random
+     * UUID when omitted, and returned with the result and on every error of the call.
+     */
+    agentTransactionRef: z.string().min(1, 'must not be empty').optional(),
+    /** The beneficiary's reference for the transfer. */
+    benefTransRef: text(),
+    /** The amount to send, as a string. */
+    amountToSend: text(),
+    /** Amount in SLE (at most `platformDefaults.sleDecimals` decimals, 2 by default; rule Platform 4). */
+    amountSLE: amountSle(rules),
+    /** The fees charged, a number. */
+    fees: amount().optional(),
+  }
 }
 
-/** Body of `POST /api/transactions/mobile-transfer` (rule Resources 4). */
-export interface TransactionsMobileTransferParams extends TransactionCommonFields {
-  readonly beneficiaryMobileTransferNumber?: string
-  readonly beneficiaryMobileTransferNetworkId?: string
-  readonly beneficiaryMobileTransferNetworkCreditTypeId?: string
+/** The fields every transfer shares (rule Resources 3), as their schema declares them. */
+export interface TransactionCommonFields extends z.input<z.ZodObject<ReturnType<typeof transactionShape>>> {}
+
+/** `POST /api/transactions/mobile-transfer`: the common fields and the mobile money account (rule Resources 4). */
+export function mobileTransferSchema(rules: RemittanceRules) {
+  return z.strictObject({
+    ...transactionShape(rules),
+    /** The beneficiary's mobile money number. */
+    beneficiaryMobileTransferNumber: text(),
+    /** The mobile network (`remit.lookup.mobileOperators`). */
+    beneficiaryMobileTransferNetworkId: text(),
+    /** The network's credit type (`remit.lookup.mobileOperatorCreditTypes`). */
+    beneficiaryMobileTransferNetworkCreditTypeId: text(),
+  })
 }
 
-/** Body of `POST /api/transactions/cash-collection` (rule Resources 5). */
-export interface TransactionsCashCollectionParams extends TransactionCommonFields {
-  readonly collectionPointId?: string
-  /** The PIN the beneficiary collects with; never logged by the SDK (bodies are not logged). */
-  readonly collectionPin?: string
+/** `POST /api/transactions/cash-collection`: the common fields and where the cash is collected (rule Resources 5). */
+export function cashCollectionSchema(rules: RemittanceRules) {
+  return z.strictObject({
+    ...transactionShape(rules),
+    /** Where the beneficiary collects the cash (`remit.lookup.collectionPoints`). */
+    collectionPointId: text(),
+    /** The PIN the beneficiary collects with; never logged by the SDK (bodies are not logged). */
+    collectionPin: text(),
+  })
 }
 
 /**
- * Body of the bank transfer (BankTransferTransactionRequest, fields not published: rule Resources 8). The common
- * transaction fields are typed when present (a guess: every transfer shares them, and
+ * The bank transfer (BankTransferTransactionRequest, fields not published: rule Resources 8). The
+ * common transaction fields are typed when present (a guess: every transfer shares them, and
  * `agentTransactionRef` is needed for reconciliation); every other member passes through as JSON.
  */
-export interface TransactionsBankTransferParams extends TransactionCommonFields {
-  readonly [field: string]: unknown
-}
-
-function transactionShapeWith(amountSle: z.ZodType<number, number>) {
-  return {
-    remitterId: text.optional(),
-    beneficiaryId: text.optional(),
-    destinationCountry: text.optional(),
-    transType: text.optional(),
-    purpose: text.optional(),
-    sourceOfIncome: text.optional(),
-    paymentMethod: text.optional(),
-    amountDeposited: text.optional(),
-    bankBranchDeposited: text.optional(),
-    serviceLevel: text.optional(),
-    smsConfirmation: text.optional(),
-    smsNotification: text.optional(),
-    smsMobile: text.optional(),
-    sourceCurrency: text.optional(),
-    destinationCurrency: text.optional(),
-    amountType: text.optional(),
-    agentTransactionRef: reference.optional(),
-    benefTransRef: text.optional(),
-    amountToSend: text.optional(),
-    amountSLE: amountSle.optional(),
-    fees: amount.optional(),
-  }
-}
-
-/**
- * The body schemas that depend on the client's `sleDecimals`: what the rows read from the client,
- * each typed by the params it takes.
- */
-export interface SleBodySchemas {
-  readonly rates: z.ZodType<unknown, LookupRatesParams>
-  readonly mobileTransfer: z.ZodType<unknown, TransactionsMobileTransferParams>
-  readonly cashCollection: z.ZodType<unknown, TransactionsCashCollectionParams>
-  readonly bankTransfer: z.ZodType<unknown, TransactionsBankTransferParams>
-}
-
-/** The body schemas that carry SLE amounts, for `sleDecimals` decimal places. */
-export function sleBodySchemas(sleDecimals: number): SleBodySchemas {
-  const amountSle = amountSleWith(sleDecimals)
-  const transactionShape = transactionShapeWith(amountSle)
-  return {
-    rates: ratesSchemaWith(amountSle),
-    mobileTransfer: z.strictObject({
-      ...transactionShape,
-      beneficiaryMobileTransferNumber: text.optional(),
-      beneficiaryMobileTransferNetworkId: text.optional(),
-      beneficiaryMobileTransferNetworkCreditTypeId: text.optional(),
-    }),
-    cashCollection: z.strictObject({
-      ...transactionShape,
-      collectionPointId: text.optional(),
-      collectionPin: text.optional(),
-    }),
-    bankTransfer: z.object(transactionShape).catchall(jsonMember),
-  }
+export function bankTransferSchema(rules: RemittanceRules) {
+  return z.object(transactionShape(rules)).catchall(jsonMember())
 }

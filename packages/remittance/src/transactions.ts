@@ -2,6 +2,7 @@
 
 import {
   defineOperation,
+  type EndpointParams,
   type Reconciliation,
   reconcileRule,
   recordAnswer,
@@ -11,7 +12,7 @@ import {
 } from '@paywire/core'
 import type { z } from 'zod'
 import { CONFIRMATION_KINDS, type Confirmation, TRANSFER_KINDS, type Transfer } from './results.js'
-import type { SleBodySchemas } from './schemas.js'
+import { bankTransferSchema, cashCollectionSchema, mobileTransferSchema, type RemittanceRules } from './schemas.js'
 
 /**
  * A transfer whose outcome is unknown is looked up, never resent: whether the service refuses a
@@ -41,9 +42,9 @@ const transfer = recordAnswer<Transfer>(TRANSFER_KINDS)
 function transferRow<const Path extends string, S extends z.ZodType>(
   method: string,
   path: Path,
-  params: (bodies: SleBodySchemas) => S,
+  params: (rules: RemittanceRules) => S,
 ) {
-  return defineOperation<SleBodySchemas, S, Transfer | undefined, Path>({
+  return defineOperation<RemittanceRules, S, Transfer | undefined, Path>({
     name: `transactions.${method}`,
     method: 'POST',
     path,
@@ -63,14 +64,14 @@ function transferRow<const Path extends string, S extends z.ZodType>(
  */
 export const TRANSACTIONS = {
   /** `POST /api/transactions/mobile-transfer` (rules Resources 3–4): resolves with the `Transfer` (rule Platform 13). */
-  mobileTransfer: transferRow('mobileTransfer', '/api/transactions/mobile-transfer', (bodies) => bodies.mobileTransfer),
+  mobileTransfer: transferRow('mobileTransfer', '/api/transactions/mobile-transfer', mobileTransferSchema),
   /** `POST /api/transactions/cash-collection` (rules Resources 3, 5): resolves with the `Transfer` (rule Platform 13). */
-  cashCollection: transferRow('cashCollection', '/api/transactions/cash-collection', (bodies) => bodies.cashCollection),
+  cashCollection: transferRow('cashCollection', '/api/transactions/cash-collection', cashCollectionSchema),
   /**
    * `POST /api/transactions/bank-transfer` (method assumed, rule Platform 7; BankTransferTransactionRequest
    * fields not published, rule Resources 8): resolves with the `Transfer` (rule Platform 13).
    */
-  bankTransfer: transferRow('bankTransfer', '/api/transactions/bank-transfer', (bodies) => bodies.bankTransfer),
+  bankTransfer: transferRow('bankTransfer', '/api/transactions/bank-transfer', bankTransferSchema),
   /**
    * `POST /api/transactions/confirm/{transactionId}` (method assumed, rule Platform 7): commits the
    * transaction a transfer created (`Transfer.transactionId`) and resolves with the `referenceNumber`
@@ -98,4 +99,16 @@ export const TRANSACTIONS = {
  * Platform 13). The key is `response.idempotencyKey` of `.withResponse()` and `idempotencyKey` of
  * every error, so an unknown outcome is reconciled with `lookup.transactionStatus`.
  */
-export class Transactions extends resource<SleBodySchemas, typeof TRANSACTIONS>(TRANSACTIONS) {}
+export class Transactions extends resource<RemittanceRules, typeof TRANSACTIONS>(TRANSACTIONS) {}
+
+/** Body of `POST /api/transactions/mobile-transfer` (rules Resources 3–4). */
+export interface TransactionsMobileTransferParams extends EndpointParams<typeof TRANSACTIONS.mobileTransfer> {}
+
+/** Body of `POST /api/transactions/cash-collection` (rules Resources 3, 5). */
+export interface TransactionsCashCollectionParams extends EndpointParams<typeof TRANSACTIONS.cashCollection> {}
+
+/**
+ * Body of the bank transfer (BankTransferTransactionRequest, fields not published: rule Resources 8):
+ * the common transaction fields typed when present, every other member passed through as JSON.
+ */
+export interface TransactionsBankTransferParams extends EndpointParams<typeof TRANSACTIONS.bankTransfer> {}
