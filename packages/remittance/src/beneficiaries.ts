@@ -13,6 +13,7 @@ import {
   safe,
   unsentOnly,
 } from '@paywire/core'
+import { openBodyIssues } from './json.js'
 import { BENEFICIARY_KINDS, type Beneficiary } from './results.js'
 import { beneficiaryCreateSchema, beneficiaryUpdateSchema, type RemittanceRules } from './schemas.js'
 
@@ -68,6 +69,7 @@ export const BENEFICIARIES = {
     method: 'PUT',
     path: '/api/beneficiaries',
     params: beneficiaryUpdateSchema,
+    precheck: openBodyIssues,
     retry: unsentOnly,
     reconcile: byPosId,
     decode: beneficiary,

@@ -9,6 +9,7 @@ import {
   resource,
   safe,
 } from '@paywire/core'
+import { openBodyIssues } from './json.js'
 import {
   BANK_ACCOUNT_KINDS,
   BANK_KINDS,
@@ -70,6 +71,7 @@ export const LOOKUP = {
     method: 'POST',
     path: '/api/lookup/name-enquiry',
     params: nameEnquirySchema,
+    precheck: openBodyIssues,
     retry: safe,
     decode: bankAccount,
   }),

@@ -7,7 +7,6 @@
 
 import type { Query } from '@paywire/core'
 import * as z from 'zod'
-import { jsonMemberIssue } from './json.js'
 
 /** Any JSON value: what `remit.request(...)` and a `schema` such as `z.json()` read. */
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue }
@@ -67,14 +66,11 @@ function amountSle({ sleDecimals: decimals }: RemittanceRules) {
 }
 
 /**
- * The members of a body whose fields are not published (rule Resources 8): any JSON value, reported
- * with its exact path when it is not one (a cycle, NaN, a class instance…).
+ * The members of a body whose fields are not published (rule Resources 8): any value here; the row's
+ * `precheck` (`openBodyIssues`) has refused what JSON cannot carry before the schema runs.
  */
 function jsonMember() {
-  return z.unknown().superRefine((value, ctx) => {
-    const bad = jsonMemberIssue(value)
-    if (bad) ctx.addIssue({ code: 'custom', path: bad.path, message: bad.message })
-  })
+  return z.unknown()
 }
 
 // ---- beneficiaries ------------------------------------------------------------------------------

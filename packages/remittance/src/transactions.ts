@@ -9,8 +9,10 @@ import {
   resource,
   type SentRequest,
   unsentOnly,
+  type ValidationIssue,
 } from '@paywire/core'
 import type { z } from 'zod'
+import { openBodyIssues } from './json.js'
 import { CONFIRMATION_KINDS, type Confirmation, TRANSFER_KINDS, type Transfer } from './results.js'
 import { bankTransferSchema, cashCollectionSchema, mobileTransferSchema, type RemittanceRules } from './schemas.js'
 
@@ -43,12 +45,14 @@ function transferRow<const Path extends string, S extends z.ZodType>(
   method: string,
   path: Path,
   params: (rules: RemittanceRules) => S,
+  precheck?: (body: unknown) => readonly ValidationIssue[],
 ) {
   return defineOperation<RemittanceRules, S, Transfer | undefined, Path>({
     name: `transactions.${method}`,
     method: 'POST',
     path,
     params,
+    precheck,
     retry: unsentOnly,
     idempotency: AGENT_TRANSACTION_REF,
     reconcile: transferReconciliation,
@@ -71,7 +75,7 @@ export const TRANSACTIONS = {
    * `POST /api/transactions/bank-transfer` (method assumed, rule Platform 7; BankTransferTransactionRequest
    * fields not published, rule Resources 8): resolves with the `Transfer` (rule Platform 13).
    */
-  bankTransfer: transferRow('bankTransfer', '/api/transactions/bank-transfer', bankTransferSchema),
+  bankTransfer: transferRow('bankTransfer', '/api/transactions/bank-transfer', bankTransferSchema, openBodyIssues),
   /**
    * `POST /api/transactions/confirm/{transactionId}` (method assumed, rule Platform 7): commits the
    * transaction a transfer created (`Transfer.transactionId`) and resolves with the `referenceNumber`

@@ -77,7 +77,11 @@ describe('validation before sending', () => {
     const error = await refused(
       remit.lookup.nameEnquiry({ bankCode: 'RCB', extra: { when: new Date(0), n: [1, Number.NaN] } }),
     )
-    expect(error.issues.map((i) => i.path)).toEqual(['extra.when'])
+    // Every problem is named, as bill payment names them (one JSON check): the Date and the NaN.
+    expect(error.issues).toEqual([
+      { path: 'extra.when', message: 'a Date is not a plain JSON value (send a string, e.g. date.toISOString())' },
+      { path: 'extra.n.1', message: 'NaN is not a JSON number (it would be sent as null)' },
+    ])
     const nan = await refused(remit.lookup.nameEnquiry({ extra: { n: [1, Number.NaN] } }))
     expect(nan.issues[0]?.path).toBe('extra.n.1')
     expect(server.requests).toHaveLength(0)
