@@ -89,11 +89,14 @@ export class Remittance {
     const { baseUrl, apiKey: _key, platformDefaults, serviceDedupsIdempotencyKey: _dedups, ...coreOptions } = options
     this.#baseUrl = checkBaseUrl('baseUrl', baseUrl, 'Remittance')
     this.#serviceDedups = serviceDedupsIdempotencyKey('Remittance', options)
-    this.#http = new HttpClient({ packageName: 'remittance', packageVersion: pkg.version, options: coreOptions })
+    const rules: RemittanceRules = Object.freeze({ sleDecimals: checkSleDecimals(platformDefaults) })
+    this.#http = ownOptionErrors(
+      () => new HttpClient({ packageName: 'remittance', packageVersion: pkg.version, options: coreOptions }),
+    )
     this.#ops = new OperationClient({
       http: this.#http,
       baseUrls: { default: this.#baseUrl },
-      context: Object.freeze({ sleDecimals: checkSleDecimals(platformDefaults?.sleDecimals) }),
+      context: rules,
       authHeaders: () => ({ 'x-code': key.reveal() }),
       answers: problemAnswers(RemittanceError),
     })
@@ -168,10 +171,34 @@ export class Remittance {
   }
 }
 
-function checkSleDecimals(value: unknown): number {
+/** A refused option of `new Remittance(...)`: an options error of the client, before any call exists. */
+function invalid(path: string, message: string): never {
+  throw new RequestValidationError('Remittance', [{ path, message }], 'options')
+}
+
+/** `platformDefaults.sleDecimals`: a whole number from 0 to 20 (rule Platform 4), default 2. */
+function checkSleDecimals(platformDefaults: unknown): number {
+  if (platformDefaults === undefined) return DEFAULT_SLE_DECIMALS
+  if (typeof platformDefaults !== 'object' || platformDefaults === null || Array.isArray(platformDefaults)) {
+    return invalid('platformDefaults', 'must be an object')
+  }
+  const value = (platformDefaults as RemittancePlatformDefaults).sleDecimals
   if (value === undefined) return DEFAULT_SLE_DECIMALS
   if (typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= 20) return value
-  throw new RequestValidationError('Remittance', [
-    { path: 'platformDefaults.sleDecimals', message: 'must be a whole number from 0 to 20' },
-  ])
+  return invalid('platformDefaults.sleDecimals', 'must be a whole number from 0 to 20')
+}
+
+/**
+ * Core's checks of the shared options (`timeout`, `maxSockets`, `journal`…) name no client: their
+ * refusal is renamed to this one, so every bad option of `new Remittance(...)` says `Remittance`.
+ */
+function ownOptionErrors<T>(make: () => T): T {
+  try {
+    return make()
+  } catch (error) {
+    if (error instanceof RequestValidationError && error.stage === 'options' && error.operation === 'client') {
+      throw new RequestValidationError('Remittance', error.issues, 'options')
+    }
+    throw error
+  }
 }
