@@ -26,12 +26,13 @@ import {
   serviceDedupsIdempotencyKey,
 } from '@paywire/core'
 import pkg from '../package.json' with { type: 'json' }
-import { BENEFICIARIES, Beneficiaries } from './beneficiaries.js'
+import { Beneficiaries } from './beneficiaries.js'
+import { ENDPOINTS } from './endpoints.js'
 import { RemittanceError } from './errors.js'
-import { LOOKUP, Lookup } from './lookup.js'
+import { Lookup } from './lookup.js'
 import { type RemittanceReconciled, reconcileRemittance } from './reconcile.js'
 import { DEFAULT_SLE_DECIMALS, type RemittanceRules } from './schemas.js'
-import { TRANSACTIONS, Transactions } from './transactions.js'
+import { Transactions } from './transactions.js'
 
 /**
  * Options of `new Remittance(...)`: the service's address and key, every core option, and
@@ -61,7 +62,7 @@ export interface RemittancePlatformDefaults {
 }
 
 /** The key kinds each remittance operation is reconciled by (a transfer, a confirm, a beneficiary write), as its row declares them. */
-const REMITTANCE_RECONCILE_KEYS = reconcileKeysOf(BENEFICIARIES, LOOKUP, TRANSACTIONS)
+const REMITTANCE_RECONCILE_KEYS = reconcileKeysOf(...Object.values(ENDPOINTS))
 
 /**
  * The remittance service client: `remit.beneficiaries`, `remit.lookup`, `remit.transactions`, and
