@@ -13,9 +13,8 @@ import {
   safe,
   unsentOnly,
 } from '@paywire/core'
-import { openBodyIssues } from './json.js'
 import { BENEFICIARY_KINDS, type Beneficiary } from './results.js'
-import { beneficiaryCreateSchema, beneficiaryUpdateSchema, type RemittanceRules } from './schemas.js'
+import { beneficiaryCreateSchema, beneficiaryUpdateSchema, openBodyIssues, type RemittanceRules } from './schemas.js'
 
 /**
  * A beneficiary write whose outcome is unknown is checked by hand under its `posid`: the lookup lists

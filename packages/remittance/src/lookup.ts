@@ -9,7 +9,6 @@ import {
   resource,
   safe,
 } from '@paywire/core'
-import { openBodyIssues } from './json.js'
 import {
   BANK_ACCOUNT_KINDS,
   BANK_KINDS,
@@ -32,7 +31,7 @@ import {
   TRANSACTION_STATUS_KINDS,
   type TransactionStatus,
 } from './results.js'
-import { nameEnquirySchema, type RemittanceRules, ratesSchema } from './schemas.js'
+import { nameEnquirySchema, openBodyIssues, type RemittanceRules, ratesSchema } from './schemas.js'
 
 const bankAccount = recordAnswer<BankAccount>(BANK_ACCOUNT_KINDS)
 

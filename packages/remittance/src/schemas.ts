@@ -5,7 +5,7 @@
  * client (with the client's rules, e.g. its `sleDecimals`).
  */
 
-import type { Query } from '@paywire/core'
+import { jsonObjectIssues, type Query, type ValidationIssue } from '@paywire/core'
 import * as z from 'zod'
 
 /** Any JSON value: what `remit.request(...)` and a `schema` such as `z.json()` read. */
@@ -66,9 +66,15 @@ function amountSle({ sleDecimals: decimals }: RemittanceRules) {
 }
 
 /**
- * The members of a body whose fields are not published (rule Resources 8): any value here; the row's
- * `precheck` (`openBodyIssues`) has refused what JSON cannot carry before the schema runs.
+ * The `precheck` of a body whose fields are not published (rule Resources 8): a plain JSON object
+ * whose every member is sent as given. What JSON cannot carry (a cycle, NaN, a `Date`, a function…)
+ * is refused with its path (`extra.items.0`), by core's one JSON check, before the schema runs.
  */
+export function openBodyIssues(body: unknown): readonly ValidationIssue[] {
+  return jsonObjectIssues(body, '')
+}
+
+/** A member of an open body: any value (`openBodyIssues` has refused what JSON cannot carry). */
 function jsonMember() {
   return z.unknown()
 }

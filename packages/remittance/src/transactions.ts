@@ -12,9 +12,14 @@ import {
   type ValidationIssue,
 } from '@paywire/core'
 import type { z } from 'zod'
-import { openBodyIssues } from './json.js'
 import { CONFIRMATION_KINDS, type Confirmation, TRANSFER_KINDS, type Transfer } from './results.js'
-import { bankTransferSchema, cashCollectionSchema, mobileTransferSchema, type RemittanceRules } from './schemas.js'
+import {
+  bankTransferSchema,
+  cashCollectionSchema,
+  mobileTransferSchema,
+  openBodyIssues,
+  type RemittanceRules,
+} from './schemas.js'
 
 /**
  * A transfer whose outcome is unknown is looked up, never resent: whether the service refuses a

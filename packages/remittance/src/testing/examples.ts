@@ -76,7 +76,10 @@ export const EXAMPLES: {
 } = {
   beneficiaries: {
     create: () => [BENEFICIARY],
-    update: async ({ client }) => [{ beneficiaryId: await beneficiaryId(client), city: 'Kumasi' }],
+    // With its posid: the key a beneficiary write is reconciled by (an update without one carries none).
+    update: async ({ client }) => [
+      { beneficiaryId: await beneficiaryId(client), posid: BENEFICIARY.posid, city: 'Kumasi' },
+    ],
     getByPosId: async ({ client }) => {
       await beneficiaryId(client)
       return [BENEFICIARY.posid]
