@@ -255,7 +255,7 @@ export interface CheckoutStatusResult {
 const checkoutStatus = (orderId: string) => `gw.checkout.status({ order_id: ${JSON.stringify(orderId)} })`
 
 /** The three Checkout operations, JSON bodies carrying `merchant_key` (rule Authentication 1). */
-const operations = {
+export const CHECKOUT = {
   purchase: defineOperation({
     name: 'checkout.purchase',
     method: 'POST',
@@ -346,7 +346,7 @@ export class Checkout {
     params: CheckoutPurchaseParams,
     options?: OperationOptions<S>,
   ): ApiPromise<ResultOf<S, CheckoutPurchaseResult>> {
-    return this.#ops.call(operations.purchase, { body: params }, options)
+    return this.#ops.call(CHECKOUT.purchase, { body: params }, options)
   }
 
   /** Refunds to the card of the original sale (its `card_token`); the payment must be settled (rule States 2). */
@@ -354,7 +354,7 @@ export class Checkout {
     params: CheckoutCreditParams,
     options?: OperationOptions<S>,
   ): ApiPromise<ResultOf<S, CheckoutCreditResult>> {
-    return this.#ops.call(operations.credit, { body: params }, options)
+    return this.#ops.call(CHECKOUT.credit, { body: params }, options)
   }
 
   /** Looks a payment up by `payment_id` or `order_id`; safe to repeat (rules States 3, Limits 2). */
@@ -362,6 +362,6 @@ export class Checkout {
     params: CheckoutStatusParams,
     options?: OperationOptions<S>,
   ): ApiPromise<ResultOf<S, CheckoutStatusResult>> {
-    return this.#ops.call(operations.status, { body: params }, options)
+    return this.#ops.call(CHECKOUT.status, { body: params }, options)
   }
 }

@@ -7,9 +7,8 @@ import {
   defineOperation,
   type OperationClient,
   type OperationOptions,
-  type Reconciliation,
   type ResultOf,
-  type SentRequest,
+  reconcileRule,
   safe,
   unsentOnly,
   withinWindow,
@@ -256,7 +255,7 @@ const SECOND_SCHEDULE = 'do not send CREATE_SCHEDULE again before that: it may c
  * when the call sent one, else the schedule's name, the only thing a person can search the admin
  * portal by. Either way the check is by hand, and `reconcile` answers `not_reconcilable`.
  */
-function createScheduleKey({ wire }: SentRequest): Reconciliation | undefined {
+const createScheduleKey = reconcileRule(['schedule_id', 'name'], ({ wire }) => {
   if (wire === undefined) return undefined
   const scheduleId = wireField(wire, 'schedule_id')
   if (scheduleId) {
@@ -272,7 +271,7 @@ function createScheduleKey({ wire }: SentRequest): Reconciliation | undefined {
     value: name,
     lookup: `a check by hand in the gateway's admin portal for a schedule named ${JSON.stringify(name)} (no schedule_id was sent and no action reads a schedule; ${SECOND_SCHEDULE})`,
   }
-}
+})
 
 /** Every S2S answer: the commonly present fields typed, every other field kept. */
 const decodeAction = (value: unknown) => lenient<S2sActionResult>(value as Record<string, unknown>, STRING_FIELDS)

@@ -1,6 +1,6 @@
 /** Shared field rules, what the operation rows see of the client, and the lenient shapes of success answers. */
 
-import { type Reconciliation, RequestValidationError, type SentRequest, type ValidationIssue } from '@paywire/core'
+import { type ReconcileRule, RequestValidationError, reconcileRule, type ValidationIssue } from '@paywire/core'
 import * as z from 'zod'
 import { type AmountForm, amountProblem, CURRENCY_PATTERN, CURRENCY_RULE } from './amount.js'
 import { wireField } from './signature.js'
@@ -324,16 +324,12 @@ export interface GatewayContext {
 }
 
 /**
- * The reconciliation of a call from one of its wire fields (`order.number` reads the nested purchase
- * order): the key and the safe lookup that settle an unknown outcome.
+ * The reconcile rule of a call keyed by one of its wire fields (`order.number` reads the nested
+ * purchase order): its key kind `key`, and the key and safe lookup that settle an unknown outcome.
  */
-export function reconcileBy(
-  field: string,
-  key: string,
-  lookup: (value: string) => string,
-): (sent: SentRequest) => Reconciliation | undefined {
-  return ({ wire }) => {
+export function reconcileBy(field: string, key: string, lookup: (value: string) => string): ReconcileRule {
+  return reconcileRule([key], ({ wire }) => {
     const value = wire && wireField(wire, field)
     return value ? { key, value, lookup: lookup(value) } : undefined
-  }
+  })
 }
