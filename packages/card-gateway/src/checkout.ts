@@ -1,20 +1,12 @@
 /** Checkout (JSON): purchase, credit and status lookup — one row per operation with its hash inputs and retry policy. */
 
-import {
-  type AnswerSchema,
-  type ApiPromise,
-  defineOperation,
-  type OperationClient,
-  type OperationOptions,
-  type ResultOf,
-  safe,
-  withinWindow,
-} from '@paywire/core'
+import { defineOperation, resource, safe, withinWindow } from '@paywire/core'
 import * as z from 'zod'
 import {
   amountText,
   type CheckoutPaymentStatus,
   currencyCode,
+  exactlyOne,
   type GatewayContext,
   lenient,
   nonEmpty,
@@ -194,11 +186,10 @@ const creditParams = (rules: RequestRules) =>
     'order_currency',
   )
 
-const statusParams = z
-  .strictObject({ payment_id: nonEmpty.optional(), order_id: nonEmpty.optional() })
-  .refine((p) => (p.payment_id === undefined) !== (p.order_id === undefined), {
-    message: 'give exactly one of payment_id or order_id',
-  })
+const statusParams = exactlyOne(
+  z.strictObject({ payment_id: nonEmpty.optional(), order_id: nonEmpty.optional() }),
+  'give exactly one of payment_id or order_id',
+)
 
 /** Params of Checkout status: `{ payment_id }` or `{ order_id }`, exactly one (rule Platform 7). */
 export type CheckoutStatusParams = { payment_id: string; order_id?: never } | { order_id: string; payment_id?: never }
@@ -254,8 +245,12 @@ export interface CheckoutStatusResult {
 
 const checkoutStatus = (orderId: string) => `gw.checkout.status({ order_id: ${JSON.stringify(orderId)} })`
 
-/** The three Checkout operations, JSON bodies carrying `merchant_key` (rule Authentication 1). */
+/**
+ * The three Checkout operations, JSON bodies carrying `merchant_key` (rule Authentication 1), one
+ * row each; each row is also the `gw.checkout` method of its name.
+ */
 export const CHECKOUT = {
+  /** Creates a hosted-payment session (rule Platform 5); retried only inside the 15 s dedup window (rule Limits 1). */
   purchase: defineOperation({
     name: 'checkout.purchase',
     method: 'POST',
@@ -279,6 +274,7 @@ export const CHECKOUT = {
       return body as CheckoutPurchaseResult
     },
   }),
+  /** Refunds to the card of the original sale (its `card_token`); the payment must be settled (rule States 2). */
   credit: defineOperation({
     name: 'checkout.credit',
     method: 'POST',
@@ -311,6 +307,7 @@ export const CHECKOUT = {
     decode: (value) =>
       lenient<CheckoutCreditResult>(value as Record<string, unknown>, ['result', 'status', 'payment_id', 'order_id']),
   }),
+  /** Looks a payment up by `payment_id` or `order_id`; safe to repeat (rules States 3, Limits 2). */
   status: defineOperation({
     name: 'checkout.status',
     method: 'POST',
@@ -332,36 +329,5 @@ export const CHECKOUT = {
   }),
 }
 
-/** The Checkout interface (JSON bodies, `merchant_key` in the body, rule Authentication 1). */
-export class Checkout {
-  readonly #ops: OperationClient<GatewayContext>
-
-  /** @internal */
-  constructor(ops: OperationClient<GatewayContext>) {
-    this.#ops = ops
-  }
-
-  /** Creates a hosted-payment session (rule Platform 5); retried only inside the 15 s dedup window (rule Limits 1). */
-  purchase<S extends AnswerSchema | undefined = undefined>(
-    params: CheckoutPurchaseParams,
-    options?: OperationOptions<S>,
-  ): ApiPromise<ResultOf<S, CheckoutPurchaseResult>> {
-    return this.#ops.call(CHECKOUT.purchase, { body: params }, options)
-  }
-
-  /** Refunds to the card of the original sale (its `card_token`); the payment must be settled (rule States 2). */
-  credit<S extends AnswerSchema | undefined = undefined>(
-    params: CheckoutCreditParams,
-    options?: OperationOptions<S>,
-  ): ApiPromise<ResultOf<S, CheckoutCreditResult>> {
-    return this.#ops.call(CHECKOUT.credit, { body: params }, options)
-  }
-
-  /** Looks a payment up by `payment_id` or `order_id`; safe to repeat (rules States 3, Limits 2). */
-  status<S extends AnswerSchema | undefined = undefined>(
-    params: CheckoutStatusParams,
-    options?: OperationOptions<S>,
-  ): ApiPromise<ResultOf<S, CheckoutStatusResult>> {
-    return this.#ops.call(CHECKOUT.status, { body: params }, options)
-  }
-}
+/** The Checkout interface (JSON bodies, `merchant_key` in the body, rule Authentication 1): one method per row of `CHECKOUT`. */
+export class Checkout extends resource<GatewayContext, typeof CHECKOUT>(CHECKOUT) {}

@@ -1,14 +1,12 @@
 /** S2S CARD actions: one row per action — its fields, hash inputs and retry policy (form-encoded, POST {s2sUrl}/post). */
 
 import {
-  type AnswerSchema,
-  type ApiPromise,
   type CallOptions,
   defineOperation,
-  type OperationClient,
-  type OperationOptions,
-  type ResultOf,
+  type ReconcileRule,
+  type RetryPolicy,
   reconcileRule,
+  resource,
   safe,
   unsentOnly,
   withinWindow,
@@ -276,130 +274,92 @@ const createScheduleKey = reconcileRule(['schedule_id', 'name'], ({ wire }) => {
 /** Every S2S answer: the commonly present fields typed, every other field kept. */
 const decodeAction = (value: unknown) => lenient<S2sActionResult>(value as Record<string, unknown>, STRING_FIELDS)
 
+/** What one S2S action row says of its own; method, address, encoding, wire, signing and answer are shared. */
+interface ActionRow<S extends z.ZodType<Readonly<Record<string, string | number | undefined>>>> {
+  /** The action's params schema, built from the client's rules on its first call. */
+  readonly params: (ctx: GatewayContext) => S
+  readonly retry: RetryPolicy
+  /** How an unknown outcome is settled; lookups have none (nothing to settle). */
+  readonly reconcile?: ReconcileRule
+}
+
 /**
- * The action table, form-encoded to `POST {s2sUrl}/post`. Params are strict: an unknown key is
- * refused with the closest wire name suggested (typo guard). Hash inputs are signed in order with
- * the password last (rule Authentication 5). Adding an action is a row here and a one-line method.
+ * One S2S action row: form-encoded to `POST {s2sUrl}/post`, its wire `action` (from
+ * `SIGNED_OPERATIONS`) and `client_key` first, signed with its hash inputs in order and the password
+ * last (rule Authentication 5), every answer read leniently.
  */
-export const S2S_ACTIONS = {
-  getTransStatus: defineOperation({
-    name: 's2s.getTransStatus',
+function s2sAction<S extends z.ZodType<Readonly<Record<string, string | number | undefined>>>>(
+  operation: S2sOperation,
+  row: ActionRow<S>,
+) {
+  return defineOperation<GatewayContext, S, S2sActionResult, '/post', false>({
+    name: operation,
     method: 'POST',
     base: 's2s',
     path: '/post',
     encoding: 'form',
-    params: byTransId,
+    params: row.params,
+    retry: row.retry,
+    ...(row.reconcile ? { reconcile: row.reconcile } : {}),
+    toWire: actionWire(operation),
+    finalize: signRequest,
+    decode: decodeAction,
+  })
+}
+
+/**
+ * The nine S2S CARD actions, one row each; each row is also the `gw.s2s` method of its name. Params
+ * are strict: an unknown key is refused with the closest wire name suggested (typo guard).
+ */
+export const S2S = {
+  /** GET_TRANS_STATUS: reads a transaction's state; safe to repeat (rule States 3). */
+  getTransStatus: s2sAction('s2s.getTransStatus', {
+    params: () => byTransId,
     retry: safe, // a lookup (rules States 3, Limits 2)
-    toWire: actionWire('s2s.getTransStatus'),
-    finalize: signRequest,
-    decode: decodeAction,
   }),
-  getTransStatusByOrder: defineOperation({
-    name: 's2s.getTransStatusByOrder',
-    method: 'POST',
-    base: 's2s',
-    path: '/post',
-    encoding: 'form',
-    params: byOrderId,
-    retry: safe,
-    toWire: actionWire('s2s.getTransStatusByOrder'),
-    finalize: signRequest,
-    decode: decodeAction,
-  }),
-  capture: defineOperation({
-    name: 's2s.capture',
-    method: 'POST',
-    base: 's2s',
-    path: '/post',
-    encoding: 'form',
-    params: (ctx: GatewayContext) => amountOptional(ctx.rules.amountForm), // amount: partial capture (rule Platform 11)
+  /** GET_TRANS_STATUS_BY_ORDER: reads a transaction's state by order_id; safe to repeat. */
+  getTransStatusByOrder: s2sAction('s2s.getTransStatusByOrder', { params: () => byOrderId, retry: safe }),
+  /** CAPTURE: only a `pending` payment (rule States 1: else 208003); never retried once sent. */
+  capture: s2sAction('s2s.capture', {
+    params: (ctx) => amountOptional(ctx.rules.amountForm), // amount: partial capture (rule Platform 11)
     retry: unsentOnly, // a repeated capture can act twice
-    toWire: actionWire('s2s.capture'),
-    finalize: signRequest,
     reconcile: byTransIdLookup,
-    decode: decodeAction,
   }),
-  void: defineOperation({
-    name: 's2s.void',
-    method: 'POST',
-    base: 's2s',
-    path: '/post',
-    encoding: 'form',
-    params: byTransId,
+  /** VOID: cancels a `pending` authorization (rule States 2); never retried once sent. */
+  void: s2sAction('s2s.void', { params: () => byTransId, retry: unsentOnly, reconcile: byTransIdLookup }),
+  /** CREDITVOID: answers `ACCEPTED`, outcome by callback; never retried once sent. */
+  creditVoid: s2sAction('s2s.creditVoid', {
+    params: (ctx) => amountOptional(ctx.rules.amountForm), // amount: partial refund (rule Platform 11)
     retry: unsentOnly,
-    toWire: actionWire('s2s.void'),
-    finalize: signRequest,
     reconcile: byTransIdLookup,
-    decode: decodeAction,
   }),
-  creditVoid: defineOperation({
-    name: 's2s.creditVoid',
-    method: 'POST',
-    base: 's2s',
-    path: '/post',
-    encoding: 'form',
-    params: (ctx: GatewayContext) => amountOptional(ctx.rules.amountForm), // amount: partial refund (rule Platform 11)
-    retry: unsentOnly,
-    toWire: actionWire('s2s.creditVoid'),
-    finalize: signRequest,
-    reconcile: byTransIdLookup,
-    decode: decodeAction,
-  }),
-  recurringSale: defineOperation({
-    name: 's2s.recurringSale',
-    method: 'POST',
-    base: 's2s',
-    path: '/post',
-    encoding: 'form',
-    params: (ctx: GatewayContext) => recurringSaleParams(ctx.rules.allowPrivateRedirectUrls, ctx.rules.amountForm),
+  /** RECURRING_SALE: charges again from an initial recurring transaction (rule S2S 4: the pair must match). */
+  recurringSale: s2sAction('s2s.recurringSale', {
+    params: (ctx) => recurringSaleParams(ctx.rules.allowPrivateRedirectUrls, ctx.rules.amountForm),
     retry: withinWindow(DEDUP_WINDOW_MS), // carries order_id: the gateway dedups within 15 s
-    toWire: actionWire('s2s.recurringSale'),
-    finalize: signRequest,
     reconcile: reconcileBy(
       'order_id',
       'order_id',
       (v) => `gw.s2s.getTransStatusByOrder({ order_id: ${JSON.stringify(v)} })`,
     ),
-    decode: decodeAction,
   }),
-  createSchedule: defineOperation({
-    name: 's2s.createSchedule',
-    method: 'POST',
-    base: 's2s',
-    path: '/post',
-    encoding: 'form',
-    params: (ctx: GatewayContext) => createScheduleParams(ctx.rules.intervalUnits),
+  /** CREATE_SCHEDULE: answers with `schedule_id` (rule Platform 12); its hash inputs are not published: the client must name them. */
+  createSchedule: s2sAction('s2s.createSchedule', {
+    params: (ctx) => createScheduleParams(ctx.rules.intervalUnits),
     retry: unsentOnly,
-    toWire: actionWire('s2s.createSchedule'),
-    finalize: signRequest, // hash inputs not published: the client must name them
     reconcile: createScheduleKey,
-    decode: decodeAction,
   }),
-  deleteSchedule: defineOperation({
-    name: 's2s.deleteSchedule',
-    method: 'POST',
-    base: 's2s',
-    path: '/post',
-    encoding: 'form',
-    params: byScheduleId,
+  /** DELETE_SCHEDULE: the way to cancel a schedule (rule S2S 1: there is no CANCEL_SCHEDULE). */
+  deleteSchedule: s2sAction('s2s.deleteSchedule', {
+    params: () => byScheduleId,
     retry: unsentOnly,
-    toWire: actionWire('s2s.deleteSchedule'),
-    finalize: signRequest,
     reconcile: byScheduleLookup,
-    decode: decodeAction,
   }),
-  updateSchedule: defineOperation({
-    name: 's2s.updateSchedule',
-    method: 'POST',
-    base: 's2s',
-    path: '/post',
-    encoding: 'form',
-    params: (ctx: GatewayContext) => updateScheduleParams(ctx.rules.intervalUnits),
+  /** UPDATE_SCHEDULE: changes a schedule; schedule_id must be a UUID (rule S2S 2). */
+  updateSchedule: s2sAction('s2s.updateSchedule', {
+    params: (ctx) => updateScheduleParams(ctx.rules.intervalUnits),
     retry: unsentOnly,
-    toWire: actionWire('s2s.updateSchedule'),
-    finalize: signRequest,
     reconcile: byScheduleLookup,
-    decode: decodeAction,
   }),
 }
 
@@ -465,87 +425,11 @@ export type S2sCaptureIfPendingResult =
       readonly capture?: S2sCaptureResult
     }
 
-/** The S2S CARD interface: form-encoded actions carrying `client_key` (rules Authentication 1, Platform 13). */
-export class S2s {
-  readonly #ops: OperationClient<GatewayContext>
-
-  /** @internal */
-  constructor(ops: OperationClient<GatewayContext>) {
-    this.#ops = ops
-  }
-
-  /** GET_TRANS_STATUS: reads a transaction's state; safe to repeat (rule States 3). */
-  getTransStatus<S extends AnswerSchema | undefined = undefined>(
-    params: S2sGetTransStatusParams,
-    options?: OperationOptions<S>,
-  ): ApiPromise<ResultOf<S, S2sGetTransStatusResult>> {
-    return this.#ops.call(S2S_ACTIONS.getTransStatus, { body: params }, options)
-  }
-
-  /** GET_TRANS_STATUS_BY_ORDER: reads a transaction's state by order_id; safe to repeat. */
-  getTransStatusByOrder<S extends AnswerSchema | undefined = undefined>(
-    params: S2sGetTransStatusByOrderParams,
-    options?: OperationOptions<S>,
-  ): ApiPromise<ResultOf<S, S2sGetTransStatusByOrderResult>> {
-    return this.#ops.call(S2S_ACTIONS.getTransStatusByOrder, { body: params }, options)
-  }
-
-  /** CAPTURE: only a `pending` payment (rule States 1: else 208003); never retried once sent. */
-  capture<S extends AnswerSchema | undefined = undefined>(
-    params: S2sCaptureParams,
-    options?: OperationOptions<S>,
-  ): ApiPromise<ResultOf<S, S2sCaptureResult>> {
-    return this.#ops.call(S2S_ACTIONS.capture, { body: params }, options)
-  }
-
-  /** VOID: cancels a `pending` authorization (rule States 2); never retried once sent. */
-  void<S extends AnswerSchema | undefined = undefined>(
-    params: S2sVoidParams,
-    options?: OperationOptions<S>,
-  ): ApiPromise<ResultOf<S, S2sVoidResult>> {
-    return this.#ops.call(S2S_ACTIONS.void, { body: params }, options)
-  }
-
-  /** CREDITVOID: answers `ACCEPTED`, outcome by callback; never retried once sent. */
-  creditVoid<S extends AnswerSchema | undefined = undefined>(
-    params: S2sCreditVoidParams,
-    options?: OperationOptions<S>,
-  ): ApiPromise<ResultOf<S, S2sCreditVoidResult>> {
-    return this.#ops.call(S2S_ACTIONS.creditVoid, { body: params }, options)
-  }
-
-  /** RECURRING_SALE: charges again from an initial recurring transaction (rule S2S 4: the pair must match). */
-  recurringSale<S extends AnswerSchema | undefined = undefined>(
-    params: S2sRecurringSaleParams,
-    options?: OperationOptions<S>,
-  ): ApiPromise<ResultOf<S, S2sRecurringSaleResult>> {
-    return this.#ops.call(S2S_ACTIONS.recurringSale, { body: params }, options)
-  }
-
-  /** CREATE_SCHEDULE: answers with `schedule_id` (rule Platform 12). */
-  createSchedule<S extends AnswerSchema | undefined = undefined>(
-    params: S2sCreateScheduleParams,
-    options?: OperationOptions<S>,
-  ): ApiPromise<ResultOf<S, S2sCreateScheduleResult>> {
-    return this.#ops.call(S2S_ACTIONS.createSchedule, { body: params }, options)
-  }
-
-  /** DELETE_SCHEDULE: the way to cancel a schedule (rule S2S 1: there is no CANCEL_SCHEDULE). */
-  deleteSchedule<S extends AnswerSchema | undefined = undefined>(
-    params: S2sDeleteScheduleParams,
-    options?: OperationOptions<S>,
-  ): ApiPromise<ResultOf<S, S2sDeleteScheduleResult>> {
-    return this.#ops.call(S2S_ACTIONS.deleteSchedule, { body: params }, options)
-  }
-
-  /** UPDATE_SCHEDULE: changes a schedule; schedule_id must be a UUID (rule S2S 2). */
-  updateSchedule<S extends AnswerSchema | undefined = undefined>(
-    params: S2sUpdateScheduleParams,
-    options?: OperationOptions<S>,
-  ): ApiPromise<ResultOf<S, S2sUpdateScheduleResult>> {
-    return this.#ops.call(S2S_ACTIONS.updateSchedule, { body: params }, options)
-  }
-
+/**
+ * The S2S CARD interface: form-encoded actions carrying `client_key` (rules Authentication 1,
+ * Platform 13), one method per row of `S2S`, and `captureIfPending`, which combines two of them.
+ */
+export class S2s extends resource<GatewayContext, typeof S2S>(S2S) {
   /**
    * Rule States 3 as one call: a status lookup, then CAPTURE only when the status is `PENDING`.
    * It cannot capture twice: the lookup is the only retried step, and CAPTURE is sent at most once

@@ -47,6 +47,29 @@ export function withAmountRule<T extends z.ZodObject>(
  */
 export type SameShape<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
 
+/** One member of `T` given (never `undefined`), every other member absent. */
+export type ExactlyOne<T> = {
+  [K in keyof T]-?: { [P in keyof Pick<T, K>]-?: Exclude<T[P], undefined> } & {
+    [P in Exclude<keyof T, K>]?: never
+  }
+}[keyof T]
+
+/**
+ * An object of optional members of which exactly one must be given: checked at run time with
+ * `message`, and typed so that a call naming both or neither does not compile.
+ */
+export function exactlyOne<S extends z.ZodObject>(
+  schema: S,
+  message: string,
+): z.ZodType<z.output<S>, ExactlyOne<z.input<S>>> {
+  const given = (value: Record<string, unknown>) => Object.values(value).filter((v) => v !== undefined).length
+  // The refinement is what makes the narrower input type true; zod cannot infer it from a refinement.
+  return schema.refine((value: Record<string, unknown>) => given(value) === 1, { message }) as unknown as z.ZodType<
+    z.output<S>,
+    ExactlyOne<z.input<S>>
+  >
+}
+
 export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 /** schedule_id: a UUID, checked before sending (rule S2S 2). */
