@@ -3,6 +3,7 @@
 import {
   type CallOptions,
   defineOperation,
+  type EndpointParams,
   type ReconcileRule,
   type RetryPolicy,
   reconcileRule,
@@ -12,7 +13,6 @@ import {
   withinWindow,
 } from '@paywire/core'
 import * as z from 'zod'
-import type { AmountForm } from './amount.js'
 import { DEDUP_WINDOW_MS } from './checkout.js'
 import {
   amountText,
@@ -25,7 +25,6 @@ import {
   redirectUrl,
   type S2sResultValue,
   type S2sStatus,
-  type SameShape,
   uuid,
   withAmountRule,
 } from './schemas.js'
@@ -62,146 +61,6 @@ function intervalUnit(units: readonly string[]) {
     Unit
   >
 }
-
-const byTransId = z.strictObject({ trans_id: nonEmpty })
-const byOrderId = z.strictObject({ order_id: nonEmpty })
-const byScheduleId = z.strictObject({ schedule_id: uuid })
-// The request names no currency: two decimals by default; under 'per-currency' any currency's form (rule Platform 22).
-const amountOptional = (form: AmountForm) =>
-  withAmountRule(z.strictObject({ trans_id: nonEmpty, amount: amountText.optional() }), form, 'amount')
-
-const recurringSaleParams = (allowPrivateRedirectUrls: boolean, form: AmountForm) =>
-  withAmountRule(
-    z.strictObject({
-      order_id: nonEmpty,
-      order_amount: amountText,
-      order_description: nonEmpty,
-      order_currency: currencyCode.optional(),
-      recurring_first_trans_id: nonEmpty,
-      recurring_token: nonEmpty,
-      term_url_3ds: redirectUrl(allowPrivateRedirectUrls).optional(),
-    }),
-    form,
-    'order_amount',
-    'order_currency',
-  )
-
-const createScheduleParams = (units: readonly string[]) =>
-  z.strictObject({
-    name: nonEmpty,
-    interval_length: positiveInt,
-    interval_unit: intervalUnit(units),
-    payments_count: positiveInt,
-    schedule_id: uuid.optional(),
-  })
-
-const updateScheduleParams = (units: readonly string[]) =>
-  z.strictObject({
-    schedule_id: uuid,
-    name: nonEmpty.optional(),
-    interval_length: positiveInt.optional(),
-    interval_unit: intervalUnit(units).optional(),
-    payments_count: positiveInt.optional(),
-  })
-
-/** Params of GET_TRANS_STATUS. */
-export interface S2sGetTransStatusParams {
-  /** The gateway's transaction identifier; the hash input (rule Authentication 5). */
-  trans_id: string
-}
-
-/** Params of GET_TRANS_STATUS_BY_ORDER. */
-export interface S2sGetTransStatusByOrderParams {
-  /** Your order identifier; the hash input (rule Authentication 5). */
-  order_id: string
-}
-
-/** Params of CAPTURE (and `captureIfPending`). */
-export interface S2sCaptureParams {
-  /** The authorised (`pending`) transaction; the hash input (rules States 1, Authentication 5). */
-  trans_id: string
-  /** A partial capture: the amount string with two decimals, e.g. `"5.00"`; omitted captures it all (rules Interfaces, Platform 11). */
-  amount?: string | undefined
-}
-
-/** Params of VOID. */
-export interface S2sVoidParams {
-  /** The `pending` authorisation to cancel; the hash input (rule States 2). */
-  trans_id: string
-}
-
-/** Params of CREDITVOID. */
-export interface S2sCreditVoidParams {
-  /** The transaction to refund or reverse; the hash input (rule Authentication 5). */
-  trans_id: string
-  /** A partial refund: the amount string with two decimals, e.g. `"5.00"`; omitted refunds it all (rules Interfaces, Platform 11). */
-  amount?: string | undefined
-}
-
-/** Params of RECURRING_SALE (rule S2S 3, 4). */
-export interface S2sRecurringSaleParams {
-  /** A new order identifier for this charge; the hash input; deduplicated for 15 s (rule Limits 1). */
-  order_id: string
-  /** The amount string with two decimals, e.g. `"10.00"` (rule Interfaces; per currency by opt-in, rule Platform 22). */
-  order_amount: string
-  /** Not empty. */
-  order_description: string
-  /** ISO 4217 code in capitals; with it a currency without a minor unit takes `.00` (rule Interfaces). */
-  order_currency?: string | undefined
-  /** The `trans_id` of the initial recurring payment; must pair with `recurring_token` (rule S2S 4). */
-  recurring_first_trans_id: string
-  /** The `recurring_token` of the initial recurring payment (rule S2S 4). */
-  recurring_token: string
-  /** Where the payer returns after 3DS: a public HTTPS URL (rule Events 4). */
-  term_url_3ds?: string | undefined
-}
-
-/** Params of CREATE_SCHEDULE (rule S2S 3); its hash inputs must be configured (`hashInputs`). */
-export interface S2sCreateScheduleParams {
-  /** The schedule's name; not empty. */
-  name: string
-  /** Intervals between payments: a positive whole number (or its digit string). */
-  interval_length: number | string
-  /** `day` or `month` (rule Platform 12), or the units set in `platformDefaults.intervalUnits`. */
-  interval_unit: S2sIntervalUnit | (string & {})
-  /** How many payments: a positive whole number (or its digit string). */
-  payments_count: number | string
-  /**
-   * Your own UUID for the schedule; the gateway makes one when omitted (rule S2S 2). Send one: no
-   * action reads a schedule, so after a lost answer it is what you can check the schedule by
-   * (and cancel it with DELETE_SCHEDULE); without it nothing identifies the schedule.
-   */
-  schedule_id?: string | undefined
-}
-
-/** Params of DELETE_SCHEDULE: the way to cancel a schedule (rule S2S 1). */
-export interface S2sDeleteScheduleParams {
-  /** A UUID; the hash input (rules S2S 2, Authentication 5). */
-  schedule_id: string
-}
-
-/** Params of UPDATE_SCHEDULE: the schedule and the members to change. */
-export interface S2sUpdateScheduleParams {
-  /** A UUID; the hash input (rules S2S 2, Authentication 5). */
-  schedule_id: string
-  name?: string | undefined
-  interval_length?: number | string | undefined
-  interval_unit?: S2sIntervalUnit | (string & {}) | undefined
-  payments_count?: number | string | undefined
-}
-
-const paramsMatch: [
-  SameShape<z.input<typeof byTransId>, S2sGetTransStatusParams>,
-  SameShape<z.input<typeof byOrderId>, S2sGetTransStatusByOrderParams>,
-  SameShape<z.input<ReturnType<typeof amountOptional>>, S2sCaptureParams>,
-  SameShape<z.input<typeof byTransId>, S2sVoidParams>,
-  SameShape<z.input<ReturnType<typeof amountOptional>>, S2sCreditVoidParams>,
-  SameShape<z.input<ReturnType<typeof recurringSaleParams>>, S2sRecurringSaleParams>,
-  SameShape<z.input<ReturnType<typeof createScheduleParams>>, S2sCreateScheduleParams>,
-  SameShape<z.input<typeof byScheduleId>, S2sDeleteScheduleParams>,
-  SameShape<z.input<ReturnType<typeof updateScheduleParams>>, S2sUpdateScheduleParams>,
-] = [true, true, true, true, true, true, true, true, true]
-void paramsMatch
 
 const STRING_FIELDS = [
   'action',
@@ -307,35 +166,99 @@ function s2sAction<S extends z.ZodType<Readonly<Record<string, string | number |
   })
 }
 
+/** An optional `amount` (a partial capture or refund): two decimals by default, any currency's form under 'per-currency' (rule Platform 22; the request names no currency). */
+function withOptionalAmount<T extends z.ZodObject>(ctx: GatewayContext, schema: T): T {
+  return withAmountRule(schema, ctx.rules.amountForm, 'amount')
+}
+
 /**
- * The nine S2S CARD actions, one row each; each row is also the `gw.s2s` method of its name. Params
+ * The nine S2S CARD actions, one row each; each row is also the `gw.s2s` method of its name, and its
+ * params schema (built on the first call) is the method's argument type with its field docs. Params
  * are strict: an unknown key is refused with the closest wire name suggested (typo guard).
  */
 export const S2S = {
   /** GET_TRANS_STATUS: reads a transaction's state; safe to repeat (rule States 3). */
   getTransStatus: s2sAction('s2s.getTransStatus', {
-    params: () => byTransId,
+    params: () =>
+      z.strictObject({
+        /** The gateway's transaction identifier; the hash input (rule Authentication 5). */
+        trans_id: nonEmpty(),
+      }),
     retry: safe, // a lookup (rules States 3, Limits 2)
   }),
   /** GET_TRANS_STATUS_BY_ORDER: reads a transaction's state by order_id; safe to repeat. */
-  getTransStatusByOrder: s2sAction('s2s.getTransStatusByOrder', { params: () => byOrderId, retry: safe }),
+  getTransStatusByOrder: s2sAction('s2s.getTransStatusByOrder', {
+    params: () =>
+      z.strictObject({
+        /** Your order identifier; the hash input (rule Authentication 5). */
+        order_id: nonEmpty(),
+      }),
+    retry: safe,
+  }),
   /** CAPTURE: only a `pending` payment (rule States 1: else 208003); never retried once sent. */
   capture: s2sAction('s2s.capture', {
-    params: (ctx) => amountOptional(ctx.rules.amountForm), // amount: partial capture (rule Platform 11)
+    params: (ctx) =>
+      withOptionalAmount(
+        ctx,
+        z.strictObject({
+          /** The authorised (`pending`) transaction; the hash input (rules States 1, Authentication 5). */
+          trans_id: nonEmpty(),
+          /** A partial capture: the amount string with two decimals, e.g. `"5.00"`; omitted captures it all (rules Interfaces, Platform 11). */
+          amount: amountText().optional(),
+        }),
+      ),
     retry: unsentOnly, // a repeated capture can act twice
     reconcile: byTransIdLookup,
   }),
   /** VOID: cancels a `pending` authorization (rule States 2); never retried once sent. */
-  void: s2sAction('s2s.void', { params: () => byTransId, retry: unsentOnly, reconcile: byTransIdLookup }),
-  /** CREDITVOID: answers `ACCEPTED`, outcome by callback; never retried once sent. */
-  creditVoid: s2sAction('s2s.creditVoid', {
-    params: (ctx) => amountOptional(ctx.rules.amountForm), // amount: partial refund (rule Platform 11)
+  void: s2sAction('s2s.void', {
+    params: () =>
+      z.strictObject({
+        /** The `pending` authorisation to cancel; the hash input (rule States 2). */
+        trans_id: nonEmpty(),
+      }),
     retry: unsentOnly,
     reconcile: byTransIdLookup,
   }),
-  /** RECURRING_SALE: charges again from an initial recurring transaction (rule S2S 4: the pair must match). */
+  /** CREDITVOID: answers `ACCEPTED`, outcome by callback; never retried once sent. */
+  creditVoid: s2sAction('s2s.creditVoid', {
+    params: (ctx) =>
+      withOptionalAmount(
+        ctx,
+        z.strictObject({
+          /** The transaction to refund or reverse; the hash input (rule Authentication 5). */
+          trans_id: nonEmpty(),
+          /** A partial refund: the amount string with two decimals, e.g. `"5.00"`; omitted refunds it all (rules Interfaces, Platform 11). */
+          amount: amountText().optional(),
+        }),
+      ),
+    retry: unsentOnly,
+    reconcile: byTransIdLookup,
+  }),
+  /** RECURRING_SALE: charges again from an initial recurring transaction (rules S2S 3, 4: the pair must match). */
   recurringSale: s2sAction('s2s.recurringSale', {
-    params: (ctx) => recurringSaleParams(ctx.rules.allowPrivateRedirectUrls, ctx.rules.amountForm),
+    params: (ctx) =>
+      withAmountRule(
+        z.strictObject({
+          /** A new order identifier for this charge; the hash input; deduplicated for 15 s (rule Limits 1). */
+          order_id: nonEmpty(),
+          /** The amount string with two decimals, e.g. `"10.00"` (rule Interfaces; per currency by opt-in, rule Platform 22). */
+          order_amount: amountText(),
+          /** Not empty. */
+          order_description: nonEmpty(),
+          /** ISO 4217 code in capitals; with it a currency without a minor unit takes `.00` (rule Interfaces). */
+          order_currency: currencyCode().optional(),
+          /** The `trans_id` of the initial recurring payment; must pair with `recurring_token` (rule S2S 4). */
+          recurring_first_trans_id: nonEmpty(),
+          /** The `recurring_token` of the initial recurring payment (rule S2S 4). */
+          recurring_token: nonEmpty(),
+          /** Where the payer returns after 3DS: a public HTTPS URL (rule Events 4). */
+          term_url_3ds: redirectUrl(ctx.rules.allowPrivateRedirectUrls).optional(),
+        }),
+        ctx.rules.amountForm,
+        'order_amount',
+        'order_currency',
+      ),
     retry: withinWindow(DEDUP_WINDOW_MS), // carries order_id: the gateway dedups within 15 s
     reconcile: reconcileBy(
       'order_id',
@@ -343,25 +266,80 @@ export const S2S = {
       (v) => `gw.s2s.getTransStatusByOrder({ order_id: ${JSON.stringify(v)} })`,
     ),
   }),
-  /** CREATE_SCHEDULE: answers with `schedule_id` (rule Platform 12); its hash inputs are not published: the client must name them. */
+  /**
+   * CREATE_SCHEDULE: answers with `schedule_id` (rules S2S 3, Platform 12). Its hash inputs are not
+   * published: the client must name them (`hashInputs`).
+   */
   createSchedule: s2sAction('s2s.createSchedule', {
-    params: (ctx) => createScheduleParams(ctx.rules.intervalUnits),
+    params: (ctx) =>
+      z.strictObject({
+        /** The schedule's name; not empty. */
+        name: nonEmpty(),
+        /** Intervals between payments: a positive whole number (or its digit string). */
+        interval_length: positiveInt(),
+        /** `day` or `month` (rule Platform 12), or the units set in `platformDefaults.intervalUnits`. */
+        interval_unit: intervalUnit(ctx.rules.intervalUnits),
+        /** How many payments: a positive whole number (or its digit string). */
+        payments_count: positiveInt(),
+        /**
+         * Your own UUID for the schedule; the gateway makes one when omitted (rule S2S 2). Send one: no
+         * action reads a schedule, so after a lost answer it is what you can check the schedule by
+         * (and cancel it with DELETE_SCHEDULE); without it nothing identifies the schedule.
+         */
+        schedule_id: uuid().optional(),
+      }),
     retry: unsentOnly,
     reconcile: createScheduleKey,
   }),
   /** DELETE_SCHEDULE: the way to cancel a schedule (rule S2S 1: there is no CANCEL_SCHEDULE). */
   deleteSchedule: s2sAction('s2s.deleteSchedule', {
-    params: () => byScheduleId,
+    params: () =>
+      z.strictObject({
+        /** A UUID; the hash input (rules S2S 2, Authentication 5). */
+        schedule_id: uuid(),
+      }),
     retry: unsentOnly,
     reconcile: byScheduleLookup,
   }),
-  /** UPDATE_SCHEDULE: changes a schedule; schedule_id must be a UUID (rule S2S 2). */
+  /** UPDATE_SCHEDULE: changes a schedule, given by its UUID, and the members to change (rule S2S 2). */
   updateSchedule: s2sAction('s2s.updateSchedule', {
-    params: (ctx) => updateScheduleParams(ctx.rules.intervalUnits),
+    params: (ctx) =>
+      z.strictObject({
+        /** A UUID; the hash input (rules S2S 2, Authentication 5). */
+        schedule_id: uuid(),
+        /** The schedule's new name; not empty. */
+        name: nonEmpty().optional(),
+        /** Intervals between payments: a positive whole number (or its digit string). */
+        interval_length: positiveInt().optional(),
+        /** `day` or `month` (rule Platform 12), or the units set in `platformDefaults.intervalUnits`. */
+        interval_unit: intervalUnit(ctx.rules.intervalUnits).optional(),
+        /** How many payments: a positive whole number (or its digit string). */
+        payments_count: positiveInt().optional(),
+      }),
     retry: unsentOnly,
     reconcile: byScheduleLookup,
   }),
 }
+
+// The params types users import, derived from the rows (one source: the schema and its field docs).
+/** Params of GET_TRANS_STATUS. */
+export interface S2sGetTransStatusParams extends EndpointParams<typeof S2S.getTransStatus> {}
+/** Params of GET_TRANS_STATUS_BY_ORDER. */
+export interface S2sGetTransStatusByOrderParams extends EndpointParams<typeof S2S.getTransStatusByOrder> {}
+/** Params of CAPTURE (and `captureIfPending`). */
+export interface S2sCaptureParams extends EndpointParams<typeof S2S.capture> {}
+/** Params of VOID. */
+export interface S2sVoidParams extends EndpointParams<typeof S2S.void> {}
+/** Params of CREDITVOID. */
+export interface S2sCreditVoidParams extends EndpointParams<typeof S2S.creditVoid> {}
+/** Params of RECURRING_SALE (rules S2S 3, 4). */
+export interface S2sRecurringSaleParams extends EndpointParams<typeof S2S.recurringSale> {}
+/** Params of CREATE_SCHEDULE (rule S2S 3); its hash inputs must be configured (`hashInputs`). */
+export interface S2sCreateScheduleParams extends EndpointParams<typeof S2S.createSchedule> {}
+/** Params of DELETE_SCHEDULE: the way to cancel a schedule (rule S2S 1). */
+export interface S2sDeleteScheduleParams extends EndpointParams<typeof S2S.deleteSchedule> {}
+/** Params of UPDATE_SCHEDULE: the schedule and the members to change. */
+export interface S2sUpdateScheduleParams extends EndpointParams<typeof S2S.updateSchedule> {}
 
 /** An S2S answer (rule Platform 10): the commonly present fields typed, every other field kept. */
 export interface S2sActionResult {

@@ -5,21 +5,28 @@ import * as z from 'zod'
 import { type AmountForm, amountProblem, CURRENCY_PATTERN, CURRENCY_RULE } from './amount.js'
 import { wireField } from './signature.js'
 
+// Field schemas are functions: a params schema is built on a client's first call of its row, never
+// at import (a cold start pays for no schema it does not use).
+
 /**
  * An amount as a string, so body and hash stay byte-identical; its form per currency is checked
  * with the object holding the currency (`withAmountRule`).
  */
-export const amountText = z.string({
-  error: (issue) =>
-    typeof issue.input === 'number'
-      ? 'must be a string (e.g. "10.00"), not a number: the exact string is sent and signed (formatAmount writes it)'
-      : issue.input === undefined
-        ? 'is required'
-        : 'must be a string such as "10.00"',
-})
+export function amountText() {
+  return z.string({
+    error: (issue) =>
+      typeof issue.input === 'number'
+        ? 'must be a string (e.g. "10.00"), not a number: the exact string is sent and signed (formatAmount writes it)'
+        : issue.input === undefined
+          ? 'is required'
+          : 'must be a string such as "10.00"',
+  })
+}
 
 /** A currency code: three capital letters (rule Platform 22). */
-export const currencyCode = z.string().regex(CURRENCY_PATTERN, CURRENCY_RULE)
+export function currencyCode() {
+  return z.string().regex(CURRENCY_PATTERN, CURRENCY_RULE)
+}
 
 /**
  * Adds the amount rule to an object schema: `amountField` must be a wire amount in the client's
@@ -40,12 +47,6 @@ export function withAmountRule<T extends z.ZodObject>(
     if (problem) ctx.addIssue({ code: 'custom', path: [amountField], message: problem })
   }) as T
 }
-
-/**
- * Compile-time proof that a schema accepts exactly a documented params interface: the public type
- * is the interface (with its field docs), the schema is what runs, and they cannot drift apart.
- */
-export type SameShape<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
 
 /** One member of `T` given (never `undefined`), every other member absent. */
 export type ExactlyOne<T> = {
@@ -73,9 +74,14 @@ export function exactlyOne<S extends z.ZodObject>(
 export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 /** schedule_id: a UUID, checked before sending (rule S2S 2). */
-export const uuid = z.string().regex(UUID_PATTERN, 'must be a UUID, e.g. "9b0c6e1a-3f7d-4c2e-8a51-7d2f0e4b9c13"')
+export function uuid() {
+  return z.string().regex(UUID_PATTERN, 'must be a UUID, e.g. "9b0c6e1a-3f7d-4c2e-8a51-7d2f0e4b9c13"')
+}
 
-export const nonEmpty = z.string().min(1, 'must not be empty')
+/** Text that must not be empty. */
+export function nonEmpty() {
+  return z.string().min(1, 'must not be empty')
+}
 
 /**
  * Rules a client can change, carried to every schema it builds: the redirect-target policy and the
@@ -215,10 +221,9 @@ function nonPublicIpv6(text: string): string | undefined {
 }
 
 /** A count sent as a form string: a positive integer, given as a number or a digit string. */
-export const positiveInt = z.union([
-  z.number().int().positive(),
-  z.string().regex(/^[1-9]\d*$/, 'must be a positive integer'),
-])
+export function positiveInt() {
+  return z.union([z.number().int().positive(), z.string().regex(/^[1-9]\d*$/, 'must be a positive integer')])
+}
 
 /** S2S `result` values (rule Platform 9); unknown values still parse. */
 export type S2sResultValue = 'SUCCESS' | 'DECLINED' | 'REDIRECT' | 'ACCEPTED' | 'ERROR' | 'UNDEFINED' | (string & {})
