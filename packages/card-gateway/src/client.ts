@@ -26,10 +26,11 @@ import {
 import pkg from '../package.json' with { type: 'json' }
 import { AMOUNT_FORMS, type AmountForm } from './amount.js'
 import { Callbacks } from './callbacks.js'
-import { CHECKOUT, Checkout } from './checkout.js'
+import { Checkout } from './checkout.js'
+import { ENDPOINTS } from './endpoints.js'
 import { gatewayAnswers } from './errors.js'
 import { type CardReconciled, reconcileCard } from './reconcile.js'
-import { S2S, S2s } from './s2s.js'
+import { S2s } from './s2s.js'
 import { type CardGatewayOperation, DEFAULT_RULES, type GatewayContext, type RequestRules } from './schemas.js'
 import {
   createSigner,
@@ -207,7 +208,7 @@ function checkPath(name: string, value: string | undefined, fallback: string): s
  * The key kinds each card operation is reconciled by, as its row declares them: S2S by trans_id,
  * purchase, credit and recurring sale by order_id, a schedule by its id (or name, when created without one).
  */
-const CARD_RECONCILE_KEYS = reconcileKeysOf(CHECKOUT, S2S)
+const CARD_RECONCILE_KEYS = reconcileKeysOf(...Object.values(ENDPOINTS))
 
 /**
  * The card gateway client; the rules it follows, and the IDs its docs cite (`rule Limits 1`), are at
