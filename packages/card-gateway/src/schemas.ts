@@ -1,9 +1,9 @@
 /** Shared field rules, what the operation rows see of the client, and the lenient shapes of success answers. */
 
-import { type ReconcileRule, RequestValidationError, reconcileRule, type ValidationIssue } from '@paywire/core'
+import { type ReconcileRule, reconcileRule } from '@paywire/core'
 import * as z from 'zod'
 import { type AmountForm, amountProblem, CURRENCY_PATTERN, CURRENCY_RULE } from './amount.js'
-import { wireField } from './signature.js'
+import { wireField } from './wire.js'
 
 // Field schemas are functions: a params schema is built on a client's first call of its row, never
 // at import (a cold start pays for no schema it does not use).
@@ -255,51 +255,6 @@ export type CheckoutPaymentStatus =
   | 'void'
   | 'chargeback'
   | (string & {})
-
-/** `String.prototype.isWellFormed` (ES2024, in Node 20); the shared tsconfig's lib stops at ES2023. */
-function isWellFormed(text: string): boolean {
-  return (text as unknown as { isWellFormed(): boolean }).isWellFormed()
-}
-
-const ILL_FORMED =
-  'contains an unpaired UTF-16 surrogate (often a string cut in the middle of an emoji): it would be sent as ' +
-  'U+FFFD or as an escape while the hash covers the original text, so fix the text before sending'
-
-/** Whether every string and field name in `value` is well-formed: the common case, with no path built. */
-function allWellFormed(value: unknown): boolean {
-  if (typeof value === 'string') return isWellFormed(value)
-  if (typeof value !== 'object' || value === null) return true
-  for (const key in value) {
-    if (!Object.hasOwn(value, key)) continue
-    if (!isWellFormed(key) || !allWellFormed((value as Record<string, unknown>)[key])) return false
-  }
-  return true
-}
-
-/** Every string leaf and object key of `value` that is not well-formed UTF-16, with its wire path. */
-function illFormedText(value: unknown, path: string, out: ValidationIssue[]): void {
-  if (typeof value === 'string') {
-    if (!isWellFormed(value)) out.push({ path, message: ILL_FORMED })
-    return
-  }
-  if (typeof value !== 'object' || value === null) return
-  for (const [key, member] of Object.entries(value)) {
-    // An ill-formed key is reported on its parent: the key itself cannot be printed faithfully.
-    if (!isWellFormed(key)) out.push({ path, message: `has a field name that ${ILL_FORMED}` })
-    else illFormedText(member, path === '' ? key : `${path}.${key}`, out)
-  }
-}
-
-/**
- * Refuses wire params (Checkout JSON and S2S form alike) holding text that is not well-formed UTF-16,
- * nested objects, arrays and open records included; the one check both interfaces run before signing.
- */
-export function assertWellFormedText(operation: string, wire: Readonly<Record<string, unknown>>): void {
-  if (allWellFormed(wire)) return
-  const issues: ValidationIssue[] = []
-  illFormedText(wire, '', issues)
-  if (issues.length > 0) throw new RequestValidationError(operation, issues)
-}
 
 /** Reads a JSON object answer; `undefined` when the body is not one. */
 export function asObject(json: unknown): Record<string, unknown> | undefined {
