@@ -17,14 +17,14 @@ import {
   SignatureVerificationError,
   systemClock,
 } from '@paywire/core'
-import {
-  type CallbackEvent,
-  type CallbackOptions,
-  type Callbacks,
-  DEFAULT_CALLBACK_MAX_BYTES,
-  dedupeKey,
-  isEmptyObject,
-} from './callbacks.js'
+import { isEmptyObject } from './callback-body.js'
+import { type CallbackEvent, type CallbackOptions, dedupeKey } from './callback-event.js'
+import { DEFAULT_CALLBACK_MAX_BYTES } from './callback-limits.js'
+
+/** What the inbox needs of `gw.callbacks`: the verification of a raw body into its event. */
+export interface CallbackVerifier {
+  verify(rawBody: string | Buffer | Uint8Array, options?: CallbackOptions): CallbackEvent
+}
 
 /** Options of `gw.callbacks.handler()`. */
 export interface CallbackHandlerOptions extends CallbackOptions {
@@ -109,7 +109,7 @@ function checkDuration(name: string, value: number | undefined, fallback: number
  * `drain()` waits for the runs in progress (graceful shutdown, tests).
  */
 export class CallbackHandler {
-  readonly #callbacks: Callbacks
+  readonly #callbacks: CallbackVerifier
   readonly #options: CallbackHandlerOptions
   readonly #store: ClaimStore
   readonly #holdMs: number
@@ -119,7 +119,7 @@ export class CallbackHandler {
   readonly #clock: Clock
 
   /** @internal */
-  constructor(callbacks: Callbacks, options: CallbackHandlerOptions, logger?: Logger) {
+  constructor(callbacks: CallbackVerifier, options: CallbackHandlerOptions, logger?: Logger) {
     if (typeof options?.onEvent !== 'function') refuse('onEvent', 'must be a function')
     this.#callbacks = callbacks
     this.#options = options

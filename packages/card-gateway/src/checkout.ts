@@ -1,20 +1,12 @@
 /** Checkout (JSON): purchase, credit and status lookup — one row per operation with its hash inputs and retry policy. */
 
-import {
-  type AnswerSchema,
-  type ApiPromise,
-  defineOperation,
-  type OperationClient,
-  type OperationOptions,
-  type ResultOf,
-  safe,
-  withinWindow,
-} from '@paywire/core'
+import { defineOperation, type EndpointParams, resource, safe, withinWindow } from '@paywire/core'
 import * as z from 'zod'
 import {
   amountText,
   type CheckoutPaymentStatus,
   currencyCode,
+  exactlyOne,
   type GatewayContext,
   lenient,
   nonEmpty,
@@ -22,7 +14,6 @@ import {
   reconcileBy,
   redirectUrl,
   type S2sResultValue,
-  type SameShape,
   uuid,
   withAmountRule,
 } from './schemas.js'
@@ -37,106 +28,62 @@ function lengthBetween(min: number, max: number) {
   return z.string().min(min, message).max(max, message)
 }
 
-/** The order of a purchase, signed in this field order with the password last (rule Authentication 5). */
-export interface CheckoutOrder {
-  /** Your order identifier, 1 to 255 characters; the gateway dedups repeats of it for 15 s (rules Limits 1, Platform 6). */
-  number: string
-  /** The exact amount string sent and signed, with two decimals: `"10.50"` USD or KWD, `"1000.00"` JPY (rule Interfaces; per currency by opt-in, rule Platform 22; `formatAmount` writes it). */
-  amount: string
-  /** ISO 4217 code in capitals, e.g. `"USD"` (rule Platform 22). */
-  currency: string
-  /** 2 to 1024 characters, shown to the payer (rule Platform 6). */
-  description: string
-}
-
-/** The payer of a purchase, as the hosted page pre-fills it (rule Platform 5). */
-export interface CheckoutCustomer {
-  /** The payer's name; not empty when given. */
-  name?: string | undefined
-  email?: string | undefined
-  /** The payer's birth date, as your account expects it. */
-  birth_date?: string | undefined
-}
-
-/** The payer's billing address (rule Platform 5); every member is optional text. */
-export interface CheckoutBillingAddress {
-  country?: string | undefined
-  state?: string | undefined
-  city?: string | undefined
-  district?: string | undefined
-  address?: string | undefined
-  house_number?: string | undefined
-  zip?: string | undefined
-  phone?: string | undefined
-}
-
-/** Params of Checkout purchase: the nested `order` shape and the platform's optional fields (rule Platform 5). */
-export interface CheckoutPurchaseParams {
-  /** What is paid for; its four fields are the hash inputs (rule Authentication 5). */
-  order: CheckoutOrder
-  /** Where the payer returns after paying: a public HTTPS URL answering 2xx quickly (rule Events 4). */
-  success_url: string
-  /** Where the payer returns after cancelling: a public HTTPS URL (rule Events 4). */
-  cancel_url: string
-  /** Payment methods offered on the hosted page, as your account names them. */
-  methods?: string[] | undefined
-  /** The channel of your account the payment goes through. */
-  channel_id?: string | undefined
-  /** Minutes the hosted session stays open: a whole number above 0. */
-  session_expiry?: number | undefined
-  /** Where the payer goes when the session expires: a public HTTPS URL (rule Events 4). */
-  expiry_url?: string | undefined
-  /** Where the payer goes on an error: a public HTTPS URL (rule Events 4). */
-  error_url?: string | undefined
-  /** The browser target of the redirect (e.g. `_top`). */
-  url_target?: string | undefined
-  /** `true` asks for a `card_token` of the card in the sale callback and status answer: keep it to refund with `credit` (rule Platform 26). */
-  req_token?: boolean | undefined
-  /** Saved cards offered to the payer: an array of `card_token`s (unlike credit, which takes one string; rule Platform 5). */
-  card_token?: string[] | undefined
-  /** `true` starts a recurring series: the answer's `recurring_token` then feeds `s2s.recurringSale`. */
-  recurring_init?: boolean | undefined
-  /** The recurring schedule (a UUID from `s2s.createSchedule`) this payment starts. */
-  schedule_id?: string | undefined
-  customer?: CheckoutCustomer | undefined
-  billing_address?: CheckoutBillingAddress | undefined
-  /** Extra parameters your account defines, sent as given. */
-  parameters?: Record<string, unknown> | undefined
-  /** Your own data, returned in answers and callbacks as given. */
-  custom_data?: Record<string, unknown> | undefined
-}
-
 /** Purchase params under a client's rules (the platform defaults for the lengths, its redirect policy). */
 function purchaseParams(rules: RequestRules) {
   const url = redirectUrl(rules.allowPrivateRedirectUrls)
   const { min, max } = rules.orderDescriptionLength
   return z.strictObject({
+    /** What is paid for; its four fields are the hash inputs, signed in this order with the password last (rule Authentication 5). */
     order: withAmountRule(
       z.strictObject({
+        /** Your order identifier, 1 to 255 characters; the gateway dedups repeats of it for 15 s (rules Limits 1, Platform 6). */
         number: lengthBetween(1, rules.orderNumberMaxLength),
-        amount: amountText,
-        currency: currencyCode,
+        /** The exact amount string sent and signed, with two decimals: `"10.50"` USD or KWD, `"1000.00"` JPY (rule Interfaces; per currency by opt-in, rule Platform 22; `formatAmount` writes it). */
+        amount: amountText(),
+        /** ISO 4217 code in capitals, e.g. `"USD"` (rule Platform 22). */
+        currency: currencyCode(),
+        /** 2 to 1024 characters, shown to the payer (rule Platform 6). */
         description: lengthBetween(min, max),
       }),
       rules.amountForm,
       'amount',
       'currency',
     ),
+    /** Where the payer returns after paying: a public HTTPS URL answering 2xx quickly (rule Events 4). */
     success_url: url,
+    /** Where the payer returns after cancelling: a public HTTPS URL (rule Events 4). */
     cancel_url: url,
-    methods: z.array(nonEmpty).optional(),
-    channel_id: nonEmpty.optional(),
+    /** Payment methods offered on the hosted page, as your account names them. */
+    methods: z.array(nonEmpty()).optional(),
+    /** The channel of your account the payment goes through. */
+    channel_id: nonEmpty().optional(),
+    /** Minutes the hosted session stays open: a whole number above 0. */
     session_expiry: z.number().int().positive().optional(),
+    /** Where the payer goes when the session expires: a public HTTPS URL (rule Events 4). */
     expiry_url: url.optional(),
+    /** Where the payer goes on an error: a public HTTPS URL (rule Events 4). */
     error_url: url.optional(),
-    url_target: nonEmpty.optional(),
+    /** The browser target of the redirect (e.g. `_top`). */
+    url_target: nonEmpty().optional(),
+    /** `true` asks for a `card_token` of the card in the sale callback and status answer: keep it to refund with `credit` (rule Platform 26). */
     req_token: z.boolean().optional(),
-    card_token: z.array(nonEmpty, { error: 'must be an array of strings for purchase' }).optional(),
+    /** Saved cards offered to the payer: an array of `card_token`s (unlike credit, which takes one string; rule Platform 5). */
+    card_token: z.array(nonEmpty(), { error: 'must be an array of strings for purchase' }).optional(),
+    /** `true` starts a recurring series: the answer's `recurring_token` then feeds `s2s.recurringSale`. */
     recurring_init: z.boolean().optional(),
-    schedule_id: uuid.optional(),
+    /** The recurring schedule (a UUID from `s2s.createSchedule`) this payment starts. */
+    schedule_id: uuid().optional(),
+    /** The payer, as the hosted page pre-fills it (rule Platform 5). */
     customer: z
-      .strictObject({ name: nonEmpty.optional(), email: z.string().optional(), birth_date: z.string().optional() })
+      .strictObject({
+        /** The payer's name; not empty when given. */
+        name: nonEmpty().optional(),
+        email: z.string().optional(),
+        /** The payer's birth date, as your account expects it. */
+        birth_date: z.string().optional(),
+      })
       .optional(),
+    /** The payer's billing address (rule Platform 5); every member is optional text. */
     billing_address: z
       .strictObject({
         country: z.string().optional(),
@@ -149,34 +96,26 @@ function purchaseParams(rules: RequestRules) {
         phone: z.string().optional(),
       })
       .optional(),
+    /** Extra parameters your account defines, sent as given. */
     parameters: z.record(z.string(), z.unknown()).optional(),
+    /** Your own data, returned in answers and callbacks as given. */
     custom_data: z.record(z.string(), z.unknown()).optional(),
   })
 }
 
-/** Params of Checkout credit: the flat shape, exactly (`merchant_key`, `operation` and `hash` are added). */
-export interface CheckoutCreditParams {
-  /** A new identifier for this refund, unique per attempt: the gateway dedups on it (rule Limits 1). */
-  order_id: string
-  /** The refunded amount as the exact string sent and signed, with two decimals: `"5.00"` (rule Interfaces; `formatAmount` writes it). */
-  order_amount: string
-  /** ISO 4217 code in capitals, e.g. `"USD"` (rule Platform 22). */
-  order_currency: string
-  /** Why the money goes back; free text, signed. */
-  order_description: string
-  /** The card of the original sale: ONE string, from the sale callback or status answer of a purchase made with `req_token: true` (rule Platform 26). */
-  card_token: string
-  /** The cardholder's name; not empty. */
-  name: string
-}
-
-const creditParams = (rules: RequestRules) =>
-  withAmountRule(
+/** Credit params: the flat shape, exactly (`merchant_key`, `operation` and `hash` are added). */
+function creditParams(rules: RequestRules) {
+  return withAmountRule(
     z.strictObject({
-      order_id: nonEmpty,
-      order_amount: amountText,
-      order_currency: currencyCode,
+      /** A new identifier for this refund, unique per attempt: the gateway dedups on it (rule Limits 1). */
+      order_id: nonEmpty(),
+      /** The refunded amount as the exact string sent and signed, with two decimals: `"5.00"` (rule Interfaces; `formatAmount` writes it). */
+      order_amount: amountText(),
+      /** ISO 4217 code in capitals, e.g. `"USD"` (rule Platform 22). */
+      order_currency: currencyCode(),
+      /** Why the money goes back; free text, signed. */
       order_description: z.string(),
+      /** The card of the original sale: ONE string, from the sale callback or status answer of a purchase made with `req_token: true` (rule Platform 26). */
       card_token: z
         .string({
           error: (issue) =>
@@ -187,25 +126,14 @@ const creditParams = (rules: RequestRules) =>
                 : 'must be a string (the card_token of the original sale)',
         })
         .min(1, 'must not be empty'),
-      name: nonEmpty,
+      /** The cardholder's name; not empty. */
+      name: nonEmpty(),
     }),
     rules.amountForm,
     'order_amount',
     'order_currency',
   )
-
-const statusParams = z
-  .strictObject({ payment_id: nonEmpty.optional(), order_id: nonEmpty.optional() })
-  .refine((p) => (p.payment_id === undefined) !== (p.order_id === undefined), {
-    message: 'give exactly one of payment_id or order_id',
-  })
-
-/** Params of Checkout status: `{ payment_id }` or `{ order_id }`, exactly one (rule Platform 7). */
-export type CheckoutStatusParams = { payment_id: string; order_id?: never } | { order_id: string; payment_id?: never }
-
-const purchaseMatches: SameShape<z.input<ReturnType<typeof purchaseParams>>, CheckoutPurchaseParams> = true
-const creditMatches: SameShape<z.input<ReturnType<typeof creditParams>>, CheckoutCreditParams> = true
-void [purchaseMatches, creditMatches]
+}
 
 /** Answer of purchase: where to send the payer (rule Platform 5); other fields kept. */
 export interface CheckoutPurchaseResult {
@@ -254,8 +182,12 @@ export interface CheckoutStatusResult {
 
 const checkoutStatus = (orderId: string) => `gw.checkout.status({ order_id: ${JSON.stringify(orderId)} })`
 
-/** The three Checkout operations, JSON bodies carrying `merchant_key` (rule Authentication 1). */
-const operations = {
+/**
+ * The three Checkout operations, JSON bodies carrying `merchant_key` (rule Authentication 1), one
+ * row each; each row is also the `gw.checkout` method of its name.
+ */
+export const CHECKOUT = {
+  /** Creates a hosted-payment session (rule Platform 5); retried only inside the 15 s dedup window (rule Limits 1). */
   purchase: defineOperation({
     name: 'checkout.purchase',
     method: 'POST',
@@ -279,6 +211,7 @@ const operations = {
       return body as CheckoutPurchaseResult
     },
   }),
+  /** Refunds to the card of the original sale (its `card_token`); the payment must be settled (rule States 2). */
   credit: defineOperation({
     name: 'checkout.credit',
     method: 'POST',
@@ -311,12 +244,22 @@ const operations = {
     decode: (value) =>
       lenient<CheckoutCreditResult>(value as Record<string, unknown>, ['result', 'status', 'payment_id', 'order_id']),
   }),
+  /** Looks a payment up by `payment_id` or `order_id`; safe to repeat (rules States 3, Limits 2). */
   status: defineOperation({
     name: 'checkout.status',
     method: 'POST',
     base: 'checkout',
     path: (ctx: GatewayContext) => ctx.paths.status,
-    params: statusParams,
+    params: () =>
+      exactlyOne(
+        z.strictObject({
+          /** The gateway's payment identifier (the callback's `id`). */
+          payment_id: nonEmpty().optional(),
+          /** Your order identifier. */
+          order_id: nonEmpty().optional(),
+        }),
+        'give exactly one of payment_id or order_id',
+      ),
     retry: safe, // rule Limits 2
     toWire: (p, ctx: GatewayContext) => ({ merchant_key: ctx.merchantKey(), ...p }),
     finalize: signRequest,
@@ -332,36 +275,22 @@ const operations = {
   }),
 }
 
-/** The Checkout interface (JSON bodies, `merchant_key` in the body, rule Authentication 1). */
-export class Checkout {
-  readonly #ops: OperationClient<GatewayContext>
+/** The Checkout interface (JSON bodies, `merchant_key` in the body, rule Authentication 1): one method per row of `CHECKOUT`. */
+export class Checkout extends resource<GatewayContext, typeof CHECKOUT>(CHECKOUT) {}
 
-  /** @internal */
-  constructor(ops: OperationClient<GatewayContext>) {
-    this.#ops = ops
-  }
-
-  /** Creates a hosted-payment session (rule Platform 5); retried only inside the 15 s dedup window (rule Limits 1). */
-  purchase<S extends AnswerSchema | undefined = undefined>(
-    params: CheckoutPurchaseParams,
-    options?: OperationOptions<S>,
-  ): ApiPromise<ResultOf<S, CheckoutPurchaseResult>> {
-    return this.#ops.call(operations.purchase, { body: params }, options)
-  }
-
-  /** Refunds to the card of the original sale (its `card_token`); the payment must be settled (rule States 2). */
-  credit<S extends AnswerSchema | undefined = undefined>(
-    params: CheckoutCreditParams,
-    options?: OperationOptions<S>,
-  ): ApiPromise<ResultOf<S, CheckoutCreditResult>> {
-    return this.#ops.call(operations.credit, { body: params }, options)
-  }
-
-  /** Looks a payment up by `payment_id` or `order_id`; safe to repeat (rules States 3, Limits 2). */
-  status<S extends AnswerSchema | undefined = undefined>(
-    params: CheckoutStatusParams,
-    options?: OperationOptions<S>,
-  ): ApiPromise<ResultOf<S, CheckoutStatusResult>> {
-    return this.#ops.call(operations.status, { body: params }, options)
-  }
-}
+// The params types users import, derived from the rows (one source: the schema and its field docs).
+/** Params of Checkout purchase: the nested `order` shape and the platform's optional fields (rule Platform 5). */
+export interface CheckoutPurchaseParams extends EndpointParams<typeof CHECKOUT.purchase> {}
+type Order = CheckoutPurchaseParams['order']
+/** The order of a purchase, signed in this field order with the password last (rule Authentication 5). */
+export interface CheckoutOrder extends Order {}
+type Customer = NonNullable<CheckoutPurchaseParams['customer']>
+/** The payer of a purchase, as the hosted page pre-fills it (rule Platform 5). */
+export interface CheckoutCustomer extends Customer {}
+type BillingAddress = NonNullable<CheckoutPurchaseParams['billing_address']>
+/** The payer's billing address (rule Platform 5); every member is optional text. */
+export interface CheckoutBillingAddress extends BillingAddress {}
+/** Params of Checkout credit: the flat shape, exactly (`merchant_key`, `operation` and `hash` are added). */
+export interface CheckoutCreditParams extends EndpointParams<typeof CHECKOUT.credit> {}
+/** Params of Checkout status: `{ payment_id }` or `{ order_id }`, exactly one (rule Platform 7). */
+export type CheckoutStatusParams = EndpointParams<typeof CHECKOUT.status>

@@ -19,6 +19,7 @@ import {
   type ResultOf,
   readCredentials,
   reconcileJournal,
+  reconcileKeysOf,
   reconcileSubject,
   type Secret,
 } from '@paywire/core'
@@ -26,6 +27,7 @@ import pkg from '../package.json' with { type: 'json' }
 import { AMOUNT_FORMS, type AmountForm } from './amount.js'
 import { Callbacks } from './callbacks.js'
 import { Checkout } from './checkout.js'
+import { ENDPOINTS } from './endpoints.js'
 import { gatewayAnswers } from './errors.js'
 import { type CardReconciled, reconcileCard } from './reconcile.js'
 import { S2s } from './s2s.js'
@@ -203,20 +205,10 @@ function checkPath(name: string, value: string | undefined, fallback: string): s
 }
 
 /**
- * The key kinds each card operation is reconciled by, as its row writes them: S2S by trans_id,
+ * The key kinds each card operation is reconciled by, as its row declares them: S2S by trans_id,
  * purchase, credit and recurring sale by order_id, a schedule by its id (or name, when created without one).
  */
-const CARD_RECONCILE_KEYS: Readonly<Record<string, readonly string[]>> = {
-  's2s.capture': ['trans_id'],
-  's2s.void': ['trans_id'],
-  's2s.creditVoid': ['trans_id'],
-  's2s.recurringSale': ['order_id'],
-  'checkout.purchase': ['order_id'],
-  'checkout.credit': ['order_id'],
-  's2s.createSchedule': ['schedule_id', 'name'],
-  's2s.deleteSchedule': ['schedule_id'],
-  's2s.updateSchedule': ['schedule_id'],
-}
+const CARD_RECONCILE_KEYS = reconcileKeysOf(...Object.values(ENDPOINTS))
 
 /**
  * The card gateway client; the rules it follows, and the IDs its docs cite (`rule Limits 1`), are at

@@ -38,6 +38,8 @@ export {
   UserAbortError,
 } from '@paywire/core'
 export { type AmountForm, type FormatAmountOptions, formatAmount } from './amount.js'
+export type { CallbackEvent, CallbackOptions, CallbackStatus, CallbackType } from './callback-event.js'
+export { CHECKOUT_CALLBACK_FIELDS, dedupeKey, isFinal, isStuckChallenge } from './callback-event.js'
 export type {
   CallbackHandlerOptions,
   CallbackResponse,
@@ -45,15 +47,8 @@ export type {
   NodeResponseLike,
 } from './callback-handler.js'
 export { CallbackHandler } from './callback-handler.js'
-export type { CallbackEvent, CallbackOptions, CallbackStatus, Callbacks, CallbackType } from './callbacks.js'
-export {
-  CHECKOUT_CALLBACK_FIELDS,
-  dedupeKey,
-  isFinal,
-  isStuckChallenge,
-  MAX_CALLBACK_DEPTH,
-  MAX_CALLBACK_FIELDS,
-} from './callbacks.js'
+export { MAX_CALLBACK_DEPTH, MAX_CALLBACK_FIELDS } from './callback-limits.js'
+export type { Callbacks } from './callbacks.js'
 export type {
   Checkout,
   CheckoutBillingAddress,
@@ -77,29 +72,31 @@ export { foldPayment } from './payment-state.js'
 export type { CardReconciled } from './reconcile.js'
 export type {
   S2s,
-  S2sActionName,
-  S2sActionResult,
   S2sCaptureIfPendingResult,
   S2sCaptureParams,
-  S2sCaptureResult,
   S2sCreateScheduleParams,
-  S2sCreateScheduleResult,
   S2sCreditVoidParams,
-  S2sCreditVoidResult,
   S2sDeleteScheduleParams,
-  S2sDeleteScheduleResult,
   S2sGetTransStatusByOrderParams,
-  S2sGetTransStatusByOrderResult,
   S2sGetTransStatusParams,
-  S2sGetTransStatusResult,
   S2sIntervalUnit,
   S2sRecurringSaleParams,
-  S2sRecurringSaleResult,
   S2sUpdateScheduleParams,
-  S2sUpdateScheduleResult,
   S2sVoidParams,
-  S2sVoidResult,
 } from './s2s.js'
+export type {
+  S2sActionName,
+  S2sActionResult,
+  S2sCaptureResult,
+  S2sCreateScheduleResult,
+  S2sCreditVoidResult,
+  S2sDeleteScheduleResult,
+  S2sGetTransStatusByOrderResult,
+  S2sGetTransStatusResult,
+  S2sRecurringSaleResult,
+  S2sUpdateScheduleResult,
+  S2sVoidResult,
+} from './s2s-action.js'
 export type { CardGatewayOperation, CheckoutPaymentStatus, S2sResultValue, S2sStatus } from './schemas.js'
 export type {
   DigestName,

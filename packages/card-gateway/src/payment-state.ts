@@ -3,7 +3,7 @@
  * and a late `3ds` or `pending` after `settled` must not move the payment back (rules Platform 16, 24).
  */
 
-import { type CallbackEvent, isFinal } from './callbacks.js'
+import { type CallbackEvent, isFinal } from './callback-event.js'
 
 /** How far each `order_status` is along a payment's life; later stages never give way to earlier ones. */
 const STAGE: Readonly<Record<string, number>> = {

@@ -16,7 +16,8 @@ import {
 } from '@paywire/core'
 import { Checkout, type CheckoutStatusResult, DEDUP_WINDOW_MS } from './checkout.js'
 import { CardGatewayError } from './errors.js'
-import { S2s, type S2sActionResult } from './s2s.js'
+import { S2s } from './s2s.js'
+import type { S2sActionResult } from './s2s-action.js'
 import type { GatewayContext } from './schemas.js'
 
 /**

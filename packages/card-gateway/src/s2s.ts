@@ -1,50 +1,33 @@
-/** S2S CARD actions: one row per action — its fields, hash inputs and retry policy (form-encoded, POST {s2sUrl}/post). */
+/**
+ * S2S CARD actions: one row per action (its params with their field docs, retry policy and
+ * reconciliation), the params types derived from them, and the `S2s` resource with `captureIfPending`.
+ */
 
 import {
-  type AnswerSchema,
-  type ApiPromise,
   type CallOptions,
-  defineOperation,
-  type OperationClient,
-  type OperationOptions,
-  type Reconciliation,
-  type ResultOf,
-  type SentRequest,
+  type EndpointParams,
+  reconcileRule,
+  resource,
   safe,
   unsentOnly,
   withinWindow,
 } from '@paywire/core'
 import * as z from 'zod'
-import type { AmountForm } from './amount.js'
 import { DEDUP_WINDOW_MS } from './checkout.js'
+import { type S2sCaptureResult, type S2sGetTransStatusResult, s2sAction } from './s2s-action.js'
 import {
   amountText,
   currencyCode,
   type GatewayContext,
-  lenient,
   nonEmpty,
   positiveInt,
   reconcileBy,
   redirectUrl,
-  type S2sResultValue,
   type S2sStatus,
-  type SameShape,
   uuid,
   withAmountRule,
 } from './schemas.js'
-import { SIGNED_OPERATIONS, signRequest, wireField } from './signature.js'
-
-/** The nine action names; no other name can be sent through the typed surface (rule S2S 1). */
-export type S2sActionName =
-  | 'GET_TRANS_STATUS'
-  | 'GET_TRANS_STATUS_BY_ORDER'
-  | 'CAPTURE'
-  | 'VOID'
-  | 'CREDITVOID'
-  | 'RECURRING_SALE'
-  | 'CREATE_SCHEDULE'
-  | 'DELETE_SCHEDULE'
-  | 'UPDATE_SCHEDULE'
+import { wireField } from './wire.js'
 
 /** `interval_unit` platform-default values (rule Platform 12); `platformDefaults.intervalUnits` can allow others. */
 export type S2sIntervalUnit = 'day' | 'month'
@@ -66,177 +49,6 @@ function intervalUnit(units: readonly string[]) {
   >
 }
 
-const byTransId = z.strictObject({ trans_id: nonEmpty })
-const byOrderId = z.strictObject({ order_id: nonEmpty })
-const byScheduleId = z.strictObject({ schedule_id: uuid })
-// The request names no currency: two decimals by default; under 'per-currency' any currency's form (rule Platform 22).
-const amountOptional = (form: AmountForm) =>
-  withAmountRule(z.strictObject({ trans_id: nonEmpty, amount: amountText.optional() }), form, 'amount')
-
-const recurringSaleParams = (allowPrivateRedirectUrls: boolean, form: AmountForm) =>
-  withAmountRule(
-    z.strictObject({
-      order_id: nonEmpty,
-      order_amount: amountText,
-      order_description: nonEmpty,
-      order_currency: currencyCode.optional(),
-      recurring_first_trans_id: nonEmpty,
-      recurring_token: nonEmpty,
-      term_url_3ds: redirectUrl(allowPrivateRedirectUrls).optional(),
-    }),
-    form,
-    'order_amount',
-    'order_currency',
-  )
-
-const createScheduleParams = (units: readonly string[]) =>
-  z.strictObject({
-    name: nonEmpty,
-    interval_length: positiveInt,
-    interval_unit: intervalUnit(units),
-    payments_count: positiveInt,
-    schedule_id: uuid.optional(),
-  })
-
-const updateScheduleParams = (units: readonly string[]) =>
-  z.strictObject({
-    schedule_id: uuid,
-    name: nonEmpty.optional(),
-    interval_length: positiveInt.optional(),
-    interval_unit: intervalUnit(units).optional(),
-    payments_count: positiveInt.optional(),
-  })
-
-/** Params of GET_TRANS_STATUS. */
-export interface S2sGetTransStatusParams {
-  /** The gateway's transaction identifier; the hash input (rule Authentication 5). */
-  trans_id: string
-}
-
-/** Params of GET_TRANS_STATUS_BY_ORDER. */
-export interface S2sGetTransStatusByOrderParams {
-  /** Your order identifier; the hash input (rule Authentication 5). */
-  order_id: string
-}
-
-/** Params of CAPTURE (and `captureIfPending`). */
-export interface S2sCaptureParams {
-  /** The authorised (`pending`) transaction; the hash input (rules States 1, Authentication 5). */
-  trans_id: string
-  /** A partial capture: the amount string with two decimals, e.g. `"5.00"`; omitted captures it all (rules Interfaces, Platform 11). */
-  amount?: string | undefined
-}
-
-/** Params of VOID. */
-export interface S2sVoidParams {
-  /** The `pending` authorisation to cancel; the hash input (rule States 2). */
-  trans_id: string
-}
-
-/** Params of CREDITVOID. */
-export interface S2sCreditVoidParams {
-  /** The transaction to refund or reverse; the hash input (rule Authentication 5). */
-  trans_id: string
-  /** A partial refund: the amount string with two decimals, e.g. `"5.00"`; omitted refunds it all (rules Interfaces, Platform 11). */
-  amount?: string | undefined
-}
-
-/** Params of RECURRING_SALE (rule S2S 3, 4). */
-export interface S2sRecurringSaleParams {
-  /** A new order identifier for this charge; the hash input; deduplicated for 15 s (rule Limits 1). */
-  order_id: string
-  /** The amount string with two decimals, e.g. `"10.00"` (rule Interfaces; per currency by opt-in, rule Platform 22). */
-  order_amount: string
-  /** Not empty. */
-  order_description: string
-  /** ISO 4217 code in capitals; with it a currency without a minor unit takes `.00` (rule Interfaces). */
-  order_currency?: string | undefined
-  /** The `trans_id` of the initial recurring payment; must pair with `recurring_token` (rule S2S 4). */
-  recurring_first_trans_id: string
-  /** The `recurring_token` of the initial recurring payment (rule S2S 4). */
-  recurring_token: string
-  /** Where the payer returns after 3DS: a public HTTPS URL (rule Events 4). */
-  term_url_3ds?: string | undefined
-}
-
-/** Params of CREATE_SCHEDULE (rule S2S 3); its hash inputs must be configured (`hashInputs`). */
-export interface S2sCreateScheduleParams {
-  /** The schedule's name; not empty. */
-  name: string
-  /** Intervals between payments: a positive whole number (or its digit string). */
-  interval_length: number | string
-  /** `day` or `month` (rule Platform 12), or the units set in `platformDefaults.intervalUnits`. */
-  interval_unit: S2sIntervalUnit | (string & {})
-  /** How many payments: a positive whole number (or its digit string). */
-  payments_count: number | string
-  /**
-   * Your own UUID for the schedule; the gateway makes one when omitted (rule S2S 2). Send one: no
-   * action reads a schedule, so after a lost answer it is what you can check the schedule by
-   * (and cancel it with DELETE_SCHEDULE); without it nothing identifies the schedule.
-   */
-  schedule_id?: string | undefined
-}
-
-/** Params of DELETE_SCHEDULE: the way to cancel a schedule (rule S2S 1). */
-export interface S2sDeleteScheduleParams {
-  /** A UUID; the hash input (rules S2S 2, Authentication 5). */
-  schedule_id: string
-}
-
-/** Params of UPDATE_SCHEDULE: the schedule and the members to change. */
-export interface S2sUpdateScheduleParams {
-  /** A UUID; the hash input (rules S2S 2, Authentication 5). */
-  schedule_id: string
-  name?: string | undefined
-  interval_length?: number | string | undefined
-  interval_unit?: S2sIntervalUnit | (string & {}) | undefined
-  payments_count?: number | string | undefined
-}
-
-const paramsMatch: [
-  SameShape<z.input<typeof byTransId>, S2sGetTransStatusParams>,
-  SameShape<z.input<typeof byOrderId>, S2sGetTransStatusByOrderParams>,
-  SameShape<z.input<ReturnType<typeof amountOptional>>, S2sCaptureParams>,
-  SameShape<z.input<typeof byTransId>, S2sVoidParams>,
-  SameShape<z.input<ReturnType<typeof amountOptional>>, S2sCreditVoidParams>,
-  SameShape<z.input<ReturnType<typeof recurringSaleParams>>, S2sRecurringSaleParams>,
-  SameShape<z.input<ReturnType<typeof createScheduleParams>>, S2sCreateScheduleParams>,
-  SameShape<z.input<typeof byScheduleId>, S2sDeleteScheduleParams>,
-  SameShape<z.input<ReturnType<typeof updateScheduleParams>>, S2sUpdateScheduleParams>,
-] = [true, true, true, true, true, true, true, true, true]
-void paramsMatch
-
-const STRING_FIELDS = [
-  'action',
-  'result',
-  'status',
-  'order_id',
-  'trans_id',
-  'trans_date',
-  'descriptor',
-  'amount',
-  'currency',
-  'decline_reason',
-  'recurring_token',
-  'card_token',
-  'schedule_id',
-  'redirect_url',
-  'redirect_method',
-]
-
-/** The form body of one action: `action`, `client_key`, then the checked params as strings. */
-type S2sOperation = Extract<keyof typeof SIGNED_OPERATIONS, `s2s.${string}`>
-
-/** The wire fields of an S2S action: its `action` name (from `SIGNED_OPERATIONS`), `client_key`, the params. */
-function actionWire(operation: S2sOperation) {
-  const action: S2sActionName = SIGNED_OPERATIONS[operation].action
-  return (params: Readonly<Record<string, string | number | undefined>>, ctx: GatewayContext) => {
-    const fields: Record<string, string> = { action, client_key: ctx.clientKey() }
-    for (const [name, value] of Object.entries(params)) if (value !== undefined) fields[name] = String(value)
-    return fields
-  }
-}
-
 const byTransIdLookup = reconcileBy(
   'trans_id',
   'trans_id',
@@ -256,7 +68,7 @@ const SECOND_SCHEDULE = 'do not send CREATE_SCHEDULE again before that: it may c
  * when the call sent one, else the schedule's name, the only thing a person can search the admin
  * portal by. Either way the check is by hand, and `reconcile` answers `not_reconcilable`.
  */
-function createScheduleKey({ wire }: SentRequest): Reconciliation | undefined {
+const createScheduleKey = reconcileRule(['schedule_id', 'name'], ({ wire }) => {
   if (wire === undefined) return undefined
   const scheduleId = wireField(wire, 'schedule_id')
   if (scheduleId) {
@@ -272,181 +84,182 @@ function createScheduleKey({ wire }: SentRequest): Reconciliation | undefined {
     value: name,
     lookup: `a check by hand in the gateway's admin portal for a schedule named ${JSON.stringify(name)} (no schedule_id was sent and no action reads a schedule; ${SECOND_SCHEDULE})`,
   }
+})
+
+/** An optional `amount` (a partial capture or refund): two decimals by default, any currency's form under 'per-currency' (rule Platform 22; the request names no currency). */
+function withOptionalAmount<T extends z.ZodObject>(ctx: GatewayContext, schema: T): T {
+  return withAmountRule(schema, ctx.rules.amountForm, 'amount')
 }
 
-/** Every S2S answer: the commonly present fields typed, every other field kept. */
-const decodeAction = (value: unknown) => lenient<S2sActionResult>(value as Record<string, unknown>, STRING_FIELDS)
-
 /**
- * The action table, form-encoded to `POST {s2sUrl}/post`. Params are strict: an unknown key is
- * refused with the closest wire name suggested (typo guard). Hash inputs are signed in order with
- * the password last (rule Authentication 5). Adding an action is a row here and a one-line method.
+ * The nine S2S CARD actions, one row each; each row is also the `gw.s2s` method of its name, and its
+ * params schema (built on the first call) is the method's argument type with its field docs. Params
+ * are strict: an unknown key is refused with the closest wire name suggested (typo guard).
  */
-export const S2S_ACTIONS = {
-  getTransStatus: defineOperation({
-    name: 's2s.getTransStatus',
-    method: 'POST',
-    base: 's2s',
-    path: '/post',
-    encoding: 'form',
-    params: byTransId,
+export const S2S = {
+  /** GET_TRANS_STATUS: reads a transaction's state; safe to repeat (rule States 3). */
+  getTransStatus: s2sAction('s2s.getTransStatus', {
+    params: () =>
+      z.strictObject({
+        /** The gateway's transaction identifier; the hash input (rule Authentication 5). */
+        trans_id: nonEmpty(),
+      }),
     retry: safe, // a lookup (rules States 3, Limits 2)
-    toWire: actionWire('s2s.getTransStatus'),
-    finalize: signRequest,
-    decode: decodeAction,
   }),
-  getTransStatusByOrder: defineOperation({
-    name: 's2s.getTransStatusByOrder',
-    method: 'POST',
-    base: 's2s',
-    path: '/post',
-    encoding: 'form',
-    params: byOrderId,
+  /** GET_TRANS_STATUS_BY_ORDER: reads a transaction's state by order_id; safe to repeat. */
+  getTransStatusByOrder: s2sAction('s2s.getTransStatusByOrder', {
+    params: () =>
+      z.strictObject({
+        /** Your order identifier; the hash input (rule Authentication 5). */
+        order_id: nonEmpty(),
+      }),
     retry: safe,
-    toWire: actionWire('s2s.getTransStatusByOrder'),
-    finalize: signRequest,
-    decode: decodeAction,
   }),
-  capture: defineOperation({
-    name: 's2s.capture',
-    method: 'POST',
-    base: 's2s',
-    path: '/post',
-    encoding: 'form',
-    params: (ctx: GatewayContext) => amountOptional(ctx.rules.amountForm), // amount: partial capture (rule Platform 11)
+  /** CAPTURE: only a `pending` payment (rule States 1: else 208003); never retried once sent. */
+  capture: s2sAction('s2s.capture', {
+    params: (ctx) =>
+      withOptionalAmount(
+        ctx,
+        z.strictObject({
+          /** The authorised (`pending`) transaction; the hash input (rules States 1, Authentication 5). */
+          trans_id: nonEmpty(),
+          /** A partial capture: the amount string with two decimals, e.g. `"5.00"`; omitted captures it all (rules Interfaces, Platform 11). */
+          amount: amountText().optional(),
+        }),
+      ),
     retry: unsentOnly, // a repeated capture can act twice
-    toWire: actionWire('s2s.capture'),
-    finalize: signRequest,
     reconcile: byTransIdLookup,
-    decode: decodeAction,
   }),
-  void: defineOperation({
-    name: 's2s.void',
-    method: 'POST',
-    base: 's2s',
-    path: '/post',
-    encoding: 'form',
-    params: byTransId,
+  /** VOID: cancels a `pending` authorization (rule States 2); never retried once sent. */
+  void: s2sAction('s2s.void', {
+    params: () =>
+      z.strictObject({
+        /** The `pending` authorisation to cancel; the hash input (rule States 2). */
+        trans_id: nonEmpty(),
+      }),
     retry: unsentOnly,
-    toWire: actionWire('s2s.void'),
-    finalize: signRequest,
     reconcile: byTransIdLookup,
-    decode: decodeAction,
   }),
-  creditVoid: defineOperation({
-    name: 's2s.creditVoid',
-    method: 'POST',
-    base: 's2s',
-    path: '/post',
-    encoding: 'form',
-    params: (ctx: GatewayContext) => amountOptional(ctx.rules.amountForm), // amount: partial refund (rule Platform 11)
+  /** CREDITVOID: answers `ACCEPTED`, outcome by callback; never retried once sent. */
+  creditVoid: s2sAction('s2s.creditVoid', {
+    params: (ctx) =>
+      withOptionalAmount(
+        ctx,
+        z.strictObject({
+          /** The transaction to refund or reverse; the hash input (rule Authentication 5). */
+          trans_id: nonEmpty(),
+          /** A partial refund: the amount string with two decimals, e.g. `"5.00"`; omitted refunds it all (rules Interfaces, Platform 11). */
+          amount: amountText().optional(),
+        }),
+      ),
     retry: unsentOnly,
-    toWire: actionWire('s2s.creditVoid'),
-    finalize: signRequest,
     reconcile: byTransIdLookup,
-    decode: decodeAction,
   }),
-  recurringSale: defineOperation({
-    name: 's2s.recurringSale',
-    method: 'POST',
-    base: 's2s',
-    path: '/post',
-    encoding: 'form',
-    params: (ctx: GatewayContext) => recurringSaleParams(ctx.rules.allowPrivateRedirectUrls, ctx.rules.amountForm),
+  /** RECURRING_SALE: charges again from an initial recurring transaction (rules S2S 3, 4: the pair must match). */
+  recurringSale: s2sAction('s2s.recurringSale', {
+    params: (ctx) =>
+      withAmountRule(
+        z.strictObject({
+          /** A new order identifier for this charge; the hash input; deduplicated for 15 s (rule Limits 1). */
+          order_id: nonEmpty(),
+          /** The amount string with two decimals, e.g. `"10.00"` (rule Interfaces; per currency by opt-in, rule Platform 22). */
+          order_amount: amountText(),
+          /** Not empty. */
+          order_description: nonEmpty(),
+          /** ISO 4217 code in capitals; with it a currency without a minor unit takes `.00` (rule Interfaces). */
+          order_currency: currencyCode().optional(),
+          /** The `trans_id` of the initial recurring payment; must pair with `recurring_token` (rule S2S 4). */
+          recurring_first_trans_id: nonEmpty(),
+          /** The `recurring_token` of the initial recurring payment (rule S2S 4). */
+          recurring_token: nonEmpty(),
+          /** Where the payer returns after 3DS: a public HTTPS URL (rule Events 4). */
+          term_url_3ds: redirectUrl(ctx.rules.allowPrivateRedirectUrls).optional(),
+        }),
+        ctx.rules.amountForm,
+        'order_amount',
+        'order_currency',
+      ),
     retry: withinWindow(DEDUP_WINDOW_MS), // carries order_id: the gateway dedups within 15 s
-    toWire: actionWire('s2s.recurringSale'),
-    finalize: signRequest,
     reconcile: reconcileBy(
       'order_id',
       'order_id',
       (v) => `gw.s2s.getTransStatusByOrder({ order_id: ${JSON.stringify(v)} })`,
     ),
-    decode: decodeAction,
   }),
-  createSchedule: defineOperation({
-    name: 's2s.createSchedule',
-    method: 'POST',
-    base: 's2s',
-    path: '/post',
-    encoding: 'form',
-    params: (ctx: GatewayContext) => createScheduleParams(ctx.rules.intervalUnits),
+  /**
+   * CREATE_SCHEDULE: answers with `schedule_id` (rules S2S 3, Platform 12). Its hash inputs are not
+   * published: the client must name them (`hashInputs`).
+   */
+  createSchedule: s2sAction('s2s.createSchedule', {
+    params: (ctx) =>
+      z.strictObject({
+        /** The schedule's name; not empty. */
+        name: nonEmpty(),
+        /** Intervals between payments: a positive whole number (or its digit string). */
+        interval_length: positiveInt(),
+        /** `day` or `month` (rule Platform 12), or the units set in `platformDefaults.intervalUnits`. */
+        interval_unit: intervalUnit(ctx.rules.intervalUnits),
+        /** How many payments: a positive whole number (or its digit string). */
+        payments_count: positiveInt(),
+        /**
+         * Your own UUID for the schedule; the gateway makes one when omitted (rule S2S 2). Send one: no
+         * action reads a schedule, so after a lost answer it is what you can check the schedule by
+         * (and cancel it with DELETE_SCHEDULE); without it nothing identifies the schedule.
+         */
+        schedule_id: uuid().optional(),
+      }),
     retry: unsentOnly,
-    toWire: actionWire('s2s.createSchedule'),
-    finalize: signRequest, // hash inputs not published: the client must name them
     reconcile: createScheduleKey,
-    decode: decodeAction,
   }),
-  deleteSchedule: defineOperation({
-    name: 's2s.deleteSchedule',
-    method: 'POST',
-    base: 's2s',
-    path: '/post',
-    encoding: 'form',
-    params: byScheduleId,
+  /** DELETE_SCHEDULE: the way to cancel a schedule (rule S2S 1: there is no CANCEL_SCHEDULE). */
+  deleteSchedule: s2sAction('s2s.deleteSchedule', {
+    params: () =>
+      z.strictObject({
+        /** A UUID; the hash input (rules S2S 2, Authentication 5). */
+        schedule_id: uuid(),
+      }),
     retry: unsentOnly,
-    toWire: actionWire('s2s.deleteSchedule'),
-    finalize: signRequest,
     reconcile: byScheduleLookup,
-    decode: decodeAction,
   }),
-  updateSchedule: defineOperation({
-    name: 's2s.updateSchedule',
-    method: 'POST',
-    base: 's2s',
-    path: '/post',
-    encoding: 'form',
-    params: (ctx: GatewayContext) => updateScheduleParams(ctx.rules.intervalUnits),
+  /** UPDATE_SCHEDULE: changes a schedule, given by its UUID, and the members to change (rule S2S 2). */
+  updateSchedule: s2sAction('s2s.updateSchedule', {
+    params: (ctx) =>
+      z.strictObject({
+        /** A UUID; the hash input (rules S2S 2, Authentication 5). */
+        schedule_id: uuid(),
+        /** The schedule's new name; not empty. */
+        name: nonEmpty().optional(),
+        /** Intervals between payments: a positive whole number (or its digit string). */
+        interval_length: positiveInt().optional(),
+        /** `day` or `month` (rule Platform 12), or the units set in `platformDefaults.intervalUnits`. */
+        interval_unit: intervalUnit(ctx.rules.intervalUnits).optional(),
+        /** How many payments: a positive whole number (or its digit string). */
+        payments_count: positiveInt().optional(),
+      }),
     retry: unsentOnly,
-    toWire: actionWire('s2s.updateSchedule'),
-    finalize: signRequest,
     reconcile: byScheduleLookup,
-    decode: decodeAction,
   }),
 }
 
-/** An S2S answer (rule Platform 10): the commonly present fields typed, every other field kept. */
-export interface S2sActionResult {
-  /** The action answered, e.g. `CAPTURE`. */
-  readonly action?: string
-  /** `SUCCESS`, `DECLINED`, `REDIRECT`, `ACCEPTED`, `ERROR`, `UNDEFINED`, or a newer value (rule Platform 9). */
-  readonly result?: S2sResultValue
-  /** The transaction's state in capitals: `PENDING` is authorised, `SETTLED` captured (rules States, Platform 9). */
-  readonly status?: S2sStatus
-  readonly order_id?: string
-  /** The gateway's transaction identifier; with cascading it can change within one payment (rule Platform 24). */
-  readonly trans_id?: string
-  readonly trans_date?: string
-  /** The text on the payer's statement. */
-  readonly descriptor?: string
-  /** The amount string as the gateway holds it. */
-  readonly amount?: string
-  readonly currency?: string
-  /** Why the acquirer declined, on `result: DECLINED`. */
-  readonly decline_reason?: string
-  /** The token of an initial recurring payment, for `recurringSale` (rule S2S 4). */
-  readonly recurring_token?: string
-  /** The card's token, when the payment was bought with `req_token: true`: what `checkout.credit` refunds to (rule Platform 26). */
-  readonly card_token?: string
-  /** The schedule an action created or changed (rule Platform 12). */
-  readonly schedule_id?: string
-  /** Where to send the payer on `result: REDIRECT` (3DS). */
-  readonly redirect_url?: string
-  /** Fields to post to `redirect_url`: an object, or an array on some endpoints (rule Platform 10). */
-  readonly redirect_params?: unknown
-  readonly redirect_method?: string
-  readonly [field: string]: unknown
-}
-
-export type S2sGetTransStatusResult = S2sActionResult
-export type S2sGetTransStatusByOrderResult = S2sActionResult
-export type S2sCaptureResult = S2sActionResult
-export type S2sVoidResult = S2sActionResult
-/** CREDITVOID answers `ACCEPTED` at once; the outcome arrives later by callback (rule Platform 11). */
-export type S2sCreditVoidResult = S2sActionResult
-export type S2sRecurringSaleResult = S2sActionResult
-export type S2sCreateScheduleResult = S2sActionResult
-export type S2sDeleteScheduleResult = S2sActionResult
-export type S2sUpdateScheduleResult = S2sActionResult
+// The params types users import, derived from the rows (one source: the schema and its field docs).
+/** Params of GET_TRANS_STATUS. */
+export interface S2sGetTransStatusParams extends EndpointParams<typeof S2S.getTransStatus> {}
+/** Params of GET_TRANS_STATUS_BY_ORDER. */
+export interface S2sGetTransStatusByOrderParams extends EndpointParams<typeof S2S.getTransStatusByOrder> {}
+/** Params of CAPTURE (and `captureIfPending`). */
+export interface S2sCaptureParams extends EndpointParams<typeof S2S.capture> {}
+/** Params of VOID. */
+export interface S2sVoidParams extends EndpointParams<typeof S2S.void> {}
+/** Params of CREDITVOID. */
+export interface S2sCreditVoidParams extends EndpointParams<typeof S2S.creditVoid> {}
+/** Params of RECURRING_SALE (rules S2S 3, 4). */
+export interface S2sRecurringSaleParams extends EndpointParams<typeof S2S.recurringSale> {}
+/** Params of CREATE_SCHEDULE (rule S2S 3); its hash inputs must be configured (`hashInputs`). */
+export interface S2sCreateScheduleParams extends EndpointParams<typeof S2S.createSchedule> {}
+/** Params of DELETE_SCHEDULE: the way to cancel a schedule (rule S2S 1). */
+export interface S2sDeleteScheduleParams extends EndpointParams<typeof S2S.deleteSchedule> {}
+/** Params of UPDATE_SCHEDULE: the schedule and the members to change. */
+export interface S2sUpdateScheduleParams extends EndpointParams<typeof S2S.updateSchedule> {}
 
 /**
  * Outcome of `captureIfPending`. `captured: true` only when CAPTURE answered `result: SUCCESS`.
@@ -466,87 +279,11 @@ export type S2sCaptureIfPendingResult =
       readonly capture?: S2sCaptureResult
     }
 
-/** The S2S CARD interface: form-encoded actions carrying `client_key` (rules Authentication 1, Platform 13). */
-export class S2s {
-  readonly #ops: OperationClient<GatewayContext>
-
-  /** @internal */
-  constructor(ops: OperationClient<GatewayContext>) {
-    this.#ops = ops
-  }
-
-  /** GET_TRANS_STATUS: reads a transaction's state; safe to repeat (rule States 3). */
-  getTransStatus<S extends AnswerSchema | undefined = undefined>(
-    params: S2sGetTransStatusParams,
-    options?: OperationOptions<S>,
-  ): ApiPromise<ResultOf<S, S2sGetTransStatusResult>> {
-    return this.#ops.call(S2S_ACTIONS.getTransStatus, { body: params }, options)
-  }
-
-  /** GET_TRANS_STATUS_BY_ORDER: reads a transaction's state by order_id; safe to repeat. */
-  getTransStatusByOrder<S extends AnswerSchema | undefined = undefined>(
-    params: S2sGetTransStatusByOrderParams,
-    options?: OperationOptions<S>,
-  ): ApiPromise<ResultOf<S, S2sGetTransStatusByOrderResult>> {
-    return this.#ops.call(S2S_ACTIONS.getTransStatusByOrder, { body: params }, options)
-  }
-
-  /** CAPTURE: only a `pending` payment (rule States 1: else 208003); never retried once sent. */
-  capture<S extends AnswerSchema | undefined = undefined>(
-    params: S2sCaptureParams,
-    options?: OperationOptions<S>,
-  ): ApiPromise<ResultOf<S, S2sCaptureResult>> {
-    return this.#ops.call(S2S_ACTIONS.capture, { body: params }, options)
-  }
-
-  /** VOID: cancels a `pending` authorization (rule States 2); never retried once sent. */
-  void<S extends AnswerSchema | undefined = undefined>(
-    params: S2sVoidParams,
-    options?: OperationOptions<S>,
-  ): ApiPromise<ResultOf<S, S2sVoidResult>> {
-    return this.#ops.call(S2S_ACTIONS.void, { body: params }, options)
-  }
-
-  /** CREDITVOID: answers `ACCEPTED`, outcome by callback; never retried once sent. */
-  creditVoid<S extends AnswerSchema | undefined = undefined>(
-    params: S2sCreditVoidParams,
-    options?: OperationOptions<S>,
-  ): ApiPromise<ResultOf<S, S2sCreditVoidResult>> {
-    return this.#ops.call(S2S_ACTIONS.creditVoid, { body: params }, options)
-  }
-
-  /** RECURRING_SALE: charges again from an initial recurring transaction (rule S2S 4: the pair must match). */
-  recurringSale<S extends AnswerSchema | undefined = undefined>(
-    params: S2sRecurringSaleParams,
-    options?: OperationOptions<S>,
-  ): ApiPromise<ResultOf<S, S2sRecurringSaleResult>> {
-    return this.#ops.call(S2S_ACTIONS.recurringSale, { body: params }, options)
-  }
-
-  /** CREATE_SCHEDULE: answers with `schedule_id` (rule Platform 12). */
-  createSchedule<S extends AnswerSchema | undefined = undefined>(
-    params: S2sCreateScheduleParams,
-    options?: OperationOptions<S>,
-  ): ApiPromise<ResultOf<S, S2sCreateScheduleResult>> {
-    return this.#ops.call(S2S_ACTIONS.createSchedule, { body: params }, options)
-  }
-
-  /** DELETE_SCHEDULE: the way to cancel a schedule (rule S2S 1: there is no CANCEL_SCHEDULE). */
-  deleteSchedule<S extends AnswerSchema | undefined = undefined>(
-    params: S2sDeleteScheduleParams,
-    options?: OperationOptions<S>,
-  ): ApiPromise<ResultOf<S, S2sDeleteScheduleResult>> {
-    return this.#ops.call(S2S_ACTIONS.deleteSchedule, { body: params }, options)
-  }
-
-  /** UPDATE_SCHEDULE: changes a schedule; schedule_id must be a UUID (rule S2S 2). */
-  updateSchedule<S extends AnswerSchema | undefined = undefined>(
-    params: S2sUpdateScheduleParams,
-    options?: OperationOptions<S>,
-  ): ApiPromise<ResultOf<S, S2sUpdateScheduleResult>> {
-    return this.#ops.call(S2S_ACTIONS.updateSchedule, { body: params }, options)
-  }
-
+/**
+ * The S2S CARD interface: form-encoded actions carrying `client_key` (rules Authentication 1,
+ * Platform 13), one method per row of `S2S`, and `captureIfPending`, which combines two of them.
+ */
+export class S2s extends resource<GatewayContext, typeof S2S>(S2S) {
   /**
    * Rule States 3 as one call: a status lookup, then CAPTURE only when the status is `PENDING`.
    * It cannot capture twice: the lookup is the only retried step, and CAPTURE is sent at most once

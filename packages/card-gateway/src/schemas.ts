@@ -1,25 +1,32 @@
 /** Shared field rules, what the operation rows see of the client, and the lenient shapes of success answers. */
 
-import { type Reconciliation, RequestValidationError, type SentRequest, type ValidationIssue } from '@paywire/core'
+import { type ReconcileRule, reconcileRule } from '@paywire/core'
 import * as z from 'zod'
 import { type AmountForm, amountProblem, CURRENCY_PATTERN, CURRENCY_RULE } from './amount.js'
-import { wireField } from './signature.js'
+import { wireField } from './wire.js'
+
+// Field schemas are functions: a params schema is built on a client's first call of its row, never
+// at import (a cold start pays for no schema it does not use).
 
 /**
  * An amount as a string, so body and hash stay byte-identical; its form per currency is checked
  * with the object holding the currency (`withAmountRule`).
  */
-export const amountText = z.string({
-  error: (issue) =>
-    typeof issue.input === 'number'
-      ? 'must be a string (e.g. "10.00"), not a number: the exact string is sent and signed (formatAmount writes it)'
-      : issue.input === undefined
-        ? 'is required'
-        : 'must be a string such as "10.00"',
-})
+export function amountText() {
+  return z.string({
+    error: (issue) =>
+      typeof issue.input === 'number'
+        ? 'must be a string (e.g. "10.00"), not a number: the exact string is sent and signed (formatAmount writes it)'
+        : issue.input === undefined
+          ? 'is required'
+          : 'must be a string such as "10.00"',
+  })
+}
 
 /** A currency code: three capital letters (rule Platform 22). */
-export const currencyCode = z.string().regex(CURRENCY_PATTERN, CURRENCY_RULE)
+export function currencyCode() {
+  return z.string().regex(CURRENCY_PATTERN, CURRENCY_RULE)
+}
 
 /**
  * Adds the amount rule to an object schema: `amountField` must be a wire amount in the client's
@@ -41,18 +48,40 @@ export function withAmountRule<T extends z.ZodObject>(
   }) as T
 }
 
+/** One member of `T` given (never `undefined`), every other member absent. */
+export type ExactlyOne<T> = {
+  [K in keyof T]-?: { [P in keyof Pick<T, K>]-?: Exclude<T[P], undefined> } & {
+    [P in Exclude<keyof T, K>]?: never
+  }
+}[keyof T]
+
 /**
- * Compile-time proof that a schema accepts exactly a documented params interface: the public type
- * is the interface (with its field docs), the schema is what runs, and they cannot drift apart.
+ * An object of optional members of which exactly one must be given: checked at run time with
+ * `message`, and typed so that a call naming both or neither does not compile.
  */
-export type SameShape<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
+export function exactlyOne<S extends z.ZodObject>(
+  schema: S,
+  message: string,
+): z.ZodType<z.output<S>, ExactlyOne<z.input<S>>> {
+  const given = (value: Record<string, unknown>) => Object.values(value).filter((v) => v !== undefined).length
+  // The refinement is what makes the narrower input type true; zod cannot infer it from a refinement.
+  return schema.refine((value: Record<string, unknown>) => given(value) === 1, { message }) as unknown as z.ZodType<
+    z.output<S>,
+    ExactlyOne<z.input<S>>
+  >
+}
 
 export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 /** schedule_id: a UUID, checked before sending (rule S2S 2). */
-export const uuid = z.string().regex(UUID_PATTERN, 'must be a UUID, e.g. "9b0c6e1a-3f7d-4c2e-8a51-7d2f0e4b9c13"')
+export function uuid() {
+  return z.string().regex(UUID_PATTERN, 'must be a UUID, e.g. "9b0c6e1a-3f7d-4c2e-8a51-7d2f0e4b9c13"')
+}
 
-export const nonEmpty = z.string().min(1, 'must not be empty')
+/** Text that must not be empty. */
+export function nonEmpty() {
+  return z.string().min(1, 'must not be empty')
+}
 
 /**
  * Rules a client can change, carried to every schema it builds: the redirect-target policy and the
@@ -192,10 +221,9 @@ function nonPublicIpv6(text: string): string | undefined {
 }
 
 /** A count sent as a form string: a positive integer, given as a number or a digit string. */
-export const positiveInt = z.union([
-  z.number().int().positive(),
-  z.string().regex(/^[1-9]\d*$/, 'must be a positive integer'),
-])
+export function positiveInt() {
+  return z.union([z.number().int().positive(), z.string().regex(/^[1-9]\d*$/, 'must be a positive integer')])
+}
 
 /** S2S `result` values (rule Platform 9); unknown values still parse. */
 export type S2sResultValue = 'SUCCESS' | 'DECLINED' | 'REDIRECT' | 'ACCEPTED' | 'ERROR' | 'UNDEFINED' | (string & {})
@@ -227,51 +255,6 @@ export type CheckoutPaymentStatus =
   | 'void'
   | 'chargeback'
   | (string & {})
-
-/** `String.prototype.isWellFormed` (ES2024, in Node 20); the shared tsconfig's lib stops at ES2023. */
-function isWellFormed(text: string): boolean {
-  return (text as unknown as { isWellFormed(): boolean }).isWellFormed()
-}
-
-const ILL_FORMED =
-  'contains an unpaired UTF-16 surrogate (often a string cut in the middle of an emoji): it would be sent as ' +
-  'U+FFFD or as an escape while the hash covers the original text, so fix the text before sending'
-
-/** Whether every string and field name in `value` is well-formed: the common case, with no path built. */
-function allWellFormed(value: unknown): boolean {
-  if (typeof value === 'string') return isWellFormed(value)
-  if (typeof value !== 'object' || value === null) return true
-  for (const key in value) {
-    if (!Object.hasOwn(value, key)) continue
-    if (!isWellFormed(key) || !allWellFormed((value as Record<string, unknown>)[key])) return false
-  }
-  return true
-}
-
-/** Every string leaf and object key of `value` that is not well-formed UTF-16, with its wire path. */
-function illFormedText(value: unknown, path: string, out: ValidationIssue[]): void {
-  if (typeof value === 'string') {
-    if (!isWellFormed(value)) out.push({ path, message: ILL_FORMED })
-    return
-  }
-  if (typeof value !== 'object' || value === null) return
-  for (const [key, member] of Object.entries(value)) {
-    // An ill-formed key is reported on its parent: the key itself cannot be printed faithfully.
-    if (!isWellFormed(key)) out.push({ path, message: `has a field name that ${ILL_FORMED}` })
-    else illFormedText(member, path === '' ? key : `${path}.${key}`, out)
-  }
-}
-
-/**
- * Refuses wire params (Checkout JSON and S2S form alike) holding text that is not well-formed UTF-16,
- * nested objects, arrays and open records included; the one check both interfaces run before signing.
- */
-export function assertWellFormedText(operation: string, wire: Readonly<Record<string, unknown>>): void {
-  if (allWellFormed(wire)) return
-  const issues: ValidationIssue[] = []
-  illFormedText(wire, '', issues)
-  if (issues.length > 0) throw new RequestValidationError(operation, issues)
-}
 
 /** Reads a JSON object answer; `undefined` when the body is not one. */
 export function asObject(json: unknown): Record<string, unknown> | undefined {
@@ -324,16 +307,12 @@ export interface GatewayContext {
 }
 
 /**
- * The reconciliation of a call from one of its wire fields (`order.number` reads the nested purchase
- * order): the key and the safe lookup that settle an unknown outcome.
+ * The reconcile rule of a call keyed by one of its wire fields (`order.number` reads the nested
+ * purchase order): its key kind `key`, and the key and safe lookup that settle an unknown outcome.
  */
-export function reconcileBy(
-  field: string,
-  key: string,
-  lookup: (value: string) => string,
-): (sent: SentRequest) => Reconciliation | undefined {
-  return ({ wire }) => {
+export function reconcileBy(field: string, key: string, lookup: (value: string) => string): ReconcileRule {
+  return reconcileRule([key], ({ wire }) => {
     const value = wire && wireField(wire, field)
     return value ? { key, value, lookup: lookup(value) } : undefined
-  }
+  })
 }

@@ -1,7 +1,8 @@
 /** The request signature: `sha1(inner(UPPER(concat)))` over the exact wire strings (rules Authentication 4, 5). */
 
 import { nodeCrypto, RequestValidationError, type Secret } from '@paywire/core'
-import { assertWellFormedText, type CardGatewayOperation, type GatewayContext } from './schemas.js'
+import type { CardGatewayOperation, GatewayContext } from './schemas.js'
+import { assertWellFormedText, wireField } from './wire.js'
 
 /** Inner digest: `md5` by default; some accounts switch to `sha256` in the admin panel (rule Platform 3). */
 export type DigestName = 'md5' | 'sha256'
@@ -151,27 +152,6 @@ export function explainSignature(
     innerHex,
     hash: hex('sha1', innerHex),
   }
-}
-
-/** Each hash input name split at its dots, once: the names are a few constants read on every request. */
-const STEPS = new Map<string, readonly string[]>()
-
-/** The wire string at `path` (`order.number` reads the nested order), `undefined` when absent. */
-export function wireField(fields: Readonly<Record<string, unknown>>, path: string): string | undefined {
-  let steps = STEPS.get(path)
-  if (steps === undefined) {
-    steps = path.split('.')
-    // Bounded: the names come from the operation table and the client's checked `hashInputs`, but a
-    // process may build many clients.
-    if (STEPS.size < 1_024) STEPS.set(path, steps)
-  }
-  let current: unknown = fields
-  for (const step of steps) {
-    if (typeof current !== 'object' || current === null) return undefined
-    current = (current as Record<string, unknown>)[step]
-  }
-  if (current === undefined || current === null) return undefined
-  return typeof current === 'string' ? current : String(current)
 }
 
 /** How one card operation is signed: its S2S `action` (none for Checkout) and its hash inputs in order. */

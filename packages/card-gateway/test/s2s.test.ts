@@ -2,7 +2,7 @@ import { RequestValidationError } from '@paywire/core'
 import { describe, expect, it } from 'vitest'
 import * as cardGateway from '../src/index.js'
 import { CardGatewayError } from '../src/index.js'
-import { S2S_ACTIONS } from '../src/s2s.js'
+import { S2S } from '../src/s2s.js'
 import { simulatorHash } from '../src/testing/index.js'
 import { form, orderId, PASSWORD, paidPayment, rejection, type Setup, setup } from './helpers.js'
 
@@ -14,7 +14,7 @@ function lastForm(ctx: Setup): Record<string, string> {
 
 describe('S2S CARD wire format', () => {
   it('has exactly the nine actions, one row each, and the table is not public surface', () => {
-    expect(Object.values(S2S_ACTIONS).map((r) => r.name)).toEqual([
+    expect(Object.values(S2S).map((r) => r.name)).toEqual([
       's2s.getTransStatus',
       's2s.getTransStatusByOrder',
       's2s.capture',
@@ -25,7 +25,7 @@ describe('S2S CARD wire format', () => {
       's2s.deleteSchedule',
       's2s.updateSchedule',
     ])
-    expect(Object.keys(cardGateway)).not.toContain('S2S_ACTIONS')
+    expect(Object.keys(cardGateway)).not.toContain('S2S')
   })
 
   it('POSTs form-encoded to {s2sUrl}/post with action, client_key and hash always sent', async () => {

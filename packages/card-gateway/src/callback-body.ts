@@ -1,0 +1,86 @@
+/**
+ * The raw callback body, read into exact strings: refused when it is not the raw body (a parsed
+ * object), too large or hostile in shape, then read as a form or as JSON.
+ */
+
+import { SignatureVerificationError } from '@paywire/core'
+import { parseJsonFields } from './callback-json.js'
+import {
+  checkSize,
+  DEFAULT_CALLBACK_MAX_BYTES,
+  duplicate,
+  MAX_CALLBACK_FIELDS,
+  tooManyFields,
+} from './callback-limits.js'
+
+const QUESTION = 0x3f
+
+const RAW_BODY_HINT =
+  'callbacks.verify needs the raw request body (string, Buffer or Uint8Array) exactly as received: the signature covers the received strings, and a parsed object has lost them. In Express use express.raw({ type: "*/*" }) for the callback route; in Fastify add a content-type parser that keeps the body as a string or Buffer.'
+
+/**
+ * Parses a form (or JSON) body into exact strings; refuses parsed objects, bodies over
+ * `maxBodyBytes` (before decoding anything), hostile shapes (too many fields, JSON nested too
+ * deep: before decoding anything either) and duplicate fields. Linear in the body's size.
+ */
+export function parseRawBody(rawBody: unknown, maxBodyBytes = DEFAULT_CALLBACK_MAX_BYTES): Record<string, string> {
+  let text: string
+  if (typeof rawBody === 'string') {
+    checkSize(Buffer.byteLength(rawBody, 'utf8'), maxBodyBytes)
+    text = rawBody
+  } else if (rawBody instanceof Uint8Array) {
+    checkSize(rawBody.byteLength, maxBodyBytes)
+    text = Buffer.from(rawBody.buffer, rawBody.byteOffset, rawBody.byteLength).toString('utf8')
+  } else if (rawBody === undefined || isEmptyObject(rawBody)) {
+    // What body parsers leave when a request had no body: `{}` (Express 4) or nothing at all (Express 5).
+    throw new SignatureVerificationError(
+      'empty_body',
+      'callbacks.verify got no body: the request had none (a gateway callback always carries its signed fields), or nothing read it. For the second case, in Express mount express.raw({ type: "*/*" }) on the callback route.',
+      { receivedType: describeType(rawBody) },
+    )
+  } else throw new SignatureVerificationError('not_raw_body', RAW_BODY_HINT, { receivedType: describeType(rawBody) })
+  if (text.trim() === '') {
+    throw new SignatureVerificationError(
+      'empty_body',
+      'callback body is empty: a gateway callback always carries its signed fields, so this request is not one (or its body was consumed before verification).',
+      {},
+    )
+  }
+  const trimmed = text.trimStart()
+  return trimmed.startsWith('{') ? parseJsonFields(text, text.length - trimmed.length) : parseFormFields(text)
+}
+
+/** A plain `{}` (what body parsers leave for a request without a body), not a URLSearchParams or a class instance. */
+export function isEmptyObject(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false
+  const prototype = Object.getPrototypeOf(value)
+  return (prototype === Object.prototype || prototype === null) && Reflect.ownKeys(value).length === 0
+}
+
+function describeType(value: unknown): string {
+  if (value === null) return 'null'
+  if (Array.isArray(value)) return 'array'
+  return typeof value
+}
+
+/**
+ * Form callbacks: the pairs are counted first (one `indexOf` pass; empty pairs, which
+ * `URLSearchParams` skips, do not count), so a body of thousands of tiny pairs is refused before any
+ * is decoded.
+ */
+function parseFormFields(text: string): Record<string, string> {
+  let fields = 0
+  // URLSearchParams drops one leading "?": a lone "?" before the first "&" is no pair either.
+  for (let i = text.charCodeAt(0) === QUESTION ? 1 : 0; i <= text.length; ) {
+    let next = text.indexOf('&', i)
+    if (next === -1) next = text.length
+    if (next > i && ++fields > MAX_CALLBACK_FIELDS) throw tooManyFields()
+    i = next + 1
+  }
+  const out: Record<string, string> = Object.create(null)
+  for (const [name, value] of new URLSearchParams(text)) {
+    if (name in out) throw duplicate(name)
+    out[name] = value
+  }
+  return { ...out }
+}

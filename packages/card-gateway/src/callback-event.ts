@@ -1,0 +1,122 @@
+/**
+ * A gateway callback: its fields, the options that verify it (which fields are signed and how), and
+ * what it says: whether its state is final, its dedupe key, a stuck 3DS challenge.
+ */
+
+import type { DigestName, UppercaseMode } from './signature.js'
+
+/** Checkout callback hash input order (platform rule); the password is appended last. */
+export const CHECKOUT_CALLBACK_FIELDS: readonly string[] = Object.freeze([
+  'id',
+  'order_number',
+  'order_amount',
+  'order_currency',
+  'order_description',
+])
+
+/** Callback `type` values (rule Platform 14); unknown values still parse. */
+export type CallbackType =
+  | 'sale'
+  | '3ds'
+  | 'redirect'
+  | 'capture'
+  | 'refund'
+  | 'void'
+  | 'recurring'
+  | 'chargeback'
+  | 'debit'
+  | 'transfer'
+  | 'credit'
+  | (string & {})
+
+/** Callback `status` values (rule Platform 14); unknown values still parse. */
+export type CallbackStatus = 'success' | 'fail' | 'waiting' | 'undefined' | (string & {})
+
+/**
+ * A verified callback: every received field as its exact string, the known ones typed
+ * (rules Platform 14, Events 3: `transStatus`, `eci`, `protocolVersion` after 3DS).
+ */
+export interface CallbackEvent {
+  readonly id?: string
+  readonly order_number?: string
+  readonly order_amount?: string
+  readonly order_currency?: string
+  readonly order_description?: string
+  readonly order_status?: string
+  readonly type?: CallbackType
+  readonly status?: CallbackStatus
+  readonly reason?: string
+  /**
+   * The card's token, when the purchase asked `req_token: true` (rule Platform 26). Not covered by
+   * the callback hash (rule Platform 15): store the one the status answer gives for refunds.
+   */
+  readonly card_token?: string
+  /** The token of an initial recurring payment (`recurring_init: true`), for `s2s.recurringSale`. */
+  readonly recurring_token?: string
+  /** 3DS transaction status; `C` (challenge) with no later callback means a stuck challenge. */
+  readonly transStatus?: string
+  readonly eci?: string
+  readonly protocolVersion?: string
+  /** S2S CARD callbacks carry these (rule Platform 17). */
+  readonly action?: string
+  readonly result?: string
+  readonly order_id?: string
+  readonly trans_id?: string
+  readonly hash: string
+  readonly [field: string]: string | undefined
+}
+
+export interface CallbackOptions {
+  /** Hash input field order; default `CHECKOUT_CALLBACK_FIELDS` (the platform's callback order). */
+  readonly fields?: readonly string[]
+  readonly digest?: DigestName
+  /** Uppercasing of the callback hash input; default `ascii` (the platform signs callbacks with PHP `strtoupper`). */
+  readonly uppercase?: UppercaseMode
+  /**
+   * Largest body verified, in bytes, checked before any parsing; default 65 536 (64 KiB). A
+   * callback is a few hundred bytes: anything near the cap is an attack or a misrouted request.
+   */
+  readonly maxBodyBytes?: number
+}
+
+const FINAL_ORDER_STATUS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  success: {
+    sale: 'settled',
+    capture: 'settled',
+    recurring: 'settled',
+    debit: 'settled',
+    transfer: 'settled',
+    credit: 'settled',
+    refund: 'refund',
+    void: 'void',
+    chargeback: 'chargeback',
+  },
+  fail: { sale: 'decline', recurring: 'decline', debit: 'decline' },
+}
+
+/**
+ * Whether a callback reports a final payment state: `type`, `status` and `order_status` must agree
+ * (rule Platform 16: a `3ds` callback with `success` is not final).
+ */
+export function isFinal(event: CallbackEvent): boolean {
+  if (event.type === undefined || event.status === undefined || event.order_status === undefined) return false
+  const expected = FINAL_ORDER_STATUS[event.status]?.[event.type]
+  return expected !== undefined && expected === event.order_status
+}
+
+/**
+ * Deliveries can repeat: deduplicate on `id + type + status` (S2S: `trans_id + action + status`,
+ * rule Platform 16), encoded as a JSON array so no two different events share a key.
+ */
+export function dedupeKey(event: CallbackEvent): string {
+  return JSON.stringify([event.id ?? event.trans_id ?? '', event.type ?? event.action ?? '', event.status ?? ''])
+}
+
+/**
+ * A stuck 3DS challenge (rule Events 3): the latest callback of a payment carries `transStatus`
+ * `C` and nothing came after it. Pass the payment's callbacks in the order they arrived.
+ */
+export function isStuckChallenge(history: CallbackEvent | readonly CallbackEvent[]): boolean {
+  const events: readonly CallbackEvent[] = Array.isArray(history) ? history : [history as CallbackEvent]
+  return events.at(-1)?.transStatus === 'C'
+}
