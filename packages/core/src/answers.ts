@@ -7,8 +7,12 @@
 
 import type { RejectAnswer } from './operation.js'
 
-/** The JSON kinds a known field may hold. `null` is accepted for every field: services write it for an empty value. */
-export type FieldKind = 'string' | 'string or number' | 'boolean' | 'list of strings or numbers'
+/**
+ * The JSON kinds a known field may hold. `null` is accepted for every field: services write it for an
+ * empty value. `text` is a string field whose service may write a number instead (the card gateway's
+ * amounts and ids): the number is read as its decimal text, so the field's `string` type holds.
+ */
+export type FieldKind = 'string' | 'text' | 'string or number' | 'boolean' | 'list of strings or numbers'
 
 /** The named members of a result interface, without its open index signature. */
 type KnownKeys<T> = keyof { [K in keyof T as string extends K ? never : K]: T[K] }
@@ -23,7 +27,7 @@ type KindOf<Declared, T = Exclude<Declared, null | undefined>> =
   Exactly<T, boolean> extends true
     ? 'boolean'
     : Exactly<T, string> extends true
-      ? 'string'
+      ? 'string' | 'text'
       : Exactly<T, string | number> extends true
         ? 'string or number'
         : Exactly<T, readonly (string | number)[]> extends true
@@ -50,6 +54,7 @@ function holds(kind: FieldKind, value: unknown): boolean {
   switch (kind) {
     case 'string':
       return typeof value === 'string'
+    case 'text':
     case 'string or number':
       return typeof value === 'string' || typeof value === 'number'
     case 'boolean':
@@ -82,12 +87,26 @@ export function recordAnswer<T>(kinds: FieldKinds<T>): AnswerDecoder<T> {
     if (!isRecord(value)) reject(`a JSON object (or no body) was expected, not ${describe(value)}; ${ADVICE}`)
     const problem = fieldProblem(value, kinds, '')
     if (problem !== undefined) reject(`${problem}; ${ADVICE}`)
-    return value as T
+    return withText(value, kinds) as T
   }
+}
+
+/** `record`, with each number in a `text` field written as its decimal text (a copy, only when one is). */
+function withText(record: object, kinds: Readonly<Record<string, FieldKind>>): object {
+  let copy: Record<string, unknown> | undefined
+  for (const field in kinds) {
+    if (kinds[field] !== 'text') continue
+    const value = (record as Record<string, unknown>)[field]
+    if (typeof value !== 'number' || !Object.hasOwn(record, field)) continue
+    copy ??= { ...record }
+    copy[field] = String(value)
+  }
+  return copy ?? record
 }
 
 /** The decoder of a list: a JSON array of records whose known fields hold their kinds. */
 export function listAnswer<T>(kinds: FieldKinds<T>): AnswerDecoder<readonly T[]> {
+  const hasText = Object.values(kinds).includes('text')
   return (value: unknown, reject: RejectAnswer) => {
     if (value === undefined || value === null) return undefined
     if (!Array.isArray(value)) reject(`a JSON array (or no body) was expected, not ${describe(value)}; ${ADVICE}`)
@@ -97,6 +116,6 @@ export function listAnswer<T>(kinds: FieldKinds<T>): AnswerDecoder<readonly T[]>
       const problem = fieldProblem(item, kinds, `item ${index}: `)
       if (problem !== undefined) reject(`${problem}; ${ADVICE}`)
     }
-    return value as readonly T[]
+    return (hasText ? value.map((item: object) => withText(item, kinds)) : value) as unknown as readonly T[]
   }
 }
