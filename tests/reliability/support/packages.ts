@@ -1,7 +1,7 @@
 /** The three clients behind one shape, so a test can be written once as data (package × operation). */
 
 import { BillPayment, BillPaymentError } from '@paywire/bill-payment'
-import { CardGateway, CardGatewayError } from '@paywire/card-gateway'
+import { CardGateway, CardGatewayError, type CardGatewayOptions } from '@paywire/card-gateway'
 import { type ApiError, type ClientOptions, PaywireError, type ServiceDedupOptions } from '@paywire/core'
 import { Remittance, RemittanceError } from '@paywire/remittance'
 
@@ -46,7 +46,7 @@ export interface PackageUnderTest {
   readonly open: (url: string, options: ClientOptions) => OperationPair
 }
 
-export function cardGateway(url: string, options: ClientOptions = {}): CardGateway {
+export function cardGateway(url: string, options: ClientOptions & Partial<CardGatewayOptions> = {}): CardGateway {
   return new CardGateway({
     checkoutUrl: url,
     s2sUrl: url,
