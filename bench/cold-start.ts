@@ -4,7 +4,8 @@
  * (its own cost) and, for the card gateway and remittance, against the reference build of the day
  * the target was set (`reference/`). Since undici is loaded by the first request, the run also times
  * import + client + first answer on a stub dispatcher (`first-call.mjs`), for both builds: the
- * import alone would hide the cost the first call now carries.
+ * import alone would hide the cost the first call now carries. That time is also judged against a
+ * bare `node -e 0` of the same round: the card gateway's first call is an S2S action (`getTransStatus`).
  */
 
 import { spawnSync } from 'node:child_process'
@@ -56,6 +57,11 @@ export interface ColdStartResult {
   readonly firstCallMs?: number
   readonly referenceFirstCallMs?: number
   readonly firstCallVsReference?: Spread
+  /**
+   * Per-round time to the first answer ÷ `node -e 0` spawned in the same round: what a cold process
+   * (a serverless instance, a CLI run) pays for its first call, in units of a bare Node start.
+   */
+  readonly firstCallVsEmpty?: Spread
 }
 
 /** A fresh node process: `-e <code>`, or a bench script with its arguments. */
@@ -131,6 +137,7 @@ export function measureColdStart(runs: number): { results: ColdStartResult[]; no
             firstCallMs: median(first),
             referenceFirstCallMs: median(referenceFirst),
             firstCallVsReference: ratios(first, referenceFirst),
+            firstCallVsEmpty: ratios(first, of('0')),
           }
         : {}),
     }

@@ -155,6 +155,7 @@ function coldTable(results: readonly ColdStartResult[], emptyMs: number | undefi
     ratio(c.vsReference),
     c.firstCallMs === undefined ? '' : `${num(c.firstCallMs, 1)} vs ${num(c.referenceFirstCallMs ?? Number.NaN, 1)}`,
     ratio(c.firstCallVsReference),
+    ratio(c.firstCallVsEmpty),
   ])
   const note =
     emptyMs === undefined
@@ -172,6 +173,7 @@ function coldTable(results: readonly ColdStartResult[], emptyMs: number | undefi
         'import ÷ reference',
         'to first answer ms (vs reference)',
         'first answer ÷ reference',
+        'first answer ÷ node -e 0',
       ],
       rows,
     ) + note

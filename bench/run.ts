@@ -163,6 +163,9 @@ async function main(): Promise<void> {
   const file = join(RESULTS, `${mode === 'full' ? 'latest' : mode}.json`)
   writeReport(file, report)
   log(`wrote ${file}`)
+  const failed = values.quick ? [] : report.targets.filter((t) => t.failsRun && !t.pass)
+  for (const t of failed) log(`MISS fails the run: ${t.target} (${t.subject}: ${t.actual.toFixed(2)})`)
+  if (failed.length > 0) process.exitCode = 1
 }
 
 main().catch((error: unknown) => {

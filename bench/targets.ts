@@ -17,6 +17,8 @@ export interface TargetCheck {
   readonly limit: number
   readonly unit: string
   readonly pass: boolean
+  /** A miss fails the run (exit code 1), unless it is a `--quick` one: those only report it. */
+  readonly failsRun?: boolean
 }
 
 export interface Measured {
@@ -43,6 +45,9 @@ const atMost = (target: string, subject: string, actual: number, limit: number, 
 const atLeast = (target: string, subject: string, actual: number, limit: number, unit = '×'): TargetCheck =>
   check(target, subject, actual, limit, unit, actual >= limit)
 
+/** A cold process to its first answered call, at most this many times a bare `node -e 0` (paired per round). */
+export const FIRST_ANSWER_LIMIT = 2.8
+
 /** Concurrencies the CPU goal is judged at (1 is reported, not judged). */
 const JUDGED_CONCURRENCY = new Set([16, 256])
 
@@ -60,6 +65,16 @@ export function checkTargets(m: Measured): TargetCheck[] {
   }
   for (const c of m.coldStart ?? []) {
     if (c.vsReference) checks.push(atMost('cold start ≤ 0.6× the reference build', c.pkg, c.vsReference.median, 0.6))
+    if (c.firstCallVsEmpty) {
+      const limit = FIRST_ANSWER_LIMIT
+      const judged = atMost(
+        `cold process to first answer ≤ ${limit}× node -e 0`,
+        c.pkg,
+        c.firstCallVsEmpty.median,
+        limit,
+      )
+      checks.push({ ...judged, failsRun: true })
+    }
   }
   for (const s of m.sockets ?? []) {
     checks.push(atMost('sockets ≤ calls in flight', `@${s.concurrency}`, s.sdk, s.concurrency, ''))
