@@ -46,6 +46,8 @@ export interface ChecklistPackage<Client extends ChecklistClient, Setup> {
   readonly client: (simulator: ChecklistSimulator, url: string, options?: ClientOptions) => Client
   /** The setup examples get: the client (on the simulator, or through a proxy in front of it) and the simulator. */
   readonly setup: (client: Client, simulator: ChecklistSimulator) => Setup
+  /** How many side effects (charges, captures, transfers, payments…) the simulator's ledger holds. */
+  readonly effects: (simulator: ChecklistSimulator) => number
   /** Docs pages that must name every method as `group.method`. */
   readonly docs: readonly string[]
 }

@@ -15,5 +15,6 @@ export const BILL_KIT: ChecklistPackage<BillPayment, ExampleSetup> = {
   client: (simulator, url, options) =>
     new BillPayment({ ...(simulator as RunningBillPaymentSimulator).clientOptions, baseUrl: url, ...options }),
   setup: (client) => ({ client }),
+  effects: (simulator) => (simulator as RunningBillPaymentSimulator).simulator.ledger.length,
   docs: [fileURLToPath(new URL('../../../docs/getting-started-bill-payment.md', import.meta.url))],
 }

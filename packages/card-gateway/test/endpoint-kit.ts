@@ -21,5 +21,6 @@ export const CARD_KIT: ChecklistPackage<CardGateway, ExampleSetup> = {
       ...options,
     }),
   setup: (gw, simulator) => ({ gw, simulator: (simulator as StartedCardGatewaySimulator).simulator }),
+  effects: (simulator) => (simulator as StartedCardGatewaySimulator).simulator.ledger.length,
   docs: [fileURLToPath(new URL('../../../docs/getting-started-card-gateway.md', import.meta.url))],
 }

@@ -15,5 +15,6 @@ export const REMITTANCE_KIT: ChecklistPackage<Remittance, ExampleSetup> = {
   client: (simulator, url, options) =>
     new Remittance({ ...(simulator as StartedRemittanceSimulator).clientOptions, baseUrl: url, ...options }),
   setup: (client) => ({ client }),
+  effects: (simulator) => (simulator as StartedRemittanceSimulator).simulator.ledger.length,
   docs: [fileURLToPath(new URL('../../../docs/getting-started-remittance.md', import.meta.url))],
 }
