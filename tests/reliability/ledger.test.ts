@@ -16,6 +16,10 @@ import { ApiError, type ClientOptions, ConnectionError, TimeoutError } from '@pa
 import { createTestClock, HTML_ERROR_PAGE, refusedUrl } from '@paywire/core/testing'
 import { startRemittanceSimulator } from '@paywire/remittance/testing'
 import { afterAll, describe, expect, it } from 'vitest'
+import { BILL_KIT } from '../../packages/bill-payment/test/endpoint-kit.js'
+import { CARD_KIT } from '../../packages/card-gateway/test/endpoint-kit.js'
+import { REMITTANCE_KIT } from '../../packages/remittance/test/endpoint-kit.js'
+import type { ChecklistClient, ChecklistPackage } from '../support/endpoint-checklist.js'
 import { billPayment, cardGateway, idempotencyKeyOf, outcome, remittance } from './support/packages.js'
 import { integer, mulberry32, pick, type Random, seedFromEnv, weighted } from './support/random.js'
 import { recordResults } from './support/results.js'
@@ -525,6 +529,82 @@ describe(`side-effect ledger (seed ${SEED}, ${OPERATIONS} operations per simulat
       await refused.close()
       await proxy.close()
       await started.close()
+    }
+  })
+})
+
+/** Random operations per package over every row of its table, each with its example's arguments. */
+const ROW_OPERATIONS = 240
+
+type RowKit = ChecklistPackage<ChecklistClient & object, unknown>
+
+/**
+ * Every row of the three tables under faults, picked at random, each called with its example's
+ * arguments (made on the simulator directly) through the fault proxy. What the row declares is what
+ * is checked: a row that is not retry-safe is never sent twice, and a fault after it may have acted
+ * reaches the caller as an unknown outcome keyed by a kind the row names; no call causes two effects
+ * in the simulator's ledger; a definite refusal causes none.
+ */
+describe(`every row of the three tables under faults (seed ${SEED}, ${ROW_OPERATIONS} operations per package)`, () => {
+  const kits = [CARD_KIT, REMITTANCE_KIT, BILL_KIT] as unknown as RowKit[]
+  it.each(kits.map((kit) => [kit.name, kit] as const))('%s', async (name, kit) => {
+    const random = mulberry32(SEED ^ name.length)
+    const rows = Object.entries(kit.endpoints).flatMap(([group, table]) =>
+      Object.entries(table).map(([method, row]) => ({ group, method, row })),
+    )
+    const simulator = await kit.startSimulator()
+    const plan = new Map<string, ProxyMode>()
+    const proxy = await startFaultProxy(simulator.url, (opId, attempt) =>
+      attempt === 1 ? (plan.get(opId) ?? 'pass') : 'pass',
+    )
+    const direct = kit.client(simulator, simulator.url)
+    const client = kit.client(simulator, proxy.url, clientOptions())
+    const ops: Op[] = []
+    const reached = new Set<string>()
+    try {
+      for (let i = 0; i < ROW_OPERATIONS; i++) {
+        const { group, method, row } = pick(random, rows)
+        const args = (await kit.examples[group]?.[method]?.(kit.setup(direct, simulator))) as unknown[]
+        const kind = row.retry.kind
+        const op: Op = {
+          i,
+          opId: `${name}-rows-${i}`,
+          kind: row.name,
+          write: kind === 'unsent-only',
+          mode: planMode(random, false),
+          native: undefined,
+          error: undefined,
+          delta: 0,
+        }
+        plan.set(op.opId, op.mode as ProxyMode)
+        const resource = (client as Record<string, Record<string, (...a: unknown[]) => Promise<unknown>>>)[group]
+        const call = callOptions(op)
+        const takes = row.params !== undefined || row.query === true || /\{\w+\}/.test(String(row.path))
+        const fn = resource?.[method]
+        if (typeof fn !== 'function') throw new Error(`${row.name} is not a method of the client`)
+        const before = kit.effects(simulator)
+        op.error = (await outcome(fn.apply(resource, takes ? [args[0], call] : [call]))).error
+        op.delta = kit.effects(simulator) - before
+        ops.push(op)
+        reached.add(row.name)
+        expect(op.delta, `${row.name} #${i} caused ${op.delta} effects`).toBeLessThanOrEqual(1)
+        if (op.write && AMBIGUOUS_MODES.has(op.mode) && row.reconcile) {
+          const key = (op.error as { reconciliation?: { key: string } }).reconciliation?.key
+          expect(row.reconcile.keys, `${row.name} #${i} carried the key ${key}`).toContain(key)
+        }
+      }
+      const isAmbiguous = (op: Op) => {
+        const kind = rows.find((r) => r.row.name === op.kind)?.row.retry.kind
+        return (op.write && AMBIGUOUS_MODES.has(op.mode)) || (kind === 'window' && NOT_RETRIED_IN_WINDOW.has(op.mode))
+      }
+      const ambiguous = checkCommon(ops, proxy, isAmbiguous)
+      expect([...reached].sort(), 'every row was called').toEqual(rows.map((r) => r.row.name).sort())
+      results[`${name} (rows)`] = figures(ops, proxy, ambiguous, kit.effects(simulator))
+    } finally {
+      await client.close()
+      await direct.close()
+      await proxy.close()
+      await simulator.close()
     }
   })
 })
