@@ -1,5 +1,7 @@
 /** `@paywire/core`: the transport, retry policies, error tree and secret handling shared by every paywire SDK. */
 
+export type { AnswerSchema } from './answer-schema.js'
+export { checkAnswer } from './answer-schema.js'
 export type { AnswerDecoder, FieldKind, FieldKinds } from './answers.js'
 export { listAnswer, recordAnswer } from './answers.js'
 export type { WithResponse } from './api-promise.js'
@@ -35,16 +37,7 @@ export {
   UserAbortError,
 } from './errors.js'
 export type { ErrorEvent, Hooks, Logger, RequestEvent, ResponseEvent, RetryEvent } from './hooks.js'
-export type {
-  CallOptions,
-  ClientOptions,
-  Clock,
-  HttpClientConfig,
-  HttpMethod,
-  HttpRequest,
-  RawResponse,
-  ResponseHandler,
-} from './http-client.js'
+export type { CallOptions, ClientOptions, Clock, HttpClientConfig } from './http-client.js'
 export { HttpClient, systemClock, WINDOW_MARGIN_MS } from './http-client.js'
 export { jsonObjectIssues } from './json-check.js'
 export type {
@@ -66,14 +59,8 @@ export type { ServiceDedupOptions } from './options.js'
 export { serviceDedupsIdempotencyKey } from './options.js'
 export type { ProblemDetails } from './problem-details.js'
 export { describeProblem, parseProblemDetails } from './problem-details.js'
-export type {
-  AnswerSchema,
-  ProblemDetailsErrorInit,
-  ProblemErrorClass,
-  ProblemHints,
-  ProblemReason,
-} from './problem-error.js'
-export { checkAnswer, ProblemDetailsError, problemAnswers, problemReason } from './problem-error.js'
+export type { ProblemDetailsErrorInit, ProblemErrorClass, ProblemHints, ProblemReason } from './problem-error.js'
+export { ProblemDetailsError, problemAnswers, problemReason } from './problem-error.js'
 export type { RawRequestInput } from './raw.js'
 export { buildRawRequest } from './raw.js'
 export type {
@@ -85,6 +72,7 @@ export type {
   ReconcileSubjectScope,
 } from './reconcile.js'
 export { DEFAULT_SETTLE_AFTER_MS, openIntentsOf, reconcileJournal, reconcileSubject } from './reconcile.js'
+export type { HttpMethod, HttpRequest, RawResponse, ResponseHandler } from './request.js'
 export type {
   AnyOperation,
   EndpointArgs,

@@ -6,6 +6,7 @@
  */
 
 import type { z } from 'zod'
+import { type AnswerSchema, checkAnswer } from './answer-schema.js'
 import { ApiPromise, isThenable, type WithResponse } from './api-promise.js'
 import { nodeCrypto } from './builtins.js'
 import { anchoredDate, type Clock } from './clock.js'
@@ -17,10 +18,10 @@ import {
   RequestValidationError,
   type ValidationIssue,
 } from './errors.js'
-import type { CallOptions, HttpClient, HttpMethod, HttpRequest, RawResponse, ResponseHandler } from './http-client.js'
-import { type AnswerSchema, checkAnswer } from './problem-error.js'
+import type { CallOptions, HttpClient } from './http-client.js'
 import { buildRawRequest, type RawRequestInput } from './raw.js'
 import { forgetIntentMark, markIntentWritten } from './reconcile.js'
+import type { HttpMethod, HttpRequest, RawResponse, ResponseHandler } from './request.js'
 import { keyed, type RetryPolicy } from './retry.js'
 import type { Intent, IntentOutcome, IntentStore } from './stores.js'
 import { expandPath } from './url.js'

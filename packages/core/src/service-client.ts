@@ -15,7 +15,7 @@ import {
   type RequestInput,
   type ResultOf,
 } from './operation.js'
-import type { AnswerSchema } from './problem-error.js'
+import type { AnswerSchema } from './answer-schema.js'
 import {
   type IntentReconciled,
   openIntentsOf,
