@@ -7,6 +7,7 @@ export { listAnswer, recordAnswer } from './answers.js'
 export type { WithResponse } from './api-promise.js'
 export { ApiPromise } from './api-promise.js'
 export { nodeCrypto } from './builtins.js'
+export type { OperationInput, OperationOptions, RequestInput, ResultOf } from './call-input.js'
 export type { CredentialUse } from './credentials.js'
 export { readCredentials } from './credentials.js'
 export type { Query, QueryValue } from './encode.js'
@@ -40,21 +41,10 @@ export type { ErrorEvent, Hooks, Logger, RequestEvent, ResponseEvent, RetryEvent
 export type { CallOptions, ClientOptions, Clock, HttpClientConfig } from './http-client.js'
 export { HttpClient, systemClock, WINDOW_MARGIN_MS } from './http-client.js'
 export { jsonObjectIssues } from './json-check.js'
-export type {
-  AnswerReader,
-  Idempotency,
-  Operation,
-  OperationClientConfig,
-  OperationInput,
-  OperationOptions,
-  ReconcileRule,
-  RejectAnswer,
-  RequestInput,
-  ResultOf,
-  SentRequest,
-  UnusableAnswer,
-} from './operation.js'
-export { defineOperation, jsonAnswer, OperationClient, reconcileRule } from './operation.js'
+export type { Idempotency, Operation, ReconcileRule, RejectAnswer, SentRequest } from './operation.js'
+export { defineOperation, jsonAnswer, reconcileRule } from './operation.js'
+export type { AnswerReader, OperationClientConfig, UnusableAnswer } from './operation-client.js'
+export { OperationClient } from './operation-client.js'
 export type { ServiceDedupOptions } from './options.js'
 export { serviceDedupsIdempotencyKey } from './options.js'
 export type { ProblemDetails } from './problem-details.js'

@@ -1,7 +1,7 @@
 /** `ProblemDetailsError`: the one error class of the services that answer errors as RFC 9457 ProblemDetails. */
 
 import { ApiError, brandErrorClass, type RequestInfo, type ValidationIssue } from './errors.js'
-import type { AnswerReader } from './operation.js'
+import type { AnswerReader } from './operation-client.js'
 import { describeProblem, type ProblemDetails, parseProblemDetails } from './problem-details.js'
 import type { RawResponse } from './request.js'
 

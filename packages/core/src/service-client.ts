@@ -5,17 +5,13 @@
  */
 
 import { inspect } from 'node:util'
-import type { ApiPromise } from './api-promise.js'
-import type { PaywireError } from './errors.js'
-import { type ClientOptions, HttpClient } from './http-client.js'
-import {
-  type AnswerReader,
-  OperationClient,
-  type OperationOptions,
-  type RequestInput,
-  type ResultOf,
-} from './operation.js'
 import type { AnswerSchema } from './answer-schema.js'
+import type { ApiPromise } from './api-promise.js'
+import type { OperationOptions, RequestInput, ResultOf } from './call-input.js'
+import type { ClientOptions } from './client-options.js'
+import type { PaywireError } from './errors.js'
+import { HttpClient } from './http-client.js'
+import { type AnswerReader, OperationClient } from './operation-client.js'
 import {
   type IntentReconciled,
   openIntentsOf,
