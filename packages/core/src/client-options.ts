@@ -71,7 +71,8 @@ export interface HttpClientConfig {
   /** Package name without scope, for the User-Agent (`card-gateway`). */
   readonly packageName: string
   readonly packageVersion: string
-  readonly options: ClientOptions
+  /** Every client option but `journal`, which is the engine's (`OperationClientConfig.journal`). */
+  readonly options: Omit<ClientOptions, 'journal'>
 }
 
 export const DEFAULT_TIMEOUT = 30_000
@@ -93,24 +94,4 @@ export function socketCap(value: number | undefined, ownDispatcher: boolean): nu
         : undefined
   if (problem === undefined) return value
   throw new RequestValidationError('client', [{ path: 'maxSockets', message: problem }], 'options')
-}
-
-/** A journal must be a whole `IntentStore`: a half one would fail only once money is moving. */
-export function checkJournal(journal: unknown): IntentStore | undefined {
-  if (journal === undefined) return undefined
-  const store = journal as Partial<Record<keyof IntentStore, unknown>> | null
-  if (
-    typeof store === 'object' &&
-    store !== null &&
-    typeof store.open === 'function' &&
-    typeof store.close === 'function' &&
-    typeof store.openIntents === 'function'
-  ) {
-    return journal as IntentStore
-  }
-  throw new RequestValidationError(
-    'client',
-    [{ path: 'journal', message: 'must be an intent store with open(), close() and openIntents()' }],
-    'options',
-  )
 }

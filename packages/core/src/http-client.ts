@@ -8,7 +8,6 @@ import type { AttemptBudget, CallRequest } from './attempt-failure.js'
 import { attemptBudget, type Backoff, type CallState, nextRetryDelay, untilCallEnds } from './call-limits.js'
 import {
   type CallOptions,
-  checkJournal,
   DEFAULT_MAX_RESPONSE_BYTES,
   DEFAULT_MAX_RETRIES,
   DEFAULT_TIMEOUT,
@@ -31,7 +30,6 @@ import { emit, type Hooks, type Logger } from './hooks.js'
 import { backoffOptions, duration, positive } from './options.js'
 import type { HttpRequest, RawResponse, ResponseHandler } from './request.js'
 import { type AttemptFailure, parseRetryAfter } from './retry.js'
-import type { IntentStore } from './stores.js'
 import { UndiciTransport } from './transport.js'
 
 export { WINDOW_MARGIN_MS } from './call-limits.js'
@@ -55,7 +53,6 @@ export class HttpClient {
   readonly #clock: Clock
   readonly #hooks: Hooks | undefined
   readonly #logger: Logger | undefined
-  readonly #journal: IntentStore | undefined
   readonly #service: string
   readonly #userAgent: string
   /** What is wrong with the `user-agent` header (the caller's `userAgent` is in it), found once. */
@@ -74,7 +71,6 @@ export class HttpClient {
     this.#hooks = o.hooks
     this.#logger = o.logger
     this.#observed = o.hooks !== undefined || o.logger !== undefined
-    this.#journal = checkJournal(o.journal)
     this.#service = config.packageName
     const suffix = o.userAgent ? ` ${o.userAgent}` : ''
     this.#userAgent = `paywire-${config.packageName}/${config.packageVersion} node/${process.versions.node}${suffix}`
@@ -92,12 +88,7 @@ export class HttpClient {
     return this.#backoff.clock
   }
 
-  /** The intent journal of this client, when one was given. */
-  get journal(): IntentStore | undefined {
-    return this.#journal
-  }
-
-  /** The service this client talks to (`card-gateway`): the journal's namespace. */
+  /** The package this client serves (`card-gateway`), as its User-Agent names it. */
   get service(): string {
     return this.#service
   }
@@ -113,18 +104,18 @@ export class HttpClient {
   }
 
   /**
-   * Sends `req`, retrying as its policy allows; resolves with the decoded result. `beforeSend` (the
-   * intent journal's write) runs first, inside the call's deadline and signal: a step that does not
-   * finish in time ends the call with nothing sent, so a stalled store cannot hold a call past its
-   * `totalTimeout` or its abort.
+   * Sends `req`, retrying as its policy allows; resolves with the decoded result. `beforeFirstByte`,
+   * the caller's own step that must finish before anything is sent, runs first, inside the call's
+   * deadline and signal: when it does not finish in time the call ends with nothing sent, so a step
+   * that stalls cannot hold a call past its `totalTimeout` or its abort.
    */
   send<T>(
     req: HttpRequest,
     handler: ResponseHandler<T>,
     call: CallOptions = {},
-    beforeSend?: () => Promise<void>,
+    beforeFirstByte?: () => Promise<void>,
   ): ApiPromise<T> {
-    return new ApiPromise(this.#run(req, handler, call, beforeSend))
+    return new ApiPromise(this.#run(req, handler, call, beforeFirstByte))
   }
 
   /**
@@ -139,13 +130,14 @@ export class HttpClient {
     req: HttpRequest,
     handler: ResponseHandler<T>,
     call: CallOptions,
-    beforeSend: (() => Promise<void>) | undefined,
+    beforeFirstByte: (() => Promise<void>) | undefined,
   ): Promise<WithResponse<T>> {
     const timeout = duration('timeout', call.timeout, this.#timeout, req.operation, true)
     const maxRetries = Math.floor(positive('maxRetries', call.maxRetries, this.#maxRetries, req.operation))
     const callStart = this.#clock.now()
     const unsent = { attempts: 0, requestSent: false, mayHaveActed: false }
-    if (beforeSend) await this.#untilCallEnds(beforeSend(), req, callStart + this.#totalTimeout, call.signal, unsent)
+    if (beforeFirstByte)
+      await this.#untilCallEnds(beforeFirstByte(), req, callStart + this.#totalTimeout, call.signal, unsent)
     // The first request of a client loads undici (see undici.ts), within the call's deadline and signal.
     const loading = this.#transport.loading()
     if (loading) await this.#untilCallEnds(loading, req, callStart + this.#totalTimeout, call.signal, unsent)

@@ -6,9 +6,9 @@
 import type { ApiPromise, WithResponse } from './api-promise.js'
 import { nodeCrypto } from './builtins.js'
 import { anchoredDate, type Clock } from './clock.js'
-import { PaywireError } from './errors.js'
+import { PaywireError, RequestValidationError } from './errors.js'
 import type { HttpClient } from './http-client.js'
-import { forgetIntentMark, markIntentWritten } from './reconcile.js'
+import { forgetIntentMark, markIntentWritten } from './intent-marks.js'
 import type { HttpRequest } from './request.js'
 import type { Intent, IntentOutcome, IntentStore } from './stores.js'
 
@@ -102,4 +102,24 @@ async function closeQuietly(journal: IntentStore, id: string, outcome: IntentOut
   } catch {
     // The intent stays open; reconcileAll() settles it with a lookup, which never moves money.
   }
+}
+
+/** A journal must be a whole `IntentStore`: a half one would fail only once money is moving. */
+export function checkJournal(journal: unknown): IntentStore | undefined {
+  if (journal === undefined) return undefined
+  const store = journal as Partial<Record<keyof IntentStore, unknown>> | null
+  if (
+    typeof store === 'object' &&
+    store !== null &&
+    typeof store.open === 'function' &&
+    typeof store.close === 'function' &&
+    typeof store.openIntents === 'function'
+  ) {
+    return journal as IntentStore
+  }
+  throw new RequestValidationError(
+    'client',
+    [{ path: 'journal', message: 'must be an intent store with open(), close() and openIntents()' }],
+    'options',
+  )
 }

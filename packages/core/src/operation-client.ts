@@ -16,10 +16,11 @@ import {
 } from './call-input.js'
 import type { ApiError, ValidationIssue } from './errors.js'
 import type { HttpClient } from './http-client.js'
-import { journaled } from './journal.js'
+import { checkJournal, journaled } from './journal.js'
 import type { Operation, RejectAnswer } from './operation.js'
 import type { HttpRequest, RawResponse, ResponseHandler } from './request.js'
 import { RequestBuilder, type RequestTarget } from './request-builder.js'
+import type { IntentStore } from './stores.js'
 
 /** How a service reads answers: its error class for a refusal and for a 2xx it cannot use. */
 export interface AnswerReader {
@@ -43,6 +44,11 @@ export type UnusableAnswer =
 export interface OperationClientConfig<Ctx> extends RequestTarget<Ctx> {
   readonly http: HttpClient
   readonly answers: AnswerReader
+  /**
+   * The client's `journal` option, as the caller gave it (checked here): money-moving calls go
+   * through it. Not optional, so a client cannot drop it by leaving it out: `undefined` for none.
+   */
+  readonly journal: unknown
 }
 
 /** Runs the operation rows of one client: validate, build, send, read. Nothing is sent on a refusal. */
@@ -52,12 +58,25 @@ export class OperationClient<Ctx> {
   #builder: RequestBuilder<Ctx>
   /** Whether every request of this engine goes on a connection of its own (`HttpRequest.ownConnection`). */
   #ownConnection = false
+  /** The intent journal of money-moving calls, when the client has one. */
+  readonly #journal: IntentStore | undefined
   /** The engine `onOwnConnections()` returns, made once. */
   #onOwnConnections: OperationClient<Ctx> | undefined
 
   constructor(config: OperationClientConfig<Ctx>) {
     this.#config = config
     this.#builder = new RequestBuilder(config)
+    this.#journal = checkJournal(config.journal)
+  }
+
+  /** The intent journal of this client's money-moving calls, when one was given. */
+  get journal(): IntentStore | undefined {
+    return this.#journal
+  }
+
+  /** The service whose intents this client's journal holds (its package name, `card-gateway`). */
+  get service(): string {
+    return this.#config.http.service
   }
 
   /** The origins of the client's base URLs: reconciliation settles only calls sent to them. */
@@ -98,7 +117,7 @@ export class OperationClient<Ctx> {
     // The handler returns the schema's output when a schema is given, else the row's decoded result.
     const handler = this.#handler(row.decode, options?.schema, false) as ResponseHandler<ResultOf<S, Result>>
     const { http } = this.#config
-    const journal = http.journal
+    const journal = this.#journal
     if (journal === undefined || request.retry.kind === 'safe') return http.send(request, handler, callOptions(options))
     return new ApiPromise(
       journaled(journal, http, request, params, (open) => http.send(request, handler, callOptions(options), open)),

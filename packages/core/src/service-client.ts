@@ -66,6 +66,7 @@ export abstract class ServiceClient<Ctx> {
       ...(setup.authHeaders ? { authHeaders: setup.authHeaders } : {}),
       ...(setup.requestIdempotencyHeader ? { requestIdempotencyHeader: setup.requestIdempotencyHeader } : {}),
       answers: setup.answers,
+      journal: setup.options.journal,
     })
     this.#keys = reconcileKeysOf(...Object.values(setup.endpoints))
   }
@@ -108,7 +109,7 @@ export abstract class ServiceClient<Ctx> {
 
   /** The money-moving calls of the `journal` still open: sent (or about to be) with no definite outcome yet. */
   pendingIntents(): Promise<Intent[]> {
-    return openIntentsOf(this.#http)
+    return openIntentsOf(this.#engine)
   }
 
   /**
@@ -116,7 +117,7 @@ export abstract class ServiceClient<Ctx> {
    * closes those now settled; `still_unknown` ones stay open. Lookups only.
    */
   reconcileAll(): Promise<IntentReconciled[]> {
-    return reconcileJournal(this.#http, this.#client, (intent) => this.reconcile(intent))
+    return reconcileJournal(this.#engine, this.#client, (intent) => this.reconcile(intent))
   }
 
   /** The User-Agent this client sends. */
