@@ -68,14 +68,22 @@ export function requestIdOf(headers: Readonly<Record<string, string>>): string |
 }
 
 /**
- * Response headers as one string per name, with credential headers (`set-cookie`) redacted here,
+ * Response headers as one string per name, with credential headers (`set-cookie`, and the request's
+ * `credentialHeaders` should the service echo one) redacted here,
  * once: every place that exposes them (`.withResponse()`, `ApiError.headers`, hooks, logs) holds this copy.
  */
-export function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+export function flattenHeaders(
+  headers: Record<string, string | string[] | undefined>,
+  credentialHeaders: readonly string[] | undefined,
+): Record<string, string> {
   const flat: Record<string, string> = {}
   for (const [name, value] of Object.entries(headers)) {
     if (value === undefined) continue
-    flat[name] = isSecretHeader(name) ? REDACTED_VALUE : Array.isArray(value) ? value.join(', ') : value
+    flat[name] = isSecretHeader(name, credentialHeaders)
+      ? REDACTED_VALUE
+      : Array.isArray(value)
+        ? value.join(', ')
+        : value
   }
   return flat
 }

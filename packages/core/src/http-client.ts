@@ -161,13 +161,19 @@ export class HttpClient {
           : { ...req, earlierAttemptMayHaveActed: state.mayHaveActed }
       this.#refuseUnsendable(request, state, attempt, call.signal)
       if (this.#observed) {
-        emit(this.#hooks, this.#logger, 'onRequest', {
-          operation: req.operation,
-          method: req.method,
-          url: req.url,
-          attempt,
-          headers,
-        })
+        emit(
+          this.#hooks,
+          this.#logger,
+          'onRequest',
+          {
+            operation: req.operation,
+            method: req.method,
+            url: req.url,
+            attempt,
+            headers,
+          },
+          req.credentialHeaders,
+        )
         // The hook ran in the attempt's time and may have aborted or closed: look again.
         this.#refuseUnsendable(request, state, attempt, call.signal)
       }

@@ -45,6 +45,8 @@ export class RequestBuilder<Ctx> {
   readonly #defaultBase: string
   /** Each row's schema under this client's rules, built once. */
   readonly #schemas = new WeakMap<object, z.ZodType>()
+  /** The names of the client's credential headers, once a call has read them. */
+  #credentialHeaders: readonly string[] | undefined
 
   constructor(target: RequestTarget<Ctx>) {
     this.#target = target
@@ -97,7 +99,8 @@ export class RequestBuilder<Ctx> {
     }
     refuseKeylessResend(row.name, options, key)
     // A copy: the credentials object may be shared or frozen, and the idempotency key is per call.
-    const headers: Record<string, string> = { ...this.#target.authHeaders?.() }
+    const auth = this.#target.authHeaders?.()
+    const headers: Record<string, string> = { ...auth }
     const keyHeader = idempotency && 'header' in idempotency ? idempotency.header : undefined
     if (keyHeader && key !== undefined) headers[keyHeader] = key
     const url = this.#baseUrl(row.base, row.name) + (path === NO_PATH ? template : expandPath(template, path, row.name))
@@ -111,6 +114,7 @@ export class RequestBuilder<Ctx> {
       retry: options.retryWithSameKey === true ? keyed : row.retry,
       reconciliation: row.reconcile ? row.reconcile.of(sent) : keyReconciliation(idempotency, key),
       idempotencyKey: key,
+      credentialHeaders: auth && this.#credentialNames(auth),
       managedHeaders: keyHeader ? [keyHeader] : undefined,
       ownConnection: ownConnection || undefined,
     }
@@ -129,7 +133,8 @@ export class RequestBuilder<Ctx> {
     const { base, ...rest } = input ?? ({} as RequestInput)
     const key = options.idempotencyKey
     refuseKeylessResend('request', options, key)
-    const headers: Record<string, string> = { ...this.#target.authHeaders?.() }
+    const auth = this.#target.authHeaders?.()
+    const headers: Record<string, string> = { ...auth }
     if (keyHeader && key !== undefined) headers[keyHeader] = key
     const managed = keyHeader ? [keyHeader] : []
     const request = buildRawRequest('request', this.#baseUrl(base, 'request'), rest, headers, managed)
@@ -138,8 +143,19 @@ export class RequestBuilder<Ctx> {
       retry: options.retryWithSameKey === true ? keyed : request.retry,
       reconciliation: keyReconciliation(keyHeader ? { header: keyHeader } : undefined, key),
       idempotencyKey: key,
+      credentialHeaders: auth && this.#credentialNames(auth),
       ownConnection: ownConnection || undefined,
     }
+  }
+
+  /**
+   * The header names the client's credentials travel in: the service's own credential headers,
+   * redacted wherever headers are shown. Read from the first call's credentials (the names of a
+   * client's credentials do not change; their values are read per call).
+   */
+  #credentialNames(auth: Readonly<Record<string, string>>): readonly string[] {
+    this.#credentialHeaders ??= Object.freeze(Object.keys(auth))
+    return this.#credentialHeaders
   }
 
   #baseUrl(base: string | undefined, operation: string): string {

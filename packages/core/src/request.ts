@@ -24,6 +24,11 @@ export interface HttpRequest {
    * same on every attempt; it goes on the response info and on every error of the call.
    */
   readonly idempotencyKey?: string | undefined
+  /**
+   * The headers this request's credentials travel in (the service's own names, from the client's
+   * credentials): their values are redacted wherever headers are shown, like `authorization`.
+   */
+  readonly credentialHeaders?: readonly string[] | undefined
   /** Headers the SDK owns for this operation even when this call does not send them (an idempotency header). */
   readonly managedHeaders?: readonly string[] | undefined
   /**

@@ -173,7 +173,7 @@ export class UndiciTransport {
       })
       phase = 'body'
       status = res.statusCode
-      responseHeaders = flattenHeaders(res.headers)
+      responseHeaders = flattenHeaders(res.headers, req.credentialHeaders)
       const rawBody = await this.#readBody(res.body, responseHeaders, status, req, attempt)
       return { ok: true, response: rawResponse(status, responseHeaders, rawBody, parseJson(rawBody), attempt, req) }
     } catch (error) {
