@@ -2,8 +2,8 @@
 
 import type { HttpRequest } from './request.js'
 
-export const JSON_TYPE = 'application/json'
-export const FORM_TYPE = 'application/x-www-form-urlencoded'
+const JSON_TYPE = 'application/json'
+const FORM_TYPE = 'application/x-www-form-urlencoded'
 
 /** A JSON request body. */
 export function jsonBody(value: unknown): NonNullable<HttpRequest['body']> {

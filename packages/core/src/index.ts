@@ -11,7 +11,7 @@ export type { OperationInput, OperationOptions, RequestInput, ResultOf } from '.
 export type { CredentialUse } from './credentials.js'
 export { readCredentials } from './credentials.js'
 export type { Query, QueryValue } from './encode.js'
-export { FORM_TYPE, formBody, JSON_TYPE, jsonBody, withQuery } from './encode.js'
+export { formBody, jsonBody, withQuery } from './encode.js'
 export type {
   ApiErrorInit,
   ConnectionErrorInit,
