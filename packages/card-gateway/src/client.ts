@@ -291,6 +291,7 @@ export class CardGateway {
       baseUrls: { checkout: this.#checkoutUrl, s2s: this.#s2sUrl },
       context,
       answers: gatewayAnswers(environment),
+      journal: core.journal,
     })
     this.checkout = new Checkout(this.#ops)
     this.s2s = new S2s(this.#ops)
@@ -348,7 +349,7 @@ export class CardGateway {
 
   /** The money-moving calls of the `journal` still open: sent (or about to be) with no definite outcome yet. */
   pendingIntents(): Promise<Intent[]> {
-    return openIntentsOf(this.#http)
+    return openIntentsOf(this.#ops)
   }
 
   /**
@@ -356,7 +357,7 @@ export class CardGateway {
    * closes those now settled; `still_unknown` ones stay open. Lookups only.
    */
   reconcileAll(options?: ReconcileOptions): Promise<IntentReconciled[]> {
-    return reconcileJournal(this.#http, 'CardGateway', (intent) => this.reconcile(intent, options))
+    return reconcileJournal(this.#ops, 'CardGateway', (intent) => this.reconcile(intent, options))
   }
 
   /** The Checkout base URL (no trailing slash). */

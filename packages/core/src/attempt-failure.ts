@@ -1,7 +1,7 @@
 /** What a failed attempt means: was it sent, did the service start to answer, how to say it. */
 
 import { ConnectionError, type PaywireError, TimeoutError, type TimeoutPhase, UserAbortError } from './errors.js'
-import type { HttpRequest, RawResponse } from './http-client.js'
+import type { HttpRequest, RawResponse } from './request.js'
 import type { AttemptFailure } from './retry.js'
 
 /** Error codes raised before a single byte of the request reached the peer. */

@@ -1,9 +1,9 @@
 /** Wire encoders shared by the services: JSON and `application/x-www-form-urlencoded`. */
 
-import type { HttpRequest } from './http-client.js'
+import type { HttpRequest } from './request.js'
 
-export const JSON_TYPE = 'application/json'
-export const FORM_TYPE = 'application/x-www-form-urlencoded'
+const JSON_TYPE = 'application/json'
+const FORM_TYPE = 'application/x-www-form-urlencoded'
 
 /** A JSON request body. */
 export function jsonBody(value: unknown): NonNullable<HttpRequest['body']> {

@@ -1,6 +1,7 @@
 /** Header rules of every request and answer: names and values checked before sending, SDK-owned headers, redaction of answers. */
 
 import type { ValidationIssue } from './errors.js'
+import type { HttpRequest } from './request.js'
 import { isSecretHeader, REDACTED_VALUE } from './secret.js'
 
 const REQUEST_ID_HEADERS = ['x-request-id', 'request-id', 'x-correlation-id', 'x-amzn-requestid']
@@ -67,14 +68,72 @@ export function requestIdOf(headers: Readonly<Record<string, string>>): string |
 }
 
 /**
- * Response headers as one string per name, with credential headers (`set-cookie`) redacted here,
+ * Response headers as one string per name, with credential headers (`set-cookie`, and the request's
+ * `credentialHeaders` should the service echo one) redacted here,
  * once: every place that exposes them (`.withResponse()`, `ApiError.headers`, hooks, logs) holds this copy.
  */
-export function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+export function flattenHeaders(
+  headers: Record<string, string | string[] | undefined>,
+  credentialHeaders: readonly string[] | undefined,
+): Record<string, string> {
   const flat: Record<string, string> = {}
   for (const [name, value] of Object.entries(headers)) {
     if (value === undefined) continue
-    flat[name] = isSecretHeader(name) ? REDACTED_VALUE : Array.isArray(value) ? value.join(', ') : value
+    flat[name] = isSecretHeader(name, credentialHeaders)
+      ? REDACTED_VALUE
+      : Array.isArray(value)
+        ? value.join(', ')
+        : value
   }
   return flat
+}
+
+/**
+ * The headers one call sends: ours (`user-agent`, `accept`), the caller's per-call ones, then the
+ * request's own (credentials, an idempotency key), which win, and the body's content type. Copied,
+ * not spread: every call's object has one shape (see `rawResponse`).
+ */
+export function callHeaders(
+  userAgent: string,
+  req: HttpRequest,
+  perCall: Readonly<Record<string, string>> | undefined,
+): Record<string, string> {
+  const headers: Record<string, string> = { 'user-agent': userAgent, accept: 'application/json' }
+  if (perCall) copyHeaders(headers, perCall)
+  if (req.headers) copyHeaders(headers, req.headers)
+  if (req.body) headers['content-type'] = req.body.contentType
+  return headers
+}
+
+/**
+ * Copies each header of `from` into `to` as an own property, as a spread would: a header named
+ * `__proto__` (valid, if odd) is defined, where plain assignment would set the prototype instead.
+ */
+function copyHeaders(to: Record<string, string>, from: Readonly<Record<string, string>>): void {
+  for (const name of Object.keys(from)) {
+    const value = from[name] as string
+    if (name === '__proto__')
+      Object.defineProperty(to, name, { value, enumerable: true, writable: true, configurable: true })
+    else to[name] = value
+  }
+}
+
+/**
+ * The header rules on what can break them: the request's own headers (credentials, a raw
+ * request's headers, the idempotency key) and the caller's per-call headers, which may not
+ * replace one the SDK sets. The client's fixed `accept` and the body's content type are ours; the
+ * `user-agent` (which carries the caller's `userAgent`) was checked once, at construction
+ * (`userAgentIssues`).
+ */
+export function callHeaderIssues(
+  userAgentIssues: readonly ValidationIssue[],
+  req: HttpRequest,
+  perCall: Readonly<Record<string, string>> | undefined,
+): ValidationIssue[] {
+  const issues = [...userAgentIssues, ...(req.headers ? headerIssues(req.headers) : [])]
+  if (perCall === undefined) return issues
+  const sdkHeaders: Record<string, string> = { ...req.headers }
+  for (const name of req.managedHeaders ?? []) sdkHeaders[name] ??= ''
+  if (req.body) sdkHeaders['content-type'] = req.body.contentType
+  return [...managedHeaderIssues(sdkHeaders, perCall), ...issues, ...headerIssues(perCall)]
 }

@@ -61,9 +61,10 @@ export function emit<K extends keyof Hooks>(
   logger: Logger | undefined,
   kind: K,
   event: EventOf[K],
+  credentialHeaders?: readonly string[],
 ): void {
   if (!hooks?.[kind] && !logger) return
-  const safe = 'headers' in event ? { ...event, headers: redactHeaders(event.headers) } : event
+  const safe = 'headers' in event ? { ...event, headers: redactHeaders(event.headers, credentialHeaders) } : event
   try {
     ;(hooks?.[kind] as ((e: EventOf[K]) => void) | undefined)?.(safe as EventOf[K])
   } catch {

@@ -1,14 +1,17 @@
 /** `@paywire/core`: the transport, retry policies, error tree and secret handling shared by every paywire SDK. */
 
+export type { AnswerSchema } from './answer-schema.js'
+export { checkAnswer } from './answer-schema.js'
 export type { AnswerDecoder, FieldKind, FieldKinds } from './answers.js'
 export { listAnswer, recordAnswer } from './answers.js'
 export type { WithResponse } from './api-promise.js'
 export { ApiPromise } from './api-promise.js'
 export { nodeCrypto } from './builtins.js'
+export type { OperationInput, OperationOptions, RequestInput, ResultOf } from './call-input.js'
 export type { CredentialUse } from './credentials.js'
 export { readCredentials } from './credentials.js'
 export type { Query, QueryValue } from './encode.js'
-export { FORM_TYPE, formBody, JSON_TYPE, jsonBody, withQuery } from './encode.js'
+export { formBody, jsonBody, withQuery } from './encode.js'
 export type {
   ApiErrorInit,
   ConnectionErrorInit,
@@ -35,45 +38,19 @@ export {
   UserAbortError,
 } from './errors.js'
 export type { ErrorEvent, Hooks, Logger, RequestEvent, ResponseEvent, RetryEvent } from './hooks.js'
-export type {
-  CallOptions,
-  ClientOptions,
-  Clock,
-  HttpClientConfig,
-  HttpMethod,
-  HttpRequest,
-  RawResponse,
-  ResponseHandler,
-} from './http-client.js'
+export type { CallOptions, ClientOptions, Clock, HttpClientConfig } from './http-client.js'
 export { HttpClient, systemClock, WINDOW_MARGIN_MS } from './http-client.js'
 export { jsonObjectIssues } from './json-check.js'
-export type {
-  AnswerReader,
-  Idempotency,
-  Operation,
-  OperationClientConfig,
-  OperationInput,
-  OperationOptions,
-  ReconcileRule,
-  RejectAnswer,
-  RequestInput,
-  ResultOf,
-  SentRequest,
-  UnusableAnswer,
-} from './operation.js'
-export { defineOperation, jsonAnswer, OperationClient, reconcileRule } from './operation.js'
+export type { Idempotency, Operation, ReconcileRule, RejectAnswer, SentRequest } from './operation.js'
+export { defineOperation, jsonAnswer, reconcileRule } from './operation.js'
+export type { AnswerReader, OperationClientConfig, UnusableAnswer } from './operation-client.js'
+export { OperationClient } from './operation-client.js'
 export type { ServiceDedupOptions } from './options.js'
 export { serviceDedupsIdempotencyKey } from './options.js'
 export type { ProblemDetails } from './problem-details.js'
 export { describeProblem, parseProblemDetails } from './problem-details.js'
-export type {
-  AnswerSchema,
-  ProblemDetailsErrorInit,
-  ProblemErrorClass,
-  ProblemHints,
-  ProblemReason,
-} from './problem-error.js'
-export { checkAnswer, ProblemDetailsError, problemAnswers, problemReason } from './problem-error.js'
+export type { ProblemDetailsErrorInit, ProblemErrorClass, ProblemHints, ProblemReason } from './problem-error.js'
+export { ProblemDetailsError, problemAnswers, problemReason } from './problem-error.js'
 export type { RawRequestInput } from './raw.js'
 export { buildRawRequest } from './raw.js'
 export type {
@@ -85,6 +62,7 @@ export type {
   ReconcileSubjectScope,
 } from './reconcile.js'
 export { DEFAULT_SETTLE_AFTER_MS, openIntentsOf, reconcileJournal, reconcileSubject } from './reconcile.js'
+export type { HttpMethod, HttpRequest, RawResponse, ResponseHandler } from './request.js'
 export type {
   AnyOperation,
   EndpointArgs,

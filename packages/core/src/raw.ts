@@ -3,7 +3,7 @@
 import { formBody, jsonBody, type Query, withQuery } from './encode.js'
 import { RequestValidationError, type ValidationIssue } from './errors.js'
 import { managedHeaderIssues } from './headers.js'
-import type { HttpMethod, HttpRequest } from './http-client.js'
+import type { HttpMethod, HttpRequest } from './request.js'
 import { type RetryPolicy, safe, unsentOnly } from './retry.js'
 
 export interface RawRequestInput {

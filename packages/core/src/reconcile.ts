@@ -3,10 +3,10 @@
  * call again. One result shape for every service, and one `reconcileAll` over the intent journal.
  */
 
-import { anchoredDate, type Clock, type MonotonicMark, markNow, msSince, systemClock } from './clock.js'
+import { anchoredDate, type Clock, msSince, systemClock } from './clock.js'
 import { callEndedMark, PaywireError, type Reconciliation, RequestValidationError } from './errors.js'
-import type { HttpClient } from './http-client.js'
-import type { Intent } from './stores.js'
+import { forgetIntentMark, intentWrittenMark } from './intent-marks.js'
+import type { Intent, IntentStore } from './stores.js'
 
 /**
  * What reconciliation proved: the service acted on the call (`applied`), provably did not
@@ -80,22 +80,6 @@ export interface ReconcileOptions {
 
 /** The default of `ReconcileOptions.settleAfterMs`. */
 export const DEFAULT_SETTLE_AFTER_MS = 120_000
-
-/**
- * The monotonic mark of each intent this process wrote, by id: its settle delay is then measured
- * exactly, whatever the wall clock did. Forgotten once the intent is closed.
- */
-const intentWritten = new Map<string, MonotonicMark>()
-
-/** Records that this process wrote `intent` now, on the client's clock (the journal calls it). */
-export function markIntentWritten(id: string, clock: Clock): void {
-  intentWritten.set(id, markNow(clock))
-}
-
-/** Forgets the mark of a closed intent. */
-export function forgetIntentMark(id: string): void {
-  intentWritten.delete(id)
-}
 
 const INTENT_FIELDS = '(id, service, operation, params, reconciliation, idempotencyKey, createdAt)'
 
@@ -213,7 +197,7 @@ export function reconcileSubject(subject: PaywireError | Intent, scope: Reconcil
   if (wrongKey !== undefined) return refuse(wrongKey)
   const sentElsewhere = elsewhere(subject.target)
   if (sentElsewhere !== undefined) return refuse(sentElsewhere)
-  const mark = intentWritten.get(subject.id)
+  const mark = intentWrittenMark(subject.id)
   const elapsedMs = mark ? msSince(mark) : anchoredDate(clock) - subject.createdAt
   return settled(subject.operation, subject.reconciliation, elapsedMs, subject.callLimitMs ?? 0, subject.params)
 }
@@ -235,9 +219,12 @@ function keyProblem(
   return undefined
 }
 
-/** The open intents of the client's journal, oldest first (none without a journal). */
-export async function openIntentsOf(http: HttpClient): Promise<Intent[]> {
-  return http.journal ? http.journal.openIntents(http.service) : []
+/** The open intents of the engine's journal (`OperationClient`), oldest first (none without a journal). */
+export async function openIntentsOf(engine: {
+  readonly journal: IntentStore | undefined
+  readonly service: string
+}): Promise<Intent[]> {
+  return engine.journal ? engine.journal.openIntents(engine.service) : []
 }
 
 /** One open intent and what its lookup showed. */
@@ -260,18 +247,18 @@ export interface IntentReconciled {
  * is one whose close the journal did not acknowledge (`closed: false`, its outcome returned).
  */
 export async function reconcileJournal(
-  http: HttpClient,
+  engine: { readonly journal: IntentStore | undefined; readonly service: string },
   client: string,
   reconcile: (intent: Intent) => Promise<Reconciled>,
 ): Promise<IntentReconciled[]> {
-  const journal = http.journal
+  const journal = engine.journal
   if (journal === undefined) {
     throw new RequestValidationError(`${client}.reconcileAll`, [
       { path: 'journal', message: 'is not configured: pass an intent store as the client option journal' },
     ])
   }
   const settled: IntentReconciled[] = []
-  for (const intent of await journal.openIntents(http.service)) {
+  for (const intent of await journal.openIntents(engine.service)) {
     const result = intent.reconciliation
       ? await reconcile(intent).catch(
           (error: unknown): Reconciled => ({

@@ -5,10 +5,12 @@
  */
 
 import type { z } from 'zod'
+import type { AnswerSchema } from './answer-schema.js'
 import type { ApiPromise } from './api-promise.js'
+import type { OperationInput, OperationOptions, ResultOf } from './call-input.js'
 import type { Query } from './encode.js'
-import type { Operation, OperationClient, OperationInput, OperationOptions, ResultOf } from './operation.js'
-import type { AnswerSchema } from './problem-error.js'
+import type { Operation } from './operation.js'
+import type { OperationClient } from './operation-client.js'
 
 /** A row of any client: what a table of one resource holds. */
 // biome-ignore lint/suspicious/noExplicitAny: a table row is checked by its own `defineOperation`; here any context fits.

@@ -33,7 +33,11 @@ export class Secret {
   }
 }
 
-/** Header names whose values are credentials, compared in lowercase. */
+/**
+ * Header names whose values are credentials in any HTTP exchange, compared in lowercase. A service's
+ * own credential headers are not listed here: they are the names its client's credentials are sent
+ * in (`HttpRequest.credentialHeaders`, set by the engine from the client's `authHeaders`).
+ */
 const SECRET_HEADERS = new Set([
   'authorization',
   'proxy-authorization',
@@ -41,30 +45,36 @@ const SECRET_HEADERS = new Set([
   'set-cookie',
   // RFC 2965's cookie-setting header: obsolete, still sent by some stacks, a session credential all the same.
   'set-cookie2',
-  'x-code',
-  'x-service-client-secret',
-  // Not a secret by the service, but an account identifier: logs do not need it.
-  'x-service-internal-client-id',
-  'x-api-key',
 ])
 
-/** Whether a header carries a credential (request auth headers, cookies in either direction). */
-export function isSecretHeader(name: string): boolean {
-  return SECRET_HEADERS.has(name.toLowerCase())
+/**
+ * Whether a header carries a credential: a standard one (auth headers, cookies in either
+ * direction) or one of `credentialHeaders`, the service's own (any case).
+ */
+export function isSecretHeader(name: string, credentialHeaders?: readonly string[]): boolean {
+  const lower = name.toLowerCase()
+  if (SECRET_HEADERS.has(lower)) return true
+  if (credentialHeaders === undefined) return false
+  for (const credential of credentialHeaders) if (credential.toLowerCase() === lower) return true
+  return false
 }
 
 /** What a secret header's value is replaced with wherever headers are exposed. */
 export const REDACTED_VALUE = REDACTED
 
 /**
- * A copy of `headers` safe to log: credential headers become `[redacted]`. The one redaction rule:
- * request headers pass through it before hooks and logs see them; response headers pass through it
- * as they are read, so `ApiError.headers`, `.withResponse()`, hooks and logs all hold the same copy.
+ * A copy of `headers` safe to log: credential headers (the standard ones, and the service's own
+ * `credentialHeaders`, whatever their case) become `[redacted]`. The one redaction rule: request
+ * headers pass through it before hooks and logs see them; response headers pass through it as they
+ * are read, so `ApiError.headers`, `.withResponse()`, hooks and logs all hold the same copy.
  */
-export function redactHeaders(headers: Readonly<Record<string, string>>): Record<string, string> {
+export function redactHeaders(
+  headers: Readonly<Record<string, string>>,
+  credentialHeaders?: readonly string[],
+): Record<string, string> {
   const safe: Record<string, string> = {}
   for (const [name, value] of Object.entries(headers)) {
-    safe[name] = isSecretHeader(name) ? REDACTED : value
+    safe[name] = isSecretHeader(name, credentialHeaders) ? REDACTED : value
   }
   return safe
 }

@@ -5,17 +5,13 @@
  */
 
 import { inspect } from 'node:util'
+import type { AnswerSchema } from './answer-schema.js'
 import type { ApiPromise } from './api-promise.js'
+import type { OperationOptions, RequestInput, ResultOf } from './call-input.js'
+import type { ClientOptions } from './client-options.js'
 import type { PaywireError } from './errors.js'
-import { type ClientOptions, HttpClient } from './http-client.js'
-import {
-  type AnswerReader,
-  OperationClient,
-  type OperationOptions,
-  type RequestInput,
-  type ResultOf,
-} from './operation.js'
-import type { AnswerSchema } from './problem-error.js'
+import { HttpClient } from './http-client.js'
+import { type AnswerReader, OperationClient } from './operation-client.js'
 import {
   type IntentReconciled,
   openIntentsOf,
@@ -70,6 +66,7 @@ export abstract class ServiceClient<Ctx> {
       ...(setup.authHeaders ? { authHeaders: setup.authHeaders } : {}),
       ...(setup.requestIdempotencyHeader ? { requestIdempotencyHeader: setup.requestIdempotencyHeader } : {}),
       answers: setup.answers,
+      journal: setup.options.journal,
     })
     this.#keys = reconcileKeysOf(...Object.values(setup.endpoints))
   }
@@ -112,7 +109,7 @@ export abstract class ServiceClient<Ctx> {
 
   /** The money-moving calls of the `journal` still open: sent (or about to be) with no definite outcome yet. */
   pendingIntents(): Promise<Intent[]> {
-    return openIntentsOf(this.#http)
+    return openIntentsOf(this.#engine)
   }
 
   /**
@@ -120,7 +117,7 @@ export abstract class ServiceClient<Ctx> {
    * closes those now settled; `still_unknown` ones stay open. Lookups only.
    */
   reconcileAll(): Promise<IntentReconciled[]> {
-    return reconcileJournal(this.#http, this.#client, (intent) => this.reconcile(intent))
+    return reconcileJournal(this.#engine, this.#client, (intent) => this.reconcile(intent))
   }
 
   /** The User-Agent this client sends. */

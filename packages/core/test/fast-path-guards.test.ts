@@ -41,6 +41,7 @@ function operations(url: string) {
     http,
     baseUrls: { default: checkBaseUrl('baseUrl', url, 'Shop') },
     context: undefined,
+    journal: undefined,
     answers: {
       read: (response) => response.json,
       toError: (response, request) => error(response, request, `HTTP ${response.status}`),

@@ -34,6 +34,7 @@ async function shop(authHeaders: () => Record<string, string>) {
     baseUrls: { default: server.url },
     context: undefined,
     authHeaders,
+    journal: undefined,
     answers: problemAnswers(ShopError),
   })
   return { server, ops }

@@ -9,13 +9,13 @@ import {
   ApiError,
   ConnectionError,
   defineOperation,
-  reconcileRule,
   jsonAnswer,
   OperationClient,
   type OperationOptions,
   ProblemDetailsError,
   problemAnswers,
   RequestValidationError,
+  reconcileRule,
   safe,
   unsentOnly,
 } from '@paywire/core'
@@ -204,6 +204,7 @@ async function setup(behaviour: FaultBehaviour = OK) {
     context: { merchant: 'm-1', secret: 'shh' },
     authHeaders: () => ({ 'x-api-key': 'key-1' }),
     requestIdempotencyHeader: 'Idempotency-Key',
+    journal: undefined,
     answers: problemAnswers(ShopError),
   })
   return { server, ops }
@@ -453,6 +454,7 @@ describe('bad input: RequestValidationError naming the field, nothing sent', () 
         http: httpClient,
         baseUrls: { default: server.url },
         context: undefined,
+        journal: undefined,
         answers: problemAnswers(ShopError),
       })
       await expectRefused(ops.request({ method: 'POST', path: '/x', body: {} }, { retryWithSameKey: true }), server, [
@@ -1086,6 +1088,7 @@ describe('answers read by problemAnswers', () => {
       http: httpClient,
       baseUrls: { default: server.url },
       context: { merchant: 'm', secret: 's' },
+      journal: undefined,
       answers: problemAnswers(ShopError),
     })
     const notFound = (await rejection(ops.call(rows.getItem, { path: { id: '9' } }))) as ShopError

@@ -108,6 +108,7 @@ describe('a stale second answer on a kept-alive connection is never taken for an
       http: c,
       baseUrls: { default: s.url },
       context: undefined,
+      journal: undefined,
       answers: problemAnswers(ShopError),
     })
     const row = defineOperation({ name: 'test.lookup', method: 'GET', path: '/status', retry: safe })

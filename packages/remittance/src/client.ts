@@ -94,13 +94,17 @@ export class Remittance {
     this.#http = ownOptionErrors(
       () => new HttpClient({ packageName: 'remittance', packageVersion: pkg.version, options: coreOptions }),
     )
-    this.#ops = new OperationClient({
-      http: this.#http,
-      baseUrls: { default: this.#baseUrl },
-      context: rules,
-      authHeaders: () => ({ 'x-code': key.reveal() }),
-      answers: problemAnswers(RemittanceError),
-    })
+    this.#ops = ownOptionErrors(
+      () =>
+        new OperationClient({
+          http: this.#http,
+          baseUrls: { default: this.#baseUrl },
+          context: rules,
+          authHeaders: () => ({ 'x-code': key.reveal() }),
+          answers: problemAnswers(RemittanceError),
+          journal: coreOptions.journal,
+        }),
+    )
     this.beneficiaries = new Beneficiaries(this.#ops)
     this.lookup = new Lookup(this.#ops)
     this.transactions = new Transactions(this.#ops)
@@ -149,12 +153,12 @@ export class Remittance {
 
   /** The money-moving calls of the `journal` still open: sent (or about to be) with no definite outcome yet. */
   pendingIntents(): Promise<Intent[]> {
-    return openIntentsOf(this.#http)
+    return openIntentsOf(this.#ops)
   }
 
   /** Reconciles every open intent of the `journal`, oldest first, and closes those now settled. Lookups only. */
   reconcileAll(): Promise<IntentReconciled[]> {
-    return reconcileJournal(this.#http, 'Remittance', (intent) => this.reconcile(intent))
+    return reconcileJournal(this.#ops, 'Remittance', (intent) => this.reconcile(intent))
   }
 
   /** Closes the client's connection pool (a caller-supplied `dispatcher` is left open); calling it again is fine. */

@@ -1,0 +1,125 @@
+/**
+ * The intent journal step of the engine: a money-moving call is written to the journal before its
+ * first attempt and closed once its outcome is definite, so `reconcileAll()` can settle the rest.
+ */
+
+import type { ApiPromise, WithResponse } from './api-promise.js'
+import { nodeCrypto } from './builtins.js'
+import { anchoredDate, type Clock } from './clock.js'
+import { PaywireError, RequestValidationError } from './errors.js'
+import type { HttpClient } from './http-client.js'
+import { forgetIntentMark, markIntentWritten } from './intent-marks.js'
+import type { HttpRequest } from './request.js'
+import type { Intent, IntentOutcome, IntentStore } from './stores.js'
+
+/**
+ * A money-moving call through the intent journal: the intent is durable before anything is sent (a
+ * journal that refuses the write refuses the call), closed as `applied` on a result and as
+ * `not_applied` on an error that proves the service did not act; an unknown outcome leaves it open
+ * for `reconcileAll()`. A failed close leaves it open too: reconciling it later is safe (lookups only).
+ * The write runs inside the call's deadline and signal (`send`'s first step): when it does not
+ * finish in time the call ends with nothing sent, and the intent, which may still land, is left for
+ * `reconcileAll()` to settle as not applied. It records `callLimitMs`, so no lookup settles the call
+ * as not applied while it may still be on its way.
+ */
+export async function journaled<T>(
+  journal: IntentStore,
+  http: HttpClient,
+  request: HttpRequest,
+  params: unknown,
+  send: (open: () => Promise<void>) => ApiPromise<T>,
+): Promise<WithResponse<T>> {
+  const clock = http.clock
+  const deadline = clock.now() + http.totalTimeout
+  const intent: Intent = {
+    id: nodeCrypto().randomUUID(),
+    service: http.service,
+    operation: request.operation,
+    params: params === undefined ? null : params,
+    reconciliation: request.reconciliation,
+    idempotencyKey: request.idempotencyKey,
+    // Wall time anchored on the monotonic clock (see anchoredDate): another process can measure the
+    // settle delay from it without a wall-clock step of this one moving it.
+    createdAt: anchoredDate(clock),
+    callLimitMs: http.totalTimeout,
+    target: new URL(request.url).origin,
+  }
+  let opened = false
+  const open = async () => {
+    markIntentWritten(intent.id, clock)
+    try {
+      await journal.open(intent)
+    } catch (cause) {
+      forgetIntentMark(intent.id)
+      throw new PaywireError(
+        `${request.operation}: the intent journal did not record the call, so nothing was sent (${String(cause)}).`,
+        { cause },
+      )
+    }
+    opened = true
+  }
+  let outcome: WithResponse<T>
+  try {
+    outcome = await send(open).withResponse()
+  } catch (error) {
+    const definite = error instanceof PaywireError && !error.outcomeUnknown
+    if (opened && definite) await closeBy(deadline, clock, journal, intent.id, 'not_applied')
+    throw error
+  }
+  await closeBy(deadline, clock, journal, intent.id, 'applied')
+  return outcome
+}
+
+/**
+ * Closes the intent, waiting no later than the call's deadline: a store that stalls must not keep
+ * the caller from an answer the service gave. A close still pending then leaves the intent open,
+ * which is safe: `reconcileAll()` settles it by lookup.
+ */
+async function closeBy(
+  deadline: number,
+  clock: Clock,
+  journal: IntentStore,
+  id: string,
+  outcome: IntentOutcome,
+): Promise<void> {
+  let timer: NodeJS.Timeout | undefined
+  // A real timer, like the call's own deadline: an injected test clock's sleep returns at once.
+  const late = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, Math.max(0, deadline - clock.now()))
+    timer.unref()
+  })
+  try {
+    await Promise.race([closeQuietly(journal, id, outcome), late])
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+async function closeQuietly(journal: IntentStore, id: string, outcome: IntentOutcome): Promise<void> {
+  try {
+    await journal.close(id, outcome)
+    forgetIntentMark(id)
+  } catch {
+    // The intent stays open; reconcileAll() settles it with a lookup, which never moves money.
+  }
+}
+
+/** A journal must be a whole `IntentStore`: a half one would fail only once money is moving. */
+export function checkJournal(journal: unknown): IntentStore | undefined {
+  if (journal === undefined) return undefined
+  const store = journal as Partial<Record<keyof IntentStore, unknown>> | null
+  if (
+    typeof store === 'object' &&
+    store !== null &&
+    typeof store.open === 'function' &&
+    typeof store.close === 'function' &&
+    typeof store.openIntents === 'function'
+  ) {
+    return journal as IntentStore
+  }
+  throw new RequestValidationError(
+    'client',
+    [{ path: 'journal', message: 'must be an intent store with open(), close() and openIntents()' }],
+    'options',
+  )
+}

@@ -1,0 +1,176 @@
+/**
+ * The operation engine of one client (`OperationClient`): a row and the caller's input become one
+ * call on the client's `HttpClient`, built by `RequestBuilder`, through the intent journal when the
+ * call moves money, and its answer read by the service's `AnswerReader` or the caller's schema.
+ */
+
+import type { z } from 'zod'
+import { type AnswerSchema, checkAnswer } from './answer-schema.js'
+import { ApiPromise, isThenable } from './api-promise.js'
+import {
+  callOptions,
+  type OperationInput,
+  type OperationOptions,
+  type RequestInput,
+  type ResultOf,
+} from './call-input.js'
+import type { ApiError, ValidationIssue } from './errors.js'
+import type { HttpClient } from './http-client.js'
+import { checkJournal, journaled } from './journal.js'
+import type { Operation, RejectAnswer } from './operation.js'
+import type { HttpRequest, RawResponse, ResponseHandler } from './request.js'
+import { RequestBuilder, type RequestTarget } from './request-builder.js'
+import type { IntentStore } from './stores.js'
+
+/** How a service reads answers: its error class for a refusal and for a 2xx it cannot use. */
+export interface AnswerReader {
+  /**
+   * Reads a 2xx answer into the value rows decode. `raw` is for `request()`: any JSON, or the text.
+   * Throws the service's error for an answer it cannot read (or an error envelope in a 2xx).
+   */
+  read(response: RawResponse, request: HttpRequest, raw: boolean): unknown
+  /** The service's error for a non-2xx answer. */
+  toError(response: RawResponse, request: HttpRequest): ApiError
+  /** The service's error for a 2xx the SDK cannot use. */
+  unusable(response: RawResponse, request: HttpRequest, problem: UnusableAnswer): ApiError
+}
+
+/** Why a 2xx answer cannot be used: unreadable (with what is wrong), or not matching the caller's schema. */
+export type UnusableAnswer =
+  | { readonly reason: 'unreadable_response'; readonly message: string }
+  | { readonly reason: 'response_schema_mismatch'; readonly issues: readonly ValidationIssue[] }
+
+/** What one client gives the engine. */
+export interface OperationClientConfig<Ctx> extends RequestTarget<Ctx> {
+  readonly http: HttpClient
+  readonly answers: AnswerReader
+  /**
+   * The client's `journal` option, as the caller gave it (checked here): money-moving calls go
+   * through it. Not optional, so a client cannot drop it by leaving it out: `undefined` for none.
+   */
+  readonly journal: unknown
+}
+
+/** Runs the operation rows of one client: validate, build, send, read. Nothing is sent on a refusal. */
+export class OperationClient<Ctx> {
+  readonly #config: OperationClientConfig<Ctx>
+  /** Builds this client's requests; its row schemas are shared with `#onOwnConnections`. */
+  #builder: RequestBuilder<Ctx>
+  /** Whether every request of this engine goes on a connection of its own (`HttpRequest.ownConnection`). */
+  #ownConnection = false
+  /** The intent journal of money-moving calls, when the client has one. */
+  readonly #journal: IntentStore | undefined
+  /** The engine `onOwnConnections()` returns, made once. */
+  #onOwnConnections: OperationClient<Ctx> | undefined
+
+  constructor(config: OperationClientConfig<Ctx>) {
+    this.#config = config
+    this.#builder = new RequestBuilder(config)
+    this.#journal = checkJournal(config.journal)
+  }
+
+  /** The intent journal of this client's money-moving calls, when one was given. */
+  get journal(): IntentStore | undefined {
+    return this.#journal
+  }
+
+  /** The service whose intents this client's journal holds (its package name, `card-gateway`). */
+  get service(): string {
+    return this.#config.http.service
+  }
+
+  /** The origins of the client's base URLs: reconciliation settles only calls sent to them. */
+  get origins(): readonly string[] {
+    return [...new Set(Object.values(this.#config.baseUrls).map((url) => new URL(url).origin))]
+  }
+
+  /**
+   * The same engine (client, credentials, rows), except that every request goes on a connection of
+   * its own, like a money-moving call: for the lookups reconciliation decides on. A stale answer
+   * left on a kept-alive connection (a service or proxy that answered one request twice) would read
+   * as the lookup's answer, and settle an unknown outcome from an old state.
+   */
+  onOwnConnections(): OperationClient<Ctx> {
+    if (this.#ownConnection) return this
+    if (this.#onOwnConnections === undefined) {
+      const fresh = new OperationClient(this.#config)
+      fresh.#builder = this.#builder
+      fresh.#ownConnection = true
+      this.#onOwnConnections = fresh
+    }
+    return this.#onOwnConnections
+  }
+
+  /** Checks `input`, builds the request and sends it; a refusal rejects with `RequestValidationError`. */
+  call<S extends AnswerSchema | undefined = undefined, Result = unknown>(
+    row: Operation<Ctx, z.ZodType, Result>,
+    input: OperationInput,
+    options?: OperationOptions<S>,
+  ): ApiPromise<ResultOf<S, Result>> {
+    let built: { request: HttpRequest; params: unknown }
+    try {
+      built = this.#builder.build(row, input, options ?? {}, this.#ownConnection)
+    } catch (error) {
+      return ApiPromise.rejected(error)
+    }
+    const { request, params } = built
+    // The handler returns the schema's output when a schema is given, else the row's decoded result.
+    const handler = this.#handler(row.decode, options?.schema, false) as ResponseHandler<ResultOf<S, Result>>
+    const { http } = this.#config
+    const journal = this.#journal
+    if (journal === undefined || request.retry.kind === 'safe') return http.send(request, handler, callOptions(options))
+    return new ApiPromise(
+      journaled(journal, http, request, params, (open) => http.send(request, handler, callOptions(options), open)),
+    )
+  }
+
+  /**
+   * The raw escape hatch: `input` on the same pipeline with the client's credentials, retries
+   * (`safe` for GET, `unsent-only` otherwise, unless `retry` says) and error class. Resolves with
+   * the parsed JSON, or the text when the answer is not JSON.
+   */
+  request<S extends AnswerSchema | undefined = undefined>(
+    input: RequestInput,
+    options?: OperationOptions<S>,
+  ): ApiPromise<ResultOf<S, unknown>> {
+    let request: HttpRequest
+    try {
+      request = this.#builder.buildRaw(input, options ?? {}, this.#ownConnection)
+    } catch (error) {
+      return ApiPromise.rejected(error)
+    }
+    const handler = this.#handler(undefined, options?.schema, true)
+    return this.#config.http.send(request, handler as ResponseHandler<ResultOf<S, unknown>>, callOptions(options))
+  }
+
+  #handler<Result>(
+    decode: ((value: unknown, reject: RejectAnswer) => Result) | undefined,
+    schema: AnswerSchema | undefined,
+    raw: boolean,
+  ): ResponseHandler<unknown> {
+    const { answers } = this.#config
+    return {
+      decode(response, request) {
+        const value = answers.read(response, request, raw)
+        if (schema) {
+          const mismatch = (issues: readonly ValidationIssue[]) =>
+            answers.unusable(response, request, { reason: 'response_schema_mismatch', issues })
+          const checked = checkAnswer(schema, value)
+          if (isThenable(checked)) {
+            return checked.then((result) => {
+              if (result.ok) return result.data
+              throw mismatch(result.issues)
+            })
+          }
+          if (checked.ok) return checked.data
+          throw mismatch(checked.issues)
+        }
+        if (!decode) return value
+        return decode(value, (message) => {
+          throw answers.unusable(response, request, { reason: 'unreadable_response', message })
+        })
+      },
+      toError: (response, request) => answers.toError(response, request),
+    }
+  }
+}

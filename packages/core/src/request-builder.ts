@@ -1,0 +1,194 @@
+/**
+ * The engine's request builder: a row and the caller's checked input become the request for the
+ * wire (URL with path and query, credentials and key headers, encoded body after the row's steps,
+ * retry policy, reconciliation key). Every check runs first (call-input.ts): a refusal sends nothing.
+ */
+
+import type { z } from 'zod'
+import type { AnswerSchema } from './answer-schema.js'
+import { nodeCrypto } from './builtins.js'
+import {
+  NO_PATH,
+  type OperationInput,
+  type OperationOptions,
+  optionIssues,
+  pathValues,
+  queryIssues,
+  type RequestInput,
+  refuseKeylessResend,
+  withBodyKey,
+} from './call-input.js'
+import { formBody, jsonBody, type Query, withQuery } from './encode.js'
+import { type Reconciliation, RequestValidationError } from './errors.js'
+import type { Idempotency, Operation, SentRequest } from './operation.js'
+import { buildRawRequest } from './raw.js'
+import type { HttpRequest } from './request.js'
+import { keyed } from './retry.js'
+import { expandPath } from './url.js'
+import { checkParams } from './validate.js'
+
+/** Where a client's requests go and what each carries: what the builder takes from the client. */
+export interface RequestTarget<Ctx> {
+  /** Base URLs by name, the first is the default (`{ default: baseUrl }`, or the card's two). */
+  readonly baseUrls: Readonly<Record<string, string>>
+  /** What rows' steps receive. */
+  readonly context: Ctx
+  /** Credential headers of every call, read per call from the client's secrets. */
+  readonly authHeaders?: () => Record<string, string>
+  /** The header `request()` sends an `idempotencyKey` option in (the service's idempotency header), if any. */
+  readonly requestIdempotencyHeader?: string
+}
+
+/** Builds the requests of one client; each row's schema under the client's rules is built once, on first use. */
+export class RequestBuilder<Ctx> {
+  readonly #target: RequestTarget<Ctx>
+  readonly #defaultBase: string
+  /** Each row's schema under this client's rules, built once. */
+  readonly #schemas = new WeakMap<object, z.ZodType>()
+  /** The names of the client's credential headers, once a call has read them. */
+  #credentialHeaders: readonly string[] | undefined
+
+  constructor(target: RequestTarget<Ctx>) {
+    this.#target = target
+    this.#defaultBase = Object.keys(target.baseUrls)[0] ?? 'default'
+  }
+
+  /**
+   * The request for `row` from the caller's `input`, checked: every problem is one issue of the
+   * `RequestValidationError` thrown, before anything is sent. `params` are the checked params (for the journal).
+   */
+  build<Result>(
+    row: Operation<Ctx, z.ZodType, Result>,
+    input: OperationInput,
+    options: OperationOptions<AnswerSchema | undefined>,
+    ownConnection: boolean,
+  ): { request: HttpRequest; params: unknown } {
+    const { context: ctx } = this.#target
+    const issues = optionIssues(options, row.idempotency !== undefined)
+    const template = typeof row.path === 'string' ? row.path : row.path(ctx)
+    const path = pathValues(template, input.path, issues)
+    if (row.query) issues.push(...queryIssues(input.query))
+
+    const idempotency = row.idempotency
+    let key = options.idempotencyKey
+    let params: unknown
+    if (row.params) {
+      let body = input.body
+      if (idempotency && 'bodyField' in idempotency) {
+        ;({ body, key } = withBodyKey(body, idempotency, key, issues))
+      }
+      issues.push(...(row.precheck?.(body) ?? []))
+      if (issues.length === 0) {
+        const checked = checkParams(this.#schemaOf(row), body)
+        if (checked.ok) params = checked.data
+        else issues.push(...checked.issues)
+      }
+    }
+    if (issues.length > 0) throw new RequestValidationError(row.name, issues)
+    if (key === undefined && idempotency?.generate) key = nodeCrypto().randomUUID()
+
+    let wire: Record<string, unknown> | undefined
+    if (row.params) {
+      wire = row.toWire ? row.toWire(params, ctx) : (params as Record<string, unknown>)
+      row.finalize?.(wire, ctx, row.name)
+    }
+    if (idempotency && 'bodyField' in idempotency) {
+      // The key is what the service will read: the field as sent, after the schema and the wire steps.
+      const sentKey = wire?.[idempotency.bodyField]
+      key = typeof sentKey === 'string' ? sentKey : undefined
+    }
+    refuseKeylessResend(row.name, options, key)
+    // A copy: the credentials object may be shared or frozen, and the idempotency key is per call.
+    const auth = this.#target.authHeaders?.()
+    const headers: Record<string, string> = { ...auth }
+    const keyHeader = idempotency && 'header' in idempotency ? idempotency.header : undefined
+    if (keyHeader && key !== undefined) headers[keyHeader] = key
+    const url = this.#baseUrl(row.base, row.name) + (path === NO_PATH ? template : expandPath(template, path, row.name))
+    const sent: SentRequest = { wire, path, idempotencyKey: key }
+    const request: HttpRequest = {
+      operation: row.name,
+      method: row.method,
+      url: row.query ? withQuery(url, input.query as Query | undefined) : url,
+      headers,
+      body: wire && (row.encoding === 'form' ? formBody(wire as Record<string, string>) : jsonBody(wire)),
+      retry: options.retryWithSameKey === true ? keyed : row.retry,
+      reconciliation: row.reconcile ? row.reconcile.of(sent) : keyReconciliation(idempotency, key),
+      idempotencyKey: key,
+      credentialHeaders: auth && this.#credentialNames(auth),
+      managedHeaders: keyHeader ? [keyHeader] : undefined,
+      ownConnection: ownConnection || undefined,
+    }
+    return { request, params }
+  }
+
+  /** The raw escape hatch's request: any method and path below a base URL, with the credentials and the client's key header. */
+  buildRaw(
+    input: RequestInput,
+    options: OperationOptions<AnswerSchema | undefined>,
+    ownConnection: boolean,
+  ): HttpRequest {
+    const keyHeader = this.#target.requestIdempotencyHeader
+    const issues = optionIssues(options, keyHeader !== undefined)
+    if (issues.length > 0) throw new RequestValidationError('request', issues)
+    const { base, ...rest } = input ?? ({} as RequestInput)
+    const key = options.idempotencyKey
+    refuseKeylessResend('request', options, key)
+    const auth = this.#target.authHeaders?.()
+    const headers: Record<string, string> = { ...auth }
+    if (keyHeader && key !== undefined) headers[keyHeader] = key
+    const managed = keyHeader ? [keyHeader] : []
+    const request = buildRawRequest('request', this.#baseUrl(base, 'request'), rest, headers, managed)
+    return {
+      ...request,
+      retry: options.retryWithSameKey === true ? keyed : request.retry,
+      reconciliation: keyReconciliation(keyHeader ? { header: keyHeader } : undefined, key),
+      idempotencyKey: key,
+      credentialHeaders: auth && this.#credentialNames(auth),
+      ownConnection: ownConnection || undefined,
+    }
+  }
+
+  /**
+   * The header names the client's credentials travel in: the service's own credential headers,
+   * redacted wherever headers are shown. Read from the first call's credentials (the names of a
+   * client's credentials do not change; their values are read per call).
+   */
+  #credentialNames(auth: Readonly<Record<string, string>>): readonly string[] {
+    this.#credentialHeaders ??= Object.freeze(Object.keys(auth))
+    return this.#credentialHeaders
+  }
+
+  #baseUrl(base: string | undefined, operation: string): string {
+    const name = base ?? this.#defaultBase
+    // Own members only: `constructor` or `__proto__` is no base URL.
+    const url = Object.hasOwn(this.#target.baseUrls, name) ? this.#target.baseUrls[name] : undefined
+    if (typeof url === 'string') return url
+    const names = Object.keys(this.#target.baseUrls).map((name) => JSON.stringify(name))
+    throw new RequestValidationError(operation, [{ path: 'base', message: `must be ${names.join(' or ')}` }])
+  }
+
+  #schemaOf(row: Operation<Ctx, z.ZodType, unknown>): z.ZodType {
+    const given = row.params as z.ZodType | ((ctx: Ctx) => z.ZodType)
+    if (typeof given !== 'function') return given
+    let schema = this.#schemas.get(row)
+    if (!schema) {
+      schema = given(this.#target.context)
+      this.#schemas.set(row, schema)
+    }
+    return schema
+  }
+}
+
+/**
+ * A keyed call without a lookup of its own is looked up by its key with the service. Sending it
+ * again with the same key is not a lookup: it pays twice wherever the service does not deduplicate.
+ */
+function keyReconciliation(idempotency: Idempotency | undefined, key: string | undefined): Reconciliation | undefined {
+  if (!idempotency || key === undefined) return undefined
+  const name = 'header' in idempotency ? idempotency.header : idempotency.bodyField
+  return {
+    key: name,
+    value: key,
+    lookup: `a lookup with the service of the call sent with ${name} ${JSON.stringify(key)}`,
+  }
+}
