@@ -37,14 +37,21 @@ function kindOf(symbol, checker) {
 }
 
 const packagesDir = join(root, 'packages')
-const packages = readdirSync(packagesDir).map((name) => ({ dir: join(packagesDir, name), ...entries(join(packagesDir, name)) }))
+const packages = readdirSync(packagesDir).map((name) => ({
+  dir: join(packagesDir, name),
+  ...entries(join(packagesDir, name)),
+}))
 const sources = packages.flatMap((pkg) => pkg.found.map((entry) => entry.source))
-const config = ts.getParsedCommandLineOfConfigFile(join(root, 'tsconfig.base.json'), {}, {
-  ...ts.sys,
-  onUnRecoverableConfigFileDiagnostic: (d) => {
-    throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n'))
+const config = ts.getParsedCommandLineOfConfigFile(
+  join(root, 'tsconfig.base.json'),
+  {},
+  {
+    ...ts.sys,
+    onUnRecoverableConfigFileDiagnostic: (d) => {
+      throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n'))
+    },
   },
-})
+)
 const program = ts.createProgram(sources, { ...config.options, noEmit: true })
 const checker = program.getTypeChecker()
 
@@ -64,7 +71,12 @@ for (const pkg of packages) {
     const exported = symbol ? checker.getExportsOfModule(symbol) : []
     const rows = exported.map((s) => `- ${s.name} (${kindOf(s, checker)})`).sort()
     total += rows.length
-    lines.push('', `## \`${subpath === '.' ? pkg.name : `${pkg.name}/${subpath.slice(2)}`}\` (${rows.length})`, '', ...rows)
+    lines.push(
+      '',
+      `## \`${subpath === '.' ? pkg.name : `${pkg.name}/${subpath.slice(2)}`}\` (${rows.length})`,
+      '',
+      ...rows,
+    )
   }
   lines.splice(3, 0, '', `${total} names in ${pkg.found.length} entry point(s).`)
   const text = `${lines.join('\n')}\n`
@@ -79,7 +91,9 @@ for (const pkg of packages) {
     console.log(`wrote ${path.slice(root.length)} (${total} names)`)
   } else {
     stale += 1
-    console.error(`${path.slice(root.length)} does not match the exports: run node scripts/api-report.mjs --update and review the diff`)
+    console.error(
+      `${path.slice(root.length)} does not match the exports: run node scripts/api-report.mjs --update and review the diff`,
+    )
   }
 }
 if (stale > 0) process.exit(1)
