@@ -9,7 +9,7 @@ import type { AnswerSchema } from './answer-schema.js'
 import type { ApiPromise } from './api-promise.js'
 import type { OperationOptions, RequestInput, ResultOf } from './call-input.js'
 import type { ClientOptions } from './client-options.js'
-import type { PaywireError } from './errors.js'
+import { type PaywireError, RequestValidationError } from './errors.js'
 import { HttpClient } from './http-client.js'
 import { type AnswerReader, OperationClient } from './operation-client.js'
 import {
@@ -54,19 +54,21 @@ export abstract class ServiceClient<Ctx> {
 
   protected constructor(setup: ServiceClientSetup<Ctx>) {
     this.#client = setup.client
-    this.#http = new HttpClient({
-      packageName: setup.packageName,
-      packageVersion: setup.packageVersion,
-      options: setup.options,
+    const { journal, ...options } = setup.options
+    const http = asClientOptionError(setup.client, () => {
+      return new HttpClient({ packageName: setup.packageName, packageVersion: setup.packageVersion, options })
     })
-    this.#engine = new OperationClient({
-      http: this.#http,
-      baseUrls: setup.baseUrls,
-      context: setup.context,
-      ...(setup.authHeaders ? { authHeaders: setup.authHeaders } : {}),
-      ...(setup.requestIdempotencyHeader ? { requestIdempotencyHeader: setup.requestIdempotencyHeader } : {}),
-      answers: setup.answers,
-      journal: setup.options.journal,
+    this.#http = http
+    this.#engine = asClientOptionError(setup.client, () => {
+      return new OperationClient({
+        http,
+        baseUrls: setup.baseUrls,
+        context: setup.context,
+        ...(setup.authHeaders ? { authHeaders: setup.authHeaders } : {}),
+        ...(setup.requestIdempotencyHeader ? { requestIdempotencyHeader: setup.requestIdempotencyHeader } : {}),
+        answers: setup.answers,
+        journal,
+      })
     })
     this.#keys = reconcileKeysOf(...Object.values(setup.endpoints))
   }
@@ -136,5 +138,21 @@ export abstract class ServiceClient<Ctx> {
   /** What `util.inspect` shows: the class name and `toJSON()`. */
   [inspect.custom](): string {
     return `${this.#client} ${inspect(this.toJSON())}`
+  }
+}
+
+/**
+ * The core options are checked where the transport and the engine are made, which name no client: a
+ * refusal there is re-issued in the client's name, so every client reports a bad option the same way
+ * (`Remittance: invalid client options …`, stage `options`).
+ */
+function asClientOptionError<T>(client: string, make: () => T): T {
+  try {
+    return make()
+  } catch (error) {
+    if (error instanceof RequestValidationError && error.stage === 'options' && error.operation === 'client') {
+      throw new RequestValidationError(client, error.issues, 'options')
+    }
+    throw error
   }
 }
