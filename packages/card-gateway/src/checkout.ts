@@ -1,6 +1,6 @@
 /** Checkout (JSON): purchase, credit and status lookup — one row per operation with its hash inputs and retry policy. */
 
-import { defineOperation, type EndpointParams, resource, safe, withinWindow } from '@paywire/core'
+import { defineOperation, type EndpointParams, type Operation, resource, safe, withinWindow } from '@paywire/core'
 import * as z from 'zod'
 import {
   amountText,
@@ -17,7 +17,7 @@ import {
   uuid,
   withAmountRule,
 } from './schemas.js'
-import { signRequest } from './signature.js'
+import { signWith, withSignature } from './signature.js'
 
 /** The gateway returns the original outcome of a repeat inside 15 s (rule Limits 1). */
 export const DEDUP_WINDOW_MS = 15_000
@@ -180,6 +180,26 @@ export interface CheckoutStatusResult {
   readonly [field: string]: unknown
 }
 
+/**
+ * A Checkout row: `POST` to the Checkout base URL with a JSON body, signed with the row's own
+ * `hashInputs` in order and the password last (rule Authentication 5). The row keeps its
+ * `hashInputs`: `SIGNED_OPERATIONS` is read from the rows.
+ */
+function checkoutOperation<S extends z.ZodType, Result, const Path extends string, const H extends readonly string[]>(
+  row: Omit<Operation<GatewayContext, S, Result, Path, false>, 'method' | 'base' | 'finalize'> & {
+    readonly hashInputs: H
+  },
+) {
+  const { hashInputs, ...spec } = row
+  const defined = defineOperation<GatewayContext, S, Result, Path, false>({
+    ...spec,
+    method: 'POST',
+    base: 'checkout',
+    finalize: signWith(hashInputs),
+  })
+  return withSignature(defined, { action: undefined, hashInputs })
+}
+
 const checkoutStatus = (orderId: string) => `gw.checkout.status({ order_id: ${JSON.stringify(orderId)} })`
 
 /**
@@ -188,10 +208,9 @@ const checkoutStatus = (orderId: string) => `gw.checkout.status({ order_id: ${JS
  */
 export const CHECKOUT = {
   /** Creates a hosted-payment session (rule Platform 5); retried only inside the 15 s dedup window (rule Limits 1). */
-  purchase: defineOperation({
+  purchase: checkoutOperation({
     name: 'checkout.purchase',
-    method: 'POST',
-    base: 'checkout',
+    hashInputs: ['order.number', 'order.amount', 'order.currency', 'order.description'],
     path: (ctx: GatewayContext) => ctx.paths.purchase,
     params: (ctx: GatewayContext) => purchaseParams(ctx.rules),
     retry: withinWindow(DEDUP_WINDOW_MS),
@@ -203,7 +222,6 @@ export const CHECKOUT = {
       success_url,
       cancel_url,
     }),
-    finalize: signRequest,
     reconcile: reconcileBy('order.number', 'order_id', checkoutStatus),
     decode: (value, reject): CheckoutPurchaseResult => {
       const body = value as Record<string, unknown>
@@ -212,10 +230,9 @@ export const CHECKOUT = {
     },
   }),
   /** Refunds to the card of the original sale (its `card_token`); the payment must be settled (rule States 2). */
-  credit: defineOperation({
+  credit: checkoutOperation({
     name: 'checkout.credit',
-    method: 'POST',
-    base: 'checkout',
+    hashInputs: ['order_id', 'order_amount', 'order_currency', 'order_description'],
     path: '/api/v1/payment/card/credit',
     params: (ctx: GatewayContext) => creditParams(ctx.rules),
     precheck: (input) =>
@@ -239,16 +256,15 @@ export const CHECKOUT = {
       card_token: p.card_token,
       name: p.name,
     }),
-    finalize: signRequest,
     reconcile: reconcileBy('order_id', 'order_id', checkoutStatus),
     decode: (value) =>
       lenient<CheckoutCreditResult>(value as Record<string, unknown>, ['result', 'status', 'payment_id', 'order_id']),
   }),
   /** Looks a payment up by `payment_id` or `order_id`; safe to repeat (rules States 3, Limits 2). */
-  status: defineOperation({
+  status: checkoutOperation({
     name: 'checkout.status',
-    method: 'POST',
-    base: 'checkout',
+    // Only one of the two is sent; an absent field adds nothing.
+    hashInputs: ['payment_id', 'order_id'],
     path: (ctx: GatewayContext) => ctx.paths.status,
     params: () =>
       exactlyOne(
@@ -262,7 +278,6 @@ export const CHECKOUT = {
       ),
     retry: safe, // rule Limits 2
     toWire: (p, ctx: GatewayContext) => ({ merchant_key: ctx.merchantKey(), ...p }),
-    finalize: signRequest,
     decode: (value) =>
       lenient<CheckoutStatusResult>(value as Record<string, unknown>, [
         'payment_id',

@@ -7,19 +7,7 @@
 import { defineOperation, type ReconcileRule, type RetryPolicy } from '@paywire/core'
 import type * as z from 'zod'
 import { type GatewayContext, lenient, type S2sResultValue, type S2sStatus } from './schemas.js'
-import { SIGNED_OPERATIONS, signRequest } from './signature.js'
-
-/** The nine action names; no other name can be sent through the typed surface (rule S2S 1). */
-export type S2sActionName =
-  | 'GET_TRANS_STATUS'
-  | 'GET_TRANS_STATUS_BY_ORDER'
-  | 'CAPTURE'
-  | 'VOID'
-  | 'CREDITVOID'
-  | 'RECURRING_SALE'
-  | 'CREATE_SCHEDULE'
-  | 'DELETE_SCHEDULE'
-  | 'UPDATE_SCHEDULE'
+import { signWith, withSignature } from './signature.js'
 
 /** The answer fields typed as strings: a number is read as its decimal text (`lenient`). */
 const STRING_FIELDS = [
@@ -40,12 +28,8 @@ const STRING_FIELDS = [
   'redirect_method',
 ]
 
-/** The operation name of an S2S action, as `SIGNED_OPERATIONS` keys it. */
-type S2sOperation = Extract<keyof typeof SIGNED_OPERATIONS, `s2s.${string}`>
-
-/** The wire fields of an S2S action: its `action` name (from `SIGNED_OPERATIONS`), `client_key`, the params. */
-function actionWire(operation: S2sOperation) {
-  const action: S2sActionName = SIGNED_OPERATIONS[operation].action
+/** The wire fields of an S2S action: its `action` name, `client_key`, the params. */
+function actionWire(action: string) {
   return (params: Readonly<Record<string, string | number | undefined>>, ctx: GatewayContext) => {
     const fields: Record<string, string> = { action, client_key: ctx.clientKey() }
     for (const [name, value] of Object.entries(params)) if (value !== undefined) fields[name] = String(value)
@@ -57,7 +41,15 @@ function actionWire(operation: S2sOperation) {
 const decodeAction = (value: unknown) => lenient<S2sActionResult>(value as Record<string, unknown>, STRING_FIELDS)
 
 /** What one S2S action row says of its own; method, address, encoding, wire, signing and answer are shared. */
-interface ActionRow<S extends z.ZodType<Readonly<Record<string, string | number | undefined>>>> {
+interface ActionRow<
+  A extends string,
+  H extends readonly string[] | null,
+  S extends z.ZodType<Readonly<Record<string, string | number | undefined>>>,
+> {
+  /** The wire `action` name, e.g. `CAPTURE` (rule S2S 1). */
+  readonly action: A
+  /** The wire fields hashed before the password, in order; `null` when not published (the caller must name them). */
+  readonly hashInputs: H
   /** The action's params schema, built from the client's rules on its first call. */
   readonly params: (ctx: GatewayContext) => S
   readonly retry: RetryPolicy
@@ -66,15 +58,17 @@ interface ActionRow<S extends z.ZodType<Readonly<Record<string, string | number 
 }
 
 /**
- * One S2S action row: form-encoded to `POST {s2sUrl}/post`, its wire `action` (from
- * `SIGNED_OPERATIONS`) and `client_key` first, signed with its hash inputs in order and the password
- * last (rule Authentication 5), every answer read leniently.
+ * One S2S action row: form-encoded to `POST {s2sUrl}/post`, its wire `action` and `client_key`
+ * first, signed with its own hash inputs in order and the password last (rule Authentication 5),
+ * every answer read leniently. The row keeps `action` and `hashInputs`: `SIGNED_OPERATIONS` and
+ * `S2sActionName` are read from the rows.
  */
-export function s2sAction<S extends z.ZodType<Readonly<Record<string, string | number | undefined>>>>(
-  operation: S2sOperation,
-  row: ActionRow<S>,
-) {
-  return defineOperation<GatewayContext, S, S2sActionResult, '/post', false>({
+export function s2sAction<
+  const A extends string,
+  const H extends readonly string[] | null,
+  S extends z.ZodType<Readonly<Record<string, string | number | undefined>>>,
+>(operation: `s2s.${string}`, row: ActionRow<A, H, S>) {
+  const defined = defineOperation<GatewayContext, S, S2sActionResult, '/post', false>({
     name: operation,
     method: 'POST',
     base: 's2s',
@@ -83,10 +77,11 @@ export function s2sAction<S extends z.ZodType<Readonly<Record<string, string | n
     params: row.params,
     retry: row.retry,
     ...(row.reconcile ? { reconcile: row.reconcile } : {}),
-    toWire: actionWire(operation),
-    finalize: signRequest,
+    toWire: actionWire(row.action),
+    finalize: signWith(row.hashInputs),
     decode: decodeAction,
   })
+  return withSignature(defined, { action: row.action, hashInputs: row.hashInputs })
 }
 
 /** An S2S answer (rule Platform 10): the commonly present fields typed, every other field kept. */

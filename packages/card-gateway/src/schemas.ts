@@ -278,21 +278,6 @@ export function lenient<T>(body: Record<string, unknown>, stringFields: readonly
   return out as T
 }
 
-/** Operation names, as used in errors, hooks and the `hashInputs` option. */
-export type CardGatewayOperation =
-  | 'checkout.purchase'
-  | 'checkout.credit'
-  | 'checkout.status'
-  | 's2s.getTransStatus'
-  | 's2s.getTransStatusByOrder'
-  | 's2s.capture'
-  | 's2s.void'
-  | 's2s.creditVoid'
-  | 's2s.recurringSale'
-  | 's2s.createSchedule'
-  | 's2s.deleteSchedule'
-  | 's2s.updateSchedule'
-
 /** What the card rows see of their client: keys, signer, rules and configured paths (internal). */
 export interface GatewayContext {
   readonly paths: { readonly purchase: string; readonly status: string }
