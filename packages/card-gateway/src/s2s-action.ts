@@ -1,32 +1,21 @@
 /**
  * How an S2S CARD action row is made: what all nine share (form-encoded `POST {s2sUrl}/post`, the
- * `action` and `client_key` fields, the signature, the lenient answer) and the answer's type. A row
+ * `action` and `client_key` fields, the signature, the answer's decoder) and the answer's type. A row
  * of `S2S` says only what is its own.
  */
 
-import { defineOperation, type ReconcileRule, type RetryPolicy } from '@paywire/core'
+import {
+  type AnswerDecoder,
+  defineOperation,
+  type FieldKinds,
+  type ReconcileRule,
+  type RejectAnswer,
+  type RetryPolicy,
+  recordAnswer,
+} from '@paywire/core'
 import type * as z from 'zod'
-import { type GatewayContext, lenient, type S2sResultValue, type S2sStatus } from './schemas.js'
+import type { GatewayContext, S2sResultValue, S2sStatus } from './schemas.js'
 import { signWith, withSignature } from './signature.js'
-
-/** The answer fields typed as strings: a number is read as its decimal text (`lenient`). */
-const STRING_FIELDS = [
-  'action',
-  'result',
-  'status',
-  'order_id',
-  'trans_id',
-  'trans_date',
-  'descriptor',
-  'amount',
-  'currency',
-  'decline_reason',
-  'recurring_token',
-  'card_token',
-  'schedule_id',
-  'redirect_url',
-  'redirect_method',
-]
 
 /** The wire fields of an S2S action: its `action` name, `client_key`, the params. */
 function actionWire(action: string) {
@@ -37,8 +26,36 @@ function actionWire(action: string) {
   }
 }
 
-/** Every S2S answer: the commonly present fields typed, every other field kept. */
-const decodeAction = (value: unknown) => lenient<S2sActionResult>(value as Record<string, unknown>, STRING_FIELDS)
+/**
+ * The JSON kind of each known S2S answer field: all are text (a number the gateway writes for one
+ * reads as its decimal text). Another kind makes the answer unreadable, never dropped (core's one
+ * decoding policy).
+ */
+const S2S_KINDS: FieldKinds<S2sActionFields> = {
+  action: 'text',
+  result: 'text',
+  status: 'text',
+  order_id: 'text',
+  trans_id: 'text',
+  trans_date: 'text',
+  descriptor: 'text',
+  amount: 'text',
+  currency: 'text',
+  decline_reason: 'text',
+  recurring_token: 'text',
+  card_token: 'text',
+  schedule_id: 'text',
+  redirect_url: 'text',
+  redirect_method: 'text',
+}
+
+/** Every S2S answer: its known fields checked (`redirect_params` may be any JSON), every other field kept. */
+function decodeAction(value: unknown, reject: RejectAnswer): S2sActionResult {
+  decodeFields ??= recordAnswer<S2sActionFields>(S2S_KINDS)
+  // The card's reader hands over a JSON object only; an empty answer is refused before this.
+  return decodeFields(value, reject) ?? reject('is empty')
+}
+let decodeFields: AnswerDecoder<S2sActionFields> | undefined
 
 /** What one S2S action row says of its own; method, address, encoding, wire, signing and answer are shared. */
 interface ActionRow<
@@ -60,7 +77,7 @@ interface ActionRow<
 /**
  * One S2S action row: form-encoded to `POST {s2sUrl}/post`, its wire `action` and `client_key`
  * first, signed with its own hash inputs in order and the password last (rule Authentication 5),
- * every answer read leniently. The row keeps `action` and `hashInputs`: `SIGNED_OPERATIONS` and
+ * every answer decoded by one policy (`S2S_KINDS`). The row keeps `action` and `hashInputs`: `SIGNED_OPERATIONS` and
  * `S2sActionName` are read from the rows.
  */
 export function s2sAction<
@@ -84,37 +101,44 @@ export function s2sAction<
   return withSignature(defined, { action: row.action, hashInputs: row.hashInputs })
 }
 
-/** An S2S answer (rule Platform 10): the commonly present fields typed, every other field kept. */
-export interface S2sActionResult {
+/** The S2S answer fields whose JSON kind is checked; `null` is how the gateway writes an empty value. */
+interface S2sActionFields {
   /** The action answered, e.g. `CAPTURE`. */
-  readonly action?: string
+  readonly action?: string | null
   /** `SUCCESS`, `DECLINED`, `REDIRECT`, `ACCEPTED`, `ERROR`, `UNDEFINED`, or a newer value (rule Platform 9). */
-  readonly result?: S2sResultValue
+  readonly result?: S2sResultValue | null
   /** The transaction's state in capitals: `PENDING` is authorised, `SETTLED` captured (rules States, Platform 9). */
-  readonly status?: S2sStatus
-  readonly order_id?: string
+  readonly status?: S2sStatus | null
+  readonly order_id?: string | null
   /** The gateway's transaction identifier; with cascading it can change within one payment (rule Platform 24). */
-  readonly trans_id?: string
-  readonly trans_date?: string
+  readonly trans_id?: string | null
+  readonly trans_date?: string | null
   /** The text on the payer's statement. */
-  readonly descriptor?: string
+  readonly descriptor?: string | null
   /** The amount string as the gateway holds it. */
-  readonly amount?: string
-  readonly currency?: string
+  readonly amount?: string | null
+  readonly currency?: string | null
   /** Why the acquirer declined, on `result: DECLINED`. */
-  readonly decline_reason?: string
+  readonly decline_reason?: string | null
   /** The token of an initial recurring payment, for `recurringSale` (rule S2S 4). */
-  readonly recurring_token?: string
+  readonly recurring_token?: string | null
   /** The card's token, when the payment was bought with `req_token: true`: what `checkout.credit` refunds to (rule Platform 26). */
-  readonly card_token?: string
+  readonly card_token?: string | null
   /** The schedule an action created or changed (rule Platform 12). */
-  readonly schedule_id?: string
+  readonly schedule_id?: string | null
   /** Where to send the payer on `result: REDIRECT` (3DS). */
-  readonly redirect_url?: string
+  readonly redirect_url?: string | null
+  readonly redirect_method?: string | null
+  readonly [field: string]: unknown
+}
+
+/**
+ * An S2S answer (rule Platform 10): the commonly present fields typed and checked (a field of
+ * another JSON kind makes the answer unreadable), every other field kept.
+ */
+export interface S2sActionResult extends S2sActionFields {
   /** Fields to post to `redirect_url`: an object, or an array on some endpoints (rule Platform 10). */
   readonly redirect_params?: unknown
-  readonly redirect_method?: string
-  readonly [field: string]: unknown
 }
 
 export type S2sGetTransStatusResult = S2sActionResult

@@ -316,10 +316,12 @@ export class S2s extends resource<GatewayContext, typeof S2S>(S2S) {
    */
   async captureIfPending(params: S2sCaptureParams, call?: CallOptions): Promise<S2sCaptureIfPendingResult> {
     const lookup = await this.getTransStatus({ trans_id: params.trans_id }, call)
-    if (lookup.status?.toUpperCase() !== 'PENDING') return { captured: false, lookup, status: lookup.status }
+    // A `null` status (the gateway's empty value) is no status: not PENDING, and reported as `undefined`.
+    if (lookup.status?.toUpperCase() !== 'PENDING')
+      return { captured: false, lookup, status: lookup.status ?? undefined }
     const capture = await this.capture(params, call)
     if (String(capture.result ?? '').toUpperCase() !== 'SUCCESS') {
-      return { captured: false, lookup, status: capture.status ?? lookup.status, capture }
+      return { captured: false, lookup, status: capture.status ?? lookup.status ?? undefined, capture }
     }
     return { captured: true, lookup, capture }
   }
