@@ -23,7 +23,7 @@ export async function main(): Promise<void> {
       const sale = await authorisedPayment(gw, connection, { capture: true, reqToken: true })
       const status = await gw.checkout.status({ order_id: sale.order_id })
       show('checkout.status →', { status: status.status, card_token: status.card_token })
-      card_token = status.card_token
+      card_token = status.card_token ?? undefined // null: the gateway wrote no token
     }
     if (!card_token) throw new Error('set PAYWIRE_CARD_TOKEN to the card token of a settled sale')
 

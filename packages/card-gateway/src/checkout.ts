@@ -1,6 +1,17 @@
 /** Checkout (JSON): purchase, credit and status lookup — one row per operation with its hash inputs and retry policy. */
 
-import { defineOperation, type EndpointParams, resource, safe, withinWindow } from '@paywire/core'
+import {
+  type AnswerDecoder,
+  defineOperation,
+  type EndpointParams,
+  type FieldKinds,
+  type Operation,
+  type RejectAnswer,
+  recordAnswer,
+  resource,
+  safe,
+  withinWindow,
+} from '@paywire/core'
 import * as z from 'zod'
 import {
   amountText,
@@ -8,7 +19,6 @@ import {
   currencyCode,
   exactlyOne,
   type GatewayContext,
-  lenient,
   nonEmpty,
   type RequestRules,
   reconcileBy,
@@ -17,7 +27,7 @@ import {
   uuid,
   withAmountRule,
 } from './schemas.js'
-import { signRequest } from './signature.js'
+import { signWith, withSignature } from './signature.js'
 
 /** The gateway returns the original outcome of a repeat inside 15 s (rule Limits 1). */
 export const DEDUP_WINDOW_MS = 15_000
@@ -142,42 +152,139 @@ export interface CheckoutPurchaseResult {
   readonly [field: string]: unknown
 }
 
-/** Answer of credit (not published): the envelope's known fields typed, the rest kept. */
+/** Answer of credit (not published): the envelope's known fields typed and checked, the rest kept. */
 export interface CheckoutCreditResult {
   /** `SUCCESS`, `ACCEPTED`, … (rule Platform 9). */
-  readonly result?: S2sResultValue
-  readonly status?: string
-  readonly payment_id?: string
-  readonly order_id?: string
+  readonly result?: S2sResultValue | null
+  readonly status?: string | null
+  readonly payment_id?: string | null
+  readonly order_id?: string | null
   readonly [field: string]: unknown
 }
 
-/** The order as the status lookup shows it (rule Platform 7). */
+/** The order as the status lookup shows it (rule Platform 7); its known fields checked, the rest kept. */
 export interface CheckoutStatusOrder {
-  readonly number?: string
+  readonly number?: string | null
   /** The amount string as it was signed. */
-  readonly amount?: string
-  readonly currency?: string
-  readonly description?: string
+  readonly amount?: string | null
+  readonly currency?: string | null
+  readonly description?: string | null
   readonly [field: string]: unknown
 }
 
-/** Answer of the status lookup (rule Platform 7): known fields typed, the rest kept. */
-export interface CheckoutStatusResult {
-  /** The gateway's payment identifier (the callback's `id`). */
-  readonly payment_id?: string
-  readonly date?: string
-  /** Lowercase state: `pending` is authorised, not captured; `settled` is captured (rules States, Platform 7). */
-  readonly status?: CheckoutPaymentStatus
-  /** Why a payment was declined or failed. */
-  readonly reason?: string
-  readonly order?: CheckoutStatusOrder
-  readonly customer?: { readonly name?: string; readonly email?: string; readonly [field: string]: unknown }
-  /** The card of this payment, when it was bought with `req_token: true`: what `credit` refunds to (rule Platform 26). */
-  readonly card_token?: string
-  /** The token of an initial recurring payment (`recurring_init: true`), for `s2s.recurringSale`. */
-  readonly recurring_token?: string
+/** The payer as the status lookup shows it; its known fields checked, the rest kept. */
+interface CheckoutStatusCustomer {
+  readonly name?: string | null
+  readonly email?: string | null
   readonly [field: string]: unknown
+}
+
+/** The status answer's top-level fields whose JSON kind is checked; `null` is the gateway's empty value. */
+interface CheckoutStatusFields {
+  /** The gateway's payment identifier (the callback's `id`). */
+  readonly payment_id?: string | null
+  readonly date?: string | null
+  /** Lowercase state: `pending` is authorised, not captured; `settled` is captured (rules States, Platform 7). */
+  readonly status?: CheckoutPaymentStatus | null
+  /** Why a payment was declined or failed. */
+  readonly reason?: string | null
+  /** The card of this payment, when it was bought with `req_token: true`: what `credit` refunds to (rule Platform 26). */
+  readonly card_token?: string | null
+  /** The token of an initial recurring payment (`recurring_init: true`), for `s2s.recurringSale`. */
+  readonly recurring_token?: string | null
+  readonly [field: string]: unknown
+}
+
+/** Answer of the status lookup (rule Platform 7): known fields typed and checked, the rest kept. */
+export interface CheckoutStatusResult extends CheckoutStatusFields {
+  readonly order?: CheckoutStatusOrder | null
+  readonly customer?: CheckoutStatusCustomer | null
+}
+
+// The JSON kind of each known answer field: text (a number the gateway writes for one reads as its
+// decimal text). Another kind makes the answer unreadable, never dropped (core's one decoding policy).
+const CREDIT_KINDS: FieldKinds<CheckoutCreditResult> = {
+  result: 'text',
+  status: 'text',
+  payment_id: 'text',
+  order_id: 'text',
+}
+const STATUS_KINDS: FieldKinds<CheckoutStatusFields> = {
+  payment_id: 'text',
+  date: 'text',
+  status: 'text',
+  reason: 'text',
+  card_token: 'text',
+  recurring_token: 'text',
+}
+const ORDER_KINDS: FieldKinds<CheckoutStatusOrder> = {
+  number: 'text',
+  amount: 'text',
+  currency: 'text',
+  description: 'text',
+}
+const CUSTOMER_KINDS: FieldKinds<CheckoutStatusCustomer> = { name: 'text', email: 'text' }
+
+/** Decodes the credit answer; decoders are made on first use, not at import. */
+function decodeCredit(value: unknown, reject: RejectAnswer): CheckoutCreditResult {
+  decoders ??= makeDecoders()
+  // The card's reader hands over a JSON object only; an empty answer is refused before this.
+  return decoders.credit(value, reject) ?? reject('is empty')
+}
+
+/** Decodes the status answer: its own fields, then `order` and `customer` by the same policy. */
+function decodeStatus(value: unknown, reject: RejectAnswer): CheckoutStatusResult {
+  decoders ??= makeDecoders()
+  const top = decoders.status(value, reject) ?? reject('is empty')
+  const order = member(top, 'order', decoders.order, reject)
+  const customer = member(top, 'customer', decoders.customer, reject)
+  if (order === top['order'] && customer === top['customer']) return top
+  return { ...top, order, customer }
+}
+
+/** A nested object member, decoded by `decode` with the member's name before each problem. */
+function member<T>(
+  record: Readonly<Record<string, unknown>>,
+  name: string,
+  decode: AnswerDecoder<T>,
+  reject: RejectAnswer,
+) {
+  const value = record[name]
+  if (value === undefined || value === null) return value
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    reject(`${name} is ${Array.isArray(value) ? 'an array' : `a ${typeof value}`}, not an object`)
+  }
+  return decode(value, (problem) => reject(`${name}.${problem}`))
+}
+
+function makeDecoders() {
+  return {
+    credit: recordAnswer<CheckoutCreditResult>(CREDIT_KINDS),
+    status: recordAnswer<CheckoutStatusFields>(STATUS_KINDS),
+    order: recordAnswer<CheckoutStatusOrder>(ORDER_KINDS),
+    customer: recordAnswer<CheckoutStatusCustomer>(CUSTOMER_KINDS),
+  }
+}
+let decoders: ReturnType<typeof makeDecoders> | undefined
+
+/**
+ * A Checkout row: `POST` to the Checkout base URL with a JSON body, signed with the row's own
+ * `hashInputs` in order and the password last (rule Authentication 5). The row keeps its
+ * `hashInputs`: `SIGNED_OPERATIONS` is read from the rows.
+ */
+function checkoutOperation<S extends z.ZodType, Result, const Path extends string, const H extends readonly string[]>(
+  row: Omit<Operation<GatewayContext, S, Result, Path, false>, 'method' | 'base' | 'finalize'> & {
+    readonly hashInputs: H
+  },
+) {
+  const { hashInputs, ...spec } = row
+  const defined = defineOperation<GatewayContext, S, Result, Path, false>({
+    ...spec,
+    method: 'POST',
+    base: 'checkout',
+    finalize: signWith(hashInputs),
+  })
+  return withSignature(defined, { action: undefined, hashInputs })
 }
 
 const checkoutStatus = (orderId: string) => `gw.checkout.status({ order_id: ${JSON.stringify(orderId)} })`
@@ -188,10 +295,9 @@ const checkoutStatus = (orderId: string) => `gw.checkout.status({ order_id: ${JS
  */
 export const CHECKOUT = {
   /** Creates a hosted-payment session (rule Platform 5); retried only inside the 15 s dedup window (rule Limits 1). */
-  purchase: defineOperation({
+  purchase: checkoutOperation({
     name: 'checkout.purchase',
-    method: 'POST',
-    base: 'checkout',
+    hashInputs: ['order.number', 'order.amount', 'order.currency', 'order.description'],
     path: (ctx: GatewayContext) => ctx.paths.purchase,
     params: (ctx: GatewayContext) => purchaseParams(ctx.rules),
     retry: withinWindow(DEDUP_WINDOW_MS),
@@ -203,7 +309,6 @@ export const CHECKOUT = {
       success_url,
       cancel_url,
     }),
-    finalize: signRequest,
     reconcile: reconcileBy('order.number', 'order_id', checkoutStatus),
     decode: (value, reject): CheckoutPurchaseResult => {
       const body = value as Record<string, unknown>
@@ -212,10 +317,9 @@ export const CHECKOUT = {
     },
   }),
   /** Refunds to the card of the original sale (its `card_token`); the payment must be settled (rule States 2). */
-  credit: defineOperation({
+  credit: checkoutOperation({
     name: 'checkout.credit',
-    method: 'POST',
-    base: 'checkout',
+    hashInputs: ['order_id', 'order_amount', 'order_currency', 'order_description'],
     path: '/api/v1/payment/card/credit',
     params: (ctx: GatewayContext) => creditParams(ctx.rules),
     precheck: (input) =>
@@ -239,16 +343,14 @@ export const CHECKOUT = {
       card_token: p.card_token,
       name: p.name,
     }),
-    finalize: signRequest,
     reconcile: reconcileBy('order_id', 'order_id', checkoutStatus),
-    decode: (value) =>
-      lenient<CheckoutCreditResult>(value as Record<string, unknown>, ['result', 'status', 'payment_id', 'order_id']),
+    decode: decodeCredit,
   }),
   /** Looks a payment up by `payment_id` or `order_id`; safe to repeat (rules States 3, Limits 2). */
-  status: defineOperation({
+  status: checkoutOperation({
     name: 'checkout.status',
-    method: 'POST',
-    base: 'checkout',
+    // Only one of the two is sent; an absent field adds nothing.
+    hashInputs: ['payment_id', 'order_id'],
     path: (ctx: GatewayContext) => ctx.paths.status,
     params: () =>
       exactlyOne(
@@ -262,16 +364,7 @@ export const CHECKOUT = {
       ),
     retry: safe, // rule Limits 2
     toWire: (p, ctx: GatewayContext) => ({ merchant_key: ctx.merchantKey(), ...p }),
-    finalize: signRequest,
-    decode: (value) =>
-      lenient<CheckoutStatusResult>(value as Record<string, unknown>, [
-        'payment_id',
-        'date',
-        'status',
-        'reason',
-        'card_token',
-        'recurring_token',
-      ]),
+    decode: decodeStatus,
   }),
 }
 

@@ -27,16 +27,15 @@ import pkg from '../package.json' with { type: 'json' }
 import { AMOUNT_FORMS, type AmountForm } from './amount.js'
 import { Callbacks } from './callbacks.js'
 import { Checkout } from './checkout.js'
-import { ENDPOINTS } from './endpoints.js'
+import { type CardGatewayOperation, ENDPOINTS, SIGNED_OPERATIONS } from './endpoints.js'
 import { gatewayAnswers } from './errors.js'
 import { type CardReconciled, reconcileCard } from './reconcile.js'
 import { S2s } from './s2s.js'
-import { type CardGatewayOperation, DEFAULT_RULES, type GatewayContext, type RequestRules } from './schemas.js'
+import { DEFAULT_RULES, type GatewayContext, type RequestRules } from './schemas.js'
 import {
   createSigner,
   type DigestName,
   explainSignature,
-  SIGNED_OPERATIONS,
   type SignatureExplanation,
   type SignatureInput,
   type Signer,

@@ -65,6 +65,7 @@ export type {
 export { DEDUP_WINDOW_MS } from './checkout.js'
 export type { CardGatewayOptions, CardGatewayPlatformDefaults, CardGatewayRawRequest } from './client.js'
 export { CardGateway } from './client.js'
+export { type CardGatewayOperation, SIGNED_OPERATIONS } from './endpoints.js'
 export type { CardGatewayErrorDetail, CardGatewayErrorReason, NotFoundEntity } from './errors.js'
 export { CardGatewayError } from './errors.js'
 export type { Delivery, PaymentState } from './payment-state.js'
@@ -72,6 +73,7 @@ export { foldPayment } from './payment-state.js'
 export type { CardReconciled } from './reconcile.js'
 export type {
   S2s,
+  S2sActionName,
   S2sCaptureIfPendingResult,
   S2sCaptureParams,
   S2sCreateScheduleParams,
@@ -85,7 +87,6 @@ export type {
   S2sVoidParams,
 } from './s2s.js'
 export type {
-  S2sActionName,
   S2sActionResult,
   S2sCaptureResult,
   S2sCreateScheduleResult,
@@ -97,7 +98,7 @@ export type {
   S2sUpdateScheduleResult,
   S2sVoidResult,
 } from './s2s-action.js'
-export type { CardGatewayOperation, CheckoutPaymentStatus, S2sResultValue, S2sStatus } from './schemas.js'
+export type { CheckoutPaymentStatus, S2sResultValue, S2sStatus } from './schemas.js'
 export type {
   DigestName,
   SignatureExplanation,
@@ -106,4 +107,4 @@ export type {
   SignOptions,
   UppercaseMode,
 } from './signature.js'
-export { asciiUpper, explainSignature, SIGNED_OPERATIONS, sign } from './signature.js'
+export { asciiUpper, explainSignature, sign } from './signature.js'

@@ -99,6 +99,8 @@ function withOptionalAmount<T extends z.ZodObject>(ctx: GatewayContext, schema: 
 export const S2S = {
   /** GET_TRANS_STATUS: reads a transaction's state; safe to repeat (rule States 3). */
   getTransStatus: s2sAction('s2s.getTransStatus', {
+    action: 'GET_TRANS_STATUS',
+    hashInputs: ['trans_id'],
     params: () =>
       z.strictObject({
         /** The gateway's transaction identifier; the hash input (rule Authentication 5). */
@@ -108,6 +110,8 @@ export const S2S = {
   }),
   /** GET_TRANS_STATUS_BY_ORDER: reads a transaction's state by order_id; safe to repeat. */
   getTransStatusByOrder: s2sAction('s2s.getTransStatusByOrder', {
+    action: 'GET_TRANS_STATUS_BY_ORDER',
+    hashInputs: ['order_id'],
     params: () =>
       z.strictObject({
         /** Your order identifier; the hash input (rule Authentication 5). */
@@ -117,6 +121,8 @@ export const S2S = {
   }),
   /** CAPTURE: only a `pending` payment (rule States 1: else 208003); never retried once sent. */
   capture: s2sAction('s2s.capture', {
+    action: 'CAPTURE',
+    hashInputs: ['trans_id'],
     params: (ctx) =>
       withOptionalAmount(
         ctx,
@@ -132,6 +138,8 @@ export const S2S = {
   }),
   /** VOID: cancels a `pending` authorization (rule States 2); never retried once sent. */
   void: s2sAction('s2s.void', {
+    action: 'VOID',
+    hashInputs: ['trans_id'],
     params: () =>
       z.strictObject({
         /** The `pending` authorisation to cancel; the hash input (rule States 2). */
@@ -142,6 +150,8 @@ export const S2S = {
   }),
   /** CREDITVOID: answers `ACCEPTED`, outcome by callback; never retried once sent. */
   creditVoid: s2sAction('s2s.creditVoid', {
+    action: 'CREDITVOID',
+    hashInputs: ['trans_id'],
     params: (ctx) =>
       withOptionalAmount(
         ctx,
@@ -157,6 +167,8 @@ export const S2S = {
   }),
   /** RECURRING_SALE: charges again from an initial recurring transaction (rules S2S 3, 4: the pair must match). */
   recurringSale: s2sAction('s2s.recurringSale', {
+    action: 'RECURRING_SALE',
+    hashInputs: ['order_id'],
     params: (ctx) =>
       withAmountRule(
         z.strictObject({
@@ -191,6 +203,10 @@ export const S2S = {
    * published: the client must name them (`hashInputs`).
    */
   createSchedule: s2sAction('s2s.createSchedule', {
+    action: 'CREATE_SCHEDULE',
+    // Not published for this scheme. The one public fact (another brand's MD5 scheme) signs the
+    // password alone, which any captured request replays for any schedule: no default is guessed.
+    hashInputs: null,
     params: (ctx) =>
       z.strictObject({
         /** The schedule's name; not empty. */
@@ -213,6 +229,8 @@ export const S2S = {
   }),
   /** DELETE_SCHEDULE: the way to cancel a schedule (rule S2S 1: there is no CANCEL_SCHEDULE). */
   deleteSchedule: s2sAction('s2s.deleteSchedule', {
+    action: 'DELETE_SCHEDULE',
+    hashInputs: ['schedule_id'],
     params: () =>
       z.strictObject({
         /** A UUID; the hash input (rules S2S 2, Authentication 5). */
@@ -223,6 +241,8 @@ export const S2S = {
   }),
   /** UPDATE_SCHEDULE: changes a schedule, given by its UUID, and the members to change (rule S2S 2). */
   updateSchedule: s2sAction('s2s.updateSchedule', {
+    action: 'UPDATE_SCHEDULE',
+    hashInputs: ['schedule_id'],
     params: (ctx) =>
       z.strictObject({
         /** A UUID; the hash input (rules S2S 2, Authentication 5). */
@@ -240,6 +260,9 @@ export const S2S = {
     reconcile: byScheduleLookup,
   }),
 }
+
+/** The nine action names, read from the rows; no other name can be sent through the typed surface (rule S2S 1). */
+export type S2sActionName = (typeof S2S)[keyof typeof S2S]['action']
 
 // The params types users import, derived from the rows (one source: the schema and its field docs).
 /** Params of GET_TRANS_STATUS. */
@@ -293,10 +316,12 @@ export class S2s extends resource<GatewayContext, typeof S2S>(S2S) {
    */
   async captureIfPending(params: S2sCaptureParams, call?: CallOptions): Promise<S2sCaptureIfPendingResult> {
     const lookup = await this.getTransStatus({ trans_id: params.trans_id }, call)
-    if (lookup.status?.toUpperCase() !== 'PENDING') return { captured: false, lookup, status: lookup.status }
+    // A `null` status (the gateway's empty value) is no status: not PENDING, and reported as `undefined`.
+    if (lookup.status?.toUpperCase() !== 'PENDING')
+      return { captured: false, lookup, status: lookup.status ?? undefined }
     const capture = await this.capture(params, call)
     if (String(capture.result ?? '').toUpperCase() !== 'SUCCESS') {
-      return { captured: false, lookup, status: capture.status ?? lookup.status, capture }
+      return { captured: false, lookup, status: capture.status ?? lookup.status ?? undefined, capture }
     }
     return { captured: true, lookup, capture }
   }

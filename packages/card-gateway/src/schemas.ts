@@ -1,4 +1,4 @@
-/** Shared field rules, what the operation rows see of the client, and the lenient shapes of success answers. */
+/** Shared field rules, what the operation rows see of the client, and the value types of answers. */
 
 import { type ReconcileRule, reconcileRule } from '@paywire/core'
 import * as z from 'zod'
@@ -261,37 +261,6 @@ export function asObject(json: unknown): Record<string, unknown> | undefined {
   if (typeof json !== 'object' || json === null || Array.isArray(json)) return undefined
   return json as Record<string, unknown>
 }
-
-/**
- * Keeps every field; known string fields that arrived as numbers become their decimal text (so the
- * declared `string` type holds), and known string fields of any other type are left out of the
- * typed view but remain in `rawBody`.
- */
-export function lenient<T>(body: Record<string, unknown>, stringFields: readonly string[]): T {
-  const out: Record<string, unknown> = { ...body }
-  for (const name of stringFields) {
-    const value = out[name]
-    if (value === undefined || typeof value === 'string') continue
-    if (typeof value === 'number') out[name] = String(value)
-    else delete out[name]
-  }
-  return out as T
-}
-
-/** Operation names, as used in errors, hooks and the `hashInputs` option. */
-export type CardGatewayOperation =
-  | 'checkout.purchase'
-  | 'checkout.credit'
-  | 'checkout.status'
-  | 's2s.getTransStatus'
-  | 's2s.getTransStatusByOrder'
-  | 's2s.capture'
-  | 's2s.void'
-  | 's2s.creditVoid'
-  | 's2s.recurringSale'
-  | 's2s.createSchedule'
-  | 's2s.deleteSchedule'
-  | 's2s.updateSchedule'
 
 /** What the card rows see of their client: keys, signer, rules and configured paths (internal). */
 export interface GatewayContext {

@@ -1,7 +1,7 @@
 /** The request signature: `sha1(inner(UPPER(concat)))` over the exact wire strings (rules Authentication 4, 5). */
 
 import { nodeCrypto, RequestValidationError, type Secret } from '@paywire/core'
-import type { CardGatewayOperation, GatewayContext } from './schemas.js'
+import type { GatewayContext } from './schemas.js'
 import { assertWellFormedText, wireField } from './wire.js'
 
 /** Inner digest: `md5` by default; some accounts switch to `sha256` in the admin panel (rule Platform 3). */
@@ -154,7 +154,10 @@ export function explainSignature(
   }
 }
 
-/** How one card operation is signed: its S2S `action` (none for Checkout) and its hash inputs in order. */
+/**
+ * How one card operation is signed: its S2S `action` (none for Checkout) and its hash inputs in
+ * order, as its row declares them (`SIGNED_OPERATIONS` lists every row's).
+ */
 export interface SignedOperation {
   /** The S2S CARD `action` field; `undefined` for the Checkout JSON operations. */
   readonly action: string | undefined
@@ -163,43 +166,19 @@ export interface SignedOperation {
 }
 
 /**
- * Every card operation's action and default hash inputs (rules Authentication 5, Platform 4 and 7),
- * one table for the client and for tools (`paywire sign`). The client's `hashInputs` option overrides
- * an entry; `null` (CREATE_SCHEDULE) is not published, so the SDK never guesses it.
+ * How a row is signed, as the row declares it: `finalize` of every card operation (rules
+ * Authentication 4, 5). It refuses ill-formed text, then adds `hash` computed from the very wire
+ * strings that are sent, over the caller's `hashInputs` for the operation or else the row's own
+ * `published` inputs. `null` inputs are not published: the caller must name them.
  */
-export const SIGNED_OPERATIONS = {
-  'checkout.purchase': {
-    action: undefined,
-    inputs: ['order.number', 'order.amount', 'order.currency', 'order.description'],
-  },
-  'checkout.credit': { action: undefined, inputs: ['order_id', 'order_amount', 'order_currency', 'order_description'] },
-  // Only one of the two is sent; an absent field adds nothing.
-  'checkout.status': { action: undefined, inputs: ['payment_id', 'order_id'] },
-  's2s.getTransStatus': { action: 'GET_TRANS_STATUS', inputs: ['trans_id'] },
-  's2s.getTransStatusByOrder': { action: 'GET_TRANS_STATUS_BY_ORDER', inputs: ['order_id'] },
-  's2s.capture': { action: 'CAPTURE', inputs: ['trans_id'] },
-  's2s.void': { action: 'VOID', inputs: ['trans_id'] },
-  's2s.creditVoid': { action: 'CREDITVOID', inputs: ['trans_id'] },
-  's2s.recurringSale': { action: 'RECURRING_SALE', inputs: ['order_id'] },
-  // Not published for this scheme. The one public fact (another brand's MD5 scheme) signs the
-  // password alone, which any captured request replays for any schedule: no default is guessed.
-  's2s.createSchedule': { action: 'CREATE_SCHEDULE', inputs: null },
-  's2s.deleteSchedule': { action: 'DELETE_SCHEDULE', inputs: ['schedule_id'] },
-  's2s.updateSchedule': { action: 'UPDATE_SCHEDULE', inputs: ['schedule_id'] },
-} as const satisfies Readonly<Record<CardGatewayOperation, SignedOperation>>
-
-/**
- * The last step of every card operation: refuses ill-formed text, then adds `hash` computed from the
- * very wire strings that are sent (rules Authentication 4, 5), over the caller's `hashInputs` for the
- * operation or its `SIGNED_OPERATIONS` entry. `null` inputs are not published: the caller must name them.
- */
-export function signRequest(wire: Record<string, unknown>, ctx: GatewayContext, operation: string): void {
-  assertWellFormedText(operation, wire)
-  const published = SIGNED_OPERATIONS[operation as CardGatewayOperation]?.inputs ?? null
-  const names = ctx.hashInputs(operation) ?? published ?? refuseUnconfigured(operation)
-  const values: string[] = []
-  for (const name of names) values.push(wireField(wire, name) ?? '')
-  wire['hash'] = ctx.sign(values)
+export function signWith(published: readonly string[] | null) {
+  return (wire: Record<string, unknown>, ctx: GatewayContext, operation: string): void => {
+    assertWellFormedText(operation, wire)
+    const names = ctx.hashInputs(operation) ?? published ?? refuseUnconfigured(operation)
+    const values: string[] = []
+    for (const name of names) values.push(wireField(wire, name) ?? '')
+    wire['hash'] = ctx.sign(values)
+  }
 }
 
 /** An operation whose hash inputs are not published cannot be signed until the caller names them. */
@@ -214,4 +193,23 @@ function refuseUnconfigured(operation: string): never {
         'or [] to sign the password alone knowingly; nothing was sent',
     },
   ])
+}
+
+/** What a card row declares of its signature: its S2S `action` (none for Checkout) and its published hash inputs. */
+export interface SignedRow<
+  A extends string | undefined = string | undefined,
+  H extends readonly string[] | null = readonly string[] | null,
+> {
+  /** The S2S CARD `action` field the row sends; `undefined` for a Checkout JSON operation. */
+  readonly action: A
+  /** The wire fields hashed before the password, in order; `null` when the platform does not publish them. */
+  readonly hashInputs: H
+}
+
+/** `row` with its signature declaration kept on it, so `SIGNED_OPERATIONS` is read from the rows. */
+export function withSignature<R extends object, A extends string | undefined, H extends readonly string[] | null>(
+  row: R,
+  signed: SignedRow<A, H>,
+): R & SignedRow<A, H> {
+  return Object.freeze({ ...row, action: signed.action, hashInputs: signed.hashInputs })
 }
