@@ -76,6 +76,7 @@ describe('a row added to a copy of the S2S table', () => {
       baseUrls: { checkout: server.url, s2s: server.url },
       context,
       answers: gatewayAnswers(undefined),
+      journal: undefined,
     })
     onTestFinished(async () => {
       await http.close()
