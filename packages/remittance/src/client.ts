@@ -1,27 +1,15 @@
 /** `Remittance`: the client of the remittance service — one key, three groups, one pipeline. */
 
-import { inspect } from 'node:util'
 import {
-  type AnswerSchema,
-  type ApiPromise,
   type ClientOptions,
   checkBaseUrl,
-  HttpClient,
   type Intent,
-  type IntentReconciled,
-  OperationClient,
-  type OperationOptions,
-  openIntentsOf,
   type PaywireError,
   problemAnswers,
-  type RequestInput,
   RequestValidationError,
-  type ResultOf,
   readCredentials,
-  reconcileJournal,
-  reconcileKeysOf,
-  reconcileSubject,
   type Secret,
+  ServiceClient,
   type ServiceDedupOptions,
   serviceDedupsIdempotencyKey,
 } from '@paywire/core'
@@ -61,9 +49,6 @@ export interface RemittancePlatformDefaults {
   readonly sleDecimals?: number
 }
 
-/** The key kinds each remittance operation is reconciled by (a transfer, a confirm, a beneficiary write), as its row declares them. */
-const REMITTANCE_RECONCILE_KEYS = reconcileKeysOf(...Object.values(ENDPOINTS))
-
 /**
  * The remittance service client: `remit.beneficiaries`, `remit.lookup`, `remit.transactions`, and
  * `remit.request` for anything else. Every method resolves with a typed result (`Transfer`,
@@ -72,65 +57,44 @@ const REMITTANCE_RECONCILE_KEYS = reconcileKeysOf(...Object.values(ENDPOINTS))
  * The service rules it implements, cited in this package as `(rule Endpoints 17)` or
  * `(rule Platform 5)`: https://github.com/paywire/paywire/blob/main/docs/remittance-rules.md
  */
-export class Remittance {
+export class Remittance extends ServiceClient<RemittanceRules> {
   /** Register, update and find beneficiaries. */
   readonly beneficiaries: Beneficiaries
   /** Rates, name enquiry, reference data, transaction status. */
   readonly lookup: Lookup
   /** Transfers (mobile, cash collection, bank) and confirm. */
   readonly transactions: Transactions
-  readonly #http: HttpClient
   readonly #baseUrl: string
-  readonly #ops: OperationClient<RemittanceRules>
   readonly #serviceDedups: boolean
 
   constructor(options: RemittanceOptions) {
     // Rule Authentication 1: the key is the x-code header of every call.
     const { apiKey: key } = readCredentials('Remittance', options, { apiKey: 'header' })
-    const { baseUrl, apiKey: _key, platformDefaults, serviceDedupsIdempotencyKey: _dedups, ...coreOptions } = options
-    this.#baseUrl = checkBaseUrl('baseUrl', baseUrl, 'Remittance')
-    this.#serviceDedups = serviceDedupsIdempotencyKey('Remittance', options)
+    const { baseUrl, apiKey: _key, platformDefaults, serviceDedupsIdempotencyKey: _dedups, ...core } = options
+    const checkedUrl = checkBaseUrl('baseUrl', baseUrl, 'Remittance')
+    const serviceDedups = serviceDedupsIdempotencyKey('Remittance', options)
     const rules: RemittanceRules = Object.freeze({ sleDecimals: checkSleDecimals(platformDefaults) })
-    this.#http = ownOptionErrors(
-      () => new HttpClient({ packageName: 'remittance', packageVersion: pkg.version, options: coreOptions }),
-    )
-    this.#ops = ownOptionErrors(
-      () =>
-        new OperationClient({
-          http: this.#http,
-          baseUrls: { default: this.#baseUrl },
-          context: rules,
-          authHeaders: () => ({ 'x-code': key.reveal() }),
-          answers: problemAnswers(RemittanceError),
-          journal: coreOptions.journal,
-        }),
-    )
-    this.beneficiaries = new Beneficiaries(this.#ops)
-    this.lookup = new Lookup(this.#ops)
-    this.transactions = new Transactions(this.#ops)
+    super({
+      client: 'Remittance',
+      packageName: 'remittance',
+      packageVersion: pkg.version,
+      options: core,
+      baseUrls: { default: checkedUrl },
+      context: rules,
+      authHeaders: () => ({ 'x-code': key.reveal() }),
+      answers: problemAnswers(RemittanceError),
+      endpoints: ENDPOINTS,
+    })
+    this.#baseUrl = checkedUrl
+    this.#serviceDedups = serviceDedups
+    this.beneficiaries = new Beneficiaries(this.engine)
+    this.lookup = new Lookup(this.engine)
+    this.transactions = new Transactions(this.engine)
   }
 
   /** The base URL calls go to (no trailing slash). */
   get baseUrl(): string {
     return this.#baseUrl
-  }
-
-  /**
-   * The raw escape hatch: any method and path below the base URL, with the `x-code` key, retries
-   * (`safe` for GET, `unsent-only` otherwise, unless `retry` says), and `RemittanceError`s.
-   * Resolves with the parsed JSON, `undefined` for an empty body, or the text when the body is not
-   * JSON; pass `schema` to check and type it.
-   */
-  request<S extends AnswerSchema | undefined = undefined>(
-    input: RequestInput<'default'>,
-    options?: OperationOptions<S>,
-  ): ApiPromise<ResultOf<S, unknown>> {
-    return this.#ops.request(input, options)
-  }
-
-  /** The User-Agent this client sends. */
-  get userAgent(): string {
-    return this.#http.userAgent
   }
 
   /**
@@ -141,38 +105,12 @@ export class Remittance {
    * advises a resend with the same `agentTransactionRef` only with `serviceDedupsIdempotencyKey: true`.
    */
   async reconcile(subject: PaywireError | Intent): Promise<RemittanceReconciled> {
-    const settled = reconcileSubject(subject, {
-      client: 'Remittance',
-      service: this.#http.service,
-      keys: REMITTANCE_RECONCILE_KEYS,
-      origins: this.#ops.origins,
-      clock: this.#http.clock,
-    })
-    return reconcileRemittance(settled, this.#ops, this.#serviceDedups)
-  }
-
-  /** The money-moving calls of the `journal` still open: sent (or about to be) with no definite outcome yet. */
-  pendingIntents(): Promise<Intent[]> {
-    return openIntentsOf(this.#ops)
-  }
-
-  /** Reconciles every open intent of the `journal`, oldest first, and closes those now settled. Lookups only. */
-  reconcileAll(): Promise<IntentReconciled[]> {
-    return reconcileJournal(this.#ops, 'Remittance', (intent) => this.reconcile(intent))
-  }
-
-  /** Closes the client's connection pool (a caller-supplied `dispatcher` is left open); calling it again is fine. */
-  close(): Promise<void> {
-    return this.#http.close()
+    return reconcileRemittance(this.reconcileSubject(subject), this.engine, this.#serviceDedups)
   }
 
   /** Base URL only: the key never prints. */
   toJSON(): { baseUrl: string } {
     return { baseUrl: this.#baseUrl }
-  }
-
-  [inspect.custom](): string {
-    return `Remittance { baseUrl: ${JSON.stringify(this.#baseUrl)} }`
   }
 }
 
@@ -191,19 +129,4 @@ function checkSleDecimals(platformDefaults: unknown): number {
   if (value === undefined) return DEFAULT_SLE_DECIMALS
   if (typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= 20) return value
   return invalid('platformDefaults.sleDecimals', 'must be a whole number from 0 to 20')
-}
-
-/**
- * Core's checks of the shared options (`timeout`, `maxSockets`, `journal`…) name no client: their
- * refusal is renamed to this one, so every bad option of `new Remittance(...)` says `Remittance`.
- */
-function ownOptionErrors<T>(make: () => T): T {
-  try {
-    return make()
-  } catch (error) {
-    if (error instanceof RequestValidationError && error.stage === 'options' && error.operation === 'client') {
-      throw new RequestValidationError('Remittance', error.issues, 'options')
-    }
-    throw error
-  }
 }

@@ -19,7 +19,7 @@ describe('the API key is a secret', () => {
     expect(server.requests[0]?.headers['x-code']).toBe(KEY)
     expectNoKey(remit)
     expectNoKey(remit.lookup)
-    expect(inspect(remit)).toBe(`Remittance { baseUrl: ${JSON.stringify(remit.baseUrl)} }`)
+    expect(inspect(remit)).toBe(`Remittance { baseUrl: '${remit.baseUrl}' }`)
     expect(JSON.stringify(remit)).toBe(JSON.stringify({ baseUrl: remit.baseUrl }))
   })
 
