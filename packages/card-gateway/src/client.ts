@@ -1,27 +1,21 @@
 /** `CardGateway`: one client for Checkout (JSON) and S2S CARD (form), its signer and callback verifier. */
 
-import { inspect } from 'node:util'
 import {
   type AnswerSchema,
   type ApiPromise,
   type ClientOptions,
   checkBaseUrl,
-  HttpClient,
   type Intent,
   type IntentReconciled,
-  OperationClient,
   type OperationOptions,
-  openIntentsOf,
   type PaywireError,
   type ReconcileOptions,
   type RequestInput,
   RequestValidationError,
   type ResultOf,
   readCredentials,
-  reconcileJournal,
-  reconcileKeysOf,
-  reconcileSubject,
   type Secret,
+  ServiceClient,
 } from '@paywire/core'
 import pkg from '../package.json' with { type: 'json' }
 import { AMOUNT_FORMS, type AmountForm } from './amount.js'
@@ -204,18 +198,12 @@ function checkPath(name: string, value: string | undefined, fallback: string): s
 }
 
 /**
- * The key kinds each card operation is reconciled by, as its row declares them: S2S by trans_id,
- * purchase, credit and recurring sale by order_id, a schedule by its id (or name, when created without one).
- */
-const CARD_RECONCILE_KEYS = reconcileKeysOf(...Object.values(ENDPOINTS))
-
-/**
  * The card gateway client; the rules it follows, and the IDs its docs cite (`rule Limits 1`), are at
  * https://github.com/paywire/paywire/blob/main/docs/card-gateway-rules.md. Credentials are kept as `Secret`s in private
  * fields: `inspect` and `JSON.stringify` show the base URLs only, and the password never leaves
  * the process (rule Authentication 2).
  */
-export class CardGateway {
+export class CardGateway extends ServiceClient<GatewayContext> {
   /** Checkout: purchase, credit, status. */
   readonly checkout: Checkout
   /** S2S CARD: the nine actions and `captureIfPending`. */
@@ -223,18 +211,14 @@ export class CardGateway {
   /** Callback verification over raw bodies. */
   readonly callbacks: Callbacks
 
-  readonly #http: HttpClient
   readonly #checkoutUrl: string
   readonly #s2sUrl: string
-  readonly #merchantKey: Secret
-  readonly #clientKey: Secret
   readonly #password: Secret
   readonly #digest: DigestName
   readonly #uppercase: UppercaseMode
   /** The request signer, with this client's password, digest and uppercasing. */
   readonly #signer: Signer
   readonly #environment: string | undefined
-  readonly #ops: OperationClient<GatewayContext>
 
   constructor(options: CardGatewayOptions) {
     // The keys travel in request bodies and the password only in the hash (rules Authentication 1, 2).
@@ -258,42 +242,45 @@ export class CardGateway {
       platformDefaults,
       ...core
     } = options
-    this.#checkoutUrl = checkBaseUrl('checkoutUrl', checkoutUrl, 'CardGateway')
-    this.#s2sUrl = checkBaseUrl('s2sUrl', s2sUrl, 'CardGateway')
-    this.#merchantKey = credentials.merchantKey
-    this.#clientKey = credentials.clientKey
-    this.#password = credentials.password
+    const checkoutBase = checkBaseUrl('checkoutUrl', checkoutUrl, 'CardGateway')
+    const s2sBase = checkBaseUrl('s2sUrl', s2sUrl, 'CardGateway')
     if (digest !== undefined && digest !== 'md5' && digest !== 'sha256') {
       invalid('digest', 'must be "md5" or "sha256"')
     }
-    this.#digest = digest ?? 'md5'
     const rules = resolveRules(allowPrivateRedirectUrls, platformDefaults)
-    this.#uppercase = checkUppercase(platformDefaults?.uppercase)
-    this.#signer = createSigner(this.#password, this.#digest, this.#uppercase)
-    this.#environment = environment
-    this.#http = new HttpClient({ packageName: 'card-gateway', packageVersion: pkg.version, options: core })
+    const uppercase = checkUppercase(platformDefaults?.uppercase)
+    const signer = createSigner(credentials.password, digest ?? 'md5', uppercase)
     const overrides = checkHashInputs(hashInputs)
-    const resolvedPaths = {
-      purchase: checkPath('paths.purchase', paths?.purchase, '/api/v1/session'),
-      status: checkPath('paths.status', paths?.status, '/api/v1/payment/status'),
-    }
     const context: GatewayContext = {
-      paths: resolvedPaths,
+      paths: {
+        purchase: checkPath('paths.purchase', paths?.purchase, '/api/v1/session'),
+        status: checkPath('paths.status', paths?.status, '/api/v1/payment/status'),
+      },
       rules,
-      merchantKey: () => this.#merchantKey.reveal(),
-      clientKey: () => this.#clientKey.reveal(),
-      sign: this.#signer,
+      merchantKey: () => credentials.merchantKey.reveal(),
+      clientKey: () => credentials.clientKey.reveal(),
+      sign: signer,
       hashInputs: (operation) => overrides[operation as CardGatewayOperation],
     }
-    this.#ops = new OperationClient({
-      http: this.#http,
-      baseUrls: { checkout: this.#checkoutUrl, s2s: this.#s2sUrl },
+    super({
+      client: 'CardGateway',
+      packageName: 'card-gateway',
+      packageVersion: pkg.version,
+      options: core,
+      baseUrls: { checkout: checkoutBase, s2s: s2sBase },
       context,
       answers: gatewayAnswers(environment),
-      journal: core.journal,
+      endpoints: ENDPOINTS,
     })
-    this.checkout = new Checkout(this.#ops)
-    this.s2s = new S2s(this.#ops)
+    this.#checkoutUrl = checkoutBase
+    this.#s2sUrl = s2sBase
+    this.#password = credentials.password
+    this.#digest = digest ?? 'md5'
+    this.#uppercase = uppercase
+    this.#signer = signer
+    this.#environment = environment
+    this.checkout = new Checkout(this.engine)
+    this.s2s = new S2s(this.engine)
     this.callbacks = new Callbacks(
       this.#password,
       {
@@ -321,11 +308,17 @@ export class CardGateway {
    * gateway answers; pass `schema` to check and type it. Default retry: `safe` for GET,
    * `unsent-only` otherwise.
    */
-  request<S extends AnswerSchema | undefined = undefined>(
+  /**
+   * The raw escape hatch: any path under `checkoutUrl` or `s2sUrl` (`base` says which), same
+   * transport, retries and `CardGatewayError`. Add keys and `hash` yourself (see `sign`). Resolves
+   * with the JSON the gateway answers; pass `schema` to check and type it. Default retry: `safe` for
+   * GET, `unsent-only` otherwise.
+   */
+  override request<S extends AnswerSchema | undefined = undefined>(
     input: CardGatewayRawRequest,
     options?: OperationOptions<S>,
   ): ApiPromise<ResultOf<S, unknown>> {
-    return this.#ops.request(input, options)
+    return super.request(input, options)
   }
 
   /**
@@ -336,27 +329,15 @@ export class CardGateway {
    * finds nothing proves the call did not act only `settleAfterMs` (default 2 minutes) after it.
    */
   async reconcile(subject: PaywireError | Intent, options?: ReconcileOptions): Promise<CardReconciled> {
-    const settled = reconcileSubject(subject, {
-      client: 'CardGateway',
-      service: this.#http.service,
-      keys: CARD_RECONCILE_KEYS,
-      origins: this.#ops.origins,
-      clock: this.#http.clock,
-    })
-    return reconcileCard(settled, this.#ops, options)
-  }
-
-  /** The money-moving calls of the `journal` still open: sent (or about to be) with no definite outcome yet. */
-  pendingIntents(): Promise<Intent[]> {
-    return openIntentsOf(this.#ops)
+    return reconcileCard(this.reconcileSubject(subject), this.engine, options)
   }
 
   /**
    * Reconciles every open intent of the `journal` (after a crash or a restart), oldest first, and
    * closes those now settled; `still_unknown` ones stay open. Lookups only.
    */
-  reconcileAll(options?: ReconcileOptions): Promise<IntentReconciled[]> {
-    return reconcileJournal(this.#ops, 'CardGateway', (intent) => this.reconcile(intent, options))
+  override reconcileAll(options?: ReconcileOptions): Promise<IntentReconciled[]> {
+    return this.reconcileEach((intent) => this.reconcile(intent, options))
   }
 
   /** The Checkout base URL (no trailing slash). */
@@ -369,21 +350,8 @@ export class CardGateway {
     return this.#s2sUrl
   }
 
-  /** The User-Agent this client sends. */
-  get userAgent(): string {
-    return this.#http.userAgent
-  }
-
-  /** Closes the client's connection pool (a caller-supplied `dispatcher` is left open); calling it again is fine. */
-  close(): Promise<void> {
-    return this.#http.close()
-  }
-
+  /** The base URLs and the environment: never a credential. */
   toJSON(): Record<string, unknown> {
     return { checkoutUrl: this.#checkoutUrl, s2sUrl: this.#s2sUrl, environment: this.#environment }
-  }
-
-  [inspect.custom](): string {
-    return `CardGateway ${inspect(this.toJSON())}`
   }
 }

@@ -119,7 +119,12 @@ export abstract class ServiceClient<Ctx> {
    * closes those now settled; `still_unknown` ones stay open. Lookups only.
    */
   reconcileAll(): Promise<IntentReconciled[]> {
-    return reconcileJournal(this.#engine, this.#client, (intent) => this.reconcile(intent))
+    return this.reconcileEach((intent) => this.reconcile(intent))
+  }
+
+  /** `reconcileAll` with the client's own way of settling one intent (the card's takes options). @internal */
+  protected reconcileEach(reconcile: (intent: Intent) => Promise<Reconciled>): Promise<IntentReconciled[]> {
+    return reconcileJournal(this.#engine, this.#client, reconcile)
   }
 
   /** The User-Agent this client sends. */
