@@ -2,6 +2,7 @@
 
 // The core symbols every paywire package re-exports, the same list in each: one import covers calls,
 // errors, secrets and the stores of the journal and the callback inbox.
+// This service answers errors as ProblemDetails (RFC 9457): its errors extend core's ProblemDetailsError.
 export type {
   AnswerSchema,
   CallOptions,

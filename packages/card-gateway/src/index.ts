@@ -1,7 +1,8 @@
 /** `@paywire/card-gateway`: Checkout (JSON) and the nine S2S CARD actions, signing, typed errors, callbacks. */
 
 // The core symbols every paywire package re-exports, the same list in each: one import covers calls,
-// errors, secrets and the stores of the journal and the callback inbox.
+// errors, secrets and the stores of the journal and the callback inbox. (The card gateway answers no
+// ProblemDetails, so it does not re-export core's ProblemDetailsError: its errors are CardGatewayError.)
 export type {
   AnswerSchema,
   CallOptions,
@@ -13,8 +14,6 @@ export type {
   IntentReconciled,
   IntentStore,
   OperationOptions,
-  ProblemDetails,
-  ProblemReason,
   RawRequestInput,
   Reconciled,
   Reconciliation,
@@ -29,7 +28,6 @@ export {
   MemoryClaimStore,
   MemoryIntentStore,
   PaywireError,
-  ProblemDetailsError,
   RequestValidationError,
   ResponseTooLargeError,
   Secret,
