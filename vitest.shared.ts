@@ -8,5 +8,6 @@ export const alias = [
     { find: new RegExp(`^@paywire/${name}/testing$`), replacement: source(`${name}/src/testing/index.ts`) },
     { find: new RegExp(`^@paywire/${name}$`), replacement: source(`${name}/src/index.ts`) },
   ]),
+  { find: /^@paywire\/core\/engine$/, replacement: source('core/src/engine.ts') },
   { find: /^@paywire\/redis$/, replacement: source('redis/src/index.ts') },
 ]

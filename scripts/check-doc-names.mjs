@@ -45,12 +45,14 @@ const binaryPackages = new Set(
     .filter((name) => existsSync(join(root, 'packages', name, 'src', 'bin.ts')))
     .map((name) => `@paywire/${name}`),
 )
-/** `@paywire/core` → `packages/core/src/index.ts`, `@paywire/core/testing` → …/testing/index.ts */
+/** `@paywire/core` → `packages/core/src/index.ts`, `@paywire/core/testing` → …/testing/index.ts, `@paywire/core/engine` → …/engine.ts */
 const entryFiles = new Map()
 for (const name of packageNames) {
   entryFiles.set(`@paywire/${name}`, join(root, 'packages', name, 'src', 'index.ts'))
   const testing = join(root, 'packages', name, 'src', 'testing', 'index.ts')
   if (existsSync(testing)) entryFiles.set(`@paywire/${name}/testing`, testing)
+  const engine = join(root, 'packages', name, 'src', 'engine.ts')
+  if (existsSync(engine)) entryFiles.set(`@paywire/${name}/engine`, engine)
 }
 
 const base = ts.readConfigFile(join(root, 'tsconfig.base.json'), ts.sys.readFile)

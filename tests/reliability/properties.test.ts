@@ -7,15 +7,8 @@
 
 import { createHash } from 'node:crypto'
 import { asciiUpper, explainSignature, SIGNED_OPERATIONS, sign } from '@paywire/card-gateway'
-import {
-  type AnyOperation,
-  formBody,
-  jsonBody,
-  PaywireError,
-  RequestValidationError,
-  Secret,
-  withQuery,
-} from '@paywire/core'
+import { PaywireError, RequestValidationError, Secret } from '@paywire/core'
+import { type AnyOperation, formBody, jsonBody, withQuery } from '@paywire/core/engine'
 import { faults, type RecordedRequest, startFaultServer } from '@paywire/core/testing'
 import { Remittance } from '@paywire/remittance'
 import fc from 'fast-check'

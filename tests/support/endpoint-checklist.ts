@@ -8,14 +8,8 @@
  */
 
 import { readFileSync } from 'node:fs'
-import {
-  type AnyOperation,
-  type ClientOptions,
-  type Intent,
-  MemoryIntentStore,
-  PaywireError,
-  RequestValidationError,
-} from '@paywire/core'
+import { type ClientOptions, type Intent, MemoryIntentStore, PaywireError, RequestValidationError } from '@paywire/core'
+import type { AnyOperation } from '@paywire/core/engine'
 import type { RecordedRequest } from '@paywire/core/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type FaultProxy, OP_HEADER, type ProxyMode, startFaultProxy } from '../reliability/support/servers.js'

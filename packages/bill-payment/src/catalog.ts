@@ -1,6 +1,6 @@
 /** Catalog operations (rules Endpoints 1–4): one row per endpoint, which is also its method. */
 
-import { defineOperation, listAnswer, recordAnswer, resource, safe } from '@paywire/core'
+import { defineOperation, listAnswer, recordAnswer, resource, safe } from '@paywire/core/engine'
 import { PRODUCT_KINDS, type Product } from './results.js'
 import { IDEMPOTENCY, jsonObject } from './schemas.js'
 

@@ -1,17 +1,13 @@
 /** `BillPayment`: the client of the bill payment service (catalog and transactions, two-header auth). */
 
+import type { ClientOptions, Intent, PaywireError, Secret, ServiceDedupOptions } from '@paywire/core'
 import {
-  type ClientOptions,
   checkBaseUrl,
-  type Intent,
-  type PaywireError,
   problemAnswers,
   readCredentials,
-  type Secret,
   ServiceClient,
-  type ServiceDedupOptions,
   serviceDedupsIdempotencyKey,
-} from '@paywire/core'
+} from '@paywire/core/engine'
 import pkg from '../package.json' with { type: 'json' }
 import { Catalog } from './catalog.js'
 import { ENDPOINTS } from './endpoints.js'

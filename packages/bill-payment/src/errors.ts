@@ -1,6 +1,7 @@
 /** `BillPaymentError`: the service's ProblemDetails answers (RFC 9457), branded, with the credentials' hint. */
 
-import { brandErrorClass, ProblemDetailsError, type ProblemDetailsErrorInit, type ProblemHints } from '@paywire/core'
+import { ProblemDetailsError } from '@paywire/core'
+import { brandErrorClass, type ProblemDetailsErrorInit, type ProblemHints } from '@paywire/core/engine'
 import { describeFieldErrors, readFieldErrors } from './field-errors.js'
 
 const CREDENTIAL_HINT =

@@ -4,7 +4,8 @@
  * transaction shows its key, so finding it proves the payment was made and not finding it proves nothing.
  */
 
-import { type OperationClient, ProblemDetailsError, type Reconciled, type ReconcileSubject } from '@paywire/core'
+import { ProblemDetailsError, type Reconciled } from '@paywire/core'
+import type { OperationClient, ReconcileSubject } from '@paywire/core/engine'
 import type { Transaction } from './results.js'
 import { Transactions } from './transactions.js'
 

@@ -8,7 +8,7 @@
  * kinds on arrival (rule Platform 9); pass a `schema` to check and type an answer of another shape.
  */
 
-import type { FieldKinds } from '@paywire/core'
+import type { FieldKinds } from '@paywire/core/engine'
 
 /** A catalog product, addressed by `id` (rules Resources 1, Platform 11). */
 export interface Product {

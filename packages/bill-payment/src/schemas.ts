@@ -4,7 +4,8 @@
  * object, rule Platform 1).
  */
 
-import { jsonObjectIssues, type Query } from '@paywire/core'
+import type { Query } from '@paywire/core'
+import { jsonObjectIssues } from '@paywire/core/engine'
 import * as z from 'zod'
 
 /** An object whose fields the service does not publish: every key is allowed, every value is `unknown`. */

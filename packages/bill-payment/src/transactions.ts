@@ -1,6 +1,14 @@
 /** Transactions operations (rules Endpoints 5–8): one row per endpoint, which is also its method. */
 
-import { defineOperation, listAnswer, reconcileRule, recordAnswer, resource, safe, unsentOnly } from '@paywire/core'
+import {
+  defineOperation,
+  listAnswer,
+  reconcileRule,
+  recordAnswer,
+  resource,
+  safe,
+  unsentOnly,
+} from '@paywire/core/engine'
 import { TRANSACTION_KINDS, type Transaction } from './results.js'
 import { IDEMPOTENCY, jsonObject } from './schemas.js'
 

@@ -1,6 +1,7 @@
 /** Callback verification over the raw body: parse without normalising, sign the received strings, compare in constant time. */
 
-import { type Logger, nodeCrypto, type Secret, SignatureVerificationError } from '@paywire/core'
+import { type Logger, type Secret, SignatureVerificationError } from '@paywire/core'
+import { nodeCrypto } from '@paywire/core/engine'
 import { parseRawBody } from './callback-body.js'
 import { type CallbackEvent, type CallbackOptions, CHECKOUT_CALLBACK_FIELDS } from './callback-event.js'
 import { CallbackHandler, type CallbackHandlerOptions } from './callback-handler.js'

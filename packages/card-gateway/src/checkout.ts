@@ -11,7 +11,7 @@ import {
   resource,
   safe,
   withinWindow,
-} from '@paywire/core'
+} from '@paywire/core/engine'
 import * as z from 'zod'
 import {
   amountText,

@@ -4,7 +4,6 @@ import {
   type AnswerSchema,
   type ApiPromise,
   type ClientOptions,
-  checkBaseUrl,
   type Intent,
   type IntentReconciled,
   type OperationOptions,
@@ -13,10 +12,9 @@ import {
   type RequestInput,
   RequestValidationError,
   type ResultOf,
-  readCredentials,
   type Secret,
-  ServiceClient,
 } from '@paywire/core'
+import { checkBaseUrl, readCredentials, ServiceClient } from '@paywire/core/engine'
 import pkg from '../package.json' with { type: 'json' }
 import { AMOUNT_FORMS, type AmountForm } from './amount.js'
 import { Callbacks } from './callbacks.js'

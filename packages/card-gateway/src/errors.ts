@@ -1,14 +1,7 @@
 /** `CardGatewayError`: one named reason per row of the error table (rule Errors), read from both envelope levels. */
 
-import {
-  type AnswerReader,
-  ApiError,
-  brandErrorClass,
-  type RawResponse,
-  type RequestInfo,
-  statusMayHaveActed,
-  type ValidationIssue,
-} from '@paywire/core'
+import { ApiError, type RequestInfo, type ValidationIssue } from '@paywire/core'
+import { type AnswerReader, brandErrorClass, type RawResponse, statusMayHaveActed } from '@paywire/core/engine'
 import { asObject } from './schemas.js'
 
 /**

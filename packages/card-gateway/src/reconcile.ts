@@ -7,13 +7,8 @@
  * and a lookup that finds nothing counts as `not_applied` only where that proves it.
  */
 
-import {
-  DEFAULT_SETTLE_AFTER_MS,
-  type OperationClient,
-  type Reconciled,
-  type ReconcileOptions,
-  type ReconcileSubject,
-} from '@paywire/core'
+import { DEFAULT_SETTLE_AFTER_MS, type Reconciled, type ReconcileOptions } from '@paywire/core'
+import type { OperationClient, ReconcileSubject } from '@paywire/core/engine'
 import { Checkout, type CheckoutStatusResult, DEDUP_WINDOW_MS } from './checkout.js'
 import { CardGatewayError } from './errors.js'
 import { S2s } from './s2s.js'

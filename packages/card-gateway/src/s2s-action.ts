@@ -12,7 +12,7 @@ import {
   type RejectAnswer,
   type RetryPolicy,
   recordAnswer,
-} from '@paywire/core'
+} from '@paywire/core/engine'
 import type * as z from 'zod'
 import type { GatewayContext, S2sResultValue, S2sStatus } from './schemas.js'
 import { signWith, withSignature } from './signature.js'

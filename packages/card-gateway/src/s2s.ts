@@ -3,15 +3,8 @@
  * reconciliation), the params types derived from them, and the `S2s` resource with `captureIfPending`.
  */
 
-import {
-  type CallOptions,
-  type EndpointParams,
-  reconcileRule,
-  resource,
-  safe,
-  unsentOnly,
-  withinWindow,
-} from '@paywire/core'
+import type { CallOptions } from '@paywire/core'
+import { type EndpointParams, reconcileRule, resource, safe, unsentOnly, withinWindow } from '@paywire/core/engine'
 import * as z from 'zod'
 import { DEDUP_WINDOW_MS } from './checkout.js'
 import { type S2sCaptureResult, type S2sGetTransStatusResult, s2sAction } from './s2s-action.js'

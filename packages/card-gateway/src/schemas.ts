@@ -1,6 +1,6 @@
 /** Shared field rules, what the operation rows see of the client, and the value types of answers. */
 
-import { type ReconcileRule, reconcileRule } from '@paywire/core'
+import { type ReconcileRule, reconcileRule } from '@paywire/core/engine'
 import * as z from 'zod'
 import { type AmountForm, amountProblem, CURRENCY_PATTERN, CURRENCY_RULE } from './amount.js'
 import { wireField } from './wire.js'

@@ -1,6 +1,7 @@
 /** The request signature: `sha1(inner(UPPER(concat)))` over the exact wire strings (rules Authentication 4, 5). */
 
-import { nodeCrypto, RequestValidationError, type Secret } from '@paywire/core'
+import { RequestValidationError, type Secret } from '@paywire/core'
+import { nodeCrypto } from '@paywire/core/engine'
 import type { GatewayContext } from './schemas.js'
 import { assertWellFormedText, wireField } from './wire.js'
 

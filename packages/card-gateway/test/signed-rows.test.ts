@@ -3,7 +3,7 @@
  * table the CLI and users read, is derived from the rows, and a new row is signed by what it says.
  */
 
-import { HttpClient, OperationClient, resource, unsentOnly } from '@paywire/core'
+import { HttpClient, OperationClient, resource, unsentOnly } from '@paywire/core/engine'
 import { faults, startFaultServer } from '@paywire/core/testing'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import * as z from 'zod'

@@ -11,15 +11,12 @@ import {
   ApiError,
   type Clock,
   ConnectionError,
-  keyed,
-  parseRetryAfter,
   RequestValidationError,
   TimeoutError,
   UserAbortError,
-  unsentOnly,
   WINDOW_MARGIN_MS,
-  withinWindow,
 } from '@paywire/core'
+import { keyed, parseRetryAfter, unsentOnly, withinWindow } from '@paywire/core/engine'
 import { createTestClock, type FaultBehaviour, faults, startFaultServer, type TestClock } from '@paywire/core/testing'
 import { Agent, buildConnector } from 'undici'
 import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest'

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { type FieldKinds, listAnswer, recordAnswer } from '../src/index.js'
+import { type FieldKinds, listAnswer, recordAnswer } from '../src/engine.js'
 
 interface Payment {
   readonly amount?: string | null

@@ -1,4 +1,5 @@
-import { RequestValidationError, readCredentials, Secret } from '@paywire/core'
+import { RequestValidationError, Secret } from '@paywire/core'
+import { readCredentials } from '@paywire/core/engine'
 import { describe, expect, it } from 'vitest'
 
 function issuesOf(run: () => unknown) {

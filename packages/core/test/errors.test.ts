@@ -11,8 +11,8 @@ import {
   SignatureVerificationError,
   TimeoutError,
   UserAbortError,
-  unsentOnly,
 } from '@paywire/core'
+import { unsentOnly } from '@paywire/core/engine'
 import { faults, startFaultServer } from '@paywire/core/testing'
 import { build } from 'tsup'
 import { describe, expect, it } from 'vitest'

@@ -10,15 +10,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { runInNewContext } from 'node:vm'
-import {
-  ApiError,
-  checkBaseUrl,
-  type HttpRequest,
-  OperationClient,
-  type RawResponse,
-  RequestValidationError,
-  UserAbortError,
-} from '@paywire/core'
+import { ApiError, RequestValidationError, UserAbortError } from '@paywire/core'
+import { checkBaseUrl, type HttpRequest, OperationClient, type RawResponse } from '@paywire/core/engine'
 import { faults, startFaultServer } from '@paywire/core/testing'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { get, jsonHandler, makeClient, rejection } from './helpers.js'

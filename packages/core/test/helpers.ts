@@ -1,4 +1,5 @@
-import { ApiError, type ClientOptions, HttpClient, type HttpRequest, type ResponseHandler, safe } from '@paywire/core'
+import { ApiError, type ClientOptions } from '@paywire/core'
+import { HttpClient, type HttpRequest, type ResponseHandler, safe } from '@paywire/core/engine'
 
 /** A service-like handler: JSON result on 2xx, ApiError with the status otherwise. */
 export const jsonHandler: ResponseHandler<unknown> = {

@@ -4,16 +4,8 @@
  * never replaces one the SDK sets for the operation.
  */
 
-import {
-  ApiError,
-  buildRawRequest,
-  ConnectionError,
-  keyed,
-  RequestValidationError,
-  TimeoutError,
-  UserAbortError,
-  unsentOnly,
-} from '@paywire/core'
+import { ApiError, ConnectionError, RequestValidationError, TimeoutError, UserAbortError } from '@paywire/core'
+import { buildRawRequest, keyed, unsentOnly } from '@paywire/core/engine'
 import { createTestClock, faults, startFaultServer } from '@paywire/core/testing'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { jsonHandler, makeClient, post, rejection } from './helpers.js'

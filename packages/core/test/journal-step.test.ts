@@ -5,19 +5,21 @@
  */
 
 import {
-  defineOperation,
   type Intent,
   type IntentOutcome,
   MemoryIntentStore,
+  ProblemDetailsError,
+  RequestValidationError,
+} from '@paywire/core'
+import {
+  defineOperation,
   OperationClient,
   openIntentsOf,
-  ProblemDetailsError,
   problemAnswers,
-  RequestValidationError,
   reconcileJournal,
   safe,
   unsentOnly,
-} from '@paywire/core'
+} from '@paywire/core/engine'
 import { faults, startFaultServer } from '@paywire/core/testing'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { z } from 'zod'

@@ -4,15 +4,8 @@
  * existed; no reconciliation advice for a read-only lookup.
  */
 
-import {
-  checkParams,
-  HttpClient,
-  RequestValidationError,
-  readCredentials,
-  safe,
-  TimeoutError,
-  unsentOnly,
-} from '@paywire/core'
+import { RequestValidationError, TimeoutError } from '@paywire/core'
+import { checkParams, HttpClient, readCredentials, safe, unsentOnly } from '@paywire/core/engine'
 import { createTestClock, faults, startFaultServer } from '@paywire/core/testing'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { z } from 'zod'

@@ -7,16 +7,12 @@ import { type AddressInfo, connect, createServer, type Server } from 'node:net'
 import {
   ApiError,
   ConnectionError,
-  type HttpRequest,
-  keyed,
-  parseRetryAfter,
   RequestValidationError,
   systemClock,
   TimeoutError,
   UserAbortError,
-  unsentOnly,
-  withinWindow,
 } from '@paywire/core'
+import { type HttpRequest, keyed, parseRetryAfter, unsentOnly, withinWindow } from '@paywire/core/engine'
 import { createTestClock, faults, refusedUrl, startFaultServer } from '@paywire/core/testing'
 import { Agent } from 'undici'
 import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest'

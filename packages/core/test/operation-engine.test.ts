@@ -8,17 +8,19 @@ import { createHash } from 'node:crypto'
 import {
   ApiError,
   ConnectionError,
+  type OperationOptions,
+  ProblemDetailsError,
+  RequestValidationError,
+} from '@paywire/core'
+import {
   defineOperation,
   jsonAnswer,
   OperationClient,
-  type OperationOptions,
-  ProblemDetailsError,
   problemAnswers,
-  RequestValidationError,
   reconcileRule,
   safe,
   unsentOnly,
-} from '@paywire/core'
+} from '@paywire/core/engine'
 import {
   createTestClock,
   type FaultBehaviour,

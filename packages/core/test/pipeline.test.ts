@@ -1,16 +1,14 @@
+import { ApiPromise, ConnectionError, RequestValidationError } from '@paywire/core'
 import {
-  ApiPromise,
   buildRawRequest,
-  ConnectionError,
   closest,
   describeProblem,
   formBody,
   jsonBody,
   parseProblemDetails,
-  RequestValidationError,
   validateParams,
   withQuery,
-} from '@paywire/core'
+} from '@paywire/core/engine'
 import { faults, startFaultServer, startMockServer } from '@paywire/core/testing'
 import { HttpResponse, http } from 'msw'
 import { describe, expect, it } from 'vitest'

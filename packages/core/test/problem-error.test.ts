@@ -1,6 +1,7 @@
 /** The one ProblemDetails error of core: one reason vocabulary, package hints, the answer in words. */
 
-import { ApiError, checkAnswer, ProblemDetailsError, problemReason, safe, unsentOnly } from '@paywire/core'
+import { ApiError, ProblemDetailsError } from '@paywire/core'
+import { checkAnswer, problemReason, safe, unsentOnly } from '@paywire/core/engine'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 

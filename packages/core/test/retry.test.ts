@@ -1,4 +1,5 @@
-import { ConnectionError, unsentOnly, withinWindow } from '@paywire/core'
+import { ConnectionError } from '@paywire/core'
+import { unsentOnly, withinWindow } from '@paywire/core/engine'
 import { createTestClock, faults, refusedUrl, startFaultServer } from '@paywire/core/testing'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { get, jsonHandler, makeClient, post } from './helpers.js'

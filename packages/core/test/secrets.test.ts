@@ -1,5 +1,6 @@
 import { inspect } from 'node:util'
-import { OperationClient, ProblemDetailsError, problemAnswers, redactHeaders, Secret } from '@paywire/core'
+import { ProblemDetailsError, redactHeaders, Secret } from '@paywire/core'
+import { OperationClient, problemAnswers } from '@paywire/core/engine'
 import { faults, startFaultServer } from '@paywire/core/testing'
 import { describe, expect, it } from 'vitest'
 import { get, jsonHandler, makeClient } from './helpers.js'

@@ -6,16 +6,16 @@
  * call, and not by a lookup reconciliation decides on (a stale PENDING would settle a capture wrongly).
  */
 
+import { ProblemDetailsError } from '@paywire/core'
 import {
   defineOperation,
   keyed,
   OperationClient,
-  ProblemDetailsError,
   problemAnswers,
   safe,
   unsentOnly,
   withinWindow,
-} from '@paywire/core'
+} from '@paywire/core/engine'
 import { rawHttpAnswer, startDoubleAnswerServer } from '@paywire/core/testing'
 import { Agent } from 'undici'
 import { describe, expect, it, onTestFinished } from 'vitest'

@@ -1,4 +1,5 @@
-import { ConnectionError, TimeoutError, UserAbortError, unsentOnly } from '@paywire/core'
+import { ConnectionError, TimeoutError, UserAbortError } from '@paywire/core'
+import { unsentOnly } from '@paywire/core/engine'
 import { createTestClock, faults, startFaultServer } from '@paywire/core/testing'
 import { Agent } from 'undici'
 import { describe, expect, it, onTestFinished } from 'vitest'

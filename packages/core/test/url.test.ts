@@ -1,4 +1,5 @@
-import { checkBaseUrl, expandPath, pathSegment, RequestValidationError } from '@paywire/core'
+import { RequestValidationError } from '@paywire/core'
+import { checkBaseUrl, expandPath, pathSegment } from '@paywire/core/engine'
 import { describe, expect, it } from 'vitest'
 
 describe('base URL check at construction', () => {

@@ -1,18 +1,18 @@
 /** Beneficiaries (rules Endpoints 1–5): one row per endpoint, which is also its method. */
 
+import type { Reconciliation } from '@paywire/core'
 import {
   type AnswerDecoder,
   defineOperation,
   type EndpointParams,
   listAnswer,
-  type Reconciliation,
   reconcileRule,
   recordAnswer,
   resource,
   type SentRequest,
   safe,
   unsentOnly,
-} from '@paywire/core'
+} from '@paywire/core/engine'
 import { BENEFICIARY_KINDS, type Beneficiary } from './results.js'
 import { beneficiaryCreateSchema, beneficiaryUpdateSchema, openBodyIssues, type RemittanceRules } from './schemas.js'
 

@@ -2,17 +2,19 @@
 
 import {
   type ClientOptions,
-  checkBaseUrl,
   type Intent,
   type PaywireError,
-  problemAnswers,
   RequestValidationError,
-  readCredentials,
   type Secret,
-  ServiceClient,
   type ServiceDedupOptions,
-  serviceDedupsIdempotencyKey,
 } from '@paywire/core'
+import {
+  checkBaseUrl,
+  problemAnswers,
+  readCredentials,
+  ServiceClient,
+  serviceDedupsIdempotencyKey,
+} from '@paywire/core/engine'
 import pkg from '../package.json' with { type: 'json' }
 import { Beneficiaries } from './beneficiaries.js'
 import { ENDPOINTS } from './endpoints.js'

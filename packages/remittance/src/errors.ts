@@ -1,6 +1,7 @@
 /** `RemittanceError`: the service's ProblemDetails answers (RFC 9457), branded, with the key's hint. */
 
-import { brandErrorClass, ProblemDetailsError, type ProblemDetailsErrorInit, type ProblemHints } from '@paywire/core'
+import { ProblemDetailsError } from '@paywire/core'
+import { brandErrorClass, type ProblemDetailsErrorInit, type ProblemHints } from '@paywire/core/engine'
 
 const CREDENTIAL_HINT = 'The API key goes in the x-code header: check the apiKey option.'
 

@@ -8,7 +8,7 @@ import {
   recordAnswer,
   resource,
   safe,
-} from '@paywire/core'
+} from '@paywire/core/engine'
 import {
   BANK_ACCOUNT_KINDS,
   BANK_KINDS,

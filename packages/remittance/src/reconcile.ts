@@ -6,13 +6,8 @@
  * not found, an empty answer or a record that does not name it proves nothing.
  */
 
-import {
-  type OperationClient,
-  ProblemDetailsError,
-  type Reconciled,
-  type ReconcileSubject,
-  type Reconciliation,
-} from '@paywire/core'
+import { ProblemDetailsError, type Reconciled, type Reconciliation } from '@paywire/core'
+import type { OperationClient, ReconcileSubject } from '@paywire/core/engine'
 import { Lookup } from './lookup.js'
 import type { TransactionStatus } from './results.js'
 import type { RemittanceRules } from './schemas.js'

@@ -7,7 +7,7 @@
  * (rule Platform 10); pass a `schema` to check and type an answer of another shape.
  */
 
-import type { FieldKinds } from '@paywire/core'
+import type { FieldKinds } from '@paywire/core/engine'
 
 // ---- beneficiaries ------------------------------------------------------------------------------
 

@@ -5,7 +5,8 @@
  * client (with the client's rules, e.g. its `sleDecimals`).
  */
 
-import { jsonObjectIssues, type Query, type ValidationIssue } from '@paywire/core'
+import type { Query, ValidationIssue } from '@paywire/core'
+import { jsonObjectIssues } from '@paywire/core/engine'
 import * as z from 'zod'
 
 /** Any JSON value: what `remit.request(...)` and a `schema` such as `z.json()` read. */

@@ -1,16 +1,15 @@
 /** Transactions (rules Endpoints 17–20): mobile transfer, cash collection, bank transfer and confirm, one row per endpoint. */
 
+import type { Reconciliation, ValidationIssue } from '@paywire/core'
 import {
   defineOperation,
   type EndpointParams,
-  type Reconciliation,
   reconcileRule,
   recordAnswer,
   resource,
   type SentRequest,
   unsentOnly,
-  type ValidationIssue,
-} from '@paywire/core'
+} from '@paywire/core/engine'
 import type { z } from 'zod'
 import { CONFIRMATION_KINDS, type Confirmation, TRANSFER_KINDS, type Transfer } from './results.js'
 import {

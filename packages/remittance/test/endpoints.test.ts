@@ -1,4 +1,4 @@
-import type { Operation } from '@paywire/core'
+import type { Operation } from '@paywire/core/engine'
 import { describe, expect, it } from 'vitest'
 import { BENEFICIARIES } from '../src/beneficiaries.js'
 import type { Remittance } from '../src/index.js'

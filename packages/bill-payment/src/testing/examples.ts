@@ -3,7 +3,7 @@
  * each succeeds on the simulator (`startBillPaymentSimulator`). Not exported: the kit's own tests use it.
  */
 
-import type { EndpointExamples } from '@paywire/core'
+import type { EndpointExamples } from '@paywire/core/engine'
 import type { BillPayment } from '../client.js'
 import type { ENDPOINTS } from '../endpoints.js'
 

@@ -5,7 +5,7 @@
  */
 
 import { randomUUID } from 'node:crypto'
-import type { EndpointExamples } from '@paywire/core'
+import type { EndpointExamples } from '@paywire/core/engine'
 import type { CardGateway } from '../client.js'
 import type { ENDPOINTS } from '../endpoints.js'
 import { TEST_CARDS } from './rules.js'

@@ -6,7 +6,7 @@
  * kit's exports.
  */
 
-import type { EndpointExamples } from '@paywire/core'
+import type { EndpointExamples } from '@paywire/core/engine'
 import type { Remittance } from '../client.js'
 import type { ENDPOINTS } from '../endpoints.js'
 

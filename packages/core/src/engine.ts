@@ -1,0 +1,47 @@
+/**
+ * `@paywire/core/engine`: the operation engine the service packages are built on — rows, resources,
+ * the client shell, the transport, retry policies, answer readers and reconciliation. Not for merchant
+ * code: its names may change in any minor release; what merchants use is `@paywire/core`.
+ */
+
+export { checkAnswer } from './answer-schema.js'
+export type { AnswerDecoder, FieldKind, FieldKinds } from './answers.js'
+export { listAnswer, recordAnswer } from './answers.js'
+export { nodeCrypto } from './builtins.js'
+export type { OperationInput } from './call-input.js'
+export type { CredentialUse } from './credentials.js'
+export { readCredentials } from './credentials.js'
+export { formBody, jsonBody, withQuery } from './encode.js'
+export { brandErrorClass, statusMayHaveActed } from './errors.js'
+export type { HttpClientConfig } from './http-client.js'
+export { HttpClient } from './http-client.js'
+export { jsonObjectIssues } from './json-check.js'
+export type { Idempotency, Operation, ReconcileRule, RejectAnswer, SentRequest } from './operation.js'
+export { defineOperation, jsonAnswer, reconcileRule } from './operation.js'
+export type { AnswerReader, OperationClientConfig, UnusableAnswer } from './operation-client.js'
+export { OperationClient } from './operation-client.js'
+export { serviceDedupsIdempotencyKey } from './options.js'
+export { describeProblem, parseProblemDetails } from './problem-details.js'
+export type { ProblemDetailsErrorInit, ProblemErrorClass, ProblemHints } from './problem-error.js'
+export { problemAnswers, problemReason } from './problem-error.js'
+export { buildRawRequest } from './raw.js'
+export type { ReconcileSubject, ReconcileSubjectScope } from './reconcile.js'
+export { openIntentsOf, reconcileJournal, reconcileSubject } from './reconcile.js'
+export type { HttpMethod, HttpRequest, RawResponse, ResponseHandler } from './request.js'
+export type {
+  AnyOperation,
+  EndpointArgs,
+  EndpointExamples,
+  EndpointMethod,
+  EndpointMethods,
+  EndpointParams,
+  EndpointResult,
+  ResourceClass,
+} from './resource.js'
+export { reconcileKeysOf, resource } from './resource.js'
+export type { RetryPolicy } from './retry.js'
+export { keyed, parseRetryAfter, safe, unsentOnly, withinWindow } from './retry.js'
+export type { ServiceClientSetup } from './service-client.js'
+export { ServiceClient } from './service-client.js'
+export { checkBaseUrl, expandPath, pathSegment } from './url.js'
+export { checkParams, closest, validateParams } from './validate.js'
