@@ -1,8 +1,8 @@
 /** `@paywire/bill-payment`: typed client of the bill payment service (catalog, transactions). */
 
 // The core symbols every paywire package re-exports, the same list in each: one import covers calls,
-// errors, secrets and the stores of the journal and the callback inbox.
-// This service answers errors as ProblemDetails (RFC 9457): its errors extend core's ProblemDetailsError.
+// errors, secrets and the stores of the journal and the callback inbox; and, as this service answers
+// errors as ProblemDetails (RFC 9457), the ProblemDetails names its errors rest on.
 export type {
   AnswerSchema,
   CallOptions,

@@ -16,7 +16,7 @@ import { faults, startFaultServer } from '@paywire/core/testing'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { get, jsonHandler, makeClient, rejection } from './helpers.js'
 
-const CORE = fileURLToPath(new URL('../src/index.ts', import.meta.url))
+const CORE = fileURLToPath(new URL('../src/engine.ts', import.meta.url))
 
 async function server(behaviour = faults.json(200, { ok: true })) {
   const s = await startFaultServer(behaviour)

@@ -4,7 +4,7 @@ import { promisify } from 'node:util'
 import { describe, expect, it } from 'vitest'
 
 const run = promisify(execFile)
-const entry = fileURLToPath(new URL('../src/index.ts', import.meta.url))
+const entry = fileURLToPath(new URL('../src/engine.ts', import.meta.url))
 
 /**
  * Runs `body` in a fresh Node process (the test runner may already hold undici's main entry) with

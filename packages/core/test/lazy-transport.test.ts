@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 
-const CORE = fileURLToPath(new URL('../src/index.ts', import.meta.url))
+const CORE = fileURLToPath(new URL('../src/engine.ts', import.meta.url))
 
 const SCRIPT = `
 import { createRequire } from 'node:module'
