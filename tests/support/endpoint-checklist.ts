@@ -105,6 +105,8 @@ export function describeEndpointChecklist<Client extends ChecklistClient, Setup>
   pkg: ChecklistPackage<Client, Setup>,
 ): void {
   const rows = rowsOf(pkg.endpoints)
+  /** `[group.method, row]`: the test titles name each row. */
+  const named = rows.map((entry) => [`${entry.group}.${entry.method}`, entry] as const)
   const docs = pkg.docs.map((path) => readFileSync(path, 'utf8')).join('\n')
 
   describe(`${pkg.name}: the endpoint checklist (${rows.length} rows, from the table)`, () => {
@@ -127,18 +129,18 @@ export function describeEndpointChecklist<Client extends ChecklistClient, Setup>
       expect(exampleNames).toEqual(rowNames)
     })
 
-    it.each(rows)('$group.$method: the client method is the row, named after it', (entry) => {
+    it.each(named)('%s: the client method is the row, named after it', (_name, entry) => {
       expect(entry.row.name).toBe(`${entry.group}.${entry.method}`)
       expect(typeof methodOf(direct, entry)).toBe('function')
     })
 
-    it.each(rows)('$group.$method: the docs name it', ({ group, method }) => {
+    it.each(named)('%s: the docs name it', (_name, { group, method }) => {
       expect(docs, `no page of ${pkg.docs.join(', ')} names ${group}.${method}`).toContain(`${group}.${method}`)
     })
 
-    it.each(rows)(
-      '$group.$method: its example succeeds on the simulator, one request of the row method and path',
-      async (entry) => {
+    it.each(named)(
+      '%s: its example succeeds on the simulator, one request of the row method and path',
+      async (_name, entry) => {
         const example = pkg.examples[entry.group]?.[entry.method]
         if (example === undefined) throw new Error(`no example for ${entry.row.name}`)
         const args = (await example(pkg.setup(direct, simulator))) as unknown[]
@@ -151,7 +153,7 @@ export function describeEndpointChecklist<Client extends ChecklistClient, Setup>
       },
     )
 
-    it.each(rows)('$group.$method: a refused argument is named and nothing is sent', async (entry) => {
+    it.each(named)('%s: a refused argument is named and nothing is sent', async (_name, entry) => {
       const before = simulator.server.requests.length
       const { error } = await settle(methodOf(direct, entry)(...refusedArgs(entry.row)))
       expect(error).toBeInstanceOf(RequestValidationError)
@@ -168,9 +170,9 @@ export function describeEndpointChecklist<Client extends ChecklistClient, Setup>
       })
       afterAll(() => proxy?.close())
 
-      it.each(rows)(
-        '$group.$method: retried only as its policy allows, else an unknown outcome with its key',
-        async (entry) => {
+      it.each(named)(
+        '%s: retried only as its policy allows, else an unknown outcome with its key',
+        async (_name, entry) => {
           const journal = new MemoryIntentStore()
           const client = pkg.client(simulator, proxy.url, { journal, maxRetries: 2 })
           try {
