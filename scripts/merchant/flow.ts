@@ -169,7 +169,7 @@ async function cardFlow(): Promise<void> {
       async () => {
         // The status answer's token: the callback carries one too, but outside the fields it signs.
         const card_token = status.card_token
-        if (card_token === undefined || card_token === null) throw new Error('no card_token in the checkout.status answer')
+        if (card_token == null) throw new Error('no card_token in the checkout.status answer')
         expect(sale.card_token === card_token, 'the sale callback and the status answer disagree on card_token')
         const result = await gw.checkout.credit({
           order_id: `refund-${randomUUID().slice(0, 8)}`,
