@@ -5,33 +5,9 @@
  * against a loopback server that answers what a faulty gateway would.
  */
 
-import { type FaultBehaviour, faults, startFaultServer } from '@paywire/core/testing'
-import { describe, expect, it, onTestFinished } from 'vitest'
-import { CardGateway, CardGatewayError } from '../src/index.js'
-import { SIMULATOR_CREDENTIALS } from '../src/testing/index.js'
-import { rejection } from './helpers.js'
-
-async function faultGateway(behaviour: FaultBehaviour) {
-  const server = await startFaultServer(behaviour)
-  const gw = new CardGateway({
-    checkoutUrl: server.url,
-    s2sUrl: server.url,
-    merchantKey: SIMULATOR_CREDENTIALS.merchantKey,
-    clientKey: SIMULATOR_CREDENTIALS.clientKey,
-    password: SIMULATOR_CREDENTIALS.password,
-  })
-  onTestFinished(async () => {
-    await gw.close()
-    await server.close()
-  })
-  return { gw, server }
-}
-
-async function gatewayError(promise: PromiseLike<unknown>): Promise<CardGatewayError> {
-  const error = await rejection(promise)
-  expect(error).toBeInstanceOf(CardGatewayError)
-  return error as CardGatewayError
-}
+import { faults } from '@paywire/core/testing'
+import { describe, expect, it } from 'vitest'
+import { faultGateway, gatewayError } from './helpers.js'
 
 const credit = {
   order_id: 'ref-1',

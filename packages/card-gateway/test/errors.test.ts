@@ -1,18 +1,11 @@
 import { createTestClock } from '@paywire/core/testing'
 import { HttpResponse, http } from 'msw'
 import { describe, expect, it } from 'vitest'
-import { CardGatewayError } from '../src/index.js'
 import { SIMULATOR_LIVE_KEYS, TEST_CARDS } from '../src/testing/index.js'
-import { orderId, paidPayment, rejection, setup } from './helpers.js'
+import { gatewayError, orderId, paidPayment, setup } from './helpers.js'
 
 const SCHEDULE_ID = '0f6e7a0c-1d2b-4c3d-9e8f-a1b2c3d4e5f6'
 const urls = { success_url: 'https://shop.example/ok', cancel_url: 'https://shop.example/cancel' }
-
-async function gatewayError(promise: PromiseLike<unknown>): Promise<CardGatewayError> {
-  const error = await rejection(promise)
-  expect(error).toBeInstanceOf(CardGatewayError)
-  return error as CardGatewayError
-}
 
 describe('error table: one named reason per row', () => {
   it('400 100000 "Hash is not valid" → hash_invalid', async () => {

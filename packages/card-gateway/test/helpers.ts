@@ -1,7 +1,8 @@
 /** Per-test setup: a simulator on loopback and a client talking to it through the real undici transport. */
 
-import { onTestFinished } from 'vitest'
-import { CardGateway, type CardGatewayOptions } from '../src/index.js'
+import { type FaultBehaviour, rejection, startFaultServer } from '@paywire/core/testing'
+import { expect, onTestFinished } from 'vitest'
+import { CardGateway, CardGatewayError, type CardGatewayOptions } from '../src/index.js'
 import {
   type CardGatewaySimulatorOptions,
   SIMULATOR_CREDENTIALS,
@@ -64,3 +65,27 @@ export function form(body: string): Record<string, string> {
 }
 
 export { rejection } from '@paywire/core/testing'
+
+/** A client on a loopback server that answers with `behaviour` (a misbehaving gateway). */
+export async function faultGateway(behaviour: FaultBehaviour) {
+  const server = await startFaultServer(behaviour)
+  const gw = new CardGateway({
+    checkoutUrl: server.url,
+    s2sUrl: server.url,
+    merchantKey: SIMULATOR_CREDENTIALS.merchantKey,
+    clientKey: SIMULATOR_CREDENTIALS.clientKey,
+    password: SIMULATOR_CREDENTIALS.password,
+  })
+  onTestFinished(async () => {
+    await gw.close()
+    await server.close()
+  })
+  return { gw, server }
+}
+
+/** What `promise` rejected with, checked to be a `CardGatewayError`. */
+export async function gatewayError(promise: PromiseLike<unknown>): Promise<CardGatewayError> {
+  const error = await rejection(promise)
+  expect(error).toBeInstanceOf(CardGatewayError)
+  return error as CardGatewayError
+}

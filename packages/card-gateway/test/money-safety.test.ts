@@ -4,34 +4,11 @@
  * payment may have moved and how to settle it. Also the error-table rules an outside tester broke.
  */
 
-import { type FaultBehaviour, faults, startFaultServer } from '@paywire/core/testing'
+import { faults, startFaultServer } from '@paywire/core/testing'
 import { HttpResponse, http } from 'msw'
 import { describe, expect, it, onTestFinished } from 'vitest'
-import { CardGateway, CardGatewayError } from '../src/index.js'
-import { SIMULATOR_CREDENTIALS } from '../src/testing/index.js'
-import { rejection, setup } from './helpers.js'
-
-async function faultGateway(behaviour: FaultBehaviour) {
-  const server = await startFaultServer(behaviour)
-  const gw = new CardGateway({
-    checkoutUrl: server.url,
-    s2sUrl: server.url,
-    merchantKey: SIMULATOR_CREDENTIALS.merchantKey,
-    clientKey: SIMULATOR_CREDENTIALS.clientKey,
-    password: SIMULATOR_CREDENTIALS.password,
-  })
-  onTestFinished(async () => {
-    await gw.close()
-    await server.close()
-  })
-  return { gw, server }
-}
-
-async function gatewayError(promise: PromiseLike<unknown>): Promise<CardGatewayError> {
-  const error = await rejection(promise)
-  expect(error).toBeInstanceOf(CardGatewayError)
-  return error as CardGatewayError
-}
+import type { CardGateway } from '../src/index.js'
+import { faultGateway, gatewayError, rejection, setup } from './helpers.js'
 
 const order = { number: 'ord-1', amount: '10.00', currency: 'USD', description: 'Test order' }
 const urls = { success_url: 'https://shop.example/ok', cancel_url: 'https://shop.example/cancel' }
