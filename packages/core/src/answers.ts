@@ -81,21 +81,26 @@ function isRecord(value: unknown): value is object {
 
 /** The decoder of a single record: a JSON object whose known fields hold their kinds. */
 export function recordAnswer<T>(kinds: FieldKinds<T>): AnswerDecoder<T> {
+  const textFields = textFieldsOf(kinds)
   // Annotated parameters: `reject` returns `never`, and only then does it narrow `value` below.
   return (value: unknown, reject: RejectAnswer) => {
     if (value === undefined || value === null) return undefined
     if (!isRecord(value)) reject(`a JSON object (or no body) was expected, not ${describe(value)}; ${ADVICE}`)
     const problem = fieldProblem(value, kinds, '')
     if (problem !== undefined) reject(`${problem}; ${ADVICE}`)
-    return withText(value, kinds) as T
+    return (textFields.length > 0 ? withText(value, textFields) : value) as T
   }
 }
 
+/** The `text` fields of `kinds`, found once per decoder rather than on every answer. */
+function textFieldsOf(kinds: Readonly<Record<string, FieldKind>>): readonly string[] {
+  return Object.keys(kinds).filter((field) => kinds[field] === 'text')
+}
+
 /** `record`, with each number in a `text` field written as its decimal text (a copy, only when one is). */
-function withText(record: object, kinds: Readonly<Record<string, FieldKind>>): object {
+function withText(record: object, textFields: readonly string[]): object {
   let copy: Record<string, unknown> | undefined
-  for (const field in kinds) {
-    if (kinds[field] !== 'text') continue
+  for (const field of textFields) {
     const value = (record as Record<string, unknown>)[field]
     if (typeof value !== 'number' || !Object.hasOwn(record, field)) continue
     copy ??= { ...record }
@@ -106,7 +111,7 @@ function withText(record: object, kinds: Readonly<Record<string, FieldKind>>): o
 
 /** The decoder of a list: a JSON array of records whose known fields hold their kinds. */
 export function listAnswer<T>(kinds: FieldKinds<T>): AnswerDecoder<readonly T[]> {
-  const hasText = Object.values(kinds).includes('text')
+  const textFields = textFieldsOf(kinds)
   return (value: unknown, reject: RejectAnswer) => {
     if (value === undefined || value === null) return undefined
     if (!Array.isArray(value)) reject(`a JSON array (or no body) was expected, not ${describe(value)}; ${ADVICE}`)
@@ -116,6 +121,8 @@ export function listAnswer<T>(kinds: FieldKinds<T>): AnswerDecoder<readonly T[]>
       const problem = fieldProblem(item, kinds, `item ${index}: `)
       if (problem !== undefined) reject(`${problem}; ${ADVICE}`)
     }
-    return (hasText ? value.map((item: object) => withText(item, kinds)) : value) as unknown as readonly T[]
+    return (textFields.length > 0
+      ? value.map((item: object) => withText(item, textFields))
+      : value) as unknown as readonly T[]
   }
 }
