@@ -7,16 +7,7 @@
 
 import { faults } from '@paywire/core/testing'
 import { describe, expect, it } from 'vitest'
-import { faultGateway, gatewayError } from './helpers.js'
-
-const credit = {
-  order_id: 'ref-1',
-  order_amount: '1.00',
-  order_currency: 'USD',
-  order_description: 'Refund',
-  card_token: 'tok',
-  name: 'A',
-}
+import { CREDIT, faultGateway, gatewayError } from './helpers.js'
 
 describe('a known field of the wrong kind: the answer is unreadable, never read with the field dropped', () => {
   it('CAPTURE answered 200 with "result": {…}: unreadable, outcome unknown, its trans_id to reconcile by', async () => {
@@ -42,7 +33,7 @@ describe('a known field of the wrong kind: the answer is unreadable, never read 
 
   it('Checkout credit answered 200 with "status": true: unreadable, outcome unknown, its order_id', async () => {
     const { gw } = await faultGateway(faults.json(200, { result: 'ACCEPTED', status: true }))
-    const error = await gatewayError(gw.checkout.credit(credit))
+    const error = await gatewayError(gw.checkout.credit(CREDIT))
     expect(error).toMatchObject({
       reason: 'unreadable_response',
       outcomeUnknown: true,

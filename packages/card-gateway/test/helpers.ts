@@ -66,6 +66,16 @@ export function form(body: string): Record<string, string> {
 
 export { rejection } from '@paywire/core/testing'
 
+/** A Checkout credit (refund) a faulty gateway is sent: valid, so only the answer is under test. */
+export const CREDIT = {
+  order_id: 'ref-1',
+  order_amount: '1.00',
+  order_currency: 'USD',
+  order_description: 'Refund',
+  card_token: 'tok',
+  name: 'A',
+} as const
+
 /** A client on a loopback server that answers with `behaviour` (a misbehaving gateway). */
 export async function faultGateway(behaviour: FaultBehaviour) {
   const server = await startFaultServer(behaviour)

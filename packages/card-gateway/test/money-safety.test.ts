@@ -8,18 +8,10 @@ import { faults, startFaultServer } from '@paywire/core/testing'
 import { HttpResponse, http } from 'msw'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import type { CardGateway } from '../src/index.js'
-import { faultGateway, gatewayError, rejection, setup } from './helpers.js'
+import { CREDIT, faultGateway, gatewayError, rejection, setup } from './helpers.js'
 
 const order = { number: 'ord-1', amount: '10.00', currency: 'USD', description: 'Test order' }
 const urls = { success_url: 'https://shop.example/ok', cancel_url: 'https://shop.example/cancel' }
-const credit = {
-  order_id: 'ref-1',
-  order_amount: '1.00',
-  order_currency: 'USD',
-  order_description: 'Refund',
-  card_token: 'tok',
-  name: 'A',
-}
 
 /** Each money-moving call, its reconciliation key, and the lookup its error must name. */
 const moneyCalls = [
@@ -49,7 +41,7 @@ const moneyCalls = [
   },
   {
     name: 'checkout.credit',
-    call: (gw: CardGateway) => gw.checkout.credit(credit),
+    call: (gw: CardGateway) => gw.checkout.credit(CREDIT),
     key: { key: 'order_id', value: 'ref-1' },
     lookup: 'gw.checkout.status({ order_id: "ref-1" })',
   },
