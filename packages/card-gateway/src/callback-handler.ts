@@ -17,6 +17,7 @@ import {
   SignatureVerificationError,
   systemClock,
 } from '@paywire/core'
+import { logLine } from '@paywire/core/engine'
 import { isEmptyObject } from './callback-body.js'
 import { type CallbackEvent, type CallbackOptions, dedupeKey } from './callback-event.js'
 import { DEFAULT_CALLBACK_MAX_BYTES } from './callback-limits.js'
@@ -286,7 +287,7 @@ export class CallbackHandler {
       // event's identity goes out, never its body or hash.
       const line = `paywire callback inbox: ${describeFailure(error)}`
       if (onError) onError(error, event)
-      else if (this.#logger) this.#logger.warn(line, identify(event))
+      else if (this.#logger) logLine(this.#logger, 'warn', line, identify(event))
       else console.error(line, identify(event))
     } catch {
       // An observer that throws changes nothing.

@@ -26,7 +26,7 @@ import {
   type ValidationIssue,
 } from './errors.js'
 import { callHeaderIssues, callHeaders, headerIssues } from './headers.js'
-import { emit, type Hooks, type Logger } from './hooks.js'
+import { emit, type Hooks, type Logger, resolveEnvLogger } from './hooks.js'
 import { backoffOptions, duration, positive } from './options.js'
 import type { HttpRequest, RawResponse, ResponseHandler } from './request.js'
 import { type AttemptFailure, parseRetryAfter } from './retry.js'
@@ -69,8 +69,9 @@ export class HttpClient {
     this.#clock = o.clock ?? systemClock
     this.#backoff = { options: backoffOptions(o.backoff), random: o.random ?? Math.random, clock: this.#clock }
     this.#hooks = o.hooks
-    this.#logger = o.logger
-    this.#observed = o.hooks !== undefined || o.logger !== undefined
+    // Without a logger option, PAYWIRE_LOG may name a console level.
+    this.#logger = o.logger ?? resolveEnvLogger()
+    this.#observed = o.hooks !== undefined || this.#logger !== undefined
     this.#service = config.packageName
     const suffix = o.userAgent ? ` ${o.userAgent}` : ''
     this.#userAgent = `paywire-${config.packageName}/${config.packageVersion} node/${process.versions.node}${suffix}`
