@@ -152,7 +152,7 @@ describe('durations in messages', () => {
       timeoutMs: 95.56188800000018,
       requestSent: true,
       mayHaveActed: false,
-    } as ConstructorParameters<typeof TimeoutError>[0])
+    } as unknown as ConstructorParameters<typeof TimeoutError>[0])
     expect(error.message).toContain('timed out after 96 ms')
     expect(error.message).not.toContain('95.56')
   })
