@@ -207,6 +207,10 @@ describe('@paywire/otel with the real SDK', () => {
     expect(op?.status.code).toBe(SpanStatusCode.ERROR)
     expect(op?.status.message).toBe(error.constructor.name)
 
+    // The journal wrote the intent before sending, on paywire:intent, and left it open.
+    expect(await t.everything()).toMatch(
+      /"action":"open","service":"card-gateway","operation":"s2s.capture","intentId":"[0-9a-f-]{36}","ok":true/,
+    )
     const settled = await ctx.gw.reconcileAll({ settleAfterMs: 0 })
     expect(settled).toHaveLength(1)
     const spans = t.finished()
@@ -248,7 +252,11 @@ describe('@paywire/otel with the real SDK', () => {
       'paywire.callback.event_type': 'sale',
       'paywire.callback.claim': 'claimed',
     })
-    expect(await t.everything()).not.toContain(PAYER.email)
+    const text = await t.everything()
+    expect(text).not.toContain(PAYER.email)
+    // The claim and its done mark went out on paywire:claim.
+    expect(text).toContain('{"action":"claim","service":"card-gateway","state":"claimed","ok":true}')
+    expect(text).toContain('{"action":"complete","service":"card-gateway","ok":true}')
   })
 
   it('no exported byte holds a PAN, expiry, password, key, hash, token or payer data', async () => {
