@@ -10,4 +10,5 @@ export const alias = [
   ]),
   { find: /^@paywire\/core\/engine$/, replacement: source('core/src/engine.ts') },
   { find: /^@paywire\/redis$/, replacement: source('redis/src/index.ts') },
+  { find: /^@paywire\/otel$/, replacement: source('otel/src/index.ts') },
 ]

@@ -24,6 +24,7 @@ const EXAMPLES: Record<string, readonly string[]> = {
   remittance: ['beneficiaries', 'rates', 'mobile-transfer', 'cash-and-bank', 'problem-details'],
   'bill-payment': ['pay-a-bill', 'enable-disable'],
   redis: ['callback-two-instances', 'crash-and-reconcile'],
+  observability: ['otel-spans'],
 }
 
 const SANDBOX_VARIABLES: Record<string, readonly string[]> = {
@@ -70,14 +71,15 @@ function wrap(text: string, width: number): string[] {
 function target(pkg: string): string {
   const names = SANDBOX_VARIABLES[pkg] ?? []
   const set = names.filter((name) => process.env[name])
-  if (set.length < names.length) return 'embedded simulator on 127.0.0.1 (no account, no network)'
+  // An example with no sandbox variables always runs on the embedded simulator (it injects faults there).
+  if (names.length === 0 || set.length < names.length) return 'embedded simulator on 127.0.0.1 (no account, no network)'
   return `your sandbox (${names.map((name) => `${name}=${name.endsWith('_URL') ? process.env[name] : '[masked]'}`).join(' ')})`
 }
 
 let passed = 0
 let failed = 0
 for (const [pkg, names] of Object.entries(EXAMPLES)) {
-  console.log(`\n━━ @paywire/${pkg} → ${target(pkg)}`)
+  console.log(`\n━━ @paywire/${pkg === 'observability' ? 'otel' : pkg} → ${target(pkg)}`)
   for (const name of names) {
     const file = new URL(`./${pkg}/${name}.ts`, import.meta.url)
     console.log(`\n▶ ${pkg}/${name}.ts`)

@@ -6,6 +6,8 @@
  */
 
 import {
+  type CallbackMessage,
+  type ClaimMessage,
   type ClaimState,
   type ClaimStore,
   type Clock,
@@ -17,6 +19,7 @@ import {
   SignatureVerificationError,
   systemClock,
 } from '@paywire/core'
+import { channelIfObserved, errorClass, logLine, traced, tracingIfObserved } from '@paywire/core/engine'
 import { isEmptyObject } from './callback-body.js'
 import { type CallbackEvent, type CallbackOptions, dedupeKey } from './callback-event.js'
 import { DEFAULT_CALLBACK_MAX_BYTES } from './callback-limits.js'
@@ -137,7 +140,33 @@ export class CallbackHandler {
    * processed, or held by a holder that lost its connection, until its `holdMs` ends); 503
    * `store_unavailable` when the store failed every attempt. A 503 makes the gateway deliver again.
    */
-  async handle(rawBody: string | Buffer | Uint8Array): Promise<CallbackResponse> {
+  handle(rawBody: string | Buffer | Uint8Array): Promise<CallbackResponse> {
+    // paywire:callback, only when someone subscribes: the answer and the event's type, never its body.
+    const channel = tracingIfObserved('callback')
+    if (channel === undefined) return this.#handle(rawBody, undefined)
+    const message: CallbackMessage = {
+      service: 'card-gateway',
+      status: undefined,
+      answer: undefined,
+      eventType: undefined,
+      eventStatus: undefined,
+      claim: undefined,
+      errorType: undefined,
+    }
+    return traced(
+      channel,
+      message,
+      () => this.#handle(rawBody, message),
+      (m, r) => {
+        if (r.ok) {
+          m.status = r.value.status
+          m.answer = r.value.body.split(':')[0]
+        } else m.errorType = errorClass(r.error)
+      },
+    )
+  }
+
+  async #handle(rawBody: string | Buffer | Uint8Array, traced: CallbackMessage | undefined): Promise<CallbackResponse> {
     let event: CallbackEvent
     try {
       event = this.#callbacks.verify(rawBody, this.#options)
@@ -146,6 +175,10 @@ export class CallbackHandler {
         return answer(error.reason === 'body_too_large' ? 413 : 400, error.reason)
       }
       throw error
+    }
+    if (traced !== undefined) {
+      traced.eventType = word(event.type ?? event.action)
+      traced.eventStatus = word(event.status)
     }
     const key = `callback:${dedupeKey(event)}`
     // One token for this delivery: every attempt below sends it, so a claim that ran but whose reply
@@ -156,9 +189,12 @@ export class CallbackHandler {
     try {
       state = await this.#claim(key, token)
     } catch (error) {
+      claimEvent('claim', undefined, error)
       this.#report(error, event)
       return answer(503, 'store_unavailable')
     }
+    claimEvent('claim', state)
+    if (traced !== undefined) traced.claim = state
     if (state === 'held') return answer(503, 'in_progress')
     if (state === 'claimed') this.#track(this.#process(event, key, token, claimedAt + this.#holdMs))
     return answer(200, 'OK')
@@ -252,8 +288,11 @@ export class CallbackHandler {
   ): Promise<T | undefined> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await send()
+        const acknowledged = await send()
+        claimEvent(what, undefined)
+        return acknowledged
       } catch (error) {
+        claimEvent(what, undefined, error)
         const left = holdEnds - this.#clock.now()
         if (left <= 0 || error instanceof RequestValidationError) {
           const consequence =
@@ -286,7 +325,7 @@ export class CallbackHandler {
       // event's identity goes out, never its body or hash.
       const line = `paywire callback inbox: ${describeFailure(error)}`
       if (onError) onError(error, event)
-      else if (this.#logger) this.#logger.warn(line, identify(event))
+      else if (this.#logger) logLine(this.#logger, 'warn', line, identify(event))
       else console.error(line, identify(event))
     } catch {
       // An observer that throws changes nothing.
@@ -340,6 +379,25 @@ async function readFetchBody(request: Request, maxBodyBytes: number): Promise<Ui
     chunks.push(next.value)
   }
   return Buffer.concat(chunks)
+}
+
+/** A word of the event for telemetry (`SALE`, `SETTLED`): anything else is left out. */
+function word(value: unknown): string | undefined {
+  return typeof value === 'string' && /^[A-Za-z][A-Za-z0-9_-]{0,31}$/.test(value) ? value : undefined
+}
+
+/** Publishes a claim store step on `paywire:claim` when someone subscribes: the action and its answer only. */
+function claimEvent(action: ClaimMessage['action'], state: ClaimState | undefined, error?: unknown): void {
+  const channel = channelIfObserved('claim')
+  if (channel === undefined) return
+  const message: ClaimMessage = {
+    action,
+    service: 'card-gateway',
+    state,
+    ok: error === undefined,
+    errorType: error === undefined ? undefined : errorClass(error),
+  }
+  channel.publish(message)
 }
 
 function describeFailure(error: unknown): string {

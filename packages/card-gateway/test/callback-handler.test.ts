@@ -7,10 +7,12 @@
 import { once } from 'node:events'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { Writable } from 'node:stream'
 import { type ClaimStore, MemoryClaimStore } from '@paywire/core'
 import { createTestClock } from '@paywire/core/testing'
 import express from 'express'
 import Fastify from 'fastify'
+import pino from 'pino'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import {
   type CallbackEvent,
@@ -199,6 +201,31 @@ describe('the inbox on node:http', () => {
     } finally {
       logged.mockRestore()
     }
+  })
+
+  it("with a pino logger, the inbox's failure line keeps the event's ids as JSON fields", async () => {
+    const lines: Record<string, unknown>[] = []
+    const stream = new Writable({
+      write(chunk, _enc, done) {
+        for (const line of String(chunk).split('\n')) if (line) lines.push(JSON.parse(line))
+        done()
+      },
+    })
+    const withPino = new CardGateway({
+      checkoutUrl: 'https://checkout.example',
+      s2sUrl: 'https://s2s.example',
+      ...SIMULATOR_CREDENTIALS,
+      logger: pino({ level: 'debug' }, stream),
+    })
+    const handler = withPino.callbacks.handler({
+      onEvent: () => {
+        throw new Error('database down')
+      },
+    })
+    await handler.handle(signed())
+    await handler.drain()
+    expect(lines).toMatchObject([{ level: 40, msg: 'paywire callback inbox: Error: database down', id: 'pay-1' }])
+    expect(JSON.stringify(lines)).not.toContain(SIMULATOR_CREDENTIALS.password)
   })
 
   it('refuses bad handler options with RequestValidationError naming the option', () => {

@@ -317,7 +317,7 @@ export class TimeoutError extends ConnectionError {
       total: 'the whole call (total deadline across retries)',
       window: 'because a retry must arrive inside the dedup window of the first attempt',
     }[init.phase]
-    super({ ...init, message: `${init.operation}: timed out after ${init.timeoutMs} ms ${what}.` })
+    super({ ...init, message: `${init.operation}: timed out after ${formatMs(init.timeoutMs)} ms ${what}.` })
     this.phase = init.phase
     this.timeoutMs = init.timeoutMs
   }
@@ -385,3 +385,8 @@ export class SignatureVerificationError extends PaywireError {
   }
 }
 brandErrorClass(SignatureVerificationError, 'SignatureVerificationError')
+
+/** A duration for a message: whole ms from 10 ms up, one decimal below (no `95.56188800000018 ms`). */
+export function formatMs(ms: number): string {
+  return String(ms >= 10 || !Number.isFinite(ms) ? Math.round(ms) : Math.round(ms * 10) / 10)
+}

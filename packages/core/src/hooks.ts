@@ -1,6 +1,6 @@
 /** Observability without leaks: hooks and a logger see redacted headers only; silent by default. */
 
-import type { PaywireError } from './errors.js'
+import { formatMs, type PaywireError } from './errors.js'
 import { redactHeaders } from './secret.js'
 
 interface EventBase {
@@ -42,10 +42,54 @@ export interface Hooks {
   onError?(event: ErrorEvent): void
 }
 
-/** Anything with `debug` and `warn`, such as `console` or a pino logger. */
+/**
+ * Anything with `debug` and `warn`, such as `console` or a pino logger. How it is called: a
+ * pino-style logger (one with a `child()` method and a `levels.values` table, as pino and its child
+ * loggers have) gets the event object first and the message second, `warn(data, message)`, so pino
+ * keeps the data as JSON fields; any other logger (console, winston, your own) gets the message
+ * first, `warn(message, data)`.
+ */
 export interface Logger {
   debug(message: string, data?: unknown): void
   warn(message: string, data?: unknown): void
+}
+
+/** The values `PAYWIRE_LOG` accepts, lowest level first. */
+export const PAYWIRE_LOG_LEVELS = ['debug', 'info', 'warn', 'off'] as const
+
+let warnedFor: string | undefined
+
+/**
+ * The console logger `PAYWIRE_LOG` asks for, used when a client has no `logger` option: `debug`
+ * logs every request and response as well as every retry and error; `info` and `warn` log retries
+ * and errors (paywire writes no line at info level); unset, empty or `off` logs nothing. Any other
+ * value logs nothing and warns once on the console, naming the variable and the values it accepts:
+ * a typo in an environment variable must not stop a payment service.
+ */
+export function resolveEnvLogger(value: string | undefined = process.env.PAYWIRE_LOG): Logger | undefined {
+  const level = value?.trim().toLowerCase()
+  if (level === undefined || level === '' || level === 'off') return undefined
+  if (level === 'debug') return { debug: console.debug, warn: console.warn }
+  if (level === 'info' || level === 'warn') return { debug: () => {}, warn: console.warn }
+  if (warnedFor !== value) {
+    warnedFor = value
+    console.warn(
+      `paywire: PAYWIRE_LOG is ${JSON.stringify(value)}, which is not a level: use one of ${PAYWIRE_LOG_LEVELS.join(', ')}. Nothing is logged.`,
+    )
+  }
+  return undefined
+}
+
+/** Whether `logger` takes the data first (pino): see `Logger`. */
+export function isPinoStyle(logger: Logger): boolean {
+  const l = logger as { child?: unknown; levels?: { values?: unknown } }
+  return typeof l.child === 'function' && typeof l.levels?.values === 'object' && l.levels.values !== null
+}
+
+/** Writes one line at `level`: object first for a pino-style logger, message first otherwise. */
+export function logLine(logger: Logger, level: 'debug' | 'warn', message: string, data: unknown): void {
+  if (isPinoStyle(logger)) (logger[level] as unknown as (data: unknown, message: string) => void)(data, message)
+  else logger[level](message, data)
 }
 
 type EventOf = {
@@ -72,8 +116,7 @@ export function emit<K extends keyof Hooks>(
   }
   if (!logger) return
   try {
-    if (kind === 'onRetry' || kind === 'onError') logger.warn(describe(kind, safe), safe)
-    else logger.debug(describe(kind, safe), safe)
+    logLine(logger, kind === 'onRetry' || kind === 'onError' ? 'warn' : 'debug', describe(kind, safe), safe)
   } catch {
     // Same as hooks: logging never decides an outcome.
   }
@@ -87,7 +130,7 @@ function describe(kind: keyof Hooks, event: EventOf[keyof Hooks]): string {
     case 'onResponse':
       return `${head} -> ${(event as ResponseEvent).status}`
     case 'onRetry':
-      return `${head} retry in ${(event as RetryEvent).delayMs} ms: ${(event as RetryEvent).reason}`
+      return `${head} retry in ${formatMs((event as RetryEvent).delayMs)} ms: ${(event as RetryEvent).reason}`
     case 'onError':
       return `${head} failed: ${(event as ErrorEvent).error.message}`
   }

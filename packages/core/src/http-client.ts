@@ -26,10 +26,21 @@ import {
   type ValidationIssue,
 } from './errors.js'
 import { callHeaderIssues, callHeaders, headerIssues } from './headers.js'
-import { emit, type Hooks, type Logger } from './hooks.js'
+import { emit, type Hooks, type Logger, resolveEnvLogger } from './hooks.js'
 import { backoffOptions, duration, positive } from './options.js'
 import type { HttpRequest, RawResponse, ResponseHandler } from './request.js'
 import { type AttemptFailure, parseRetryAfter } from './retry.js'
+import {
+  attemptEnded,
+  attemptStarted,
+  errorClass,
+  type OperationMessage,
+  operationMessage,
+  retryDecided,
+  settleOperation,
+  traced,
+  tracingIfObserved,
+} from './telemetry.js'
 import { UndiciTransport } from './transport.js'
 
 export { WINDOW_MARGIN_MS } from './call-limits.js'
@@ -69,8 +80,9 @@ export class HttpClient {
     this.#clock = o.clock ?? systemClock
     this.#backoff = { options: backoffOptions(o.backoff), random: o.random ?? Math.random, clock: this.#clock }
     this.#hooks = o.hooks
-    this.#logger = o.logger
-    this.#observed = o.hooks !== undefined || o.logger !== undefined
+    // Without a logger option, PAYWIRE_LOG may name a console level.
+    this.#logger = o.logger ?? resolveEnvLogger()
+    this.#observed = o.hooks !== undefined || this.#logger !== undefined
     this.#service = config.packageName
     const suffix = o.userAgent ? ` ${o.userAgent}` : ''
     this.#userAgent = `paywire-${config.packageName}/${config.packageVersion} node/${process.versions.node}${suffix}`
@@ -115,7 +127,13 @@ export class HttpClient {
     call: CallOptions = {},
     beforeFirstByte?: () => Promise<void>,
   ): ApiPromise<T> {
-    return new ApiPromise(this.#run(req, handler, call, beforeFirstByte))
+    // paywire:operation, only when someone subscribes: no message is built otherwise.
+    const channel = tracingIfObserved('operation')
+    if (channel === undefined) return new ApiPromise(this.#run(req, handler, call, beforeFirstByte, undefined))
+    const op = operationMessage(req, this.#service)
+    return new ApiPromise(
+      traced(channel, op, () => this.#run(req, handler, call, beforeFirstByte, op), settleOperation),
+    )
   }
 
   /**
@@ -131,6 +149,7 @@ export class HttpClient {
     handler: ResponseHandler<T>,
     call: CallOptions,
     beforeFirstByte: (() => Promise<void>) | undefined,
+    op: OperationMessage | undefined,
   ): Promise<WithResponse<T>> {
     const timeout = duration('timeout', call.timeout, this.#timeout, req.operation, true)
     const maxRetries = Math.floor(positive('maxRetries', call.maxRetries, this.#maxRetries, req.operation))
@@ -182,6 +201,7 @@ export class HttpClient {
       const startedAt = this.#clock.now()
       const budget = attemptBudget(req.retry, state, startedAt)
       if (budget.ms <= 0) throw this.#fail(req, lastError ?? this.#expiredError(request, state, attempt, budget))
+      const tracedAttempt = attemptStarted(op, req, this.#service, attempt)
       const outcome = await this.#transport.attempt({
         request,
         headers,
@@ -190,6 +210,7 @@ export class HttpClient {
         signal: call.signal,
         priorArrival: state.firstArrival !== undefined,
       })
+      if (tracedAttempt !== undefined) attemptEnded(tracedAttempt, outcome)
       if ((outcome.ok || outcome.mayHaveArrived) && state.firstArrival === undefined) state.firstArrival = startedAt
 
       if (outcome.ok) {
@@ -221,7 +242,7 @@ export class HttpClient {
         const delay = nextRetryDelay(req.retry, failure, attempt, state, this.#backoff)
         if (delay === undefined) throw this.#fail(req, error)
         lastError = error
-        this.#retrying(req, attempt, delay, `HTTP ${response.status}`)
+        this.#retrying(req, attempt, delay, `HTTP ${response.status}`, op)
         await this.#sleep(delay, req, state, call.signal)
         continue
       }
@@ -230,7 +251,7 @@ export class HttpClient {
       const delay = outcome.failure && nextRetryDelay(req.retry, outcome.failure, attempt, state, this.#backoff)
       if (delay === undefined) throw this.#fail(req, outcome.error)
       lastError = outcome.error
-      this.#retrying(req, attempt, delay, outcome.error.message)
+      this.#retrying(req, attempt, delay, outcome.error.message, op, errorClass(outcome.error))
       await this.#sleep(delay, req, state, call.signal)
     }
   }
@@ -307,7 +328,16 @@ export class HttpClient {
     }
   }
 
-  #retrying(req: HttpRequest, attempt: number, delayMs: number, reason: string): void {
+  /** `reason` is for hooks and logs; `safeReason` (no message text) for diagnostics_channel. */
+  #retrying(
+    req: HttpRequest,
+    attempt: number,
+    delayMs: number,
+    reason: string,
+    op: OperationMessage | undefined,
+    safeReason = reason,
+  ): void {
+    retryDecided(op, req, this.#service, attempt, delayMs, safeReason)
     emit(this.#hooks, this.#logger, 'onRetry', {
       operation: req.operation,
       method: req.method,

@@ -47,3 +47,14 @@ export { DEFAULT_BACKOFF } from './retry.js'
 export { redactHeaders, Secret } from './secret.js'
 export type { ClaimState, ClaimStore, Intent, IntentOutcome, IntentStore } from './stores.js'
 export { claimToken, MemoryClaimStore, MemoryIntentStore } from './stores.js'
+export type {
+  AttemptMessage,
+  CallbackMessage,
+  ClaimMessage,
+  EndedFields,
+  IntentMessage,
+  OperationMessage,
+  ReconcileMessage,
+  RetryMessage,
+} from './telemetry.js'
+export { PAYWIRE_CHANNELS } from './telemetry.js'

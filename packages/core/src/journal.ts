@@ -11,6 +11,28 @@ import type { HttpClient } from './http-client.js'
 import { forgetIntentMark, markIntentWritten } from './intent-marks.js'
 import type { HttpRequest } from './request.js'
 import type { Intent, IntentOutcome, IntentStore } from './stores.js'
+import { channelIfObserved, errorClass, type IntentMessage } from './telemetry.js'
+
+/** Publishes a journal step on `paywire:intent` when someone subscribes: ids and names only. */
+function intentEvent(
+  action: IntentMessage['action'],
+  intent: Pick<Intent, 'id' | 'service' | 'operation'>,
+  outcome: IntentOutcome | undefined,
+  error?: unknown,
+): void {
+  const channel = channelIfObserved('intent')
+  if (channel === undefined) return
+  const message: IntentMessage = {
+    action,
+    service: intent.service,
+    operation: intent.operation,
+    intentId: intent.id,
+    outcome,
+    ok: error === undefined,
+    errorType: error === undefined ? undefined : errorClass(error),
+  }
+  channel.publish(message)
+}
 
 /**
  * A money-moving call through the intent journal: the intent is durable before anything is sent (a
@@ -51,22 +73,24 @@ export async function journaled<T>(
       await journal.open(intent)
     } catch (cause) {
       forgetIntentMark(intent.id)
+      intentEvent('open', intent, undefined, cause ?? 'failed')
       throw new PaywireError(
         `${request.operation}: the intent journal did not record the call, so nothing was sent (${String(cause)}).`,
         { cause },
       )
     }
     opened = true
+    intentEvent('open', intent, undefined)
   }
   let outcome: WithResponse<T>
   try {
     outcome = await send(open).withResponse()
   } catch (error) {
     const definite = error instanceof PaywireError && !error.outcomeUnknown
-    if (opened && definite) await closeBy(deadline, clock, journal, intent.id, 'not_applied')
+    if (opened && definite) await closeBy(deadline, clock, journal, intent, 'not_applied')
     throw error
   }
-  await closeBy(deadline, clock, journal, intent.id, 'applied')
+  await closeBy(deadline, clock, journal, intent, 'applied')
   return outcome
 }
 
@@ -79,7 +103,7 @@ async function closeBy(
   deadline: number,
   clock: Clock,
   journal: IntentStore,
-  id: string,
+  intent: Intent,
   outcome: IntentOutcome,
 ): Promise<void> {
   let timer: NodeJS.Timeout | undefined
@@ -89,17 +113,19 @@ async function closeBy(
     timer.unref()
   })
   try {
-    await Promise.race([closeQuietly(journal, id, outcome), late])
+    await Promise.race([closeQuietly(journal, intent, outcome), late])
   } finally {
     clearTimeout(timer)
   }
 }
 
-async function closeQuietly(journal: IntentStore, id: string, outcome: IntentOutcome): Promise<void> {
+async function closeQuietly(journal: IntentStore, intent: Intent, outcome: IntentOutcome): Promise<void> {
   try {
-    await journal.close(id, outcome)
-    forgetIntentMark(id)
-  } catch {
+    await journal.close(intent.id, outcome)
+    forgetIntentMark(intent.id)
+    intentEvent('close', intent, outcome)
+  } catch (error) {
+    intentEvent('close', intent, outcome, error ?? 'failed')
     // The intent stays open; reconcileAll() settles it with a lookup, which never moves money.
   }
 }

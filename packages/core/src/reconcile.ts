@@ -7,6 +7,7 @@ import { anchoredDate, type Clock, msSince, systemClock } from './clock.js'
 import { callEndedMark, PaywireError, type Reconciliation, RequestValidationError } from './errors.js'
 import { forgetIntentMark, intentWrittenMark } from './intent-marks.js'
 import type { Intent, IntentStore } from './stores.js'
+import { errorClass, type ReconcileMessage, traced, tracingIfObserved } from './telemetry.js'
 
 /**
  * What reconciliation proved: the service acted on the call (`applied`), provably did not
@@ -257,46 +258,114 @@ export async function reconcileJournal(
       { path: 'journal', message: 'is not configured: pass an intent store as the client option journal' },
     ])
   }
+  // paywire:reconcile, only when someone subscribes: the run, then each intent inside it.
+  const channel = tracingIfObserved('reconcile')
+  if (channel === undefined) return settleAll(journal, engine.service, reconcile, undefined)
+  const run = reconcileMessage('all', engine.service, undefined, undefined)
+  return traced(
+    channel,
+    run,
+    () => settleAll(journal, engine.service, reconcile, run),
+    (message, result) => {
+      if (!result.ok) message.errorType = errorClass(result.error)
+    },
+  )
+}
+
+function reconcileMessage(
+  kind: ReconcileMessage['kind'],
+  service: string,
+  parent: ReconcileMessage | undefined,
+  intent: Intent | undefined,
+): ReconcileMessage {
+  const r = intent?.reconciliation
+  return {
+    kind,
+    service,
+    parent,
+    operation: intent?.operation,
+    reconciliation: r === undefined ? undefined : { kind: r.key, value: r.value },
+    outcome: undefined,
+    closed: undefined,
+    intents: undefined,
+    errorType: undefined,
+  }
+}
+
+async function settleAll(
+  journal: IntentStore,
+  service: string,
+  reconcile: (intent: Intent) => Promise<Reconciled>,
+  run: ReconcileMessage | undefined,
+): Promise<IntentReconciled[]> {
   const settled: IntentReconciled[] = []
-  for (const intent of await journal.openIntents(engine.service)) {
-    const result = intent.reconciliation
-      ? await reconcile(intent).catch(
-          (error: unknown): Reconciled => ({
-            outcome: 'still_unknown',
-            operation: intent.operation,
-            key: intent.reconciliation as Reconciliation,
-            state: undefined,
-            ...(error instanceof RequestValidationError
-              ? {
-                  // Refused before any lookup: another gateway's call, or an intent edited by hand.
-                  evidence: `this client cannot settle it: ${error.message}`,
-                  next: 'reconcile it with a client of the gateway it was sent to, or settle it by hand, then close it in the journal',
-                }
-              : {
-                  evidence: `the lookup failed: ${error instanceof Error ? error.message : String(error)}`,
-                  next: 'run reconcileAll() again once the service answers',
-                }),
-          }),
-        )
-      : {
-          outcome: 'not_reconcilable' as const,
-          operation: intent.operation,
-          key: { key: 'intent', value: intent.id, lookup: 'none' },
-          state: undefined,
-          evidence: `${intent.operation} was sent without a key any lookup could find it by`,
-          next: 'settle it by hand with the service, then close it in the journal',
-        }
-    let closed = false
-    if (result.outcome === 'applied' || result.outcome === 'not_applied') {
-      // One close the store did not acknowledge must not fail the run: the intents closed before it
-      // would have their outcomes reach no one. This one stays open, with its outcome returned.
-      closed = await journal.close(intent.id, result.outcome).then(
-        () => true,
-        () => false,
-      )
-      if (closed) forgetIntentMark(intent.id)
+  const open = await journal.openIntents(service)
+  if (run !== undefined) run.intents = open.length
+  for (const intent of open) {
+    const channel = run === undefined ? undefined : tracingIfObserved('reconcile')
+    if (channel === undefined) {
+      settled.push(await settleOne(journal, intent, reconcile))
+      continue
     }
-    settled.push({ intent, result, closed })
+    const message = reconcileMessage('intent', service, run, intent)
+    const one = await traced(
+      channel,
+      message,
+      () => settleOne(journal, intent, reconcile),
+      (m, r) => {
+        if (r.ok) {
+          m.outcome = r.value.result.outcome
+          m.closed = r.value.closed
+        } else m.errorType = errorClass(r.error)
+      },
+    )
+    settled.push(one)
   }
   return settled
+}
+
+/** Settles one open intent by its lookup and closes it when its outcome is definite. */
+async function settleOne(
+  journal: IntentStore,
+  intent: Intent,
+  reconcile: (intent: Intent) => Promise<Reconciled>,
+): Promise<IntentReconciled> {
+  const result = intent.reconciliation
+    ? await reconcile(intent).catch(
+        (error: unknown): Reconciled => ({
+          outcome: 'still_unknown',
+          operation: intent.operation,
+          key: intent.reconciliation as Reconciliation,
+          state: undefined,
+          ...(error instanceof RequestValidationError
+            ? {
+                // Refused before any lookup: another gateway's call, or an intent edited by hand.
+                evidence: `this client cannot settle it: ${error.message}`,
+                next: 'reconcile it with a client of the gateway it was sent to, or settle it by hand, then close it in the journal',
+              }
+            : {
+                evidence: `the lookup failed: ${error instanceof Error ? error.message : String(error)}`,
+                next: 'run reconcileAll() again once the service answers',
+              }),
+        }),
+      )
+    : {
+        outcome: 'not_reconcilable' as const,
+        operation: intent.operation,
+        key: { key: 'intent', value: intent.id, lookup: 'none' },
+        state: undefined,
+        evidence: `${intent.operation} was sent without a key any lookup could find it by`,
+        next: 'settle it by hand with the service, then close it in the journal',
+      }
+  let closed = false
+  if (result.outcome === 'applied' || result.outcome === 'not_applied') {
+    // One close the store did not acknowledge must not fail the run: the intents closed before it
+    // would have their outcomes reach no one. This one stays open, with its outcome returned.
+    closed = await journal.close(intent.id, result.outcome).then(
+      () => true,
+      () => false,
+    )
+    if (closed) forgetIntentMark(intent.id)
+  }
+  return { intent, result, closed }
 }
