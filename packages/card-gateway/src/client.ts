@@ -33,6 +33,13 @@ import {
   type Signer,
   type UppercaseMode,
 } from './signature.js'
+import {
+  checkSignatureOption,
+  createRequestSigner,
+  type PayerLookup,
+  type SignatureOption,
+  strrevFormulaOf,
+} from './signature-presets.js'
 
 /**
  * Defaults that rest on the platform's public documentation (the Platform rules); each can be
@@ -79,8 +86,27 @@ export interface CardGatewayOptions extends ClientOptions {
   password: string | Secret
   /** Which environment the keys belong to; only sharpens messages (e.g. the 220002 key-mixing hint). */
   environment?: 'sandbox' | 'production'
-  /** Inner digest of the signature: `md5` (default) or `sha256` (an admin option, rule Platform 3). */
+  /**
+   * Inner digest of the seed formula `sha1(inner(UPPER(...)))`: `md5` (default) or `sha256` (an
+   * admin option, rule Platform 3). It applies wherever the seed formula signs: every operation on
+   * the `seed` preset, Checkout on `card-md5-strrev`.
+   */
   digest?: DigestName
+  /**
+   * How requests are signed and callbacks verified: a preset, or your own signer function.
+   * `'seed'` (default): `sha1(md5(UPPER(inputs… + password)))` everywhere. `'card-md5-strrev'`: the
+   * platform's S2S CARD scheme for brands that sign with plain MD5 over the reversed payer email,
+   * the password, the trans_id and the reversed card digits (S2S actions and S2S callbacks; Checkout
+   * keeps the seed formula); it needs `payerLookup`. A function gets the wire fields (or a
+   * callback's fields) and the password and returns the hex hash, for brands no preset covers.
+   */
+  signature?: SignatureOption
+  /**
+   * The payer email and card digits (or token) of a payment, by its trans_id / order_id: required by
+   * `signature: 'card-md5-strrev'`, which hashes them although S2S requests and callbacks never carry
+   * them. Synchronous; `undefined` for an unknown payment (the request is not sent, the callback refused).
+   */
+  payerLookup?: PayerLookup
   /**
    * Per-operation hash input field lists (wire names, `order.number` for nested), password excluded.
    * `'s2s.createSchedule'` has no default and must be set before `s2s.createSchedule` sends: its
@@ -187,6 +213,49 @@ function checkHashInputs(given: unknown): Partial<Record<CardGatewayOperation, r
   return lists
 }
 
+/**
+ * How `signature` combines with the other signing options: `payerLookup` is what the strrev scheme
+ * needs (and only it uses); a signer function decides its own inputs and digest.
+ */
+function checkSignatureCombination(
+  signature: SignatureOption,
+  digest: DigestName | undefined,
+  overrides: Partial<Record<CardGatewayOperation, readonly string[]>>,
+  payerLookup: unknown,
+): void {
+  if (payerLookup !== undefined && typeof payerLookup !== 'function') {
+    invalid(
+      'payerLookup',
+      'must be a function ({ operation, transId, orderId }) => { email, cardFirst6, cardLast4 } | { email, cardToken } | undefined',
+    )
+  }
+  if (signature === 'card-md5-strrev') {
+    if (payerLookup === undefined) {
+      invalid(
+        'payerLookup',
+        'is required by signature "card-md5-strrev": that scheme hashes the payer email and card digits, which S2S requests and callbacks do not carry, so they must come from your records of the original payment',
+      )
+    }
+    for (const operation of Object.keys(overrides)) {
+      const action = SIGNED_OPERATIONS[operation as CardGatewayOperation]?.action
+      if (action !== undefined && strrevFormulaOf(action) !== undefined) {
+        invalid(
+          `hashInputs.${operation}`,
+          'does not apply with signature "card-md5-strrev": that scheme fixes what this action hashes (use a signer function for another scheme)',
+        )
+      }
+    }
+    return
+  }
+  if (payerLookup !== undefined) invalid('payerLookup', 'is used only by signature "card-md5-strrev"')
+  if (typeof signature === 'function') {
+    if (digest !== undefined) invalid('digest', 'does not apply with a signer function (it computes the whole hash)')
+    if (Object.keys(overrides).length > 0) {
+      invalid('hashInputs', 'does not apply with a signer function (it reads the wire fields it signs)')
+    }
+  }
+}
+
 function checkPath(name: string, value: string | undefined, fallback: string): string {
   if (value === undefined) return fallback
   if (!value.startsWith('/') || value.startsWith('//')) {
@@ -233,6 +302,8 @@ export class CardGateway extends ServiceClient<GatewayContext> {
       password: _password,
       environment,
       digest,
+      signature: givenSignature,
+      payerLookup,
       hashInputs,
       callbackFields,
       paths,
@@ -249,6 +320,8 @@ export class CardGateway extends ServiceClient<GatewayContext> {
     const uppercase = checkUppercase(platformDefaults?.uppercase)
     const signer = createSigner(credentials.password, digest ?? 'md5', uppercase)
     const overrides = checkHashInputs(hashInputs)
+    const signature = checkSignatureOption(givenSignature)
+    checkSignatureCombination(signature, digest, overrides, payerLookup)
     const context: GatewayContext = {
       paths: {
         purchase: checkPath('paths.purchase', paths?.purchase, '/api/v1/session'),
@@ -257,8 +330,14 @@ export class CardGateway extends ServiceClient<GatewayContext> {
       rules,
       merchantKey: () => credentials.merchantKey.reveal(),
       clientKey: () => credentials.clientKey.reveal(),
-      sign: signer,
-      hashInputs: (operation) => overrides[operation as CardGatewayOperation],
+      signRequest: createRequestSigner({
+        signature,
+        password: credentials.password,
+        seed: signer,
+        uppercase,
+        hashInputs: (operation) => overrides[operation as CardGatewayOperation],
+        payerLookup,
+      }),
     }
     super({
       client: 'CardGateway',
@@ -285,12 +364,17 @@ export class CardGateway extends ServiceClient<GatewayContext> {
         digest: this.#digest,
         uppercase: checkUppercase(platformDefaults?.callbackUppercase, 'platformDefaults.callbackUppercase'),
         ...(callbackFields ? { fields: callbackFields } : {}),
+        signature,
+        ...(payerLookup ? { payerLookup } : {}),
       },
       core.logger,
     )
   }
 
-  /** The hash of `values` (wire strings in order) with the password appended, as this client signs: for raw requests. */
+  /**
+   * The seed-formula hash of `values` (wire strings in order) with the password appended, with this
+   * client's digest and uppercasing: for raw requests.
+   */
   sign(values: readonly string[]): string {
     return this.#signer(values)
   }
