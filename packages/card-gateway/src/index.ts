@@ -118,4 +118,4 @@ export type {
   StrrevFormula,
   StrrevParts,
 } from './signature-presets.js'
-export { SIGNATURE_PRESETS, strrev, strrevFormulaOf, strrevSignature } from './signature-presets.js'
+export { SIGNATURE_PRESETS, strrevFormulaOf, strrevSignature } from './signature-presets.js'
