@@ -16,7 +16,6 @@ export type {
   SimulatedSchedule,
 } from './rules.js'
 export {
-  reverse,
   SIMULATOR_CREDENTIALS,
   SIMULATOR_DEDUP_WINDOW_MS,
   SIMULATOR_LIVE_KEYS,
