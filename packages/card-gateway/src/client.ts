@@ -33,13 +33,8 @@ import {
   type Signer,
   type UppercaseMode,
 } from './signature.js'
-import {
-  checkSignatureOption,
-  createRequestSigner,
-  type PayerLookup,
-  type SignatureOption,
-  strrevFormulaOf,
-} from './signature-presets.js'
+import { checkSignatureCombination, checkSignatureOption } from './signature-options.js'
+import { createRequestSigner, type PayerLookup, type SignatureOption } from './signature-presets.js'
 
 /**
  * Defaults that rest on the platform's public documentation (the Platform rules); each can be
@@ -213,49 +208,6 @@ function checkHashInputs(given: unknown): Partial<Record<CardGatewayOperation, r
   return lists
 }
 
-/**
- * How `signature` combines with the other signing options: `payerLookup` is what the strrev scheme
- * needs (and only it uses); a signer function decides its own inputs and digest.
- */
-function checkSignatureCombination(
-  signature: SignatureOption,
-  digest: DigestName | undefined,
-  overrides: Partial<Record<CardGatewayOperation, readonly string[]>>,
-  payerLookup: unknown,
-): void {
-  if (payerLookup !== undefined && typeof payerLookup !== 'function') {
-    invalid(
-      'payerLookup',
-      'must be a function ({ operation, transId, orderId }) => { email, cardFirst6, cardLast4 } | { email, cardToken } | undefined',
-    )
-  }
-  if (signature === 'card-md5-strrev') {
-    if (payerLookup === undefined) {
-      invalid(
-        'payerLookup',
-        'is required by signature "card-md5-strrev": that scheme hashes the payer email and card digits, which S2S requests and callbacks do not carry, so they must come from your records of the original payment',
-      )
-    }
-    for (const operation of Object.keys(overrides)) {
-      const action = SIGNED_OPERATIONS[operation as CardGatewayOperation]?.action
-      if (action !== undefined && strrevFormulaOf(action) !== undefined) {
-        invalid(
-          `hashInputs.${operation}`,
-          'does not apply with signature "card-md5-strrev": that scheme fixes what this action hashes (use a signer function for another scheme)',
-        )
-      }
-    }
-    return
-  }
-  if (payerLookup !== undefined) invalid('payerLookup', 'is used only by signature "card-md5-strrev"')
-  if (typeof signature === 'function') {
-    if (digest !== undefined) invalid('digest', 'does not apply with a signer function (it computes the whole hash)')
-    if (Object.keys(overrides).length > 0) {
-      invalid('hashInputs', 'does not apply with a signer function (it reads the wire fields it signs)')
-    }
-  }
-}
-
 function checkPath(name: string, value: string | undefined, fallback: string): string {
   if (value === undefined) return fallback
   if (!value.startsWith('/') || value.startsWith('//')) {
@@ -321,7 +273,13 @@ export class CardGateway extends ServiceClient<GatewayContext> {
     const signer = createSigner(credentials.password, digest ?? 'md5', uppercase)
     const overrides = checkHashInputs(hashInputs)
     const signature = checkSignatureOption(givenSignature)
-    checkSignatureCombination(signature, digest, overrides, payerLookup)
+    checkSignatureCombination(
+      signature,
+      (operation) => SIGNED_OPERATIONS[operation as CardGatewayOperation]?.action,
+      digest,
+      overrides,
+      payerLookup,
+    )
     const context: GatewayContext = {
       paths: {
         purchase: checkPath('paths.purchase', paths?.purchase, '/api/v1/session'),
@@ -384,12 +342,6 @@ export class CardGateway extends ServiceClient<GatewayContext> {
     return explainSignature(inputs, this.#password, this.#digest, { uppercase: this.#uppercase })
   }
 
-  /**
-   * The raw escape hatch: any path under `checkoutUrl` or `s2sUrl`, same transport, retries and
-   * `CardGatewayError`. Add keys and `hash` yourself (see `sign`). Resolves with the JSON object the
-   * gateway answers; pass `schema` to check and type it. Default retry: `safe` for GET,
-   * `unsent-only` otherwise.
-   */
   /**
    * The raw escape hatch: any path under `checkoutUrl` or `s2sUrl` (`base` says which), same
    * transport, retries and `CardGatewayError`. Add keys and `hash` yourself (see `sign`). Resolves

@@ -77,25 +77,6 @@ export type SignatureFunction = (input: SignatureFunctionInput) => string
 /** The client option `signature`: a preset name, or your own signer function. */
 export type SignatureOption = SignaturePreset | SignatureFunction
 
-/** `signature`, checked: an options error names the allowed presets. */
-export function checkSignatureOption(value: unknown): SignatureOption {
-  if (value === undefined) return 'seed'
-  if (typeof value === 'function') return value as SignatureFunction
-  if (typeof value === 'string' && (SIGNATURE_PRESETS as readonly string[]).includes(value)) {
-    return value as SignaturePreset
-  }
-  throw new RequestValidationError(
-    'CardGateway',
-    [
-      {
-        path: 'signature',
-        message: `must be one of the presets ${SIGNATURE_PRESETS.map((p) => `"${p}"`).join(', ')} or a signer function (wire fields and password → hex hash)`,
-      },
-    ],
-    'options',
-  )
-}
-
 const HEX = /^[0-9a-f]+$/i
 
 /**

@@ -19,7 +19,6 @@ import {
   type PayOptions,
   Reply,
   readPath,
-  reverse,
   SIMULATOR_CREDENTIALS,
   SIMULATOR_DEDUP_WINDOW_MS,
   SIMULATOR_LIVE_KEYS,
@@ -28,10 +27,10 @@ import {
   type SimulatedSchedule,
   signCallback,
   simulatorHash,
-  simulatorStrrevHash,
   TEST_CARDS,
   tokensOf,
 } from './rules.js'
+import { type SimulatorPayerLookup, simulatorPayerLookup, strrevCallbackBody, strrevExpected } from './strrev.js'
 
 /** The callback `type` and `status` a payment's move to each state sends (`setStatus`). */
 const STATUS_CALLBACK: Readonly<Record<Exclude<SimulatedPaymentStatus, 'prepare'>, readonly [string, string]>> = {
@@ -106,17 +105,8 @@ export class SimulatedGateway {
    * A `payerLookup` for a client of this simulator on the strrev scheme: the payer email and card
    * digits of the simulator's payment by trans_id (or order_id). A merchant reads its own records.
    */
-  get payerLookup(): (ref: {
-    transId?: string
-    orderId?: string
-  }) => { email: string; cardFirst6: string; cardLast4: string } | undefined {
-    return (ref) => {
-      const p =
-        (ref.transId !== undefined ? this.payments.find((x) => x.trans_id === ref.transId) : undefined) ??
-        (ref.orderId !== undefined ? this.payments.find((x) => x.order_id === ref.orderId) : undefined)
-      if (!p?.payerEmail || !p.cardDigits) return undefined
-      return { email: p.payerEmail, cardFirst6: p.cardDigits.slice(0, 6), cardLast4: p.cardDigits.slice(6) }
-    }
+  get payerLookup(): SimulatorPayerLookup {
+    return simulatorPayerLookup(this.payments)
   }
 
   /**
@@ -244,25 +234,9 @@ export class SimulatedGateway {
       this.callback(p, type, status)
       return
     }
-    const fields: Record<string, string> = {
-      action,
-      result: 'SUCCESS',
-      status: s2sStatus,
-      order_id: p.order_id,
-      trans_id: p.trans_id,
-      amount: p.capturedAmount ?? p.amount,
-      currency: p.currency,
-    }
-    const params = new URLSearchParams(fields)
-    params.append('hash', this.strrevTransHash(p, p.trans_id))
-    const body = params.toString()
+    const body = strrevCallbackBody(p, action, s2sStatus, this.password)
     this.callbacks.push(body)
     this.#options.onCallback?.(body, p)
-  }
-
-  /** `md5(UPPER(strrev(email) + PASSWORD + trans_id + strrev(first6 + last4)))` of a payment. */
-  protected strrevTransHash(p: SimulatedPayment, transId: string): string {
-    return simulatorStrrevHash(`${reverse(p.payerEmail ?? '')}${this.password}${transId}${reverse(p.cardDigits ?? '')}`)
   }
 
   /** Wall-clock ms since the epoch, for times the simulator shows. */
@@ -379,7 +353,12 @@ export class SimulatedGateway {
   }
 
   protected checkHash(api: 'checkout' | 's2s', key: string, body: Record<string, unknown>): Reply | undefined {
-    if (api === 's2s' && this.signature === 'card-md5-strrev') return this.#checkStrrev(key, body)
+    if (api === 's2s' && this.signature === 'card-md5-strrev') {
+      const expected = strrevExpected(key, body, this.payments, this.password)
+      return expected !== undefined && body['hash'] === expected
+        ? undefined
+        : this.error(api, 100000, 'Hash is not valid')
+    }
     const names = this.#options.hashInputs?.[key] ?? HASH_INPUTS[key] ?? []
     const expected = simulatorHash(
       names.map((name) => readPath(body, name) ?? ''),
@@ -387,32 +366,6 @@ export class SimulatedGateway {
       this.#options.digest,
     )
     return body['hash'] === expected ? undefined : this.error(api, 100000, 'Hash is not valid')
-  }
-
-  /**
-   * The strrev scheme's check of an S2S action: the payer email and card digits come from the
-   * payment its trans_id (RECURRING_SALE: recurring_first_trans_id) names; a payment the simulator
-   * does not know, or one not yet paid, cannot match, so the hash is refused.
-   */
-  #checkStrrev(action: string, body: Record<string, unknown>): Reply | undefined {
-    const field = (name: string) => readPath(body, name) ?? ''
-    const byTrans = (id: string) => this.payments.find((p) => p.trans_id === id)
-    let expected: string | undefined
-    if (action === 'CREATE_SCHEDULE') expected = simulatorStrrevHash(reverse(this.password))
-    else if (action === 'DELETE_SCHEDULE' || action === 'UPDATE_SCHEDULE') {
-      expected = simulatorStrrevHash(reverse(`${field('schedule_id')}${this.password}`))
-    } else if (action === 'RECURRING_SALE') {
-      const first = byTrans(field('recurring_first_trans_id'))
-      if (first?.cardDigits !== undefined) {
-        expected = simulatorStrrevHash(`${reverse(first.payerEmail ?? '')}${this.password}${reverse(first.cardDigits)}`)
-      }
-    } else if (action !== 'GET_TRANS_STATUS_BY_ORDER') {
-      const p = byTrans(field('trans_id'))
-      if (p?.cardDigits !== undefined) expected = this.strrevTransHash(p, field('trans_id'))
-    }
-    return expected !== undefined && body['hash'] === expected
-      ? undefined
-      : this.error('s2s', 100000, 'Hash is not valid')
   }
 
   /**
