@@ -226,6 +226,9 @@ async function signStrrev(
   if (text(parsed, 'inputs') !== undefined) {
     throw new UsageError('--inputs does not apply on card-md5-strrev: the scheme fixes what each action hashes', 'sign')
   }
+  if (text(parsed, 'digest') !== undefined) {
+    throw new UsageError('--digest does not apply on card-md5-strrev S2S actions: the scheme is plain md5', 'sign')
+  }
   const password = await readPassword(io, 'sign', text(parsed, 'password-env') ?? DEFAULT_PASSWORD_ENV)
   const transId = fields.get('trans_id')
   const scheduleId = fields.get('schedule_id')
