@@ -96,7 +96,8 @@ export function callSignatureFunction(
     hash = fn({
       operation,
       action,
-      fields: Object.freeze({ ...fields }),
+      // A copy, frozen to the leaves: the function cannot change what is sent after it signed it.
+      fields: deepFrozenCopy(fields),
       field: (name) => wireField(fields, name),
       password,
     })
@@ -110,6 +111,17 @@ export function callSignatureFunction(
     )
   }
   return hash.toLowerCase()
+}
+
+function deepFrozenCopy<T>(value: T): T {
+  const copy = structuredClone(value)
+  const freeze = (node: unknown): void => {
+    if (typeof node !== 'object' || node === null) return
+    Object.freeze(node)
+    for (const child of Object.values(node)) freeze(child)
+  }
+  freeze(copy)
+  return copy
 }
 
 /** A request-side failure of the signer function: an error naming `signature`, nothing sent. */

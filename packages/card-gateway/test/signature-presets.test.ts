@@ -272,6 +272,29 @@ describe('a signer function (brands no preset covers)', () => {
     ])
   })
 
+  it('cannot change what is sent: the fields it gets are a frozen copy', async () => {
+    const ctx = await setup({
+      client: {
+        signature: ({ fields }) => {
+          const order = fields['order'] as Record<string, unknown>
+          expect(Object.isFrozen(order)).toBe(true)
+          expect(() => {
+            order['number'] = 'ORD-X'
+          }).toThrow(TypeError)
+          return 'aa'
+        },
+      },
+    })
+    await rejection(
+      ctx.gw.checkout.purchase({
+        order: { number: 'ORD-3', amount: '1.00', currency: 'USD', description: 'Three' },
+        success_url: 'https://shop.example/ok',
+        cancel_url: 'https://shop.example/cancel',
+      }),
+    )
+    expect(JSON.parse(ctx.server.requests[0]?.body ?? '{}').order.number).toBe('ORD-3')
+  })
+
   it('sends nothing when the function throws or returns no even-length hex', async () => {
     for (const fn of [
       () => {

@@ -105,6 +105,9 @@ describe('paywire sign --signature card-md5-strrev', () => {
     )
     expect(byOrder.code).toBe(2)
     expect(byOrder.stderr).toMatch(/publishes no signature for GET_TRANS_STATUS_BY_ORDER/)
+    const digest = await run('sign', 'CREATE_SCHEDULE', '--signature', 'card-md5-strrev', '--digest', 'sha256')
+    expect(digest.code).toBe(2)
+    expect(digest.stderr).toMatch(/--digest does not apply/)
     const badCard = await run(
       'sign',
       'CAPTURE',
