@@ -4,6 +4,7 @@
  */
 
 import type { DigestName, UppercaseMode } from './signature.js'
+import type { PayerCard } from './signature-presets.js'
 
 /** Checkout callback hash input order (platform rule); the password is appended last. */
 export const CHECKOUT_CALLBACK_FIELDS: readonly string[] = Object.freeze([
@@ -77,6 +78,11 @@ export interface CallbackOptions {
    * callback is a few hundred bytes: anything near the cap is an attack or a misrouted request.
    */
   readonly maxBodyBytes?: number
+  /**
+   * With `signature: 'card-md5-strrev'`: the payer data of this S2S callback's payment, when you
+   * loaded it yourself (e.g. asynchronously, by the callback's `trans_id`) instead of `payerLookup`.
+   */
+  readonly payer?: PayerCard
 }
 
 const FINAL_ORDER_STATUS: Readonly<Record<string, Readonly<Record<string, string>>>> = {

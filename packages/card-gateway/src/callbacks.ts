@@ -7,15 +7,32 @@ import { type CallbackEvent, type CallbackOptions, CHECKOUT_CALLBACK_FIELDS } fr
 import { CallbackHandler, type CallbackHandlerOptions } from './callback-handler.js'
 import { DEFAULT_CALLBACK_MAX_BYTES } from './callback-limits.js'
 import { explainSignature, sign } from './signature.js'
+import {
+  callbackSignatureFailure,
+  callSignatureFunction,
+  describeRef,
+  type PayerCard,
+  type PayerLookup,
+  type PayerRef,
+  payerProblem,
+  type SignatureOption,
+  strrevSignature,
+} from './signature-presets.js'
+
+/** The client's callback verification settings: the verify options' defaults and the signature. */
+export interface CallbackDefaults extends CallbackOptions {
+  readonly signature?: SignatureOption
+  readonly payerLookup?: PayerLookup
+}
 
 /** Verifies gateway callbacks (callback rule: signature over the raw body) with the client's password. */
 export class Callbacks {
   readonly #password: Secret
-  readonly #defaults: CallbackOptions
+  readonly #defaults: CallbackDefaults
   readonly #logger: Logger | undefined
 
   /** @internal */
-  constructor(password: Secret, defaults: CallbackOptions = {}, logger?: Logger) {
+  constructor(password: Secret, defaults: CallbackDefaults = {}, logger?: Logger) {
     this.#password = password
     this.#defaults = defaults
     this.#logger = logger
@@ -41,11 +58,16 @@ export class Callbacks {
    * `MAX_CALLBACK_DEPTH`, before decoding anything.
    */
   verify(rawBody: string | Buffer | Uint8Array, options: CallbackOptions = {}): CallbackEvent {
+    const signature = this.#defaults.signature ?? 'seed'
+    const maxBodyBytes = options.maxBodyBytes ?? this.#defaults.maxBodyBytes ?? DEFAULT_CALLBACK_MAX_BYTES
+    const fields = parseRawBody(rawBody, maxBodyBytes)
+    // On the strrev scheme only S2S callbacks (they carry `action`, rule Platform 17) change formula.
+    if (typeof signature === 'function' || (signature === 'card-md5-strrev' && fields['action'] !== undefined)) {
+      return this.#verifyOther(signature, fields, options)
+    }
     const order = options.fields ?? this.#defaults.fields ?? CHECKOUT_CALLBACK_FIELDS
     const digest = options.digest ?? this.#defaults.digest ?? 'md5'
     const uppercase = options.uppercase ?? this.#defaults.uppercase ?? 'ascii'
-    const maxBodyBytes = options.maxBodyBytes ?? this.#defaults.maxBodyBytes ?? DEFAULT_CALLBACK_MAX_BYTES
-    const fields = parseRawBody(rawBody, maxBodyBytes)
     const received = fields['hash']
     const missing = order.filter((name) => fields[name] === undefined)
     const empty = order.filter((name) => fields[name] === '')
@@ -100,6 +122,88 @@ export class Callbacks {
       )
     }
     return fields as CallbackEvent
+  }
+
+  /**
+   * Verifies with a signer function, or an S2S callback on the strrev scheme: the hash over the
+   * callback's trans_id and the payer data of its payment (from `options.payer` or `payerLookup`),
+   * which the callback itself does not carry. An unknown payer refuses the callback, never passes it.
+   */
+  #verifyOther(
+    signature: SignatureOption,
+    fields: Readonly<Record<string, string>>,
+    options: CallbackOptions,
+  ): CallbackEvent {
+    const received = fields['hash']
+    const scheme = typeof signature === 'function' ? 'signer function' : signature
+    if (received === undefined || received === '') {
+      throw new SignatureVerificationError('missing_hash', 'callback has no "hash" field; it cannot be verified.', {
+        signature: scheme,
+        fieldsReceived: Object.keys(fields),
+      })
+    }
+    let expected: string
+    if (typeof signature === 'function') {
+      const { hash: _hash, ...signed } = fields
+      expected = callSignatureFunction(signature, 'callback', signed, this.#password.reveal(), callbackSignatureFailure)
+    } else {
+      const transId = fields['trans_id']
+      if (transId === undefined || transId === '') {
+        throw new SignatureVerificationError(
+          'missing_signed_fields',
+          'S2S callback lacks trans_id, which the card-md5-strrev signature covers; it is refused without checking the hash.',
+          { signature: scheme, fieldsReceived: Object.keys(fields) },
+        )
+      }
+      const orderId = fields['order_id']
+      const ref: PayerRef = { operation: 'callback', transId, ...(orderId ? { orderId } : {}) }
+      const payer = this.#payerOf(ref, options)
+      expected = strrevSignature(
+        'transaction',
+        { payer, transId },
+        this.#password,
+        options.uppercase ?? this.#defaults.uppercase ?? 'ascii',
+      ).hash
+    }
+    if (!constantTimeEqual(expected, received.toLowerCase())) {
+      throw new SignatureVerificationError(
+        'hash_mismatch',
+        `callback signature does not verify (${scheme}). Check the password of this environment${typeof signature === 'function' ? ' and your signer function' : ' and the payer data of this payment'}.`,
+        { signature: scheme, fieldsReceived: Object.keys(fields) },
+      )
+    }
+    return fields as CallbackEvent
+  }
+
+  /** The payer data of an S2S callback's payment: given to `verify`, or found by `payerLookup`. */
+  #payerOf(ref: PayerRef, options: CallbackOptions): PayerCard {
+    const refuse = (reason: string, message: string): never => {
+      throw new SignatureVerificationError(reason, `${message}; the callback is refused.`, {
+        signature: 'card-md5-strrev',
+      })
+    }
+    let payer: unknown = options.payer
+    if (payer === undefined) {
+      const lookup = this.#defaults.payerLookup
+      if (!lookup)
+        return refuse(
+          'no_payer_lookup',
+          'signature "card-md5-strrev" needs payerLookup (or verify options.payer) to verify S2S callbacks',
+        )
+      try {
+        payer = lookup(ref)
+      } catch (error) {
+        return refuse(
+          'unknown_payer',
+          `payerLookup threw (${error instanceof Error ? error.name : typeof error}) for ${describeRef(ref)}`,
+        )
+      }
+      if (payer === undefined) return refuse('unknown_payer', `payerLookup knows no payer for ${describeRef(ref)}`)
+    }
+    const problem = payerProblem(payer)
+    return problem
+      ? refuse('unknown_payer', `the payer data for ${describeRef(ref)} is unusable: ${problem}`)
+      : (payer as PayerCard)
   }
 }
 

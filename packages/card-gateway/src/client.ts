@@ -33,6 +33,8 @@ import {
   type Signer,
   type UppercaseMode,
 } from './signature.js'
+import { checkSignatureCombination, checkSignatureOption } from './signature-options.js'
+import { createRequestSigner, type PayerLookup, type SignatureOption } from './signature-presets.js'
 
 /**
  * Defaults that rest on the platform's public documentation (the Platform rules); each can be
@@ -79,8 +81,27 @@ export interface CardGatewayOptions extends ClientOptions {
   password: string | Secret
   /** Which environment the keys belong to; only sharpens messages (e.g. the 220002 key-mixing hint). */
   environment?: 'sandbox' | 'production'
-  /** Inner digest of the signature: `md5` (default) or `sha256` (an admin option, rule Platform 3). */
+  /**
+   * Inner digest of the seed formula `sha1(inner(UPPER(...)))`: `md5` (default) or `sha256` (an
+   * admin option, rule Platform 3). It applies wherever the seed formula signs: every operation on
+   * the `seed` preset, Checkout on `card-md5-strrev`.
+   */
   digest?: DigestName
+  /**
+   * How requests are signed and callbacks verified: a preset, or your own signer function.
+   * `'seed'` (default): `sha1(md5(UPPER(inputs… + password)))` everywhere. `'card-md5-strrev'`: the
+   * platform's S2S CARD scheme for brands that sign with plain MD5 over the reversed payer email,
+   * the password, the trans_id and the reversed card digits (S2S actions and S2S callbacks; Checkout
+   * keeps the seed formula); it needs `payerLookup`. A function gets the wire fields (or a
+   * callback's fields) and the password and returns the hex hash, for brands no preset covers.
+   */
+  signature?: SignatureOption
+  /**
+   * The payer email and card digits (or token) of a payment, by its trans_id / order_id: required by
+   * `signature: 'card-md5-strrev'`, which hashes them although S2S requests and callbacks never carry
+   * them. Synchronous; `undefined` for an unknown payment (the request is not sent, the callback refused).
+   */
+  payerLookup?: PayerLookup
   /**
    * Per-operation hash input field lists (wire names, `order.number` for nested), password excluded.
    * `'s2s.createSchedule'` has no default and must be set before `s2s.createSchedule` sends: its
@@ -233,6 +254,8 @@ export class CardGateway extends ServiceClient<GatewayContext> {
       password: _password,
       environment,
       digest,
+      signature: givenSignature,
+      payerLookup,
       hashInputs,
       callbackFields,
       paths,
@@ -249,6 +272,14 @@ export class CardGateway extends ServiceClient<GatewayContext> {
     const uppercase = checkUppercase(platformDefaults?.uppercase)
     const signer = createSigner(credentials.password, digest ?? 'md5', uppercase)
     const overrides = checkHashInputs(hashInputs)
+    const signature = checkSignatureOption(givenSignature)
+    checkSignatureCombination(
+      signature,
+      (operation) => SIGNED_OPERATIONS[operation as CardGatewayOperation]?.action,
+      digest,
+      overrides,
+      payerLookup,
+    )
     const context: GatewayContext = {
       paths: {
         purchase: checkPath('paths.purchase', paths?.purchase, '/api/v1/session'),
@@ -257,8 +288,14 @@ export class CardGateway extends ServiceClient<GatewayContext> {
       rules,
       merchantKey: () => credentials.merchantKey.reveal(),
       clientKey: () => credentials.clientKey.reveal(),
-      sign: signer,
-      hashInputs: (operation) => overrides[operation as CardGatewayOperation],
+      signRequest: createRequestSigner({
+        signature,
+        password: credentials.password,
+        seed: signer,
+        uppercase,
+        hashInputs: (operation) => overrides[operation as CardGatewayOperation],
+        payerLookup,
+      }),
     }
     super({
       client: 'CardGateway',
@@ -285,12 +322,17 @@ export class CardGateway extends ServiceClient<GatewayContext> {
         digest: this.#digest,
         uppercase: checkUppercase(platformDefaults?.callbackUppercase, 'platformDefaults.callbackUppercase'),
         ...(callbackFields ? { fields: callbackFields } : {}),
+        signature,
+        ...(payerLookup ? { payerLookup } : {}),
       },
       core.logger,
     )
   }
 
-  /** The hash of `values` (wire strings in order) with the password appended, as this client signs: for raw requests. */
+  /**
+   * The seed-formula hash of `values` (wire strings in order) with the password appended, with this
+   * client's digest and uppercasing: for raw requests.
+   */
   sign(values: readonly string[]): string {
     return this.#signer(values)
   }
@@ -300,12 +342,6 @@ export class CardGateway extends ServiceClient<GatewayContext> {
     return explainSignature(inputs, this.#password, this.#digest, { uppercase: this.#uppercase })
   }
 
-  /**
-   * The raw escape hatch: any path under `checkoutUrl` or `s2sUrl`, same transport, retries and
-   * `CardGatewayError`. Add keys and `hash` yourself (see `sign`). Resolves with the JSON object the
-   * gateway answers; pass `schema` to check and type it. Default retry: `safe` for GET,
-   * `unsent-only` otherwise.
-   */
   /**
    * The raw escape hatch: any path under `checkoutUrl` or `s2sUrl` (`base` says which), same
    * transport, retries and `CardGatewayError`. Add keys and `hash` yourself (see `sign`). Resolves

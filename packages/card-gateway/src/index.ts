@@ -106,3 +106,16 @@ export type {
   UppercaseMode,
 } from './signature.js'
 export { asciiUpper, explainSignature, sign } from './signature.js'
+export type {
+  PayerCard,
+  PayerLookup,
+  PayerRef,
+  SignatureFunction,
+  SignatureFunctionInput,
+  SignatureOption,
+  SignaturePreset,
+  StrrevExplanation,
+  StrrevFormula,
+  StrrevParts,
+} from './signature-presets.js'
+export { SIGNATURE_PRESETS, strrevFormulaOf, strrevSignature } from './signature-presets.js'

@@ -269,10 +269,11 @@ export interface GatewayContext {
   readonly rules: RequestRules
   merchantKey(): string
   clientKey(): string
-  /** The hash of the wire strings `values` (in hash-input order) with the password appended, as the client signs. */
-  sign(values: readonly string[]): string
-  /** The caller's explicit hash input list for `operation`, or `undefined` when it gave none. */
-  hashInputs(operation: string): readonly string[] | undefined
+  /**
+   * The `hash` of one request, by the client's signature (preset or signer function), from its wire
+   * fields; `published` are the row's hash inputs for the seed formula (`null`: not published).
+   */
+  signRequest(operation: string, wire: Readonly<Record<string, unknown>>, published: readonly string[] | null): string
 }
 
 /**

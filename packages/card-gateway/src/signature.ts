@@ -168,18 +168,31 @@ export interface SignedOperation {
 
 /**
  * How a row is signed, as the row declares it: `finalize` of every card operation (rules
- * Authentication 4, 5). It refuses ill-formed text, then adds `hash` computed from the very wire
- * strings that are sent, over the caller's `hashInputs` for the operation or else the row's own
- * `published` inputs. `null` inputs are not published: the caller must name them.
+ * Authentication 4, 5). It refuses ill-formed text, then adds `hash` computed by the client's
+ * signature (its preset or signer function) from the very wire strings that are sent.
  */
 export function signWith(published: readonly string[] | null) {
   return (wire: Record<string, unknown>, ctx: GatewayContext, operation: string): void => {
     assertWellFormedText(operation, wire)
-    const names = ctx.hashInputs(operation) ?? published ?? refuseUnconfigured(operation)
-    const values: string[] = []
-    for (const name of names) values.push(wireField(wire, name) ?? '')
-    wire['hash'] = ctx.sign(values)
+    wire['hash'] = ctx.signRequest(operation, wire, published)
   }
+}
+
+/**
+ * The seed formula's values for one request: the wire strings of the caller's `hashInputs` for the
+ * operation or else the row's `published` inputs, in order. `null` inputs are not published: the
+ * caller must name them.
+ */
+export function seedValues(
+  wire: Readonly<Record<string, unknown>>,
+  names: readonly string[] | undefined,
+  published: readonly string[] | null,
+  operation: string,
+): string[] {
+  const list = names ?? published ?? refuseUnconfigured(operation)
+  const values: string[] = []
+  for (const name of list) values.push(wireField(wire, name) ?? '')
+  return values
 }
 
 /** An operation whose hash inputs are not published cannot be signed until the caller names them. */

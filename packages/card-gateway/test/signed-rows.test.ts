@@ -12,6 +12,7 @@ import { SIGNED_OPERATIONS, sign } from '../src/index.js'
 import { S2S } from '../src/s2s.js'
 import { s2sAction } from '../src/s2s-action.js'
 import { DEFAULT_RULES, type GatewayContext } from '../src/schemas.js'
+import { seedValues } from '../src/signature.js'
 import { PASSWORD } from './helpers.js'
 
 describe('SIGNED_OPERATIONS, derived from the rows', () => {
@@ -67,8 +68,7 @@ describe('a row added to a copy of the S2S table', () => {
       rules: DEFAULT_RULES,
       merchantKey: () => 'merchant',
       clientKey: () => 'client',
-      sign: (values) => sign(values, PASSWORD),
-      hashInputs: () => undefined,
+      signRequest: (operation, wire, published) => sign(seedValues(wire, undefined, published, operation), PASSWORD),
     }
     const { gatewayAnswers } = await import('../src/errors.js')
     const ops = new OperationClient({

@@ -36,6 +36,9 @@ Options:
                           so binding another address exposes a server anyone can drive)
   --services <list>       which to serve: card, remittance (remit), bill-payment (bill); default all
   --seed <text>           make the card simulator's ids and tokens repeatable
+  --signature <preset>    the card brand's signature: seed (default) or card-md5-strrev (S2S
+                          actions verified, S2S callbacks signed with the strrev scheme; purchases
+                          must name customer.email; Checkout keeps the seed formula)
   --callback-url <url>    POST each signed card callback there as payments change state; a non-2xx
                           answer or a time-out is retried (after 10 s, 30 s, 1 min, 5 min, 15 min)
   --callback-timeout <ms> how long a callback delivery waits for an answer (default 10000)
@@ -55,6 +58,7 @@ Ctrl-C (SIGINT) or SIGTERM stops the server.
 Examples:
   paywire sim
   paywire sim --port 0 --json --seed demo
+  paywire sim --services card --signature card-md5-strrev
   paywire sim --callback-url http://127.0.0.1:3000/callbacks/card
   curl -X POST http://127.0.0.1:4010/__paywire/clock/advance -d '{"ms":16000}'
 
@@ -74,6 +78,13 @@ Options:
   --password-env <VAR>    read the password from $VAR (default PAYWIRE_CARD_PASSWORD)
   --digest <md5|sha256>   inner digest (default md5; sha256 is an account option)
   --uppercase <ascii|unicode>  uppercasing (default ascii: only a–z, like PHP strtoupper)
+  --signature <preset>    seed (default) or card-md5-strrev: S2S actions signed
+                          md5(UPPER(strrev(email) + password + trans_id + strrev(first6 + last4)))
+                          and siblings; Checkout operations keep the seed formula
+  --payer-email <email>   with card-md5-strrev: the payer email of the original payment
+  --card-first6 <digits>  with --card-last4: the card number's first 6 and last 4 digits
+  --card-last4 <digits>     (only these are hashed; never give the whole number)
+  --card-token <token>    instead of the digits, when the payment used a card token
   --inputs <a,b,…>        hash inputs in order, replacing the operation's (CREATE_SCHEDULE has
                           none published: name them)
   --explain               print each step: inputs in order, the concatenation and the uppercased
@@ -90,6 +101,8 @@ Examples:
   paywire sign checkout.purchase --field order.number=A-1 --field order.amount=10.00 \\
     --field order.currency=USD --field order.description=Shoes --explain
   paywire sign CAPTURE --field trans_id=8f0c… --compare 3b1d…
+  paywire sign CAPTURE --signature card-md5-strrev --field trans_id=8f0c… \\
+    --payer-email payer@example.com --card-first6 411111 --card-last4 1111 --explain
 
 ${EXITS} (1: --compare found a mismatch)`,
 
@@ -116,6 +129,8 @@ Options:
                           order_currency, order_description)
   --digest <md5|sha256>   inner digest (default md5)
   --uppercase <ascii|unicode>  uppercasing (default ascii)
+  --signature <preset>    seed (default) or card-md5-strrev; an S2S callback on card-md5-strrev
+                          needs --payer-email with --card-first6/--card-last4 (or --card-token)
   --show-expected         on a rejected body, also print the hash it should carry, the signing
                           steps and the likely mistake; without it only the reason is printed
                           (the right hash for a body someone else chose would let them forge it)

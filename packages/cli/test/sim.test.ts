@@ -32,6 +32,7 @@ describe('paywire sim: start, describe, stop', () => {
         merchantKey: 'sim-merchant-key',
         clientKey: 'sim-client-key',
         password: 'sim-password',
+        signature: 'seed',
       },
       remittance: { baseUrl: `${s.base}/remittance`, apiKey: expect.any(String) },
       billPayment: {

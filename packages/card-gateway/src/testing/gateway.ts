@@ -30,6 +30,7 @@ import {
   TEST_CARDS,
   tokensOf,
 } from './rules.js'
+import { type SimulatorPayerLookup, simulatorPayerLookup, strrevCallbackBody, strrevExpected } from './strrev.js'
 
 /** The callback `type` and `status` a payment's move to each state sends (`setStatus`). */
 const STATUS_CALLBACK: Readonly<Record<Exclude<SimulatedPaymentStatus, 'prepare'>, readonly [string, string]>> = {
@@ -68,6 +69,8 @@ export class SimulatedGateway {
   readonly #faults = new FaultQueue()
   /** Makes ids and tokens (`options.uuid`, default `crypto.randomUUID`). */
   protected readonly uuid: () => string
+  /** The signature scheme this simulated brand verifies and signs with. */
+  readonly signature: 'seed' | 'card-md5-strrev'
 
   constructor(options: CardGatewaySimulatorOptions = {}) {
     this.#options = options
@@ -84,6 +87,10 @@ export class SimulatedGateway {
     this.nestedValidationErrors = options.nestedValidationErrors ?? false
     this.unsupportedActions = options.unsupportedActions ?? []
     this.uuid = options.uuid ?? randomUUID
+    this.signature = options.signature ?? 'seed'
+    if (this.signature !== 'seed' && this.signature !== 'card-md5-strrev') {
+      throw new Error(`simulator: signature must be "seed" or "card-md5-strrev", not ${String(this.signature)}`)
+    }
   }
 
   /**
@@ -92,6 +99,14 @@ export class SimulatedGateway {
    */
   get createScheduleHashInputs(): readonly string[] {
     return this.#options.hashInputs?.['CREATE_SCHEDULE'] ?? HASH_INPUTS['CREATE_SCHEDULE'] ?? []
+  }
+
+  /**
+   * A `payerLookup` for a client of this simulator on the strrev scheme: the payer email and card
+   * digits of the simulator's payment by trans_id (or order_id). A merchant reads its own records.
+   */
+  get payerLookup(): SimulatorPayerLookup {
+    return simulatorPayerLookup(this.payments)
   }
 
   /**
@@ -118,6 +133,7 @@ export class SimulatedGateway {
     const p = this.#require(ref)
     if (p.status !== 'prepare') throw new Error(`simulator: payment ${ref} is ${p.status}, not awaiting payment`)
     p.captureOnSuccess = options.capture ?? false
+    p.cardDigits = `${options.card.slice(0, 6)}${options.card.slice(-4)}`
     const known = options.card === TEST_CARDS.number
     const expiry = known ? options.expiry : 'unknown'
     if (expiry === TEST_CARDS.threeDsSuccess || expiry === TEST_CARDS.threeDsDecline) {
@@ -204,6 +220,21 @@ export class SimulatedGateway {
       ...tokensOf(p),
       ...extra,
     })
+    this.callbacks.push(body)
+    this.#options.onCallback?.(body, p)
+  }
+
+  /**
+   * The callback after an S2S action: on the strrev scheme an S2S CARD callback (`action`, `result`,
+   * `status`, `order_id`, `trans_id`, rule Platform 17) signed with that scheme; otherwise the
+   * Checkout-shaped callback of `callback`.
+   */
+  protected actionCallback(p: SimulatedPayment, action: string, type: string, status: string, s2sStatus: string): void {
+    if (this.signature === 'seed') {
+      this.callback(p, type, status)
+      return
+    }
+    const body = strrevCallbackBody(p, action, s2sStatus, this.password)
     this.callbacks.push(body)
     this.#options.onCallback?.(body, p)
   }
@@ -322,6 +353,12 @@ export class SimulatedGateway {
   }
 
   protected checkHash(api: 'checkout' | 's2s', key: string, body: Record<string, unknown>): Reply | undefined {
+    if (api === 's2s' && this.signature === 'card-md5-strrev') {
+      const expected = strrevExpected(key, body, this.payments, this.password)
+      return expected !== undefined && body['hash'] === expected
+        ? undefined
+        : this.error(api, 100000, 'Hash is not valid')
+    }
     const names = this.#options.hashInputs?.[key] ?? HASH_INPUTS[key] ?? []
     const expected = simulatorHash(
       names.map((name) => readPath(body, name) ?? ''),

@@ -21,6 +21,7 @@ export {
   SIMULATOR_LIVE_KEYS,
   signCallback,
   simulatorHash,
+  simulatorStrrevHash,
   TEST_CARDS,
 } from './rules.js'
 export { CardGatewaySimulator } from './simulator.js'
@@ -36,8 +37,9 @@ export interface StartedCardGatewaySimulator {
   readonly simulator: CardGatewaySimulator
   readonly server: MockServer
   /**
-   * Options for a `CardGateway` talking to this simulator: its URL and keys, and the CREATE_SCHEDULE
-   * hash inputs it checks (the client has no default for them).
+   * Options for a `CardGateway` talking to this simulator: its URL and keys, its signature preset,
+   * and the CREATE_SCHEDULE hash inputs it checks (the client has no default for them); on the
+   * strrev scheme, a `payerLookup` reading the simulator's own payments (in your code, your records).
    */
   readonly clientOptions: CardGatewayOptions
   close(): Promise<void>
@@ -57,7 +59,9 @@ export async function startCardGatewaySimulator(
     password: simulator.password,
     environment: 'sandbox',
     ...(options.digest ? { digest: options.digest } : {}),
-    hashInputs: { 's2s.createSchedule': simulator.createScheduleHashInputs },
+    ...(options.signature === 'card-md5-strrev'
+      ? { signature: 'card-md5-strrev' as const, payerLookup: simulator.payerLookup }
+      : { hashInputs: { 's2s.createSchedule': simulator.createScheduleHashInputs } }),
   }
   return { url: server.url, simulator, server, clientOptions, close: () => server.close() }
 }

@@ -42,6 +42,14 @@ export interface CardGatewaySimulatorOptions {
    */
   readonly clock?: Clock
   readonly digest?: Digest
+  /**
+   * The signature scheme the simulated brand uses. `seed` (default): `sha1(md5(UPPER(...)))`
+   * everywhere. `card-md5-strrev`: S2S actions are verified, and S2S callbacks (after CAPTURE, VOID,
+   * CREDITVOID) signed, with the platform's plain-MD5 scheme over the reversed payer email, the
+   * password, the trans_id and the reversed card digits; Checkout keeps the seed formula, and a
+   * purchase must then name `customer.email`.
+   */
+  readonly signature?: 'seed' | 'card-md5-strrev'
   /** Hash input overrides by action name, or `purchase`, `credit`, `status`. */
   readonly hashInputs?: Readonly<Record<string, readonly string[]>>
   /** Callback hash input order; default Checkout order (rule Platform 15). */
@@ -88,6 +96,10 @@ export interface SimulatedPayment {
   declineAfter3ds: boolean
   capturedAmount: string | undefined
   readonly createdAt: number
+  /** The payer email the purchase named (`customer.email`), for the strrev scheme. */
+  readonly payerEmail?: string | undefined
+  /** The card's first 6 + last 4 digits, once the payer paid, for the strrev scheme. */
+  cardDigits?: string | undefined
 }
 
 export interface SimulatedSchedule {
@@ -194,6 +206,23 @@ export function simulatorHash(values: readonly string[], password: string, diges
     upper += ch >= 'a' && ch <= 'z' ? String.fromCharCode(ch.charCodeAt(0) - 32) : ch
   const inner = createHash(digest).update(Buffer.from(upper, 'utf8')).digest('hex')
   return createHash('sha1').update(inner).digest('hex')
+}
+
+/**
+ * The simulator's own strrev-scheme hash, written apart from the SDK's: `md5(UPPER(text))` where the
+ * caller builds `text` from the reversed parts (`reverse`), PHP-like ASCII uppercase, UTF-8.
+ */
+export function simulatorStrrevHash(text: string): string {
+  let upper = ''
+  for (const ch of text) upper += ch >= 'a' && ch <= 'z' ? String.fromCharCode(ch.charCodeAt(0) - 32) : ch
+  return createHash('md5').update(Buffer.from(upper, 'utf8')).digest('hex')
+}
+
+/** Reverses a string by code points (what the strrev scheme does with each reversed part). */
+export function reverse(text: string): string {
+  let out = ''
+  for (const ch of text) out = ch + out
+  return out
 }
 
 /**

@@ -2,7 +2,7 @@
 
 import { http, type RequestHandler } from 'msw'
 import { SimulatedGateway } from './gateway.js'
-import { ACTIONS, REQUIRED, Reply, S2S_STATUS, type SimulatedPayment, tokensOf, UUID } from './rules.js'
+import { ACTIONS, REQUIRED, Reply, readPath, S2S_STATUS, type SimulatedPayment, tokensOf, UUID } from './rules.js'
 
 /**
  * The stateful simulator. `handlers` are msw handlers (serve them with `startMockServer`, or use
@@ -36,6 +36,7 @@ export class CardGatewaySimulator extends SimulatedGateway {
       'cancel_url',
       'hash',
     ])
+    if (this.signature === 'card-md5-strrev') missing.push(...this.missing(body, ['customer.email']))
     if (missing.length > 0) return this.invalid('checkout', missing)
     const hashProblem = this.checkHash('checkout', 'purchase', body)
     if (hashProblem) return hashProblem
@@ -58,6 +59,7 @@ export class CardGatewaySimulator extends SimulatedGateway {
         declineAfter3ds: false,
         capturedAmount: undefined,
         createdAt: this.date(),
+        payerEmail: readPath(body, 'customer.email'),
       }
       this.payments.push(payment)
       this.record({ kind: 'session', trans_id: payment.trans_id, order_id: payment.order_id, amount: payment.amount })
@@ -239,7 +241,7 @@ export class CardGatewaySimulator extends SimulatedGateway {
     p.status = 'settled'
     p.capturedAmount = amount
     this.record({ kind: 'capture', trans_id: p.trans_id, order_id: p.order_id, amount })
-    this.callback(p, 'capture', 'success')
+    this.actionCallback(p, 'CAPTURE', 'capture', 'success', 'SETTLED')
     return this.#transReply('CAPTURE', p)
   }
 
@@ -249,7 +251,7 @@ export class CardGatewaySimulator extends SimulatedGateway {
     if (p.status !== 'pending') return this.error('s2s', 204005, 'Payment action not supported')
     p.status = 'void'
     this.record({ kind: 'void', trans_id: p.trans_id, order_id: p.order_id, amount: p.amount })
-    this.callback(p, 'void', 'success')
+    this.actionCallback(p, 'VOID', 'void', 'success', 'VOID')
     return this.#transReply('VOID', p)
   }
 
@@ -261,7 +263,7 @@ export class CardGatewaySimulator extends SimulatedGateway {
     const amount = f['amount'] ?? p.capturedAmount ?? p.amount
     p.status = 'refund'
     this.record({ kind: 'refund', trans_id: p.trans_id, order_id: p.order_id, amount })
-    this.callback(p, 'refund', 'success')
+    this.actionCallback(p, 'CREDITVOID', 'refund', 'success', 'REFUND')
     // CREDITVOID answers ACCEPTED at once; the outcome follows by callback (rule Platform 11).
     return new Reply(200, { action: 'CREDITVOID', result: 'ACCEPTED', order_id: p.order_id, trans_id: p.trans_id })
   }
@@ -288,6 +290,8 @@ export class CardGatewaySimulator extends SimulatedGateway {
         declineAfter3ds: false,
         capturedAmount: f['order_amount'],
         createdAt: this.date(),
+        payerEmail: first.payerEmail,
+        cardDigits: first.cardDigits,
       }
       this.payments.push(p)
       this.record({ kind: 'recurring_sale', trans_id: p.trans_id, order_id: p.order_id, amount: p.amount })

@@ -6,7 +6,10 @@ import {
   CardGateway,
   CHECKOUT_CALLBACK_FIELDS,
   explainSignature,
+  type PayerCard,
+  type SignaturePreset,
   SignatureVerificationError,
+  strrevSignature,
 } from '@paywire/card-gateway'
 import { MAX_ANSWER_BYTES, readCappedAnswer } from '../answer.js'
 import { fieldPairs, flag, parse, text, texts, wholeNumber } from '../args.js'
@@ -23,7 +26,7 @@ import {
   UsageError,
 } from '../io.js'
 import { DEFAULT_PASSWORD_ENV, readPassword } from '../secrets.js'
-import { comparison, explain, inputList, RECIPE_OPTIONS, recipeChoices } from './sign.js'
+import { comparison, explain, inputList, payerOptions, presetChoice, RECIPE_OPTIONS, recipeChoices } from './sign.js'
 
 /** The largest body `verify` reads: far above any callback, far below what would hurt. */
 const MAX_BODY_BYTES = 1024 * 1024
@@ -32,13 +35,16 @@ const MAX_BODY_BYTES = 1024 * 1024
  * A client that only verifies: callbacks are checked with the password alone, so the URLs and keys
  * are placeholders that no request ever uses.
  */
-function verifier(password: string): CardGateway {
+function verifier(password: string, signature: SignaturePreset): CardGateway {
   return new CardGateway({
     checkoutUrl: 'https://checkout.invalid',
     s2sUrl: 'https://s2s.invalid',
     merchantKey: 'unused',
     clientKey: 'unused',
     password,
+    signature,
+    // The payer data of an S2S callback comes from the command line (verify options.payer).
+    ...(signature === 'card-md5-strrev' ? { payerLookup: () => undefined } : {}),
   })
 }
 
@@ -64,6 +70,14 @@ export async function verify(io: Io, argv: readonly string[]): Promise<ExitCode>
   )
   const showExpected = flag(parsed, 'show-expected')
   const { digest, uppercase } = recipeChoices('callback verify', parsed)
+  const preset = presetChoice('callback verify', parsed)
+  const payer = payerOptions('callback verify', parsed)
+  if (payer !== undefined && preset !== 'card-md5-strrev') {
+    throw new UsageError(
+      '--payer-email and the card options apply to --signature card-md5-strrev only',
+      'callback verify',
+    )
+  }
   const fieldsOption = text(parsed, 'fields')
   const order =
     fieldsOption !== undefined ? inputList('callback verify', 'fields', fieldsOption) : CHECKOUT_CALLBACK_FIELDS
@@ -92,11 +106,12 @@ export async function verify(io: Io, argv: readonly string[]): Promise<ExitCode>
   }
 
   try {
-    const event = verifier(password).callbacks.verify(body, {
+    const event = verifier(password, preset).callbacks.verify(body, {
       fields: order,
       digest,
       uppercase,
       maxBodyBytes: MAX_BODY_BYTES,
+      ...(payer ? { payer } : {}),
     })
     if (json) io.out(jsonLine({ verified: true, event }))
     else {
@@ -120,6 +135,9 @@ export async function verify(io: Io, argv: readonly string[]): Promise<ExitCode>
     }
     const fields = Object.fromEntries(new URLSearchParams(shape === 'form' ? body.toString('utf8') : ''))
     const values = shape === 'json' ? jsonFields(body) : fields
+    if (preset === 'card-md5-strrev' && values['action'] !== undefined) {
+      return strrevExpected(io, json, error, values, payer, password, uppercase)
+    }
     const inputs = order.map((name) => ({ name, value: values[name] }))
     const received = values['hash']
     const explanation = explainSignature(inputs, password, digest, { uppercase })
@@ -147,6 +165,44 @@ export async function verify(io: Io, argv: readonly string[]): Promise<ExitCode>
     }
     return EXIT.failure
   }
+}
+
+/**
+ * `--show-expected` for an S2S callback on the strrev scheme: its formula over the callback's
+ * trans_id and the payer data given on the command line.
+ */
+function strrevExpected(
+  io: Io,
+  json: boolean,
+  error: SignatureVerificationError,
+  values: Record<string, string | undefined>,
+  payer: PayerCard | undefined,
+  password: string,
+  uppercase: 'ascii' | 'unicode',
+): ExitCode {
+  const transId = values['trans_id']
+  const x =
+    payer !== undefined && transId !== undefined
+      ? strrevSignature('transaction', { payer, transId }, password, uppercase)
+      : undefined
+  if (json) {
+    io.out(
+      jsonLine({ verified: false, reason: error.reason, message: error.message, expected: x?.hash, explanation: x }),
+    )
+    return EXIT.failure
+  }
+  io.out(io.paint.red(`not verified (${error.reason}): ${printable(error.message)}`))
+  if (x === undefined) {
+    io.out(
+      'An S2S callback on card-md5-strrev is signed over the payer data: give --payer-email with --card-first6 and --card-last4 (or --card-token).',
+    )
+    return EXIT.failure
+  }
+  io.out(`rule          ${x.rule}`)
+  io.out(`concatenated  ${printable(x.concatenation)}`)
+  io.out(`uppercased    ${printable(x.uppercased)}`)
+  io.out(`expected      ${x.hash}`)
+  return EXIT.failure
 }
 
 /**

@@ -3,8 +3,15 @@
 import {
   CHECKOUT_CALLBACK_FIELDS,
   explainSignature,
+  type PayerCard,
+  SIGNATURE_PRESETS,
   SIGNED_OPERATIONS,
   type SignatureExplanation,
+  type SignaturePreset,
+  type StrrevExplanation,
+  type StrrevFormula,
+  strrevFormulaOf,
+  strrevSignature,
 } from '@paywire/card-gateway'
 import { fieldPairs, flag, oneOf, parse, text, texts } from '../args.js'
 import { diagnose, type Finding } from '../diagnose.js'
@@ -16,6 +23,11 @@ export const RECIPE_OPTIONS = {
   'password-env': { type: 'string' },
   digest: { type: 'string' },
   uppercase: { type: 'string' },
+  signature: { type: 'string' },
+  'payer-email': { type: 'string' },
+  'card-first6': { type: 'string' },
+  'card-last4': { type: 'string' },
+  'card-token': { type: 'string' },
   json: { type: 'boolean' },
 } as const
 
@@ -48,6 +60,41 @@ export function recipeChoices(command: string, parsed: ReturnType<typeof parse>)
   }
 }
 
+/** `--signature`: a preset name, checked (default `seed`). */
+export function presetChoice(command: string, parsed: ReturnType<typeof parse>): SignaturePreset {
+  return oneOf(command, 'signature', text(parsed, 'signature') ?? 'seed', SIGNATURE_PRESETS)
+}
+
+/**
+ * The payer data of `--payer-email`, `--card-first6`/`--card-last4` or `--card-token` (what the
+ * strrev scheme hashes and never sends), or `undefined` when none is given. Only 6 + 4 digits.
+ */
+export function payerOptions(command: string, parsed: ReturnType<typeof parse>): PayerCard | undefined {
+  const email = text(parsed, 'payer-email')
+  const first6 = text(parsed, 'card-first6')
+  const last4 = text(parsed, 'card-last4')
+  const token = text(parsed, 'card-token')
+  if (email === undefined && first6 === undefined && last4 === undefined && token === undefined) return undefined
+  if (email === undefined || email === '')
+    throw new UsageError('--payer-email is required with the card options', command)
+  if (token !== undefined) {
+    if (first6 !== undefined || last4 !== undefined)
+      throw new UsageError('give --card-token or --card-first6 with --card-last4, not both', command)
+    if (token === '') throw new UsageError('--card-token must not be empty', command)
+    return { email, cardToken: token }
+  }
+  if (first6 === undefined || !/^\d{6}$/.test(first6))
+    throw new UsageError('--card-first6 takes the card number’s first 6 digits (or give --card-token)', command)
+  if (last4 === undefined || !/^\d{4}$/.test(last4))
+    throw new UsageError('--card-last4 takes the card number’s last 4 digits (or give --card-token)', command)
+  return { email, cardFirst6: first6, cardLast4: last4 }
+}
+
+/** The strrev formula `paywire sign` applies to `target` on `preset`, or `undefined` for the seed formula. */
+function strrevFormula(preset: SignaturePreset, target: SignTarget): StrrevFormula | undefined {
+  return preset === 'card-md5-strrev' && target.action !== undefined ? strrevFormulaOf(target.action) : undefined
+}
+
 /** `--inputs a,b,c`: names in order, none empty. */
 export function inputList(command: string, option: string, value: string): string[] {
   const names = value.split(',').map((name) => name.trim())
@@ -75,6 +122,16 @@ export async function sign(io: Io, argv: readonly string[]): Promise<ExitCode> {
   const target = findOperation(ref)
   if (!target) throw new UsageError(`no card operation "${ref}": one of ${operationList()}`, 'sign')
   const { digest, uppercase } = recipeChoices('sign', parsed)
+  const preset = presetChoice('sign', parsed)
+  const payer = payerOptions('sign', parsed)
+  const formula = strrevFormula(preset, target)
+  if (preset === 'card-md5-strrev' && target.action !== undefined && formula === undefined) {
+    throw new UsageError(
+      `the card-md5-strrev scheme publishes no signature for ${target.action}: the SDK refuses to send it on that preset (look the payment up by trans_id with GET_TRANS_STATUS)`,
+      'sign',
+    )
+  }
+  if (formula !== undefined) return signStrrev(io, parsed, target, formula, payer, { digest, uppercase })
   const override = text(parsed, 'inputs')
   const inputs = override !== undefined ? inputList('sign', 'inputs', override) : target.inputs
   if (inputs === null) {
@@ -108,18 +165,180 @@ export async function sign(io: Io, argv: readonly string[]): Promise<ExitCode> {
       ? undefined
       : diagnose({ inputs: named, password, digest, uppercase }, compared)
   const match = compared === undefined ? undefined : findings === undefined
+  const matchesPreset =
+    match === false
+      ? otherPreset(preset, target, fields, payer, password, { digest, uppercase }, compared ?? '')
+      : undefined
 
   if (flag(parsed, 'json')) {
     io.out(
-      jsonLine({ operation: target.name, action: target.action, uppercase, ...explanation, compared, match, findings }),
+      jsonLine({
+        operation: target.name,
+        action: target.action,
+        signature: preset,
+        uppercase,
+        ...explanation,
+        compared,
+        match,
+        findings,
+        matchesPreset,
+      }),
     )
   } else if (flag(parsed, 'explain') || compared !== undefined) {
     if (flag(parsed, 'explain')) explain(io, target, explanation, uppercase)
     if (compared !== undefined) comparison(io, compared, explanation.hash, findings)
+    if (matchesPreset !== undefined) presetHint(io, matchesPreset)
   } else {
     io.out(explanation.hash)
   }
   return match === false ? EXIT.failure : EXIT.ok
+}
+
+interface Recipe {
+  readonly digest: 'md5' | 'sha256'
+  readonly uppercase: 'ascii' | 'unicode'
+}
+
+/** `paywire sign` on the strrev scheme: its formula over the trans_id / schedule_id and the payer data. */
+async function signStrrev(
+  io: Io,
+  parsed: ReturnType<typeof parse>,
+  target: SignTarget,
+  formula: StrrevFormula,
+  payer: PayerCard | undefined,
+  recipe: Recipe,
+): Promise<ExitCode> {
+  const fields = new Map<string, string>()
+  for (const [name, value] of fieldPairs('sign', texts(parsed, 'field'))) {
+    if (fields.has(name)) throw new UsageError(`--field ${name} is given twice`, 'sign')
+    fields.set(name, value)
+  }
+  const needs = formula === 'transaction' ? 'trans_id' : formula === 'schedule' ? 'schedule_id' : undefined
+  if (needs !== undefined && !fields.has(needs)) {
+    throw new UsageError(`${target.name} on card-md5-strrev signs ${needs}: give --field ${needs}=…`, 'sign')
+  }
+  if ((formula === 'transaction' || formula === 'payment') && payer === undefined) {
+    throw new UsageError(
+      `${target.name} on card-md5-strrev signs the payer email and card digits of the original payment: give --payer-email with --card-first6 and --card-last4 (or --card-token)`,
+      'sign',
+    )
+  }
+  if (text(parsed, 'inputs') !== undefined) {
+    throw new UsageError('--inputs does not apply on card-md5-strrev: the scheme fixes what each action hashes', 'sign')
+  }
+  if (text(parsed, 'digest') !== undefined) {
+    throw new UsageError('--digest does not apply on card-md5-strrev S2S actions: the scheme is plain md5', 'sign')
+  }
+  const password = await readPassword(io, 'sign', text(parsed, 'password-env') ?? DEFAULT_PASSWORD_ENV)
+  const transId = fields.get('trans_id')
+  const scheduleId = fields.get('schedule_id')
+  const x = strrevSignature(
+    formula,
+    {
+      ...(payer ? { payer } : {}),
+      ...(transId !== undefined ? { transId } : {}),
+      ...(scheduleId !== undefined ? { scheduleId } : {}),
+    },
+    password,
+    recipe.uppercase,
+  )
+  const compared = text(parsed, 'compare')
+  const match = compared === undefined ? undefined : compared.trim().toLowerCase() === x.hash
+  const matchesPreset =
+    match === false
+      ? otherPreset('card-md5-strrev', target, fields, payer, password, recipe, compared as string)
+      : undefined
+  if (flag(parsed, 'json')) {
+    io.out(
+      jsonLine({
+        operation: target.name,
+        action: target.action,
+        signature: 'card-md5-strrev',
+        uppercase: recipe.uppercase,
+        ...x,
+        compared,
+        match,
+        matchesPreset,
+      }),
+    )
+  } else if (flag(parsed, 'explain') || compared !== undefined) {
+    if (flag(parsed, 'explain')) explainStrrev(io, target, x, recipe.uppercase)
+    if (compared !== undefined) {
+      const { green, red } = io.paint
+      if (match) io.out(green(`match: ${compared.trim()} is the right hash`))
+      else {
+        io.out(red(`mismatch: ${compared.trim()} is not the right hash ${x.hash}`))
+        if (matchesPreset !== undefined) presetHint(io, matchesPreset)
+        else
+          io.out(
+            'Check the password (sandbox and production differ), the payer email and card digits of the original payment, and the trans_id.',
+          )
+      }
+    }
+  } else io.out(x.hash)
+  return match === false ? EXIT.failure : EXIT.ok
+}
+
+/**
+ * The preset other than `chosen` whose hash of the same operation and values is `compared`, when one
+ * is: a brand on another scheme is the likeliest cause of "Hash is not valid" across every call.
+ */
+function otherPreset(
+  chosen: SignaturePreset,
+  target: SignTarget,
+  fields: ReadonlyMap<string, string>,
+  payer: PayerCard | undefined,
+  password: string,
+  recipe: Recipe,
+  compared: string,
+): SignaturePreset | undefined {
+  const wanted = compared.trim().toLowerCase()
+  for (const preset of SIGNATURE_PRESETS) {
+    if (preset === chosen) continue
+    const formula = strrevFormula(preset, target)
+    if (formula === undefined) {
+      if (target.inputs === null) continue
+      const named = target.inputs.map((name) => ({ name, value: fields.get(name) }))
+      for (const digest of [recipe.digest, recipe.digest === 'md5' ? 'sha256' : 'md5'] as const) {
+        if (explainSignature(named, password, digest, { uppercase: recipe.uppercase }).hash === wanted) return preset
+      }
+      continue
+    }
+    if ((formula === 'transaction' || formula === 'payment') && payer === undefined) continue
+    const transId = fields.get('trans_id')
+    const scheduleId = fields.get('schedule_id')
+    const hash = strrevSignature(
+      formula,
+      {
+        ...(payer ? { payer } : {}),
+        ...(transId !== undefined ? { transId } : {}),
+        ...(scheduleId !== undefined ? { scheduleId } : {}),
+      },
+      password,
+      recipe.uppercase,
+    ).hash
+    if (hash === wanted) return preset
+  }
+  return undefined
+}
+
+function presetHint(io: Io, preset: SignaturePreset): void {
+  io.out(
+    io.paint.yellow(
+      `this hash matches preset ${preset}: your gateway signs with that scheme (client option signature: '${preset}', here --signature ${preset})`,
+    ),
+  )
+}
+
+/** The steps of a strrev signature, password masked. */
+function explainStrrev(io: Io, target: SignTarget, x: StrrevExplanation, uppercase: string): void {
+  const { bold } = io.paint
+  io.out(`${bold('operation')}     ${target.name}${target.action ? ` (action ${target.action})` : ''}`)
+  io.out(`${bold('signature')}     card-md5-strrev (${x.formula})`)
+  io.out(`${bold('rule')}          ${x.rule}, UTF-8, lowercase hex; uppercase ${uppercase}; strrev by characters`)
+  io.out(`${bold('concatenated')}  ${printable(x.concatenation)}`)
+  io.out(`${bold('uppercased')}    ${printable(x.uppercased)}`)
+  io.out(`${bold('hash')}          ${x.hash}`)
 }
 
 /** The steps of a signature, password masked. */

@@ -1,7 +1,8 @@
 /** `paywire sim`: the three simulators behind one local server until Ctrl-C. */
 
+import { SIGNATURE_PRESETS } from '@paywire/card-gateway'
 import { MAX_ANSWER_BYTES } from '../answer.js'
-import { flag, parse, text, wholeNumber } from '../args.js'
+import { flag, oneOf, parse, text, wholeNumber } from '../args.js'
 import { displayUrl, EXIT, type ExitCode, endpointUrl, type Io, jsonLine, printable, UsageError } from '../io.js'
 import type { Delivery, DeliveryAttempt } from '../sim/deliveries.js'
 import { type RequestLogEntry, startSim } from '../sim/server.js'
@@ -19,6 +20,7 @@ export async function sim(io: Io, argv: readonly string[]): Promise<ExitCode> {
       host: { type: 'string' },
       services: { type: 'string' },
       seed: { type: 'string' },
+      signature: { type: 'string' },
       'callback-url': { type: 'string' },
       'callback-timeout': { type: 'string' },
       json: { type: 'boolean' },
@@ -44,6 +46,9 @@ export async function sim(io: Io, argv: readonly string[]): Promise<ExitCode> {
     1,
     600_000,
   )
+  const signature = oneOf(command, 'signature', text(parsed, 'signature') ?? 'seed', SIGNATURE_PRESETS)
+  if (text(parsed, 'signature') !== undefined && !services.has('card'))
+    throw new UsageError('--signature needs the card simulator (--services card)', command)
   const json = flag(parsed, 'json')
   const { bold, dim, green, red } = io.paint
 
@@ -102,6 +107,7 @@ export async function sim(io: Io, argv: readonly string[]): Promise<ExitCode> {
       host,
       services,
       seed: text(parsed, 'seed'),
+      signature,
       callbackUrl: callbackTarget?.href,
       callbackTimeoutMs,
       onRequest,
@@ -163,6 +169,11 @@ function banner(io: Io, d: Record<string, unknown>, host: string, callbackUrl: U
       `                 merchantKey ${card['merchantKey']}  clientKey ${card['clientKey']}  password ${card['password']}`,
     )
     io.out(`                 test card 4111111111111111, expiry 01/2038 success, 02/2038 decline, 05/2038 3DS`)
+    if (card['signature'] !== 'seed') {
+      io.out(
+        `                 signature ${card['signature']}: S2S actions and S2S callbacks use it (purchases must name customer.email); Checkout keeps the seed formula`,
+      )
+    }
   }
   if (remittance) io.out(`  remittance     baseUrl ${remittance['baseUrl']}  apiKey ${remittance['apiKey']}`)
   if (bill)

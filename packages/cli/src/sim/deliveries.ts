@@ -85,10 +85,11 @@ export class CallbackDeliverer {
     const delivery: Delivery = {
       id: this.#sequence,
       url: this.#url,
-      type: fields.get('type') ?? '',
+      // A Checkout callback names type, order_number and id; an S2S one action, order_id and trans_id.
+      type: fields.get('type') ?? fields.get('action')?.toLowerCase() ?? '',
       status: fields.get('status') ?? '',
-      orderNumber: fields.get('order_number') ?? '',
-      paymentId: fields.get('id') ?? '',
+      orderNumber: fields.get('order_number') ?? fields.get('order_id') ?? '',
+      paymentId: fields.get('id') ?? fields.get('trans_id') ?? '',
       body,
       state: 'sending',
       attempts: [],

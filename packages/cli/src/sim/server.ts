@@ -22,6 +22,8 @@ export interface SimOptions {
   readonly host: string
   readonly services: ReadonlySet<ServiceName>
   readonly seed: string | undefined
+  /** The card simulator's signature preset. */
+  readonly signature: 'seed' | 'card-md5-strrev'
   readonly callbackUrl: string | undefined
   readonly callbackTimeoutMs: number
   /** Hears one entry per request served. */
@@ -60,6 +62,7 @@ export async function startSim(options: SimOptions): Promise<RunningSim> {
     enabled: options.services,
     clock,
     seed: options.seed,
+    signature: options.signature,
     onCallback: (body) => deliverer?.enqueue(body),
   })
   let base = ''
@@ -191,6 +194,7 @@ function describeServices(base: string, services: Services): Record<string, unkn
       merchantKey: services.card.merchantKey,
       clientKey: services.card.clientKey,
       password: services.card.password,
+      signature: services.card.signature,
     }
   }
   if (services.remittance) out['remittance'] = { baseUrl: base + MOUNTS.remittance, apiKey: services.remittance.apiKey }

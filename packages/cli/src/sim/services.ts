@@ -29,6 +29,8 @@ export interface ServicesOptions {
   readonly enabled: ReadonlySet<ServiceName>
   readonly clock: SimClock
   readonly seed: string | undefined
+  /** The card simulator's signature preset (`--signature`). */
+  readonly signature: 'seed' | 'card-md5-strrev'
   /** Hears each signed card callback as the simulator produces it. */
   readonly onCallback: (body: string) => void
 }
@@ -50,9 +52,14 @@ export class Services {
   }
 
   reset(): void {
-    const { enabled, clock, seed, onCallback } = this.#options
+    const { enabled, clock, seed, onCallback, signature } = this.#options
     this.card = enabled.has('card')
-      ? new CardGatewaySimulator({ clock, onCallback, ...(seed !== undefined ? { uuid: seededUuid(seed) } : {}) })
+      ? new CardGatewaySimulator({
+          clock,
+          onCallback,
+          signature,
+          ...(seed !== undefined ? { uuid: seededUuid(seed) } : {}),
+        })
       : undefined
     this.remittance = enabled.has('remittance') ? new RemittanceSimulator() : undefined
     this.billPayment = enabled.has('billPayment') ? new BillPaymentSimulator({ clock }) : undefined
