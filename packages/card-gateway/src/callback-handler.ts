@@ -7,7 +7,6 @@
 
 import {
   type CallbackMessage,
-  type ClaimMessage,
   type ClaimState,
   type ClaimStore,
   type Clock,
@@ -19,10 +18,11 @@ import {
   SignatureVerificationError,
   systemClock,
 } from '@paywire/core'
-import { channelIfObserved, errorClass, logLine, traced, tracingIfObserved } from '@paywire/core/engine'
+import { errorClass, logLine, traced, tracingIfObserved } from '@paywire/core/engine'
 import { isEmptyObject } from './callback-body.js'
 import { type CallbackEvent, type CallbackOptions, dedupeKey } from './callback-event.js'
 import { DEFAULT_CALLBACK_MAX_BYTES } from './callback-limits.js'
+import { callbackMessage, claimEvent, word } from './callback-telemetry.js'
 
 /** What the inbox needs of `gw.callbacks`: the verification of a raw body into its event. */
 export interface CallbackVerifier {
@@ -144,15 +144,7 @@ export class CallbackHandler {
     // paywire:callback, only when someone subscribes: the answer and the event's type, never its body.
     const channel = tracingIfObserved('callback')
     if (channel === undefined) return this.#handle(rawBody, undefined)
-    const message: CallbackMessage = {
-      service: 'card-gateway',
-      status: undefined,
-      answer: undefined,
-      eventType: undefined,
-      eventStatus: undefined,
-      claim: undefined,
-      errorType: undefined,
-    }
+    const message = callbackMessage()
     return traced(
       channel,
       message,
@@ -379,25 +371,6 @@ async function readFetchBody(request: Request, maxBodyBytes: number): Promise<Ui
     chunks.push(next.value)
   }
   return Buffer.concat(chunks)
-}
-
-/** A word of the event for telemetry (`SALE`, `SETTLED`): anything else is left out. */
-function word(value: unknown): string | undefined {
-  return typeof value === 'string' && /^[A-Za-z][A-Za-z0-9_-]{0,31}$/.test(value) ? value : undefined
-}
-
-/** Publishes a claim store step on `paywire:claim` when someone subscribes: the action and its answer only. */
-function claimEvent(action: ClaimMessage['action'], state: ClaimState | undefined, error?: unknown): void {
-  const channel = channelIfObserved('claim')
-  if (channel === undefined) return
-  const message: ClaimMessage = {
-    action,
-    service: 'card-gateway',
-    state,
-    ok: error === undefined,
-    errorType: error === undefined ? undefined : errorClass(error),
-  }
-  channel.publish(message)
 }
 
 function describeFailure(error: unknown): string {
