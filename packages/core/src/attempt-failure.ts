@@ -107,6 +107,12 @@ export interface AttemptEnd {
    * for a free socket or was still connecting), `undefined` when the dispatcher cannot tell us.
    */
   readonly written: boolean | undefined
+  /**
+   * Whether the transport cannot see interim (1xx) answers (`fetch` hides them): a failure before
+   * the final status, once the request may have arrived, might then follow one unseen, and is
+   * treated as if it did (the service may have started on it).
+   */
+  readonly interimHidden?: boolean
 }
 
 /** What a thrown attempt means, as a pure function: one early return per kind of failure. */
@@ -120,9 +126,11 @@ export function classifyFailure(error: unknown, plan: AttemptPlan, how: AttemptE
   const sent = { requestSent: mayHaveArrived || priorArrival, mayHaveActed: mayHaveArrived }
   // An interim answer means the service has the request: only a repeat it recognises is harmless.
   const failure: AttemptFailure =
-    how.interimStatus === undefined
-      ? { kind: 'connection', requestSent: mayHaveArrived }
-      : { kind: 'interim', status: how.interimStatus }
+    how.interimStatus !== undefined
+      ? { kind: 'interim', status: how.interimStatus }
+      : how.interimHidden === true && mayHaveArrived && how.phase === 'headers'
+        ? { kind: 'interim', status: 0 } // status unknown: an interim answer may have come unseen
+        : { kind: 'connection', requestSent: mayHaveArrived }
   if (how.abortedBy === 'user') {
     const abortError = new UserAbortError({ ...info, ...sent, cause: userSignal?.reason })
     return { ok: false, error: abortError, failure: undefined, mayHaveArrived }

@@ -25,6 +25,14 @@ export interface ClientOptions {
    */
   dispatcher?: Dispatcher
   /**
+   * A `fetch` function to send with instead of undici (a runtime's own, an instrumented one). Default:
+   * undici on Node, the runtime's `fetch` elsewhere. Same deadlines, retries, size cap, and
+   * redirects never followed; but `fetch` cannot say whether a failed request was written, so a
+   * failure after sending began counts as possibly sent, and money-moving calls cannot be given a
+   * connection of their own. Not with `dispatcher`.
+   */
+  fetch?: typeof fetch
+  /**
    * Most sockets the client's own pools open to one origin, for lookups and, separately, for
    * money-moving calls (each on a connection of its own, closed after its answer); a call beyond
    * them waits for a free one within its deadline (unsent if the deadline fires first). Default 16.
@@ -82,6 +90,19 @@ export const DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024
 
 /** Default per-origin socket cap of the client's own Agent: sockets stay at or below the calls in flight from 16 up. */
 export const DEFAULT_MAX_SOCKETS = 16
+
+/** `fetch`: a function, and not together with `dispatcher` (each picks how requests are sent). */
+export function fetchOption(value: unknown, withDispatcher: boolean): typeof fetch | undefined {
+  if (value === undefined) return undefined
+  const problem =
+    typeof value !== 'function'
+      ? 'must be a function with the signature of the global fetch'
+      : withDispatcher
+        ? 'cannot be combined with `dispatcher`: give one of them (fetch sends without undici, dispatcher sends on undici)'
+        : undefined
+  if (problem === undefined) return value as typeof fetch
+  throw new RequestValidationError('client', [{ path: 'fetch', message: problem }], 'options')
+}
 
 /** `maxSockets`: a whole number >= 1, and only for the client's own Agent. */
 export function socketCap(value: number | undefined, ownDispatcher: boolean): number {
