@@ -31,7 +31,7 @@ import { emit, type Hooks, type Logger } from './hooks.js'
 import { backoffOptions, duration, positive } from './options.js'
 import type { HttpRequest, RawResponse, ResponseHandler } from './request.js'
 import { type AttemptFailure, parseRetryAfter } from './retry.js'
-import { type CallTransport, chooseTransport } from './transport.js'
+import { type CallTransport, chooseTransport, runtimeTag } from './transport.js'
 
 export { WINDOW_MARGIN_MS } from './call-limits.js'
 export type { CallOptions, ClientOptions, HttpClientConfig } from './client-options.js'
@@ -74,7 +74,7 @@ export class HttpClient {
     this.#observed = o.hooks !== undefined || o.logger !== undefined
     this.#service = config.packageName
     const suffix = o.userAgent ? ` ${o.userAgent}` : ''
-    this.#userAgent = `paywire-${config.packageName}/${config.packageVersion} node/${process.versions.node}${suffix}`
+    this.#userAgent = `paywire-${config.packageName}/${config.packageVersion} ${runtimeTag()}${suffix}`
     this.#userAgentIssues = headerIssues({ 'user-agent': this.#userAgent })
     this.#transport = chooseTransport({
       dispatcher: o.dispatcher,

@@ -41,11 +41,32 @@ export function chooseTransport(config: TransportConfig): CallTransport {
   return new FetchTransport(globalThis.fetch, config.maxResponseBytes)
 }
 
+interface RuntimeGlobals {
+  process?: { versions?: Record<string, string | undefined> }
+  Bun?: unknown
+  Deno?: unknown
+  navigator?: { userAgent?: string }
+}
+
 /** Node itself: not Bun or Deno, which also answer to `process.versions.node`. */
 function isNode(): boolean {
-  const g = globalThis as { process?: { versions?: Record<string, string | undefined> }; Bun?: unknown; Deno?: unknown }
+  const g = globalThis as RuntimeGlobals
   const versions = g.process?.versions
   return typeof versions?.node === 'string' && versions.bun === undefined && g.Bun === undefined && g.Deno === undefined
+}
+
+/**
+ * The runtime as the User-Agent names it: `node/22.12.0`, `bun/1.4.5`, `deno/2.9.6`, `workers`, or
+ * `unknown-runtime`. Read from globals that every runtime may lack (Workers has no `process.versions`).
+ */
+export function runtimeTag(): string {
+  const g = globalThis as RuntimeGlobals
+  const versions = g.process?.versions
+  if (versions?.bun) return `bun/${versions.bun}`
+  if (versions?.deno) return `deno/${versions.deno}`
+  if (typeof versions?.node === 'string' && g.Bun === undefined && g.Deno === undefined) return `node/${versions.node}`
+  if (g.navigator?.userAgent === 'Cloudflare-Workers') return 'workers'
+  return 'unknown-runtime'
 }
 
 /**

@@ -2,7 +2,7 @@ import { ApiError, RequestValidationError } from '@paywire/core'
 import { unsentOnly } from '@paywire/core/engine'
 import { faults, startFaultServer } from '@paywire/core/testing'
 import { Agent } from 'undici'
-import { describe, expect, it, onTestFinished } from 'vitest'
+import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest'
 import { countingFetch, get, jsonHandler, makeClient, post, rejection } from './helpers.js'
 
 async function server(behaviour: Parameters<typeof startFaultServer>[0]) {
@@ -56,5 +56,25 @@ describe('the fetch transport', () => {
 
   it('refuses a `fetch` that is not a function', () => {
     expect(() => makeClient({ fetch: 'yes' as unknown as typeof fetch })).toThrow(/fetch.*function/)
+  })
+})
+
+describe('the runtime in the User-Agent', () => {
+  afterEach(() => {
+    vi.unstubAllGlobals()
+  })
+
+  it('names Node as before', () => {
+    expect(makeClient().userAgent).toBe(`paywire-core-test/1.2.3 node/${process.versions.node}`)
+  })
+
+  it('names Bun or Deno by their own versions, and a runtime with no process.versions (Workers) without failing', () => {
+    vi.stubGlobal('process', { ...process, versions: { node: '22.0.0', bun: '1.4.5' } })
+    expect(makeClient().userAgent).toBe('paywire-core-test/1.2.3 bun/1.4.5')
+    vi.stubGlobal('process', { ...process, versions: { node: '22.0.0', deno: '2.9.6' } })
+    expect(makeClient().userAgent).toBe('paywire-core-test/1.2.3 deno/2.9.6')
+    vi.stubGlobal('process', { env: {} })
+    vi.stubGlobal('navigator', { userAgent: 'Cloudflare-Workers' })
+    expect(makeClient().userAgent).toBe('paywire-core-test/1.2.3 workers')
   })
 })
