@@ -104,15 +104,17 @@ export function fetchOption(value: unknown, withDispatcher: boolean): typeof fet
   throw new RequestValidationError('client', [{ path: 'fetch', message: problem }], 'options')
 }
 
-/** `maxSockets`: a whole number >= 1, and only for the client's own Agent. */
-export function socketCap(value: number | undefined, ownDispatcher: boolean): number {
+/** `maxSockets`: a whole number >= 1, and only for the client's own Agent (not with `dispatcher` or `fetch`). */
+export function socketCap(value: number | undefined, ownDispatcher: boolean, withFetch = false): number {
   if (value === undefined) return DEFAULT_MAX_SOCKETS
   const problem =
     !Number.isSafeInteger(value) || value < 1
       ? 'must be a whole number >= 1'
       : ownDispatcher
         ? "applies to the client's own Agent only: with `dispatcher`, set that dispatcher's `connections` instead"
-        : undefined
+        : withFetch
+          ? "applies to the client's own Agent only: with `fetch`, connections are that fetch's to manage"
+          : undefined
   if (problem === undefined) return value
   throw new RequestValidationError('client', [{ path: 'maxSockets', message: problem }], 'options')
 }

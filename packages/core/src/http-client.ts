@@ -79,7 +79,7 @@ export class HttpClient {
     this.#transport = chooseTransport({
       dispatcher: o.dispatcher,
       fetch: fetchOption(o.fetch, o.dispatcher !== undefined),
-      maxSockets: socketCap(o.maxSockets, o.dispatcher !== undefined),
+      maxSockets: socketCap(o.maxSockets, o.dispatcher !== undefined, o.fetch !== undefined),
       timeout: this.#timeout,
       maxResponseBytes,
     })

@@ -54,6 +54,10 @@ describe('the fetch transport', () => {
     expect(() => makeClient({ fetch: countingFetch(), dispatcher })).toThrow(/fetch.*dispatcher/)
   })
 
+  it("refuses `maxSockets` with `fetch`: the sockets are not the client's to cap", () => {
+    expect(() => makeClient({ fetch: countingFetch(), maxSockets: 4 })).toThrow(/maxSockets.*fetch/)
+  })
+
   it('refuses a `fetch` that is not a function', () => {
     expect(() => makeClient({ fetch: 'yes' as unknown as typeof fetch })).toThrow(/fetch.*function/)
   })
