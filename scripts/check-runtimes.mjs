@@ -4,7 +4,9 @@
  * packages as built (scripts/pack-all.mjs; run `pnpm build` first), installs them into one project
  * outside the repository, starts `paywire sim` (the CLI, on Node) on a loopback port, and on each
  * runtime runs a small program: a signed Checkout purchase against that simulator and a callback
- * verify (a body the CLI signed, and the same body tampered, which must be refused). Runtimes, each
+ * verify (a body the CLI signed, and the same body tampered, which must be refused), then the
+ * transport's rules against a misbehaving loopback service (a 302 is the answer and never followed,
+ * a body over maxResponseBytes is refused, a silent service ends at the deadline). Runtimes, each
  * from the npm registry: Bun (`bun`), Deno (`deno`), the Workers runtime (`workerd`, the worker
  * bundled by esbuild). Prints one line per runtime, PASS / SKIP (why: the tool could not be
  * installed or started here) / FAIL; exits 1 on a FAIL. On Bun and Deno it also says which transport
@@ -126,6 +128,24 @@ async function signedCallback() {
 }
 const callbackBody = await signedCallback()
 
+// A misbehaving service for the transport's rules on each runtime: /redirect answers 302 to /target
+// (which must never be asked), /big streams 300 KB without a length, /hang never answers.
+let targetHits = 0
+const hostile = createServer((req, res) => {
+  if (req.url.startsWith('/redirect')) res.writeHead(302, { location: '/target' }).end()
+  else if (req.url.startsWith('/target')) {
+    targetHits++
+    res.writeHead(200, { 'content-type': 'application/json' }).end('{"redirect_url":"https://followed.example"}')
+  } else if (req.url.startsWith('/big')) {
+    res.writeHead(200, { 'content-type': 'application/json' })
+    for (let i = 0; i < 300; i++) res.write('x'.repeat(1024))
+    res.end()
+  } // /hang: no answer; the client's deadline ends the attempt
+})
+hostile.listen(0, '127.0.0.1')
+await once(hostile, 'listening')
+const hostileUrl = `http://127.0.0.1:${hostile.address().port}`
+
 // ── the program each runtime runs ───────────────────────────────────────────────────────────────
 
 const card = simInfo.card ?? {}
@@ -139,6 +159,7 @@ const config = {
     environment: 'sandbox',
   },
   callbackBody,
+  hostileUrl,
 }
 // The program, as a module exporting `check(config, extraOptions)`: a script imports it on Bun and
 // Deno, the worker on workerd. It returns one line of facts or throws.
@@ -173,10 +194,34 @@ export async function check(config, extra = {}) {
       refused = error?.name === 'SignatureVerificationError'
     }
     if (!refused) throw new Error('a tampered callback was not refused')
+    // The transport's rules, on a misbehaving service: a 302 is the answer (never followed), an
+    // undeclared body over maxResponseBytes is refused, a silent service hits the attempt's deadline.
+    const hostile = async (path, options) => {
+      const client = new CardGateway({ ...config.options, ...extra, ...options, checkoutUrl: config.hostileUrl + path, maxRetries: 0 })
+      try {
+        await client.checkout.purchase({
+          order: { number: order + path.slice(1), amount: '1.00', currency: 'USD', description: 'Hostile check' },
+          success_url: 'https://shop.example/paid',
+          cancel_url: 'https://shop.example/cancelled',
+        })
+        return 'succeeded'
+      } catch (error) {
+        return error?.name + (error?.status ? ' ' + error.status : '')
+      } finally {
+        await client.close?.()
+      }
+    }
+    const redirect = await hostile('/redirect', {})
+    // The service's answer as an API error (the card gateway's subclass of ApiError) with status 302.
+    if (!/Error 302$/.test(redirect)) throw new Error('a 302 gave ' + redirect + ' (expected an API error 302, not followed)')
+    const big = await hostile('/big', { maxResponseBytes: 100_000 })
+    if (!big.startsWith('ResponseTooLargeError')) throw new Error('a 300 KB body over a 100 KB cap gave ' + big)
+    const hang = await hostile('/hang', { timeout: 300 })
+    if (!hang.startsWith('TimeoutError')) throw new Error('a service that never answers gave ' + hang)
     await gw.close?.()
     const transport = extra.dispatcher ? 'undici (dispatcher given)' : fetchCalls > 0 ? 'fetch' : 'undici'
     const digest = typeof nodeCrypto().createHash === 'function' ? 'node:crypto' : 'portable (noble)'
-    return 'purchase signed and answered, callback verified, tampered one refused; transport ' + transport + ', digests ' + digest
+    return 'purchase signed and answered, callback verified, tampered one refused, 302 not followed, 300 KB refused, deadline held; transport ' + transport + ', digests ' + digest
   } finally {
     globalThis.fetch = realFetch
   }
@@ -201,6 +246,13 @@ if (extra.dispatcher) await extra.dispatcher.close()
 )
 
 // ── each runtime ────────────────────────────────────────────────────────────────────────────────
+
+/** The line of a failure's output that names the error (a runtime's last line may be its banner). */
+const firstError = (message) =>
+  message
+    .split('\n')
+    .find((line) => /Error\b/.test(line))
+    ?.trim() ?? message.split('\n').slice(-1)[0]
 
 const results = []
 function report(runtime, status, detail) {
@@ -245,9 +297,7 @@ async function scriptRuntime(name, label, versionArgs, runArgs) {
       const out = (await run(bin, [...runArgs, 'main.mjs', 'undici'], project)).trim()
       console.log(`     ${label} on undici (informational): ${out}`)
     } catch (error) {
-      console.log(
-        `     ${label} on undici (informational, not used by default): fails, ${error.message.split('\n').slice(-1)[0]}`,
-      )
+      console.log(`     ${label} on undici (informational, not used by default): fails, ${firstError(error.message)}`)
     }
   })
 }
@@ -358,6 +408,9 @@ const worker :Workerd.Worker = (
 })
 
 sim.kill()
+hostile.closeAllConnections()
+hostile.close()
+if (targetHits > 0) report('redirects', 'FAIL', `a redirect was followed ${targetHits} time(s) on some runtime`)
 if (!keep) rmSync(work, { recursive: true, force: true })
 const failed = results.filter((r) => r.status === 'FAIL').length
 console.log(
