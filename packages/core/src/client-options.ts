@@ -94,27 +94,36 @@ export const DEFAULT_MAX_SOCKETS = 16
 /** `fetch`: a function, and not together with `dispatcher` (each picks how requests are sent). */
 export function fetchOption(value: unknown, withDispatcher: boolean): typeof fetch | undefined {
   if (value === undefined) return undefined
-  const problem =
-    typeof value !== 'function'
-      ? 'must be a function with the signature of the global fetch'
-      : withDispatcher
-        ? 'cannot be combined with `dispatcher`: give one of them (fetch sends without undici, dispatcher sends on undici)'
-        : undefined
-  if (problem === undefined) return value as typeof fetch
-  throw new RequestValidationError('client', [{ path: 'fetch', message: problem }], 'options')
+  if (typeof value !== 'function')
+    throw optionError('fetch', 'must be a function with the signature of the global fetch')
+  if (withDispatcher) {
+    throw optionError(
+      'fetch',
+      'cannot be combined with `dispatcher`: give one of them (fetch sends without undici, dispatcher sends on undici)',
+    )
+  }
+  return value as typeof fetch
+}
+
+function optionError(path: string, message: string): RequestValidationError {
+  return new RequestValidationError('client', [{ path, message }], 'options')
 }
 
 /** `maxSockets`: a whole number >= 1, and only for the client's own Agent (not with `dispatcher` or `fetch`). */
 export function socketCap(value: number | undefined, ownDispatcher: boolean, withFetch = false): number {
   if (value === undefined) return DEFAULT_MAX_SOCKETS
-  const problem =
-    !Number.isSafeInteger(value) || value < 1
-      ? 'must be a whole number >= 1'
-      : ownDispatcher
-        ? "applies to the client's own Agent only: with `dispatcher`, set that dispatcher's `connections` instead"
-        : withFetch
-          ? "applies to the client's own Agent only: with `fetch`, connections are that fetch's to manage"
-          : undefined
-  if (problem === undefined) return value
-  throw new RequestValidationError('client', [{ path: 'maxSockets', message: problem }], 'options')
+  if (!Number.isSafeInteger(value) || value < 1) throw optionError('maxSockets', 'must be a whole number >= 1')
+  if (ownDispatcher) {
+    throw optionError(
+      'maxSockets',
+      "applies to the client's own Agent only: with `dispatcher`, set that dispatcher's `connections` instead",
+    )
+  }
+  if (withFetch) {
+    throw optionError(
+      'maxSockets',
+      "applies to the client's own Agent only: with `fetch`, connections are that fetch's to manage",
+    )
+  }
+  return value
 }
