@@ -792,7 +792,10 @@ describe('promise 7: Retry-After forms', () => {
 // Promise 8: credential headers never leak
 // ---------------------------------------------------------------------------------------------
 
-describe('promise 8: response credential headers never leak', () => {
+describe.each(TRANSPORTS)('promise 8: response credential headers never leak (%s)', (_name, transport) => {
+  // The transport's promises hold on both transports: the same table, once per transport.
+  const client = (options: Parameters<typeof makeClient>[0] = {}) => onBoth(transport, options)
+
   function everything(seen: unknown[], error: unknown): string {
     const texts = [
       JSON.stringify(seen, (_k, v) => (v instanceof Error ? { ...v, message: v.message } : v)),
