@@ -107,6 +107,20 @@ export interface AttemptEnd {
    * for a free socket or was still connecting), `undefined` when the dispatcher cannot tell us.
    */
   readonly written: boolean | undefined
+  /**
+   * Whether the transport cannot see interim (1xx) answers (`fetch` hides them): a failure before
+   * the final status, once the request may have arrived, might then follow one unseen, and is
+   * treated as if it did (the service may have started on it).
+   */
+  readonly interimHidden?: boolean
+}
+
+/** The failure the retry policy judges: an interim answer (seen, or possibly unseen) or a connection failure. */
+function failureOf(how: AttemptEnd, mayHaveArrived: boolean): AttemptFailure {
+  if (how.interimStatus !== undefined) return { kind: 'interim', status: how.interimStatus }
+  // fetch hides 1xx answers: before the final status, one may have come (status unknown, 0).
+  if (how.interimHidden === true && mayHaveArrived && how.phase === 'headers') return { kind: 'interim', status: 0 }
+  return { kind: 'connection', requestSent: mayHaveArrived }
 }
 
 /** What a thrown attempt means, as a pure function: one early return per kind of failure. */
@@ -119,10 +133,7 @@ export function classifyFailure(error: unknown, plan: AttemptPlan, how: AttemptE
   const mayHaveArrived = how.written !== false && !UNSENT_CODES.has(code ?? '')
   const sent = { requestSent: mayHaveArrived || priorArrival, mayHaveActed: mayHaveArrived }
   // An interim answer means the service has the request: only a repeat it recognises is harmless.
-  const failure: AttemptFailure =
-    how.interimStatus === undefined
-      ? { kind: 'connection', requestSent: mayHaveArrived }
-      : { kind: 'interim', status: how.interimStatus }
+  const failure = failureOf(how, mayHaveArrived)
   if (how.abortedBy === 'user') {
     const abortError = new UserAbortError({ ...info, ...sent, cause: userSignal?.reason })
     return { ok: false, error: abortError, failure: undefined, mayHaveArrived }

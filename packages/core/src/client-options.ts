@@ -25,6 +25,14 @@ export interface ClientOptions {
    */
   dispatcher?: Dispatcher
   /**
+   * A `fetch` function to send with instead of undici (a runtime's own, an instrumented one). Default:
+   * undici on Node, the runtime's `fetch` elsewhere. Same deadlines, retries, size cap, and
+   * redirects never followed; but `fetch` cannot say whether a failed request was written, so a
+   * failure after sending began counts as possibly sent, and money-moving calls cannot be given a
+   * connection of their own. Not with `dispatcher`.
+   */
+  fetch?: typeof fetch
+  /**
    * Most sockets the client's own pools open to one origin, for lookups and, separately, for
    * money-moving calls (each on a connection of its own, closed after its answer); a call beyond
    * them waits for a free one within its deadline (unsent if the deadline fires first). Default 16.
@@ -83,15 +91,39 @@ export const DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024
 /** Default per-origin socket cap of the client's own Agent: sockets stay at or below the calls in flight from 16 up. */
 export const DEFAULT_MAX_SOCKETS = 16
 
-/** `maxSockets`: a whole number >= 1, and only for the client's own Agent. */
-export function socketCap(value: number | undefined, ownDispatcher: boolean): number {
+/** `fetch`: a function, and not together with `dispatcher` (each picks how requests are sent). */
+export function fetchOption(value: unknown, withDispatcher: boolean): typeof fetch | undefined {
+  if (value === undefined) return undefined
+  if (typeof value !== 'function')
+    throw optionError('fetch', 'must be a function with the signature of the global fetch')
+  if (withDispatcher) {
+    throw optionError(
+      'fetch',
+      'cannot be combined with `dispatcher`: give one of them (fetch sends without undici, dispatcher sends on undici)',
+    )
+  }
+  return value as typeof fetch
+}
+
+function optionError(path: string, message: string): RequestValidationError {
+  return new RequestValidationError('client', [{ path, message }], 'options')
+}
+
+/** `maxSockets`: a whole number >= 1, and only for the client's own Agent (not with `dispatcher` or `fetch`). */
+export function socketCap(value: number | undefined, ownDispatcher: boolean, withFetch = false): number {
   if (value === undefined) return DEFAULT_MAX_SOCKETS
-  const problem =
-    !Number.isSafeInteger(value) || value < 1
-      ? 'must be a whole number >= 1'
-      : ownDispatcher
-        ? "applies to the client's own Agent only: with `dispatcher`, set that dispatcher's `connections` instead"
-        : undefined
-  if (problem === undefined) return value
-  throw new RequestValidationError('client', [{ path: 'maxSockets', message: problem }], 'options')
+  if (!Number.isSafeInteger(value) || value < 1) throw optionError('maxSockets', 'must be a whole number >= 1')
+  if (ownDispatcher) {
+    throw optionError(
+      'maxSockets',
+      "applies to the client's own Agent only: with `dispatcher`, set that dispatcher's `connections` instead",
+    )
+  }
+  if (withFetch) {
+    throw optionError(
+      'maxSockets',
+      "applies to the client's own Agent only: with `fetch`, connections are that fetch's to manage",
+    )
+  }
+  return value
 }

@@ -119,7 +119,8 @@ export class DeadlineList {
     this.#timer = setTimeout(this.#fire, Math.max(0, Math.ceil(deadline - this.#now())))
     // Unref'd: the attempts' sockets keep the process alive while a call is pending; an idle list
     // must not. The timer keeps firing after close(), so calls still in flight keep their limits.
-    this.#timer.unref()
+    // Off Node a timer may be a plain number (the Workers runtime): there is nothing to unref.
+    ;(this.#timer as { unref?: () => unknown }).unref?.()
   }
 
   readonly #fire = (): void => {

@@ -12,6 +12,7 @@ import {
   DEFAULT_MAX_RETRIES,
   DEFAULT_TIMEOUT,
   DEFAULT_TOTAL_TIMEOUT,
+  fetchOption,
   type HttpClientConfig,
   socketCap,
 } from './client-options.js'
@@ -41,7 +42,7 @@ import {
   traced,
   tracingIfObserved,
 } from './telemetry.js'
-import { UndiciTransport } from './transport.js'
+import { type CallTransport, chooseTransport, runtimeTag } from './transport.js'
 
 export { WINDOW_MARGIN_MS } from './call-limits.js'
 export type { CallOptions, ClientOptions, HttpClientConfig } from './client-options.js'
@@ -51,11 +52,11 @@ export type { Clock } from './clock.js'
 export { systemClock } from './clock.js'
 
 /**
- * Sends requests for one client on its transport (`UndiciTransport`: its pools, one attempt),
+ * Sends requests for one client on its transport (`chooseTransport`: undici's pools or `fetch`),
  * applying the per-attempt and total deadlines and the operation's retry policy.
  */
 export class HttpClient {
-  readonly #transport: UndiciTransport
+  #transport: CallTransport
   readonly #timeout: number
   readonly #totalTimeout: number
   readonly #maxRetries: number
@@ -85,11 +86,12 @@ export class HttpClient {
     this.#observed = o.hooks !== undefined || this.#logger !== undefined
     this.#service = config.packageName
     const suffix = o.userAgent ? ` ${o.userAgent}` : ''
-    this.#userAgent = `paywire-${config.packageName}/${config.packageVersion} node/${process.versions.node}${suffix}`
+    this.#userAgent = `paywire-${config.packageName}/${config.packageVersion} ${runtimeTag()}${suffix}`
     this.#userAgentIssues = headerIssues({ 'user-agent': this.#userAgent })
-    this.#transport = new UndiciTransport({
+    this.#transport = chooseTransport({
       dispatcher: o.dispatcher,
-      maxSockets: socketCap(o.maxSockets, o.dispatcher !== undefined),
+      fetch: fetchOption(o.fetch, o.dispatcher !== undefined),
+      maxSockets: socketCap(o.maxSockets, o.dispatcher !== undefined, o.fetch !== undefined),
       timeout: this.#timeout,
       maxResponseBytes,
     })
@@ -157,9 +159,13 @@ export class HttpClient {
     const unsent = { attempts: 0, requestSent: false, mayHaveActed: false }
     if (beforeFirstByte)
       await this.#untilCallEnds(beforeFirstByte(), req, callStart + this.#totalTimeout, call.signal, unsent)
-    // The first request of a client loads undici (see undici.ts), within the call's deadline and signal.
+    // The first request of a client loads undici (see undici.ts), within the call's deadline and signal;
+    // where it cannot load, the runtime's fetch takes over (transport.ts).
     const loading = this.#transport.loading()
-    if (loading) await this.#untilCallEnds(loading, req, callStart + this.#totalTimeout, call.signal, unsent)
+    if (loading) {
+      const instead = await this.#untilCallEnds(loading, req, callStart + this.#totalTimeout, call.signal, unsent)
+      if (instead) this.#transport = instead
+    }
     const state: CallState = {
       deadline: callStart + this.#totalTimeout,
       timeout,

@@ -4,13 +4,17 @@
  */
 
 import type { Dispatcher } from 'undici'
+import { parseJson, rawResponse } from './answer-shape.js'
 import { isThenable } from './api-promise.js'
 import { type AttemptOutcome, type AttemptPlan, classifyFailure, interimStatusOf } from './attempt-failure.js'
 import { DeadlineList } from './deadlines.js'
 import { PaywireError, ResponseTooLargeError, type TimeoutPhase } from './errors.js'
-import { flattenHeaders, requestIdOf } from './headers.js'
-import type { HttpRequest, RawResponse } from './request.js'
+import { type CallTransport, FetchTransport } from './fetch-transport.js'
+import { flattenHeaders } from './headers.js'
+import type { HttpRequest } from './request.js'
 import { type AttemptHandler, loadTransport, splitUrl, type Transport } from './undici.js'
+
+export type { CallTransport } from './fetch-transport.js'
 
 /** What the transport takes from the client's options, checked. */
 export interface TransportConfig {
@@ -21,13 +25,55 @@ export interface TransportConfig {
   /** The client's per-attempt timeout: the own Agents' connect timeout is bounded by it. */
   readonly timeout: number
   readonly maxResponseBytes: number
+  /** The caller's `fetch`, if one was given: attempts go through it instead of undici. */
+  readonly fetch?: typeof fetch | undefined
+}
+
+/**
+ * The transport a client sends with: the fetch transport with the caller's `fetch`; undici with the
+ * caller's `dispatcher`; otherwise undici on Node (the runtime it is written for) and the runtime's
+ * own `fetch` elsewhere (Bun, Deno, Workers), or on Node when undici cannot be loaded. Which runtime
+ * this is is read from globals, so nothing is loaded to find out.
+ */
+export function chooseTransport(config: TransportConfig): CallTransport {
+  if (config.fetch) return new FetchTransport(config.fetch, config.maxResponseBytes)
+  if (config.dispatcher || isNode() || typeof globalThis.fetch !== 'function') return new UndiciTransport(config)
+  return new FetchTransport(globalThis.fetch, config.maxResponseBytes)
+}
+
+interface RuntimeGlobals {
+  process?: { versions?: Record<string, string | undefined> }
+  Bun?: unknown
+  Deno?: unknown
+  navigator?: { userAgent?: string }
+}
+
+/** Node itself: not Bun or Deno, which also answer to `process.versions.node`. */
+function isNode(): boolean {
+  const g = globalThis as RuntimeGlobals
+  const versions = g.process?.versions
+  return typeof versions?.node === 'string' && versions.bun === undefined && g.Bun === undefined && g.Deno === undefined
+}
+
+/**
+ * The runtime as the User-Agent names it: `node/22.12.0`, `bun/1.4.5`, `deno/2.9.6`, `workers`, or
+ * `unknown-runtime`. Read from globals that every runtime may lack (Workers has no `process.versions`).
+ */
+export function runtimeTag(): string {
+  const g = globalThis as RuntimeGlobals
+  const versions = g.process?.versions
+  if (versions?.bun) return `bun/${versions.bun}`
+  if (versions?.deno) return `deno/${versions.deno}`
+  if (typeof versions?.node === 'string' && g.Bun === undefined && g.Deno === undefined) return `node/${versions.node}`
+  if (g.navigator?.userAgent === 'Cloudflare-Workers') return 'workers'
+  return 'unknown-runtime'
 }
 
 /**
  * Sends attempts for one client on undici. Owns its two pools (unless the caller supplied a
  * dispatcher); undici itself is loaded by the first call (`load`).
  */
-export class UndiciTransport {
+export class UndiciTransport implements CallTransport {
   /** The caller's dispatcher, if one was given. */
   readonly #givenDispatcher: Dispatcher | undefined
   /** The client's own keep-alive Agent for calls safe to repeat, made on first use (undici loads then, undici.ts). */
@@ -59,18 +105,27 @@ export class UndiciTransport {
 
   /**
    * Loads undici for the first call (undici.ts): `undefined` once this transport holds it, else the
-   * load in progress, which the caller bounds by its call's deadline and signal.
+   * load in progress, which the caller bounds by its call's deadline and signal. When undici cannot
+   * be loaded and the client has its own pools (no `dispatcher`), it resolves with the runtime's
+   * `fetch` transport, which the client uses from then on.
    */
-  loading(): Promise<void> | undefined {
+  loading(): Promise<CallTransport | undefined> | undefined {
     if (this.#undici !== undefined) return undefined
     const loading = loadTransport()
     if (!isThenable(loading)) {
       this.#undici = loading
       return undefined
     }
-    return Promise.resolve(loading).then((undici) => {
-      this.#undici = undici
-    })
+    return Promise.resolve(loading).then(
+      (undici) => {
+        this.#undici = undici
+        return undefined
+      },
+      (error: unknown) => {
+        if (this.#givenDispatcher || typeof globalThis.fetch !== 'function') throw error
+        return new FetchTransport(globalThis.fetch, this.#maxResponseBytes)
+      },
+    )
   }
 
   /** Whether a request handed to the dispatcher now would be refused before anything is written. */
@@ -232,46 +287,4 @@ async function readWithin(
     chunks.push(chunk as Buffer)
   }
   return chunks.length === 1 ? (chunks[0] as Buffer).toString('utf8') : Buffer.concat(chunks).toString('utf8')
-}
-
-/**
- * Every answer in one shape, built as a literal: objects made by spreading were measured to be
- * several times slower for everything that reads them afterwards.
- */
-function rawResponse(
-  status: number,
-  headers: Record<string, string>,
-  rawBody: string,
-  json: unknown,
-  attempts: number,
-  req: HttpRequest,
-): RawResponse {
-  return {
-    status,
-    headers,
-    requestId: requestIdOf(headers),
-    attempts,
-    idempotencyKey: req.idempotencyKey,
-    rawBody,
-    json,
-  }
-}
-
-/** JSON whitespace: space, tab, line feed, carriage return. */
-const JSON_SPACE = new Set([0x20, 0x09, 0x0a, 0x0d])
-const OPEN_BRACE = 0x7b
-const OPEN_BRACKET = 0x5b
-const QUOTE = 0x22
-
-/** Only an object, array or string is read as JSON (a bare number or word is text); no copy to find out. */
-function parseJson(text: string): unknown {
-  let i = 0
-  while (i < text.length && JSON_SPACE.has(text.charCodeAt(i))) i++
-  const first = text.charCodeAt(i)
-  if (first !== OPEN_BRACE && first !== OPEN_BRACKET && first !== QUOTE) return undefined
-  try {
-    return JSON.parse(text)
-  } catch {
-    return undefined
-  }
 }

@@ -4,7 +4,11 @@
  * loading the main entry of undici 7 installs its own Agent as the process-wide dispatcher of
  * Node's built-in `fetch` (a global symbol both share), so merely importing paywire would change
  * how the rest of the application's `fetch` calls connect. These two modules have no such effect.
- * They are private paths: the undici version is pinned exactly, and a test fails if they move.
+ * (Undoing the effect is not possible: the slot cannot be deleted, and setting it back to empty was
+ * measured to break Node 20's own `fetch`.) They are private paths: undici is taken as `^7` from the
+ * tested version so merchants get its fixes without a paywire release, a test fails if they move,
+ * and CI runs it on the newest undici 7 too. Where they cannot be loaded, the client sends with the
+ * runtime's `fetch` instead (transport.ts).
  *
  * They are loaded by the first request, not at import (about 50 ms of Node's HTTP stack on the bench
  * machine): a process that imports paywire to verify callbacks, or never calls out, does not pay it.

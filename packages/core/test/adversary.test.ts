@@ -20,7 +20,7 @@ import { keyed, parseRetryAfter, unsentOnly, withinWindow } from '@paywire/core/
 import { createTestClock, type FaultBehaviour, faults, startFaultServer, type TestClock } from '@paywire/core/testing'
 import { Agent, buildConnector } from 'undici'
 import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest'
-import { get, jsonHandler, makeClient, post, rejection } from './helpers.js'
+import { get, jsonHandler, makeClient, post, rejection, TRANSPORTS } from './helpers.js'
 
 afterEach(() => {
   vi.restoreAllMocks()
@@ -34,6 +34,11 @@ function client(options: Parameters<typeof makeClient>[0] = {}) {
   const c = makeClient({ clock: createTestClock(), random: () => 0.5, ...options })
   onTestFinished(() => c.close())
   return c
+}
+
+/** A client on the given transport (a row of TRANSPORTS). */
+function onBoth(transport: () => Parameters<typeof makeClient>[0], options: Parameters<typeof makeClient>[0] = {}) {
+  return client({ ...transport(), ...options })
 }
 
 /** node:http fault server that also records the injected clock's time at each receipt. */
@@ -350,7 +355,10 @@ describe('promise 4: an earlier attempt that may have acted makes every later er
 // Promise 1: 2xx only; 1xx/3xx/304 never followed, never retried for unsent-only/window
 // ---------------------------------------------------------------------------------------------
 
-describe('promise 1: 1xx leftovers, 3xx and 304', () => {
+describe.each(TRANSPORTS)('promise 1: 1xx leftovers, 3xx and 304 (%s)', (_name, transport) => {
+  // The transport's promises hold on both transports: the same table, once per transport.
+  const client = (options: Parameters<typeof makeClient>[0] = {}) => onBoth(transport, options)
+
   const ok = http('200 OK', { 'content-type': 'application/json' }, '{"result":"SUCCESS"}')
 
   it('guard: 103 Early Hints then 302 with duplicate Location is an ApiError, never followed', async () => {
@@ -468,122 +476,131 @@ describe('promise 1: 1xx leftovers, 3xx and 304', () => {
 // Promise 9 / 5: unsent-only never sends twice; requestSent exact
 // ---------------------------------------------------------------------------------------------
 
-describe('promise 9 and 5: unsent-only sends once once it may have arrived; requestSent', () => {
-  const behaviours: Array<[string, (sock: Socket) => void]> = [
-    ['reset after a partial status line', (sock) => sock.write('HTTP/1.1 2', () => sock.destroy())],
-    ['half a header block then FIN', (sock) => sock.end('HTTP/1.1 200 OK\r\ncontent-le')],
-    ['garbage instead of HTTP', (sock) => sock.end('SMTP ready\r\n\r\n')],
-    [
-      'TE + CL smuggling 200',
-      (sock) => sock.end('HTTP/1.1 200 OK\r\ncontent-length: 3\r\ntransfer-encoding: chunked\r\n\r\n0\r\n\r\n'),
-    ],
-    [
-      '200 cut mid-body',
-      (sock) => sock.write('HTTP/1.1 200 OK\r\ncontent-length: 50\r\n\r\n{"res', () => sock.destroy()),
-    ],
-    ['huge header block (128 KiB)', (sock) => sock.end(`HTTP/1.1 200 OK\r\nx-big: ${'a'.repeat(128 * 1024)}\r\n\r\n`)],
-  ]
-  it.each(behaviours)('%s: one request, requestSent, outcomeUnknown with key', async (_name, behaviour) => {
-    const s = await rawServer(behaviour)
-    const e = await rejection(
-      client({ maxRetries: 5 }).send(post(s.url, { retry: unsentOnly, reconciliation: key }), jsonHandler),
-    )
-    expect(e).toBeInstanceOf(ConnectionError)
-    expect(e).toMatchObject({ requestSent: true, outcomeUnknown: true, reconciliation: key })
-    expect(s.requests).toHaveLength(1)
-  })
+describe.each(TRANSPORTS)(
+  'promise 9 and 5: unsent-only sends once once it may have arrived; requestSent (%s)',
+  (_name, transport) => {
+    // The transport's promises hold on both transports: the same table, once per transport.
+    const client = (options: Parameters<typeof makeClient>[0] = {}) => onBoth(transport, options)
 
-  it('guard: slow-loris before the status line is cut by the attempt timeout, sent once', async () => {
-    const s = await rawServer((sock) => {
-      const bytes = 'HTTP/1.1 200 OK\r\nx-slow: '
-      let i = 0
-      const timer = setInterval(() => sock.write(bytes[i++] ?? 'a'), 10)
-      sock.on('close', () => clearInterval(timer))
+    const behaviours: Array<[string, (sock: Socket) => void]> = [
+      ['reset after a partial status line', (sock) => sock.write('HTTP/1.1 2', () => sock.destroy())],
+      ['half a header block then FIN', (sock) => sock.end('HTTP/1.1 200 OK\r\ncontent-le')],
+      ['garbage instead of HTTP', (sock) => sock.end('SMTP ready\r\n\r\n')],
+      [
+        'TE + CL smuggling 200',
+        (sock) => sock.end('HTTP/1.1 200 OK\r\ncontent-length: 3\r\ntransfer-encoding: chunked\r\n\r\n0\r\n\r\n'),
+      ],
+      [
+        '200 cut mid-body',
+        (sock) => sock.write('HTTP/1.1 200 OK\r\ncontent-length: 50\r\n\r\n{"res', () => sock.destroy()),
+      ],
+      [
+        'huge header block (128 KiB)',
+        (sock) => sock.end(`HTTP/1.1 200 OK\r\nx-big: ${'a'.repeat(128 * 1024)}\r\n\r\n`),
+      ],
+    ]
+    it.each(behaviours)('%s: one request, requestSent, outcomeUnknown with key', async (_name, behaviour) => {
+      const s = await rawServer(behaviour)
+      const e = await rejection(
+        client({ maxRetries: 5 }).send(post(s.url, { retry: unsentOnly, reconciliation: key }), jsonHandler),
+      )
+      expect(e).toBeInstanceOf(ConnectionError)
+      expect(e).toMatchObject({ requestSent: true, outcomeUnknown: true, reconciliation: key })
+      expect(s.requests).toHaveLength(1)
     })
-    const e = await rejection(
-      client({ timeout: 150, maxRetries: 3 }).send(
-        post(s.url, { retry: unsentOnly, reconciliation: key }),
-        jsonHandler,
-      ),
-    )
-    expect(e).toBeInstanceOf(TimeoutError)
-    expect(e).toMatchObject({ requestSent: true, outcomeUnknown: true })
-    expect(s.requests).toHaveLength(1)
-  })
 
-  it('guard: close() from the onRetry hook after a 503: no further attempt, requestSent true', async () => {
-    const s = await startFaultServer(faults.json(503, {}))
-    onTestFinished(s.close)
-    const c = makeClient({
-      clock: createTestClock(),
-      hooks: { onRetry: () => void c.close() },
+    it('guard: slow-loris before the status line is cut by the attempt timeout, sent once', async () => {
+      const s = await rawServer((sock) => {
+        const bytes = 'HTTP/1.1 200 OK\r\nx-slow: '
+        let i = 0
+        const timer = setInterval(() => sock.write(bytes[i++] ?? 'a'), 10)
+        sock.on('close', () => clearInterval(timer))
+      })
+      const e = await rejection(
+        client({ timeout: 150, maxRetries: 3 }).send(
+          post(s.url, { retry: unsentOnly, reconciliation: key }),
+          jsonHandler,
+        ),
+      )
+      expect(e).toBeInstanceOf(TimeoutError)
+      expect(e).toMatchObject({ requestSent: true, outcomeUnknown: true })
+      expect(s.requests).toHaveLength(1)
     })
-    const e = await rejection(c.send(post(s.url, { retry: withinWindow(WINDOW), reconciliation: key }), jsonHandler))
-    expect(e).toBeInstanceOf(ConnectionError)
-    expect(e).toMatchObject({ requestSent: true, outcomeUnknown: true, reconciliation: key })
-    expect(s.requests).toHaveLength(1)
-  })
 
-  it('guard: close() mid-flight lets the in-flight capture finish, and sends nothing more', async () => {
-    const s = await startFaultServer((req, res, n) => setTimeout(() => faults.json(200, { ok: n })(req, res, n), 50))
-    onTestFinished(s.close)
-    const c = makeClient()
-    const p = c.send(post(s.url, { retry: unsentOnly }), jsonHandler)
-    await new Promise((r) => setTimeout(r, 20))
-    const closing = c.close()
-    await expect(p).resolves.toEqual({ ok: 1 })
-    await closing
-    const e = await rejection(c.send(post(s.url, { retry: unsentOnly }), jsonHandler))
-    expect(e).toMatchObject({ requestSent: false, outcomeUnknown: false })
-    expect(s.requests).toHaveLength(1)
-  })
-
-  it('guard: close() from onRequest (after the closed check) sends nothing; requestSent false', async () => {
-    const s = await startFaultServer(faults.json(200, {}))
-    onTestFinished(s.close)
-    const c = makeClient({ clock: createTestClock(), hooks: { onRequest: () => void c.close() } })
-    const e = await rejection(c.send(post(s.url, { retry: unsentOnly, reconciliation: key }), jsonHandler))
-    expect(e).toBeInstanceOf(ConnectionError)
-    expect(e).toMatchObject({ requestSent: false, outcomeUnknown: false })
-    expect(s.requests).toHaveLength(0)
-  })
-
-  it('guard: an already-aborted signal sends nothing', async () => {
-    const s = await startFaultServer(faults.json(200, {}))
-    onTestFinished(s.close)
-    const e = await rejection(
-      client().send(post(s.url, { retry: unsentOnly }), jsonHandler, { signal: AbortSignal.abort() }),
-    )
-    expect(e).toMatchObject({ name: 'UserAbortError', requestSent: false, outcomeUnknown: false })
-    expect(s.requests).toHaveLength(0)
-  })
-
-  // Regression (this used to break), promise signal contract ("aborts the call; it then rejects with UserAbortError") — a signal that
-  // aborts before send (here from the onRequest hook) is ignored: the listener is added to an
-  // already-aborted signal, the capture is sent and the call resolves as if never aborted.
-  it('abort before send (during onRequest) sends nothing and rejects with UserAbortError', async () => {
-    const s = await startFaultServer(faults.json(200, { ok: 1 }))
-    onTestFinished(s.close)
-    const controller = new AbortController()
-    const c = client({ hooks: { onRequest: () => controller.abort() } })
-    const e = await rejection(c.send(post(s.url, { retry: unsentOnly }), jsonHandler, { signal: controller.signal }))
-    expect(e).toBeInstanceOf(UserAbortError)
-    expect(s.requests).toHaveLength(0)
-  })
-
-  it('guard: abort after send is requestSent true with the key', async () => {
-    const s = await startFaultServer(faults.neverAnswer())
-    onTestFinished(s.close)
-    const controller = new AbortController()
-    const p = client().send(post(s.url, { retry: unsentOnly, reconciliation: key }), jsonHandler, {
-      signal: controller.signal,
+    it('guard: close() from the onRetry hook after a 503: no further attempt, requestSent true', async () => {
+      const s = await startFaultServer(faults.json(503, {}))
+      onTestFinished(s.close)
+      const c = makeClient({
+        clock: createTestClock(),
+        hooks: { onRetry: () => void c.close() },
+      })
+      const e = await rejection(c.send(post(s.url, { retry: withinWindow(WINDOW), reconciliation: key }), jsonHandler))
+      expect(e).toBeInstanceOf(ConnectionError)
+      expect(e).toMatchObject({ requestSent: true, outcomeUnknown: true, reconciliation: key })
+      expect(s.requests).toHaveLength(1)
     })
-    await vi.waitFor(() => expect(s.requests).toHaveLength(1))
-    controller.abort()
-    const e = await rejection(p)
-    expect(e).toMatchObject({ name: 'UserAbortError', requestSent: true, outcomeUnknown: true, reconciliation: key })
-  })
-})
+
+    it('guard: close() mid-flight lets the in-flight capture finish, and sends nothing more', async () => {
+      const s = await startFaultServer((req, res, n) => setTimeout(() => faults.json(200, { ok: n })(req, res, n), 50))
+      onTestFinished(s.close)
+      const c = makeClient()
+      const p = c.send(post(s.url, { retry: unsentOnly }), jsonHandler)
+      await new Promise((r) => setTimeout(r, 20))
+      const closing = c.close()
+      await expect(p).resolves.toEqual({ ok: 1 })
+      await closing
+      const e = await rejection(c.send(post(s.url, { retry: unsentOnly }), jsonHandler))
+      expect(e).toMatchObject({ requestSent: false, outcomeUnknown: false })
+      expect(s.requests).toHaveLength(1)
+    })
+
+    it('guard: close() from onRequest (after the closed check) sends nothing; requestSent false', async () => {
+      const s = await startFaultServer(faults.json(200, {}))
+      onTestFinished(s.close)
+      const c = makeClient({ clock: createTestClock(), hooks: { onRequest: () => void c.close() } })
+      const e = await rejection(c.send(post(s.url, { retry: unsentOnly, reconciliation: key }), jsonHandler))
+      expect(e).toBeInstanceOf(ConnectionError)
+      expect(e).toMatchObject({ requestSent: false, outcomeUnknown: false })
+      expect(s.requests).toHaveLength(0)
+    })
+
+    it('guard: an already-aborted signal sends nothing', async () => {
+      const s = await startFaultServer(faults.json(200, {}))
+      onTestFinished(s.close)
+      const e = await rejection(
+        client().send(post(s.url, { retry: unsentOnly }), jsonHandler, { signal: AbortSignal.abort() }),
+      )
+      expect(e).toMatchObject({ name: 'UserAbortError', requestSent: false, outcomeUnknown: false })
+      expect(s.requests).toHaveLength(0)
+    })
+
+    // Regression (this used to break), promise signal contract ("aborts the call; it then rejects with UserAbortError") — a signal that
+    // aborts before send (here from the onRequest hook) is ignored: the listener is added to an
+    // already-aborted signal, the capture is sent and the call resolves as if never aborted.
+    it('abort before send (during onRequest) sends nothing and rejects with UserAbortError', async () => {
+      const s = await startFaultServer(faults.json(200, { ok: 1 }))
+      onTestFinished(s.close)
+      const controller = new AbortController()
+      const c = client({ hooks: { onRequest: () => controller.abort() } })
+      const e = await rejection(c.send(post(s.url, { retry: unsentOnly }), jsonHandler, { signal: controller.signal }))
+      expect(e).toBeInstanceOf(UserAbortError)
+      expect(s.requests).toHaveLength(0)
+    })
+
+    it('guard: abort after send is requestSent true with the key', async () => {
+      const s = await startFaultServer(faults.neverAnswer())
+      onTestFinished(s.close)
+      const controller = new AbortController()
+      const p = client().send(post(s.url, { retry: unsentOnly, reconciliation: key }), jsonHandler, {
+        signal: controller.signal,
+      })
+      await vi.waitFor(() => expect(s.requests).toHaveLength(1))
+      controller.abort()
+      const e = await rejection(p)
+      expect(e).toMatchObject({ name: 'UserAbortError', requestSent: true, outcomeUnknown: true, reconciliation: key })
+    })
+  },
+)
 
 // ---------------------------------------------------------------------------------------------
 // Promise 3: monotonic clock only
@@ -775,7 +792,10 @@ describe('promise 7: Retry-After forms', () => {
 // Promise 8: credential headers never leak
 // ---------------------------------------------------------------------------------------------
 
-describe('promise 8: response credential headers never leak', () => {
+describe.each(TRANSPORTS)('promise 8: response credential headers never leak (%s)', (_name, transport) => {
+  // The transport's promises hold on both transports: the same table, once per transport.
+  const client = (options: Parameters<typeof makeClient>[0] = {}) => onBoth(transport, options)
+
   function everything(seen: unknown[], error: unknown): string {
     const texts = [
       JSON.stringify(seen, (_k, v) => (v instanceof Error ? { ...v, message: v.message } : v)),

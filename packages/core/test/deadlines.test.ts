@@ -4,7 +4,7 @@
  */
 
 import { faults, startFaultServer } from '@paywire/core/testing'
-import { describe, expect, it, onTestFinished } from 'vitest'
+import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest'
 import { AttemptSignal, DeadlineList } from '../src/deadlines.js'
 import { TimeoutError } from '../src/index.js'
 import { get, jsonHandler, makeClient } from './helpers.js'
@@ -108,5 +108,22 @@ describe('the attempt time limit on the real clock', () => {
     expect(error).toBeInstanceOf(TimeoutError)
     expect(elapsed).toBeGreaterThanOrEqual(99)
     expect(elapsed).toBeLessThan(140)
+  })
+})
+
+describe('timers off Node', () => {
+  afterEach(() => {
+    vi.unstubAllGlobals()
+  })
+
+  it('works where setTimeout returns a plain number (the Workers runtime): the deadline still fires', async () => {
+    const realSetTimeout = globalThis.setTimeout
+    vi.stubGlobal('setTimeout', (fn: () => void, ms: number) => Number(realSetTimeout(fn, ms)))
+    const list = new DeadlineList()
+    const signal = list.start(5)
+    const fired = new Promise<void>((resolve) => signal.on('abort', resolve))
+    await fired
+    expect(signal.abortedBy).toBe('timeout')
+    expect(list.pending).toBe(0)
   })
 })

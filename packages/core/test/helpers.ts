@@ -33,4 +33,24 @@ export function post(url: string, overrides: Partial<HttpRequest> = {}): HttpReq
   }
 }
 
+/** A `fetch` that counts its calls: the tests see that the fetch transport, not undici, sent them. */
+export function countingFetch(): typeof fetch & { readonly calls: number } {
+  let calls = 0
+  const counted = ((input: Parameters<typeof fetch>[0], init?: Parameters<typeof fetch>[1]) => {
+    calls++
+    return globalThis.fetch(input, init)
+  }) as typeof fetch & { readonly calls: number }
+  Object.defineProperty(counted, 'calls', { get: () => calls })
+  return counted
+}
+
+/**
+ * The two transports, as client options: the tests of the transport's promises (odd statuses,
+ * sizes, deadlines, aborts) run once per row, so one table of expectations holds for both.
+ */
+export const TRANSPORTS: readonly (readonly [name: string, options: () => ClientOptions])[] = [
+  ['undici', () => ({})],
+  ['fetch', () => ({ fetch: countingFetch() })],
+]
+
 export { rejection } from '@paywire/core/testing'

@@ -1,16 +1,16 @@
 import { ConnectionError, ResponseTooLargeError } from '@paywire/core'
 import { faults, startFaultServer } from '@paywire/core/testing'
 import { describe, expect, it, onTestFinished } from 'vitest'
-import { get, jsonHandler, makeClient } from './helpers.js'
+import { get, jsonHandler, makeClient, TRANSPORTS } from './helpers.js'
 
-describe('response size cap', () => {
+describe.each(TRANSPORTS)('response size cap (%s)', (_transport, transport) => {
   it.each([
     ['declared by content-length', false],
     ['streamed in chunks', true],
   ])('refuses a body over maxResponseBytes %s, and is not retried', async (_label, chunked) => {
     const s = await startFaultServer(faults.oversized(300_000, chunked))
     onTestFinished(s.close)
-    const client = makeClient({ maxResponseBytes: 100_000 })
+    const client = makeClient({ ...transport(), maxResponseBytes: 100_000 })
     onTestFinished(() => client.close())
     const error = await client.send(get(s.url), jsonHandler).catch((e: unknown) => e)
     expect(error).toBeInstanceOf(ResponseTooLargeError)
@@ -23,7 +23,7 @@ describe('response size cap', () => {
   it('releases the socket: the next call on the same client succeeds', async () => {
     const s = await startFaultServer(faults.oversized(300_000, true))
     onTestFinished(s.close)
-    const client = makeClient({ maxResponseBytes: 1_000 })
+    const client = makeClient({ ...transport(), maxResponseBytes: 1_000 })
     onTestFinished(() => client.close())
     await expect(client.send(get(s.url), jsonHandler)).rejects.toBeInstanceOf(ResponseTooLargeError)
     s.behave(faults.json(200, { ok: true }))
@@ -34,7 +34,7 @@ describe('response size cap', () => {
     const body = JSON.stringify({ pad: 'x'.repeat(100) })
     const s = await startFaultServer(faults.text(200, body, 'application/json'))
     onTestFinished(s.close)
-    const client = makeClient({ maxResponseBytes: Buffer.byteLength(body) })
+    const client = makeClient({ ...transport(), maxResponseBytes: Buffer.byteLength(body) })
     onTestFinished(() => client.close())
     await expect(client.send(get(s.url), jsonHandler)).resolves.toEqual({ pad: 'x'.repeat(100) })
   })
