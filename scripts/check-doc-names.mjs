@@ -209,10 +209,15 @@ const FOREIGN_CALLS = new Set([
   ...['require', 'import', 'fetch', 'setTimeout', 'expect'],
   // the signature's notation: sha1(md5(UPPER(…))), PHP's strtoupper()
   ...['sha1', 'md5', 'sha256', 'strtoupper', 'mb_strtoupper'],
+  // pino's child logger (how paywire recognises a pino-style logger)
+  'child',
   // Fastify
   'removeAllContentTypeParsers',
   'addContentTypeParser',
 ])
+
+/** OpenTelemetry semantic-convention attribute names (`error.type`), which read like member chains. */
+const SEMCONV_ATTRIBUTES = new Set(['error.type', 'server.address', 'server.port', 'http.request.method'])
 
 // ─── Reading the documentation ───────────────────────────────────────────────────────────────────
 
@@ -299,6 +304,10 @@ function checkSpan(span, where) {
   checkEntries(span, where)
   const code = span.trim()
   if (/\.(?:ts|mts|js|mjs|cjs|json|md)$/.test(code)) return // a file name
+  if (SEMCONV_ATTRIBUTES.has(code)) {
+    counts.allowlisted++
+    return
+  }
   if (checkChain(code, where)) return
   // `.withResponse()`, `{ maxBodyBytes }`, `{ payment_id } | { order_id }`: members of exported types.
   const members =
