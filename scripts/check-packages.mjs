@@ -129,7 +129,9 @@ const only = process.env.PAYWIRE_PACKAGES?.split(',')
 const names = PACKAGES.filter(
   (name) => existsSync(join(root, 'packages', name, 'src', 'index.ts')) && (!only || only.includes(name)),
 )
-const services = names.filter((n) => n !== 'core')
+const services = names.filter((n) => n !== 'core' && n in PROBES)
+/** The packages that depend on core: a core release must bump each of them. */
+const dependents = names.filter((n) => n !== 'core')
 /** The CLI (a binary, no library entry): packed with the rest and checked on its own below, when all its dependencies are. */
 const cliPackage = !only && existsSync(join(root, 'packages', 'cli', 'src', 'bin.ts')) ? ['cli'] : []
 const pkg = (name) => `@paywire/${name}`
@@ -252,6 +254,7 @@ if (!(await report(installed))) await finish()
 const esm = `
 import * as core from '@paywire/core'
 ${services.map((n, i) => `import * as s${i} from '${pkg(n)}'`).join('\n')}
+${names.includes('otel') ? "import * as otel from '@paywire/otel'" : ''}
 const results = []
 const t = new core.TimeoutError({ operation: 'o', method: 'GET', url: 'https://x', attempts: 1, phase: 'body', timeoutMs: 1, requestSent: true })
 results.push(t instanceof core.TimeoutError && t instanceof core.ConnectionError && t instanceof core.PaywireError && t instanceof Error)
@@ -263,6 +266,15 @@ catch (e) { results.push(e instanceof core.RequestValidationError && e instanceo
 ${PROBES[n].errors.length ? `results.push(${PROBES[n].errors.map((e) => `typeof s${i}.${e} === 'function' && s${i}.${e}.prototype instanceof core.ApiError`).join(' && ')})` : ''}`,
   )
   .join('\n')}
+${
+  names.includes('otel')
+    ? `
+// @paywire/otel: its peer @opentelemetry/api came with it; no provider means the global (no-op) ones.
+const instrumentation = otel.instrumentPaywire()
+instrumentation.disable()
+results.push(typeof otel.instrumentPaywire === 'function' && otel.OPERATION_DURATION_METRIC === 'paywire.client.operation.duration')`
+    : ''
+}
 if (!results.every(Boolean)) { console.error(JSON.stringify(results)); process.exit(1) }
 console.log(results.length + ' checks')
 `
@@ -465,7 +477,7 @@ if (cliPackage.length) {
         [
           'install',
           ...Object.entries(tarballOf)
-            .filter(([n]) => n !== 'redis')
+            .filter(([n]) => n !== 'redis' && n !== 'otel')
             .map(([, f]) => f),
           '--no-audit',
           '--no-fund',
@@ -556,7 +568,7 @@ await report(
     await run('node', [join(root, 'node_modules', '@changesets', 'cli', 'bin.js'), 'version'], copy)
     const bumped = names.filter((n) => version(n) !== before[n])
     if (!bumped.includes('core')) throw new Error('core was not bumped')
-    const missing = services.filter((n) => !bumped.includes(n))
+    const missing = dependents.filter((n) => !bumped.includes(n))
     if (missing.length) throw new Error(`dependents not bumped with core: ${missing.join(', ')}`)
     const changelog = readFileSync(join(copy, 'packages', 'core', 'CHANGELOG.md'), 'utf8')
     if (!changelog.includes('A core fix.')) throw new Error('core CHANGELOG has no entry')

@@ -15,7 +15,7 @@ import { promisify } from 'node:util'
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)))
 
 /** The packages, dependencies first. */
-export const PACKAGES = ['core', 'card-gateway', 'remittance', 'bill-payment', 'redis', 'cli']
+export const PACKAGES = ['core', 'card-gateway', 'remittance', 'bill-payment', 'redis', 'otel', 'cli']
 
 /** The folder `pnpm pack:all` writes to when given none. */
 export const DEFAULT_DESTINATION = join(root, 'packs')
