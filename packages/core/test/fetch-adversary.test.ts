@@ -1,0 +1,137 @@
+/**
+ * The fetch transport against hostile `fetch` functions: each call ends by its deadline, never reads
+ * as a success it was not, and a money-moving call is never repeated after `fetch` was called.
+ */
+import { ApiError, ConnectionError, PaywireError, TimeoutError } from '@paywire/core'
+import { unsentOnly } from '@paywire/core/engine'
+import { describe, expect, it, onTestFinished } from 'vitest'
+import { jsonHandler, makeClient, post, rejection } from './helpers.js'
+
+const URL_ = 'http://127.0.0.1:9/pay'
+
+/** A hostile `fetch`, counted: the test sees how many times the call reached it. */
+function hostile(behaviour: (init: RequestInit | undefined) => unknown): typeof fetch & { calls: number } {
+  const f = ((_input: unknown, init?: RequestInit) => {
+    f.calls++
+    return behaviour(init)
+  }) as typeof fetch & { calls: number }
+  f.calls = 0
+  return f
+}
+
+/** A money-moving POST (repeated only when known unsent) with a short per-attempt timeout. */
+async function moneyCall(fetch: typeof fetch, timeout = 100): Promise<unknown> {
+  const client = makeClient({ fetch, timeout, maxRetries: 3 })
+  onTestFinished(() => client.close())
+  return rejection(client.send(post(URL_, { retry: unsentOnly }), jsonHandler))
+}
+
+function waitForAbort(init: RequestInit | undefined): Promise<void> {
+  return new Promise((resolve) => init?.signal?.addEventListener('abort', () => resolve(), { once: true }))
+}
+
+describe('every call on a hostile fetch ends by its deadline', () => {
+  it('a fetch that ignores the abort signal and never settles: the call times out, unknown outcome, no retry', async () => {
+    const fetch = hostile(() => new Promise(() => {}))
+    const e = await moneyCall(fetch)
+    expect(e).toBeInstanceOf(TimeoutError)
+    expect(e).toMatchObject({ outcomeUnknown: true })
+    expect(fetch.calls).toBe(1)
+  }, 3_000)
+
+  it('a body stream that never ends and ignores cancel: the call times out in the body phase', async () => {
+    const fetch = hostile(
+      () =>
+        new Response(
+          new ReadableStream({
+            start(controller) {
+              controller.enqueue(new TextEncoder().encode('{"result":'))
+            },
+            pull() {
+              return new Promise(() => {})
+            },
+            cancel() {
+              return new Promise(() => {})
+            },
+          }),
+          { status: 200 },
+        ),
+    )
+    const e = await moneyCall(fetch)
+    expect(e).toBeInstanceOf(TimeoutError)
+    expect(e).toMatchObject({ outcomeUnknown: true, phase: 'body' })
+    expect(fetch.calls).toBe(1)
+  }, 3_000)
+
+  it('a fetch that resolves a 200 only after the deadline aborted it: a time-out, never a success', async () => {
+    const fetch = hostile(async (init) => {
+      await waitForAbort(init)
+      return new Response('{"result":"SUCCESS"}', { status: 200 })
+    })
+    const e = await moneyCall(fetch)
+    expect(e).toBeInstanceOf(TimeoutError)
+    expect(e).toMatchObject({ outcomeUnknown: true })
+    expect(fetch.calls).toBe(1)
+  }, 3_000)
+
+  it('a fetch that throws synchronously: a connection error, outcome unknown, not repeated', async () => {
+    const fetch = hostile(() => {
+      throw new TypeError('boom')
+    })
+    const e = await moneyCall(fetch)
+    expect(e).toBeInstanceOf(ConnectionError)
+    expect(e).toMatchObject({ outcomeUnknown: true })
+    expect(fetch.calls).toBe(1)
+  })
+
+  for (const [name, value] of [
+    ['{}', {}],
+    ['a string', 'HTTP/1.1 200 OK'],
+    ['null', null],
+    ['an object with a status but no headers', { status: 200, body: null }],
+  ] as const) {
+    it(`a fetch that resolves ${name} instead of a Response: a clear error, unknown outcome, not repeated`, async () => {
+      const fetch = hostile(() => Promise.resolve(value))
+      const e = await moneyCall(fetch)
+      expect(e).toBeInstanceOf(PaywireError)
+      expect(e).not.toBeInstanceOf(ApiError)
+      expect(e).toMatchObject({ outcomeUnknown: true })
+      expect((e as Error).message).toMatch(/fetch.*Response/)
+      expect(fetch.calls).toBe(1)
+    })
+  }
+
+  it("a Response-like object (a polyfill's Response) is read as the answer it is", async () => {
+    const fetch = hostile(() =>
+      Promise.resolve({ status: 200, headers: new Headers(), body: new Response('{"ok":true}').body }),
+    )
+    const client = makeClient({ fetch })
+    onTestFinished(() => client.close())
+    await expect(client.send(post(URL_, { retry: unsentOnly }), jsonHandler)).resolves.toEqual({ ok: true })
+  })
+
+  it('a body stream that gives strings instead of bytes: a clear error, unknown outcome', async () => {
+    const fetch = hostile(
+      () =>
+        new Response(
+          new ReadableStream({
+            pull(controller) {
+              controller.enqueue('x'.repeat(1024))
+            },
+          }),
+        ),
+    )
+    const e = await moneyCall(fetch)
+    expect(e).toBeInstanceOf(ConnectionError)
+    expect(e).toMatchObject({ outcomeUnknown: true })
+    expect((e as Error).message).toMatch(/not bytes/)
+  })
+
+  it('an error Response (status 0, as an opaque redirect reads in a browser-like fetch): never a success', async () => {
+    const fetch = hostile(() => Promise.resolve(Response.error()))
+    const e = await moneyCall(fetch)
+    expect(e).toBeInstanceOf(PaywireError)
+    expect(e).toMatchObject({ outcomeUnknown: true })
+    expect(fetch.calls).toBe(1)
+  })
+})
