@@ -135,3 +135,100 @@ describe('every call on a hostile fetch ends by its deadline', () => {
     expect(fetch.calls).toBe(1)
   })
 })
+
+/** A loopback service that answers every connection with `raw` bytes, then does `end` with the socket. */
+async function rawServer(raw: string, end: 'close' | 'reset' | 'hang' = 'close') {
+  const { createServer } = await import('node:net')
+  const requests: string[] = []
+  const sockets = new Set<import('node:net').Socket>()
+  const server = createServer((socket) => {
+    sockets.add(socket)
+    let seen = ''
+    socket.on('error', () => {})
+    socket.on('data', (chunk) => {
+      seen += chunk.toString('latin1')
+      if (!seen.includes('\r\n\r\n')) return
+      requests.push(seen)
+      seen = ''
+      socket.write(raw, 'latin1', () => {
+        if (end === 'close') socket.end()
+        else if (end === 'reset') socket.resetAndDestroy()
+      })
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const port = (server.address() as import('node:net').AddressInfo).port
+  onTestFinished(
+    () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy()
+        server.close(() => resolve())
+      }),
+  )
+  return { url: `http://127.0.0.1:${port}/pay`, requests }
+}
+
+/** A money-moving POST through Node's own fetch (the `fetch` option), up to 3 retries allowed. */
+async function moneyOnNodeFetch(url: string, options: { maxResponseBytes?: number } = {}) {
+  const fetch = hostile((init) => globalThis.fetch(url, init))
+  const client = makeClient({ fetch, timeout: 2_000, maxRetries: 3, ...options })
+  onTestFinished(() => client.close())
+  const e = await rejection(client.send(post(url, { retry: unsentOnly }), jsonHandler))
+  return { e, calls: fetch.calls }
+}
+
+describe('money is never moved twice on the fetch transport (Node fetch, misbehaving loopback service)', () => {
+  it('a 307 to another host is the answer; the other host is never asked', async () => {
+    const other = await rawServer('HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n{}')
+    const s = await rawServer(`HTTP/1.1 307 Temporary Redirect\r\nlocation: ${other.url}\r\ncontent-length: 0\r\n\r\n`)
+    const { e, calls } = await moneyOnNodeFetch(s.url)
+    expect(e).toBeInstanceOf(ApiError)
+    expect(e).toMatchObject({ status: 307 })
+    expect(calls).toBe(1)
+    expect(other.requests).toHaveLength(0)
+  })
+
+  it('a 304 is no success', async () => {
+    const s = await rawServer('HTTP/1.1 304 Not Modified\r\n\r\n')
+    const { e, calls } = await moneyOnNodeFetch(s.url)
+    expect(e).toBeInstanceOf(ApiError)
+    expect(calls).toBe(1)
+    expect(s.requests).toHaveLength(1)
+  })
+
+  it('a 100 Continue and then a dropped connection: unknown outcome, not repeated', async () => {
+    const s = await rawServer('HTTP/1.1 100 Continue\r\n\r\n', 'reset')
+    const { e, calls } = await moneyOnNodeFetch(s.url)
+    expect(e).toMatchObject({ outcomeUnknown: true })
+    expect(calls).toBe(1)
+  })
+
+  for (const [name, raw, end] of [
+    ['a reset mid-body', 'HTTP/1.1 200 OK\r\ncontent-length: 100\r\n\r\n{"result":', 'reset'],
+    ['a 200 whose Content-Length is larger than its body', 'HTTP/1.1 200 OK\r\ncontent-length: 100\r\n\r\n{}', 'close'],
+    ['a duplicated, conflicting Content-Length', 'HTTP/1.1 200 OK\r\ncontent-length: 2\r\ncontent-length: 3\r\n\r\n{}x', 'close'],
+    [
+      'both Content-Length and chunked',
+      'HTTP/1.1 200 OK\r\ncontent-length: 2\r\ntransfer-encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n',
+      'close',
+    ],
+  ] as const) {
+    it(`${name}: unknown outcome, not repeated`, async () => {
+      const s = await rawServer(raw, end)
+      const { e, calls } = await moneyOnNodeFetch(s.url)
+      expect(e).toBeInstanceOf(PaywireError)
+      expect(e).toMatchObject({ outcomeUnknown: true })
+      expect(calls).toBe(1)
+      expect(s.requests).toHaveLength(1)
+    })
+  }
+
+  it('a body over maxResponseBytes with no length: refused, unknown outcome, not repeated', async () => {
+    const chunk = 'x'.repeat(4096)
+    const chunks = Array.from({ length: 64 }, () => `1000\r\n${chunk}\r\n`).join('')
+    const s = await rawServer(`HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n${chunks}`, 'hang')
+    const { e, calls } = await moneyOnNodeFetch(s.url, { maxResponseBytes: 16 * 1024 })
+    expect(e).toMatchObject({ name: 'ResponseTooLargeError', outcomeUnknown: true })
+    expect(calls).toBe(1)
+  })
+})
