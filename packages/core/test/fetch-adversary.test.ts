@@ -4,6 +4,7 @@
  */
 import { ApiError, ConnectionError, PaywireError, TimeoutError } from '@paywire/core'
 import { unsentOnly } from '@paywire/core/engine'
+import { inspect } from 'node:util'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { jsonHandler, makeClient, post, rejection } from './helpers.js'
 
@@ -230,5 +231,29 @@ describe('money is never moved twice on the fetch transport (Node fetch, misbeha
     const { e, calls } = await moneyOnNodeFetch(s.url, { maxResponseBytes: 16 * 1024 })
     expect(e).toMatchObject({ name: 'ResponseTooLargeError', outcomeUnknown: true })
     expect(calls).toBe(1)
+  })
+})
+
+describe('secrets on the fetch transport', () => {
+  it('set-cookie and an echoed credential header are redacted in the error, its JSON and inspect, and the hooks', async () => {
+    const s = await rawServer(
+      'HTTP/1.1 500 Internal Server Error\r\nset-cookie: session=COOKIE-SECRET-1\r\nset-cookie: other=COOKIE-SECRET-2\r\n' +
+        'x-api-key: KEY-SECRET\r\ncontent-type: application/json\r\ncontent-length: 2\r\n\r\n{}',
+    )
+    const seen: unknown[] = []
+    const client = makeClient({
+      fetch: (input, init) => globalThis.fetch(input, init),
+      hooks: { onResponse: (event) => void seen.push(event), onRequest: (event) => void seen.push(event) },
+    })
+    onTestFinished(() => client.close())
+    const req = post(s.url, {
+      retry: unsentOnly,
+      headers: { 'x-api-key': 'KEY-SECRET' },
+      credentialHeaders: ['x-api-key'],
+    })
+    const e = await rejection(client.send(req, jsonHandler))
+    const exposed = [inspect(e, { depth: 8 }), JSON.stringify(e), inspect(seen, { depth: 8 })].join('\n')
+    expect(exposed).not.toMatch(/COOKIE-SECRET|KEY-SECRET/)
+    expect(s.requests[0]).toContain('KEY-SECRET')
   })
 })
