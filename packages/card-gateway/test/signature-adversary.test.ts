@@ -148,6 +148,20 @@ describe('no forged callback passes on card-md5-strrev', () => {
   })
 })
 
+describe("what the card-md5-strrev callback hash does not cover (the scheme's limit, documented)", () => {
+  it('an edited status, result, action or order_id still verifies: only trans_id and the payer are signed', () => {
+    const gw = strrevGateway((ref) => (ref.transId === T ? CARD : undefined))
+    const edited = { ...S2S_CALLBACK, action: 'CAPTURE', result: 'SUCCESS', status: 'SETTLED', order_id: 'VICTIM-9' }
+    expect(gw.callbacks.verify(body({ ...S2S_CALLBACK, result: 'DECLINED', status: 'DECLINED' }))).toBeTruthy()
+    expect(gw.callbacks.verify(body(edited))).toMatchObject({ order_id: 'VICTIM-9' })
+  })
+
+  it('a lookup keyed on the unsigned orderId refuses an order swap; keyed on transId it cannot tell', () => {
+    const byOrder = strrevGateway((ref) => (ref.orderId === 'ORD-1' ? CARD : { ...CARD, email: 'victim@example.com' }))
+    refusal(() => byOrder.callbacks.verify(body({ ...S2S_CALLBACK, order_id: 'VICTIM-9' })))
+  })
+})
+
 describe('hostile signer functions', () => {
   const returns: [string, unknown][] = [
     ['non-hex text', 'not-a-hash'],
