@@ -4,6 +4,7 @@
  * signature-presets.test.ts (Python hashlib): password `Pa55word`, payer@example.com, 411111…1111,
  * trans_id T → `e3ee24633ea121189956cfe6fa5df815`.
  */
+import { inspect } from 'node:util'
 import { RequestValidationError, SignatureVerificationError } from '@paywire/core'
 import { describe, expect, it } from 'vitest'
 import { CardGateway, type CardGatewayOptions, type PayerCard, type PayerRef } from '../src/index.js'
@@ -159,6 +160,45 @@ describe("what the card-md5-strrev callback hash does not cover (the scheme's li
   it('a lookup keyed on the unsigned orderId refuses an order swap; keyed on transId it cannot tell', () => {
     const byOrder = strrevGateway((ref) => (ref.orderId === 'ORD-1' ? CARD : { ...CARD, email: 'victim@example.com' }))
     refusal(() => byOrder.callbacks.verify(body({ ...S2S_CALLBACK, order_id: 'VICTIM-9' })))
+  })
+})
+
+describe('the password never on the wire on card-md5-strrev (fetch transport)', () => {
+  it('every S2S action and Checkout sends only the hash: not the password, reversed or uppercased, nor the payer data', async () => {
+    const wire: string[] = []
+    const gw = strrevGateway(() => CARD, {
+      fetch: async (input, init) => {
+        wire.push(`${String(input)}\n${inspect(init?.headers)}\n${String(init?.body)}`)
+        return new Response('{"result":"ERROR","error_message":"Hash is not valid"}', { status: 400 })
+      },
+    })
+    await rejection(gw.s2s.capture({ trans_id: T }))
+    await rejection(gw.s2s.getTransStatus({ trans_id: T }))
+    await rejection(
+      gw.s2s.recurringSale({
+        order_id: 'R-1',
+        order_amount: '5.00',
+        order_description: 'Monthly',
+        recurring_first_trans_id: T,
+        recurring_token: 'rec-1',
+      }),
+    )
+    await rejection(gw.s2s.createSchedule({ name: 'M', interval_length: 1, interval_unit: 'month', payments_count: 3 }))
+    await rejection(
+      gw.checkout.purchase({
+        order: { number: 'ORD-1', amount: '10.00', currency: 'USD', description: 'Test order' },
+        success_url: 'https://shop.example/ok',
+        cancel_url: 'https://shop.example/cancel',
+      }),
+    )
+    expect(wire).toHaveLength(5)
+    for (const sent of wire) {
+      for (const form of [P, P.toUpperCase(), [...P].reverse().join(''), [...P.toUpperCase()].reverse().join('')]) {
+        expect(sent).not.toContain(form)
+      }
+      expect(sent).not.toMatch(/payer@|reyap|4111111111|1111111114/i)
+    }
+    await gw.close()
   })
 })
 

@@ -2,9 +2,10 @@
  * The fetch transport against hostile `fetch` functions: each call ends by its deadline, never reads
  * as a success it was not, and a money-moving call is never repeated after `fetch` was called.
  */
+
+import { inspect } from 'node:util'
 import { ApiError, ConnectionError, PaywireError, TimeoutError } from '@paywire/core'
 import { unsentOnly } from '@paywire/core/engine'
-import { inspect } from 'node:util'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { jsonHandler, makeClient, post, rejection } from './helpers.js'
 
@@ -72,6 +73,26 @@ describe('every call on a hostile fetch ends by its deadline', () => {
     const e = await moneyCall(fetch)
     expect(e).toBeInstanceOf(TimeoutError)
     expect(e).toMatchObject({ outcomeUnknown: true })
+    expect(fetch.calls).toBe(1)
+  }, 3_000)
+
+  it("a fetch that ignores the caller's abort: the call ends at the abort, unknown outcome, no retry", async () => {
+    let called!: () => void
+    const reached = new Promise<void>((resolve) => {
+      called = resolve
+    })
+    const fetch = hostile(() => {
+      called()
+      return new Promise(() => {})
+    })
+    const client = makeClient({ fetch, timeout: 60_000, maxRetries: 3 })
+    onTestFinished(() => client.close())
+    const controller = new AbortController()
+    const call = rejection(client.send(post(URL_, { retry: unsentOnly }), jsonHandler, { signal: controller.signal }))
+    await reached
+    controller.abort()
+    const e = await call
+    expect(e).toMatchObject({ name: 'UserAbortError', outcomeUnknown: true })
     expect(fetch.calls).toBe(1)
   }, 3_000)
 
@@ -207,7 +228,11 @@ describe('money is never moved twice on the fetch transport (Node fetch, misbeha
   for (const [name, raw, end] of [
     ['a reset mid-body', 'HTTP/1.1 200 OK\r\ncontent-length: 100\r\n\r\n{"result":', 'reset'],
     ['a 200 whose Content-Length is larger than its body', 'HTTP/1.1 200 OK\r\ncontent-length: 100\r\n\r\n{}', 'close'],
-    ['a duplicated, conflicting Content-Length', 'HTTP/1.1 200 OK\r\ncontent-length: 2\r\ncontent-length: 3\r\n\r\n{}x', 'close'],
+    [
+      'a duplicated, conflicting Content-Length',
+      'HTTP/1.1 200 OK\r\ncontent-length: 2\r\ncontent-length: 3\r\n\r\n{}x',
+      'close',
+    ],
     [
       'both Content-Length and chunked',
       'HTTP/1.1 200 OK\r\ncontent-length: 2\r\ntransfer-encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n',
