@@ -96,6 +96,19 @@ describe('every call on a hostile fetch ends by its deadline', () => {
     expect(fetch.calls).toBe(1)
   }, 3_000)
 
+  it('the body of an answer that came after the deadline is cancelled unread', async () => {
+    let cancelled!: () => void
+    const wasCancelled = new Promise<void>((resolve) => {
+      cancelled = resolve
+    })
+    const fetch = hostile(async (init) => {
+      await waitForAbort(init)
+      return new Response(new ReadableStream({ pull: () => new Promise(() => {}), cancel: () => cancelled() }))
+    })
+    expect(await moneyCall(fetch)).toBeInstanceOf(TimeoutError)
+    await wasCancelled
+  }, 3_000)
+
   it('a fetch that throws synchronously: a connection error, outcome unknown, not repeated', async () => {
     const fetch = hostile(() => {
       throw new TypeError('boom')
@@ -248,6 +261,18 @@ describe('money is never moved twice on the fetch transport (Node fetch, misbeha
       expect(s.requests).toHaveLength(1)
     })
   }
+
+  it('a gzip bomb (Node fetch decompresses): refused at maxResponseBytes of decoded bytes, not read whole', async () => {
+    const { gzipSync } = await import('node:zlib')
+    const bomb = gzipSync(Buffer.alloc(64 * 1024 * 1024)).toString('latin1')
+    const s = await rawServer(
+      `HTTP/1.1 200 OK\r\ncontent-encoding: gzip\r\ncontent-length: ${bomb.length}\r\n\r\n${bomb}`,
+      'hang',
+    )
+    const { e, calls } = await moneyOnNodeFetch(s.url, { maxResponseBytes: 64 * 1024 })
+    expect(e).toMatchObject({ name: 'ResponseTooLargeError', outcomeUnknown: true })
+    expect(calls).toBe(1)
+  })
 
   it('a body over maxResponseBytes with no length: refused, unknown outcome, not repeated', async () => {
     const chunk = 'x'.repeat(4096)
