@@ -213,7 +213,7 @@ async function readBody(
   const chunks: Uint8Array[] = []
   let size = 0
   for (;;) {
-    let read: ReadableStreamReadResult<Uint8Array>
+    let read: Awaited<ReturnType<typeof reader.read>>
     try {
       // A stream that never ends and ignores cancel still ends at the deadline.
       read = await Promise.race([reader.read(), aborted])

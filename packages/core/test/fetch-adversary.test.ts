@@ -22,7 +22,7 @@ function hostile(behaviour: (init: RequestInit | undefined) => unknown): typeof 
 }
 
 /** A money-moving POST (repeated only when known unsent) with a short per-attempt timeout. */
-async function moneyCall(fetch: typeof fetch, timeout = 100): Promise<unknown> {
+async function moneyCall(fetch: typeof globalThis.fetch, timeout = 100): Promise<unknown> {
   const client = makeClient({ fetch, timeout, maxRetries: 3 })
   onTestFinished(() => client.close())
   return rejection(client.send(post(URL_, { retry: unsentOnly }), jsonHandler))
@@ -149,11 +149,12 @@ describe('every call on a hostile fetch ends by its deadline', () => {
     const fetch = hostile(
       () =>
         new Response(
-          new ReadableStream({
+          // A hostile stream: strings where a body gives bytes.
+          new ReadableStream<unknown>({
             pull(controller) {
               controller.enqueue('x'.repeat(1024))
             },
-          }),
+          }) as ReadableStream<Uint8Array>,
         ),
     )
     const e = await moneyCall(fetch)
