@@ -25,7 +25,8 @@ export interface CallTransport {
 
 /**
  * Sends attempts with a `fetch` function. Redirects are never followed (`redirect: 'manual'`: a 3xx
- * is the service's answer, as on undici); the attempt's deadline and the caller's signal abort it.
+ * is the service's answer, as on undici); the attempt's deadline and the caller's signal abort it,
+ * and end it then even when the `fetch` function or its body stream ignores the abort.
  * `fetch` does not say whether the request was written before a failure, so every failure after
  * `fetch` was called counts as "may have been written" (an unknown outcome for a money-moving
  * call), unless its error names a cause raised before connecting (a refused connection, an unknown
