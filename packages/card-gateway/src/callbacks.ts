@@ -14,7 +14,7 @@ import {
   type PayerCard,
   type PayerLookup,
   type PayerRef,
-  payerProblem,
+  readPayer,
   type SignatureOption,
   strrevSignature,
 } from './signature-presets.js'
@@ -200,10 +200,10 @@ export class Callbacks {
       }
       if (payer === undefined) return refuse('unknown_payer', `payerLookup knows no payer for ${describeRef(ref)}`)
     }
-    const problem = payerProblem(payer)
-    return problem
-      ? refuse('unknown_payer', `the payer data for ${describeRef(ref)} is unusable: ${problem}`)
-      : (payer as PayerCard)
+    const read = readPayer(payer)
+    return 'problem' in read
+      ? refuse('unknown_payer', `the payer data for ${describeRef(ref)} is unusable: ${read.problem}`)
+      : read.payer
   }
 }
 

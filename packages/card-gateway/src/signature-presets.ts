@@ -223,6 +223,26 @@ export function payerProblem(payer: unknown): string | undefined {
   return undefined
 }
 
+/**
+ * A lookup's answer read once into a plain object, or what is wrong with it. Reading happens here,
+ * guarded: an answer whose fields throw when read (a getter, a proxy) is refused like unusable
+ * data, and the data checked is the data hashed (a getter cannot answer differently the second time).
+ */
+export function readPayer(answer: unknown): { readonly payer: PayerCard } | { readonly problem: string } {
+  let copy: Record<string, unknown> | undefined
+  try {
+    if (typeof answer === 'object' && answer !== null) {
+      const a = answer as Record<string, unknown>
+      copy = { email: a['email'], cardFirst6: a['cardFirst6'], cardLast4: a['cardLast4'], cardToken: a['cardToken'] }
+      for (const name of Object.keys(copy)) if (copy[name] === undefined) delete copy[name]
+    }
+  } catch (error) {
+    return { problem: `its fields could not be read (${error instanceof Error ? error.name : typeof error})` }
+  }
+  const problem = payerProblem(copy ?? answer)
+  return problem !== undefined ? { problem } : { payer: copy as unknown as PayerCard }
+}
+
 /** The strrev hash, and each step with the password masked (for `explain` and diagnostics). */
 export function strrevSignature(
   formula: StrrevFormula,
@@ -338,8 +358,8 @@ function requestPayer(lookup: PayerLookup | undefined, ref: PayerRef): PayerCard
     return refuse(`threw (${error instanceof Error ? error.name : typeof error}) for ${describeRef(ref)}`)
   }
   if (payer === undefined) return refuse(`knows no payer for ${describeRef(ref)}, so the request cannot be signed`)
-  const problem = payerProblem(payer)
-  return problem ? refuse(`answered for ${describeRef(ref)}: ${problem}`) : payer
+  const read = readPayer(payer)
+  return 'problem' in read ? refuse(`answered for ${describeRef(ref)}: ${read.problem}`) : read.payer
 }
 
 /** `trans_id X, order_id Y`: which payment a lookup was asked about. */

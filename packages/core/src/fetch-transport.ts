@@ -25,7 +25,8 @@ export interface CallTransport {
 
 /**
  * Sends attempts with a `fetch` function. Redirects are never followed (`redirect: 'manual'`: a 3xx
- * is the service's answer, as on undici); the attempt's deadline and the caller's signal abort it.
+ * is the service's answer, as on undici); the attempt's deadline and the caller's signal abort it,
+ * and end it then even when the `fetch` function or its body stream ignores the abort.
  * `fetch` does not say whether the request was written before a failure, so every failure after
  * `fetch` was called counts as "may have been written" (an unknown outcome for a money-moving
  * call), unless its error names a cause raised before connecting (a refused connection, an unknown
@@ -65,7 +66,17 @@ export class FetchTransport implements CallTransport {
     const deadline = this.#deadlines.start(budget.ms)
     // fetch listens to an AbortSignal only: one controller per attempt, aborted by the deadline entry.
     const controller = new AbortController()
-    deadline.on('abort', () => controller.abort(abortReason(deadline.abortedBy)))
+    // A `fetch` (or its body stream) may ignore the signal: every await below races this promise,
+    // so the attempt ends at its deadline whatever the function does.
+    let onAbort: (() => void) | undefined
+    const aborted = new Promise<never>((_, reject) => {
+      onAbort = () => reject(controller.signal.reason)
+    })
+    aborted.catch(ignore)
+    deadline.on('abort', () => {
+      controller.abort(abortReason(deadline.abortedBy))
+      onAbort?.()
+    })
     const onUserAbort = userSignal && (() => deadline.abort('user'))
     if (onUserAbort) {
       if (userSignal.aborted) onUserAbort()
@@ -75,17 +86,22 @@ export class FetchTransport implements CallTransport {
     let status: number | undefined
     let responseHeaders: Record<string, string> | undefined
     try {
-      const res = await this.#fetch(req.url, {
-        method: req.method,
-        headers,
-        body: req.body?.text,
-        redirect: 'manual',
-        signal: controller.signal,
-      })
+      const answer = Promise.resolve(
+        this.#fetch(req.url, {
+          method: req.method,
+          headers,
+          body: req.body?.text,
+          redirect: 'manual',
+          signal: controller.signal,
+        }),
+      )
+      // An answer that comes after the deadline is nobody's: its body is released unread.
+      answer.then((late) => controller.signal.aborted && cancelBody(late), ignore)
+      const res = responseOf(await Promise.race([answer, aborted]))
       phase = 'body'
       status = res.status
       responseHeaders = flattenHeaders(headerRecord(res.headers), req.credentialHeaders)
-      const rawBody = await readBody(res, responseHeaders, this.#maxResponseBytes, () =>
+      const rawBody = await readBody(res, responseHeaders, this.#maxResponseBytes, aborted, () =>
         tooLarge(req, attempt, this.#maxResponseBytes, res.status),
       )
       return { ok: true, response: rawResponse(status, responseHeaders, rawBody, parseJson(rawBody), attempt, req) }
@@ -115,6 +131,48 @@ function abortReason(cause: 'timeout' | 'user' | undefined): Error {
   return Object.assign(new Error(cause === 'user' ? 'Request aborted' : 'Attempt timed out'), { name: 'AbortError' })
 }
 
+/**
+ * The `fetch` function's answer, checked for what is read of it: a numeric `status` and `headers`
+ * that can be walked (any Response-like object will do, a polyfill's included). Anything else is a
+ * failure after `fetch` was called, in words that name it.
+ */
+function responseOf(value: unknown): Response {
+  const res = value as Partial<Response> | null
+  const headers = res?.headers as Partial<Headers> | undefined
+  if (
+    typeof res !== 'object' ||
+    res === null ||
+    typeof res.status !== 'number' ||
+    !Number.isInteger(res.status) ||
+    typeof headers?.forEach !== 'function'
+  ) {
+    throw new TypeError(
+      `the \`fetch\` function resolved with ${describeValue(value)}, not a Response (a status number and headers)`,
+    )
+  }
+  return res as Response
+}
+
+function describeValue(value: unknown): string {
+  if (value === null) return 'null'
+  if (typeof value === 'object') return `an object without a Response's status and headers`
+  return `a ${typeof value}`
+}
+
+function cancelBody(res: unknown): void {
+  const body = (res as { body?: { cancel?: () => Promise<void> } } | null)?.body
+  if (typeof body?.cancel === 'function') quietly(() => body.cancel?.())
+}
+
+/** Runs a cancel whose failure changes nothing (a hostile stream may throw or reject). */
+function quietly(cancel: () => Promise<void> | undefined): void {
+  try {
+    cancel()?.catch(ignore)
+  } catch {
+    // The answer is already decided; a stream that cannot be cancelled is left to the collector.
+  }
+}
+
 function tooLarge(req: HttpRequest, attempts: number, limitBytes: number, status: number): ResponseTooLargeError {
   return new ResponseTooLargeError({ ...req, attempts, limitBytes, status })
 }
@@ -139,24 +197,40 @@ async function readBody(
   res: Response,
   headers: Record<string, string>,
   limit: number,
+  aborted: Promise<never>,
   refuse: () => ResponseTooLargeError,
 ): Promise<string> {
   const body = res.body
-  if (body === null) return ''
+  if (body === null || body === undefined) return ''
   const declared = Number(headers['content-length'])
   if (Number.isFinite(declared) && declared > limit) {
-    body.cancel().catch(ignore)
+    quietly(() => body.cancel())
     throw refuse()
+  }
+  if (typeof body.getReader !== 'function') {
+    throw new TypeError("the `fetch` function's Response has a body that is not a ReadableStream")
   }
   const reader = body.getReader()
   const chunks: Uint8Array[] = []
   let size = 0
   for (;;) {
-    const { done, value } = await reader.read()
+    let read: Awaited<ReturnType<typeof reader.read>>
+    try {
+      // A stream that never ends and ignores cancel still ends at the deadline.
+      read = await Promise.race([reader.read(), aborted])
+    } catch (error) {
+      quietly(() => reader.cancel())
+      throw error
+    }
+    const { done, value } = read
     if (done) break
+    if (!(value instanceof Uint8Array)) {
+      quietly(() => reader.cancel())
+      throw new TypeError("the `fetch` function's Response body gave a chunk that is not bytes (a Uint8Array)")
+    }
     size += value.byteLength
     if (size > limit) {
-      reader.cancel().catch(ignore)
+      quietly(() => reader.cancel())
       throw refuse()
     }
     chunks.push(value)
