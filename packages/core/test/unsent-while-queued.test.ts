@@ -147,12 +147,14 @@ describe('a deadline that fires before the request was written reports it unsent
         }),
     )
     const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}/pay`
+    // A deadline of 1 s, not less: on a loaded machine a shorter one could fire before the server
+    // has even accepted the connection (still loading undici), which is not the case under test.
     const error = await rejection(
-      client({ timeout: 30_000 }).send(post(url, { retry: unsentOnly }), jsonHandler, { timeout: 100 }),
+      client({ timeout: 30_000 }).send(post(url, { retry: unsentOnly }), jsonHandler, { timeout: 1_000 }),
     )
     expect(error).toMatchObject({ name: 'TimeoutError', requestSent: false, outcomeUnknown: false, phase: 'connect' })
     expect(sockets).toHaveLength(1)
-  }, 5_000)
+  }, 10_000)
 
   it('with your own dispatcher the judgement stays conservative (sent), but the call still ends at its deadline', async () => {
     const s = await holdingServer()
