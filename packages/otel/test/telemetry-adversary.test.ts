@@ -176,6 +176,21 @@ describe('@paywire/otel against hostile conditions', () => {
     }
   })
 
+  it('two instrumentations give each provider its own span per step, until each is disabled', async () => {
+    const first = countingProvider()
+    const second = countingProvider()
+    const one = instrumentPaywire({ tracerProvider: first.provider })
+    const two = instrumentPaywire({ tracerProvider: second.provider })
+    cleanups.push(() => two.disable())
+    const { gw } = await gateway(faults.json(200, STATUS))
+    await gw.s2s.getTransStatus({ trans_id: TRANS_ID })
+    expect([first.spans.length, second.spans.length]).toEqual([2, 2])
+    one.disable()
+    await gw.s2s.getTransStatus({ trans_id: TRANS_ID })
+    expect([first.spans.length, second.spans.length]).toEqual([2, 4])
+    expect([...first.spans, ...second.spans].every((s) => s.ends === 1)).toBe(true)
+  })
+
   it('many calls leave no span open', async () => {
     const { provider, spans } = countingProvider()
     const instrumentation = instrumentPaywire({ tracerProvider: provider })
