@@ -119,8 +119,10 @@ export function emit<K extends keyof Hooks>(
   try {
     // The logger gets the error's summary, not the error: its body, raw body, headers and the
     // service's own text are whatever the service sent, and a log line is no place for them.
-    const data = kind === 'onError' ? { ...safe, error: loggedError((safe as ErrorEvent).error) } : safe
-    logLine(logger, kind === 'onRetry' || kind === 'onError' ? 'warn' : 'debug', describe(kind, safe), data)
+    // The query is left out too: a lookup carries account numbers and names there.
+    const logged = { ...safe, url: withoutQuery(safe.url) }
+    const data = kind === 'onError' ? { ...logged, error: loggedError((safe as ErrorEvent).error) } : logged
+    logLine(logger, kind === 'onRetry' || kind === 'onError' ? 'warn' : 'debug', describe(kind, logged), data)
   } catch {
     // Same as hooks: logging never decides an outcome.
   }
@@ -153,6 +155,12 @@ function errorText(error: PaywireError): string {
   const code = e.code === undefined ? '' : `error_code ${e.code}, `
   const unknown = error.outcomeUnknown ? ', the outcome is unknown: reconcile before repeating it' : ''
   return `${error.name}${reason} (${code}HTTP ${error.status})${unknown}; the answer's text is on the error, not in logs`
+}
+
+/** `url` for a log line: its query (lookup parameters, payer data) replaced by `?…`. */
+function withoutQuery(url: string): string {
+  const at = url.search(/[?#]/)
+  return at === -1 ? url : `${url.slice(0, at)}?…`
 }
 
 /** The fields of an error a logger receives: names, codes and flags only. */

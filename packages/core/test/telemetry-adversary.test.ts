@@ -130,3 +130,21 @@ describe('PAYWIRE_LOG odd values', () => {
     expect(String(warn.mock.calls[0]?.[0])).toContain('PAYWIRE_LOG')
   })
 })
+
+describe('log lines and a query', () => {
+  it("a lookup's query (an account number) is not written to a log line; hooks still get the whole URL", async () => {
+    const s = await startFaultServer(faults.json(200, { accountName: 'Zelda Quixote' }))
+    cleanups.push(() => s.close())
+    const lines: unknown[][] = []
+    const urls: string[] = []
+    const logger = { debug: (...args: unknown[]) => lines.push(args), warn: (...args: unknown[]) => lines.push(args) }
+    const client = makeClient({ logger, hooks: { onRequest: (e) => urls.push(e.url) } })
+    cleanups.push(() => client.close())
+    const url = `${s.url}/api/lookup/name-enquiry?accountNumber=0087654321&bankCode=SLCB`
+    await client.send({ ...post(url), method: 'GET', body: undefined }, jsonHandler)
+    const text = JSON.stringify(lines)
+    expect(text).toContain('/api/lookup/name-enquiry')
+    expect(text).not.toContain('0087654321')
+    expect(urls).toEqual([url])
+  })
+})
