@@ -191,6 +191,18 @@ describe('@paywire/otel against hostile conditions', () => {
     expect([...first.spans, ...second.spans].every((s) => s.ends === 1)).toBe(true)
   })
 
+  it('a call refused before sending and a call over its time limit end every span they started, once', async () => {
+    const { provider, spans } = countingProvider()
+    const instrumentation = instrumentPaywire({ tracerProvider: provider })
+    cleanups.push(() => instrumentation.disable())
+    const { gw } = await gateway(faults.neverAnswer())
+    await rejection(gw.s2s.getTransStatus({ trans_id: '' }))
+    await rejection(gw.s2s.getTransStatus({ trans_id: TRANS_ID }, { headers: { 'x-bad': 'a\r\nb' } }))
+    await rejection(gw.s2s.getTransStatus({ trans_id: TRANS_ID }, { timeout: 30, maxRetries: 0 }))
+    expect(spans.filter((s) => s.name.startsWith('POST')).length).toBe(1)
+    expect(spans.filter((s) => s.ends !== 1)).toEqual([])
+  })
+
   it('many calls leave no span open', async () => {
     const { provider, spans } = countingProvider()
     const instrumentation = instrumentPaywire({ tracerProvider: provider })
