@@ -146,7 +146,7 @@ describe('callback telemetry against hostile deliveries and a lossy claim store'
         if (++calls === 1) throw new Error('reply lost after the claim was made')
         return state
       },
-      complete: (key, token) => inner.complete(key, token),
+      complete: (key, token, keepMs) => inner.complete(key, token, keepMs),
       release: (key, token) => inner.release(key, token),
     }
     const { gw } = await faultGateway(faults.json(200, {}))
@@ -166,7 +166,7 @@ describe('callback telemetry against hostile deliveries and a lossy claim store'
       claim: async () => {
         throw new Error(`store down, key ${PAN}`)
       },
-      complete: async () => {},
+      complete: async () => true,
       release: async () => {},
     }
     const { gw } = await faultGateway(faults.json(200, {}))

@@ -77,6 +77,16 @@ function countingProvider() {
   return { provider, spans }
 }
 
+/** Resolves when the next attempt starts; its subscriber is the last cleanup. */
+function firstAttempt(): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const noop = () => {}
+    const handlers = { start: () => resolve(), end: noop, asyncStart: noop, asyncEnd: noop, error: noop }
+    diagnostics.tracingChannel(PAYWIRE_CHANNELS.attempt).subscribe(handlers)
+    cleanups.push(() => diagnostics.tracingChannel(PAYWIRE_CHANNELS.attempt).unsubscribe(handlers))
+  })
+}
+
 describe('@paywire/otel against hostile conditions', () => {
   it('a tracer whose startSpan throws changes no outcome and crashes nothing', async () => {
     const caught = catchUncaught()
@@ -133,11 +143,7 @@ describe('@paywire/otel against hostile conditions', () => {
     const instrumentation = instrumentPaywire({ tracerProvider: provider })
     cleanups.push(() => instrumentation.disable())
     const { gw, server } = await gateway(faults.neverAnswer())
-    const attemptStarted = new Promise<void>((resolve) => {
-      const onStart = () => resolve()
-      diagnostics.tracingChannel(PAYWIRE_CHANNELS.attempt).subscribe({ start: onStart })
-      cleanups.push(() => diagnostics.tracingChannel(PAYWIRE_CHANNELS.attempt).unsubscribe({ start: onStart }))
-    })
+    const attemptStarted = firstAttempt()
     const abort = new AbortController()
     const call = gw.s2s.getTransStatus({ trans_id: TRANS_ID }, { signal: abort.signal })
     await attemptStarted
@@ -153,15 +159,11 @@ describe('@paywire/otel against hostile conditions', () => {
     const { provider, spans } = countingProvider()
     const instrumentation = instrumentPaywire({ tracerProvider: provider })
     const { gw } = await gateway(faults.neverAnswer())
-    let onStart = () => {}
-    const attemptStarted = new Promise<void>((resolve) => {
-      onStart = () => resolve()
-    })
-    diagnostics.tracingChannel(PAYWIRE_CHANNELS.attempt).subscribe({ start: onStart })
+    const attemptStarted = firstAttempt()
     const abort = new AbortController()
     const call = gw.s2s.getTransStatus({ trans_id: TRANS_ID }, { signal: abort.signal })
     await attemptStarted
-    diagnostics.tracingChannel(PAYWIRE_CHANNELS.attempt).unsubscribe({ start: onStart })
+    await cleanups.pop()?.()
     instrumentation.disable()
     expect(spans.map((s) => s.ends)).toEqual([1, 1])
     abort.abort()
