@@ -1,7 +1,7 @@
 /** What the callback inbox publishes on `paywire:callback` and `paywire:claim`: words and answers, never a body or hash. */
 
 import type { CallbackMessage, ClaimMessage, ClaimState } from '@paywire/core'
-import { channelIfObserved, errorClass } from '@paywire/core/engine'
+import { channelIfObserved, errorClass, telemetryWord } from '@paywire/core/engine'
 
 /** A `paywire:callback` message for one delivery, filled in as it is verified, claimed and answered. */
 export function callbackMessage(): CallbackMessage {
@@ -16,9 +16,9 @@ export function callbackMessage(): CallbackMessage {
   }
 }
 
-/** A word of the event for telemetry (`SALE`, `SETTLED`): anything else is left out. */
+/** A word of the event for telemetry (`SALE`, `SETTLED`), by the same rule as an answer's word: anything else is left out. */
 export function word(value: unknown): string | undefined {
-  return typeof value === 'string' && /^[A-Za-z][A-Za-z0-9_-]{0,31}$/.test(value) ? value : undefined
+  return telemetryWord(value)
 }
 
 /** Publishes a claim store step on `paywire:claim` when someone subscribes: the action and its answer only. */

@@ -44,6 +44,13 @@ export type { RetryPolicy } from './retry.js'
 export { keyed, parseRetryAfter, safe, unsentOnly, withinWindow } from './retry.js'
 export type { ServiceClientSetup } from './service-client.js'
 export { ServiceClient } from './service-client.js'
-export { channelIfObserved, errorClass, fillError, traced, tracingIfObserved } from './telemetry.js'
+export {
+  channelIfObserved,
+  errorClass,
+  fillError,
+  telemetryWord,
+  traced,
+  tracingIfObserved,
+} from './telemetry.js'
 export { checkBaseUrl, expandPath, pathSegment } from './url.js'
 export { checkParams, closest, validateParams } from './validate.js'

@@ -1,7 +1,8 @@
 /** Observability without leaks: hooks and a logger see redacted headers only; silent by default. */
 
-import { formatMs, type PaywireError } from './errors.js'
+import { ApiError, formatMs, type PaywireError } from './errors.js'
 import { redactHeaders } from './secret.js'
+import { telemetryCode, telemetryWord } from './telemetry.js'
 
 interface EventBase {
   readonly operation: string
@@ -116,7 +117,12 @@ export function emit<K extends keyof Hooks>(
   }
   if (!logger) return
   try {
-    logLine(logger, kind === 'onRetry' || kind === 'onError' ? 'warn' : 'debug', describe(kind, safe), safe)
+    // The logger gets the error's summary, not the error: its body, raw body, headers and the
+    // service's own text are whatever the service sent, and a log line is no place for them.
+    // The query is left out too: a lookup carries account numbers and names there.
+    const logged = { ...safe, url: withoutQuery(safe.url) }
+    const data = kind === 'onError' ? { ...logged, error: loggedError((safe as ErrorEvent).error) } : logged
+    logLine(logger, kind === 'onRetry' || kind === 'onError' ? 'warn' : 'debug', describe(kind, logged), data)
   } catch {
     // Same as hooks: logging never decides an outcome.
   }
@@ -132,6 +138,47 @@ function describe(kind: keyof Hooks, event: EventOf[keyof Hooks]): string {
     case 'onRetry':
       return `${head} retry in ${formatMs((event as RetryEvent).delayMs)} ms: ${(event as RetryEvent).reason}`
     case 'onError':
-      return `${head} failed: ${(event as ErrorEvent).error.message}`
+      return `${head} failed: ${errorText((event as ErrorEvent).error)}`
+  }
+}
+
+/**
+ * What a log line says about an error built from a service's answer: its class, reason, code and
+ * status, never the answer's own text (a service can echo a card number, a token or payer data in
+ * its error message). The error itself, with the whole answer, is what the call rejects with. Other
+ * errors (time-outs, connection failures, refused input) are paywire's own text, logged as is.
+ */
+function errorText(error: PaywireError): string {
+  if (!(error instanceof ApiError)) return error.message
+  const e = loggedError(error)
+  const reason = e.reason === undefined ? '' : ` ${e.reason}`
+  const code = e.code === undefined ? '' : `error_code ${e.code}, `
+  const unknown = error.outcomeUnknown ? ', the outcome is unknown: reconcile before repeating it' : ''
+  return `${error.name}${reason} (${code}HTTP ${error.status})${unknown}; the answer's text is on the error, not in logs`
+}
+
+/** `url` for a log line: its query (lookup parameters, payer data) replaced by `?…`. */
+function withoutQuery(url: string): string {
+  const at = url.search(/[?#]/)
+  return at === -1 ? url : `${url.slice(0, at)}?…`
+}
+
+/** The fields of an error a logger receives: names, codes and flags only. */
+function loggedError(error: PaywireError): {
+  name: string
+  reason: string | undefined
+  code: string | undefined
+  status: number | undefined
+  outcomeUnknown: boolean
+  message: string | undefined
+} {
+  const e = error as unknown as { reason?: unknown; code?: unknown; status?: unknown }
+  return {
+    name: error.name,
+    reason: telemetryWord(e.reason),
+    code: telemetryCode(e.code),
+    status: typeof e.status === 'number' ? e.status : undefined,
+    outcomeUnknown: error.outcomeUnknown,
+    message: error instanceof ApiError ? undefined : error.message,
   }
 }

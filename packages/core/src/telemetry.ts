@@ -269,14 +269,36 @@ export function operationMessage(req: HttpRequest, service: string): OperationMe
 }
 
 const WORD = /^[A-Za-z][A-Za-z0-9_-]{0,31}$/
+const DIGIT = /[0-9]/g
+/** Most digits a published word or code may hold: a gateway code has 6, a card number 12 or more, a phone 7 or more. */
+const MAX_DIGITS = 6
+
+/**
+ * `value` when it may be published as a word copied from an answer (`SUCCESS`, `DECLINED`,
+ * `card_token_invalid`), else `undefined`. The rule: a string of at most 32 characters, a letter
+ * first, then letters, digits, `_` or `-`, with at most 6 digits in all. A hostile or broken service
+ * controls these fields: the rule keeps a card number, a phone number, a long text or a line break
+ * it put there out of every channel message.
+ */
+export function telemetryWord(value: unknown): string | undefined {
+  return typeof value === 'string' && WORD.test(value) && (value.match(DIGIT)?.length ?? 0) <= MAX_DIGITS
+    ? value
+    : undefined
+}
+
+/** A code copied from an answer, as published: a word (see `telemetryWord`) or a whole number of at most 6 digits. */
+export function telemetryCode(value: unknown): string | undefined {
+  if (typeof value === 'number')
+    return Number.isSafeInteger(value) && Math.abs(value) < 10 ** MAX_DIGITS ? String(value) : undefined
+  return telemetryWord(value)
+}
 
 /** Fills the ended fields from an error: its class, code or reason, status and whether it may have acted. */
 export function fillError(target: EndedFields, error: unknown): void {
   const e = error as { name?: unknown; code?: unknown; reason?: unknown; status?: unknown; outcomeUnknown?: unknown }
   target.errorType = error instanceof Error ? error.constructor.name || String(e.name) : typeof error
   const code = e?.code ?? e?.reason
-  target.errorCode =
-    (typeof code === 'string' && WORD.test(code)) || typeof code === 'number' ? String(code) : undefined
+  target.errorCode = telemetryCode(code)
   if (typeof e?.status === 'number') target.status = e.status
   target.outcomeUnknown = e?.outcomeUnknown === true
 }
@@ -293,8 +315,7 @@ export function settleOperation(
   op.status = outcome.value.response.status
   const data = outcome.value.data as { result?: unknown; status?: unknown } | null
   if (typeof data === 'object' && data !== null) {
-    const word = typeof data.result === 'string' ? data.result : data.status
-    if (typeof word === 'string' && WORD.test(word)) op.result = word
+    op.result = telemetryWord(typeof data.result === 'string' ? data.result : data.status)
   }
 }
 

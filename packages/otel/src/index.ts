@@ -70,6 +70,7 @@ type Handlers = {
  * Payer data (names, emails, phones, addresses, IPs) never reaches a span: the channels do not carry it.
  */
 export function instrumentPaywire(options: PaywireInstrumentationOptions = {}): PaywireInstrumentation {
+  checkOptions(options)
   const tracer: Tracer = (options.tracerProvider ?? trace.getTracerProvider()).getTracer(INSTRUMENTATION_NAME)
   const meter = (options.meterProvider ?? metrics.getMeterProvider()).getMeter(INSTRUMENTATION_NAME)
   const duration: Histogram = meter.createHistogram(OPERATION_DURATION_METRIC, {
@@ -270,6 +271,10 @@ export function instrumentPaywire(options: PaywireInstrumentationOptions = {}): 
     [PAYWIRE_CHANNELS.intent, intent],
     [PAYWIRE_CHANNELS.claim, claim],
   ]
+  // Every handler guarded: node:diagnostics_channel rethrows a subscriber's error on the next tick as
+  // an uncaught exception, so a throwing tracer, meter or an odd message would crash the process.
+  for (const entry of tracing) entry[1] = guardAll(entry[1])
+  for (const entry of points) entry[1] = guard(entry[1])
   for (const [name, handlers] of tracing) diagnostics.tracingChannel(name).subscribe(handlers as never)
   for (const [name, handler] of points) diagnostics.subscribe(name, handler)
 
@@ -280,8 +285,45 @@ export function instrumentPaywire(options: PaywireInstrumentationOptions = {}): 
       enabled = false
       for (const [name, handlers] of tracing) diagnostics.tracingChannel(name).unsubscribe(handlers as never)
       for (const [name, handler] of points) diagnostics.unsubscribe(name, handler)
-      for (const span of open) span.end()
+      for (const span of open) guard(() => span.end())(undefined)
       open.clear()
     },
   }
+}
+
+/** `handler`, made unable to throw: telemetry never changes a payment's outcome nor stops the process. */
+function guard<A>(handler: (message: A) => void): (message: A) => void {
+  return (message) => {
+    try {
+      handler(message)
+    } catch {
+      // A tracer, meter or exporter that throws, or a message that is not paywire's: no span, no crash.
+    }
+  }
+}
+
+function guardAll(handlers: Handlers): Handlers {
+  const guarded: Handlers = {}
+  for (const key of Object.keys(handlers) as (keyof Handlers)[]) {
+    const handler = handlers[key]
+    if (handler !== undefined) guarded[key] = guard(handler as (message: unknown) => void)
+  }
+  return guarded
+}
+
+/** Bad options are refused up front, naming the option, rather than as a TypeError from inside OpenTelemetry. */
+function checkOptions(options: unknown): asserts options is PaywireInstrumentationOptions {
+  if (typeof options !== 'object' || options === null)
+    throw new TypeError(
+      `instrumentPaywire(options): options must be an object ({ tracerProvider, meterProvider }) or left out, got ${typeof options === 'object' ? 'null' : typeof options}.`,
+    )
+  const { tracerProvider, meterProvider } = options as Record<string, unknown>
+  if (tracerProvider !== undefined && typeof (tracerProvider as { getTracer?: unknown })?.getTracer !== 'function')
+    throw new TypeError(
+      'instrumentPaywire: the tracerProvider option must be an OpenTelemetry TracerProvider (an object with a getTracer() method), or left out for the global one.',
+    )
+  if (meterProvider !== undefined && typeof (meterProvider as { getMeter?: unknown })?.getMeter !== 'function')
+    throw new TypeError(
+      'instrumentPaywire: the meterProvider option must be an OpenTelemetry MeterProvider (an object with a getMeter() method), or left out for the global one.',
+    )
 }
