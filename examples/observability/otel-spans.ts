@@ -1,11 +1,18 @@
 /**
  * OpenTelemetry with @paywire/otel: one span per payment operation, each HTTP attempt a child span.
  * A card purchase whose first attempt is answered 503 is retried, and the span tree printed shows the
- * operation, its two attempts and the retry event; no card data, secret or payer field is in any span.
+ * operation, its two attempts and the retry event, then the `paywire.client.operation.duration`
+ * histogram per operation; no card data, secret or payer field is in any span or metric.
  *
  * Run: npx tsx examples/observability/otel-spans.ts
  * (always on a local card gateway simulator: the 503 is injected there)
  */
+import {
+  AggregationTemporality,
+  InMemoryMetricExporter,
+  MeterProvider,
+  PeriodicExportingMetricReader,
+} from '@opentelemetry/sdk-metrics'
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base'
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base'
 import { CardGateway } from '@paywire/card-gateway'
@@ -17,7 +24,11 @@ export async function main(): Promise<void> {
   // The real OpenTelemetry SDK with an in-memory exporter; in production, your NodeSDK and exporters.
   const exporter = new InMemorySpanExporter()
   const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] })
-  const instrumentation = instrumentPaywire({ tracerProvider })
+  // Metrics read on demand here (forceFlush below); in production, a periodic reader and your exporter.
+  const metricExporter = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE)
+  const reader = new PeriodicExportingMetricReader({ exporter: metricExporter, exportIntervalMillis: 3_600_000 })
+  const meterProvider = new MeterProvider({ readers: [reader] })
+  const instrumentation = instrumentPaywire({ tracerProvider, meterProvider })
 
   const sim = await startCardGatewaySimulator()
   // A short backoff keeps the example fast; the default first pause is 250 ms.
@@ -40,16 +51,31 @@ export async function main(): Promise<void> {
     expectThat(purchase?.attributes['paywire.retry_count'] === 1, 'the purchase span shows one retry')
     const attempts = spans.filter((s) => s.parentSpanContext?.spanId === purchase?.spanContext().spanId)
     expectThat(attempts.length === 2, 'two attempt spans under the purchase')
-    const exported = JSON.stringify(spans.map((s) => [s.name, s.attributes, s.events]))
+
+    await reader.forceFlush()
+    const histogram = metricExporter
+      .getMetrics()
+      .flatMap((m) => m.scopeMetrics.flatMap((scope) => scope.metrics))
+      .find((metric) => metric.descriptor.name === 'paywire.client.operation.duration')
+    for (const point of histogram?.dataPoints ?? []) {
+      const value = point.value as { count: number; sum: number }
+      console.log(
+        `  ${histogram?.descriptor.name}{paywire.operation=${String(point.attributes['paywire.operation'])}} count=${value.count} sum=${value.sum.toFixed(3)} ${histogram?.descriptor.unit}`,
+      )
+    }
+    expectThat((histogram?.dataPoints.length ?? 0) === 2, 'one duration series per operation (purchase, status)')
+
+    const exported = JSON.stringify([spans.map((s) => [s.name, s.attributes, s.events]), histogram?.dataPoints])
     expectThat(
       !exported.includes(TEST_CARDS.number) && !exported.includes('ada@example.com'),
-      'no card number or payer email in any span',
+      'no card number or payer email in any span or metric',
     )
   } finally {
     instrumentation.disable()
     await gw.close()
     await sim.close()
     await tracerProvider.shutdown()
+    await meterProvider.shutdown()
   }
 }
 
