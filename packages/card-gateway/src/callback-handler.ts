@@ -54,6 +54,8 @@ export interface CallbackHandlerOptions extends CallbackOptions {
   /**
    * Hears an `onEvent` that threw or a store that failed. The gateway already had its `200`, so record
    * the event here for a retry; without `onError`, it is written to `console.error` (identity only).
+   * On card-md5-strrev it also hears a status lookup that failed (answered 503) or knew no such
+   * transaction (400), and a callback whose claimed state differs from the lookup (field names only).
    */
   onError?(error: unknown, event: CallbackEvent | undefined): void
   /** The monotonic clock that times retries of the store (tests inject a fake one). Default: the real clock. */
