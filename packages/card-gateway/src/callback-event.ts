@@ -64,6 +64,21 @@ export interface CallbackEvent {
   readonly order_id?: string
   readonly trans_id?: string
   readonly hash: string
+  /**
+   * Set by verification, never read from the body: `'transaction-only'` on an S2S callback verified
+   * by the card-md5-strrev formula, whose hash covers only the trans_id (and the payer data), not
+   * `status`, `result`, `action`, `amount` or `order_id`. Confirm such a callback's state with
+   * `gw.s2s.getTransStatus({ trans_id })` before acting on it (the inbox, `gw.callbacks.handler`,
+   * does). Absent when every field the scheme signs was checked.
+   */
+  readonly authenticated?: 'transaction-only'
+  /**
+   * Set by the inbox, never read from the body: `'lookup'` when the event's `status` (and
+   * `order_id`, `amount`, `currency` when the lookup answers them) is the gateway's answer to a
+   * status lookup rather than the callback's claim (card-md5-strrev S2S callbacks). `action` and
+   * `result` stay the callback's unauthenticated words: act on `status`.
+   */
+  readonly confirmedBy?: 'lookup'
   readonly [field: string]: string | undefined
 }
 

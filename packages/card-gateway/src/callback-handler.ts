@@ -19,15 +19,18 @@ import {
   systemClock,
 } from '@paywire/core'
 import { errorClass, logLine, traced, tracingIfObserved } from '@paywire/core/engine'
-import { isEmptyObject } from './callback-body.js'
+import { confirmByLookup, confirmedDedupeKey, needsConfirmation, type TransStatusLookup } from './callback-confirm.js'
 import { type CallbackEvent, type CallbackOptions, dedupeKey } from './callback-event.js'
 import { DEFAULT_CALLBACK_MAX_BYTES } from './callback-limits.js'
+import { answer, type CallbackResponse, type NodeRequestLike, readFetchBody, readNodeBody } from './callback-read.js'
 import { callbackMessage, claimEvent, word } from './callback-telemetry.js'
 
 /** What the inbox needs of `gw.callbacks`: the verification of a raw body into its event. */
 export interface CallbackVerifier {
   verify(rawBody: string | Buffer | Uint8Array, options?: CallbackOptions): CallbackEvent
 }
+
+export type { CallbackResponse, NodeRequestLike } from './callback-read.js'
 
 /** Options of `gw.callbacks.handler()`. */
 export interface CallbackHandlerOptions extends CallbackOptions {
@@ -51,25 +54,12 @@ export interface CallbackHandlerOptions extends CallbackOptions {
   /**
    * Hears an `onEvent` that threw or a store that failed. The gateway already had its `200`, so record
    * the event here for a retry; without `onError`, it is written to `console.error` (identity only).
+   * On card-md5-strrev it also hears a status lookup that failed (answered 503) or knew no such
+   * transaction (400), and a callback whose claimed state differs from the lookup (field names only).
    */
   onError?(error: unknown, event: CallbackEvent | undefined): void
   /** The monotonic clock that times retries of the store (tests inject a fake one). Default: the real clock. */
   clock?: Clock
-}
-
-/** What to answer the gateway: a status, headers and a plain-text body. */
-export interface CallbackResponse {
-  readonly status: number
-  readonly headers: Readonly<Record<string, string>>
-  readonly body: string
-}
-
-/** The structural part of Node's `IncomingMessage` the adapters read (node:http, Express, Fastify's `raw`). */
-export interface NodeRequestLike extends AsyncIterable<unknown> {
-  readonly headers: Readonly<Record<string, string | string[] | undefined>>
-  /** Set by a body parser that ran before the handler (Express). */
-  readonly body?: unknown
-  readonly readableEnded?: boolean
 }
 
 /** The structural part of Node's `ServerResponse` the adapters write. */
@@ -90,11 +80,6 @@ const MAX_PAUSE_MS = 1_000
 const STATES: ReadonlySet<unknown> = new Set<ClaimState>(['claimed', 'held', 'done'])
 // A week covers every redelivery schedule published for such gateways, and a key costs ~100 bytes.
 const DEFAULT_KEEP_MS = 7 * 24 * 60 * 60 * 1000
-const TEXT = { 'content-type': 'text/plain; charset=utf-8' }
-
-function answer(status: number, body: string): CallbackResponse {
-  return { status, headers: TEXT, body }
-}
 
 function refuse(path: string, message: string): never {
   throw new RequestValidationError('callbacks.handler', [{ path, message }], 'options')
@@ -120,11 +105,18 @@ export class CallbackHandler {
   readonly #running = new Set<Promise<void>>()
   readonly #logger: Logger | undefined
   readonly #clock: Clock
+  readonly #lookup: TransStatusLookup | undefined
 
   /** @internal */
-  constructor(callbacks: CallbackVerifier, options: CallbackHandlerOptions, logger?: Logger) {
+  constructor(
+    callbacks: CallbackVerifier,
+    options: CallbackHandlerOptions,
+    logger?: Logger,
+    lookup?: TransStatusLookup,
+  ) {
     if (typeof options?.onEvent !== 'function') refuse('onEvent', 'must be a function')
     this.#callbacks = callbacks
+    this.#lookup = lookup
     this.#options = options
     this.#logger = logger
     this.#clock = options.clock ?? systemClock
@@ -139,6 +131,9 @@ export class CallbackHandler {
    * after) or the key is done (nothing run); 503 `in_progress` while another claim holds it (being
    * processed, or held by a holder that lost its connection, until its `holdMs` ends); 503
    * `store_unavailable` when the store failed every attempt. A 503 makes the gateway deliver again.
+   * A card-md5-strrev S2S callback is confirmed by a status lookup before the claim: 503
+   * `lookup_unavailable` when the lookup fails, 400 `unknown_transaction` when the gateway knows no
+   * such transaction; the key and `onEvent` then use the gateway's state, never the claimed one.
    */
   handle(rawBody: string | Buffer | Uint8Array): Promise<CallbackResponse> {
     // paywire:callback, only when someone subscribes: the answer and the event's type, never its body.
@@ -168,11 +163,16 @@ export class CallbackHandler {
       }
       throw error
     }
+    if (needsConfirmation(event)) {
+      const confirmed = await this.#confirm(event)
+      if ('status' in confirmed) return confirmed
+      event = confirmed.event
+    }
     if (traced !== undefined) {
       traced.eventType = word(event.type ?? event.action)
       traced.eventStatus = word(event.status)
     }
-    const key = `callback:${dedupeKey(event)}`
+    const key = `callback:${event.confirmedBy === 'lookup' ? confirmedDedupeKey(event) : dedupeKey(event)}`
     // One token for this delivery: every attempt below sends it, so a claim that ran but whose reply
     // was lost is recognised as ours, not taken for another holder's.
     const token = claimToken()
@@ -220,6 +220,40 @@ export class CallbackHandler {
     const body = await readFetchBody(request, this.#options.maxBodyBytes ?? DEFAULT_CALLBACK_MAX_BYTES)
     const response = body instanceof Uint8Array ? await this.handle(body) : body
     return new Response(response.body, { status: response.status, headers: response.headers })
+  }
+
+  /**
+   * The event with the gateway's state, or the answer refusing it: the strrev S2S callback hash
+   * leaves the state unsigned, so a replayed genuine body with an edited status would otherwise pass.
+   */
+  async #confirm(event: CallbackEvent): Promise<{ event: CallbackEvent } | CallbackResponse> {
+    const confirmation = this.#lookup
+      ? await confirmByLookup(event, this.#lookup)
+      : { kind: 'failed' as const, error: new PaywireError('no status lookup is configured') }
+    if (confirmation.kind === 'confirmed') {
+      if (confirmation.disagreements.length > 0) {
+        // Names only: the claimed values are an attacker's or a stale delivery's, never repeated.
+        const fields = confirmation.disagreements.join(', ')
+        this.#report(
+          new PaywireError(
+            `callbacks.handler: the callback's ${fields} differ from the gateway's status lookup; the event carries the confirmed state`,
+          ),
+          confirmation.event,
+        )
+      }
+      return { event: confirmation.event }
+    }
+    const unknown = confirmation.kind === 'unknown'
+    this.#report(
+      new PaywireError(
+        unknown
+          ? 'callbacks.handler: the gateway knows no transaction by this callback trans_id; refused (400), onEvent not run'
+          : 'callbacks.handler: the status lookup confirming this callback failed; answered 503 so the gateway delivers it again',
+        { cause: confirmation.error },
+      ),
+      event,
+    )
+    return unknown ? answer(400, 'unknown_transaction') : answer(503, 'lookup_unavailable')
   }
 
   /** The claim, sent again on a failure with the same token; the last failure is thrown. */
@@ -323,54 +357,6 @@ export class CallbackHandler {
       // An observer that throws changes nothing.
     }
   }
-}
-
-/**
- * The raw body of a Node request: read from the stream, or taken from a body parser that kept it
- * raw (`express.raw()`); a parser that already turned it into an object is answered 500 with why.
- * Over `maxBodyBytes` the reading stops and the answer is 413.
- */
-async function readNodeBody(
-  req: NodeRequestLike,
-  maxBodyBytes: number,
-): Promise<string | Uint8Array | CallbackResponse> {
-  if (req.body instanceof Uint8Array || typeof req.body === 'string') return req.body
-  if (req.readableEnded) {
-    return req.body === undefined || isEmptyObject(req.body)
-      ? ''
-      : answer(500, 'body_already_parsed: mount the callback route before any body parser, or use express.raw()')
-  }
-  const chunks: Uint8Array[] = []
-  let size = 0
-  // Read by hand: leaving a for-await early would destroy the socket before the 413 is written.
-  const stream = req[Symbol.asyncIterator]()
-  for (let next = await stream.next(); !next.done; next = await stream.next()) {
-    const bytes = typeof next.value === 'string' ? Buffer.from(next.value) : (next.value as Uint8Array)
-    size += bytes.byteLength
-    // Stop reading: the rest is never buffered, and the answer closes the connection.
-    if (size > maxBodyBytes) return { ...answer(413, 'body_too_large'), headers: { ...TEXT, connection: 'close' } }
-    chunks.push(bytes)
-  }
-  return Buffer.concat(chunks)
-}
-
-/** The raw body of a Fetch API request, read up to `maxBodyBytes` (a chunked body has no length to trust). */
-async function readFetchBody(request: Request, maxBodyBytes: number): Promise<Uint8Array | CallbackResponse> {
-  if (Number(request.headers.get('content-length')) > maxBodyBytes) return answer(413, 'body_too_large')
-  const chunks: Uint8Array[] = []
-  let size = 0
-  const reader = request.body?.getReader()
-  for (;;) {
-    const next = await reader?.read()
-    if (next === undefined || next.done) break
-    size += next.value.byteLength
-    if (size > maxBodyBytes) {
-      await reader?.cancel()
-      return answer(413, 'body_too_large')
-    }
-    chunks.push(next.value)
-  }
-  return Buffer.concat(chunks)
 }
 
 function describeFailure(error: unknown): string {

@@ -3,6 +3,7 @@
 import { type Logger, type Secret, SignatureVerificationError } from '@paywire/core'
 import { nodeCrypto } from '@paywire/core/engine'
 import { parseRawBody } from './callback-body.js'
+import type { TransStatusLookup } from './callback-confirm.js'
 import { type CallbackEvent, type CallbackOptions, CHECKOUT_CALLBACK_FIELDS } from './callback-event.js'
 import { CallbackHandler, type CallbackHandlerOptions } from './callback-handler.js'
 import { DEFAULT_CALLBACK_MAX_BYTES } from './callback-limits.js'
@@ -30,22 +31,27 @@ export class Callbacks {
   readonly #password: Secret
   readonly #defaults: CallbackDefaults
   readonly #logger: Logger | undefined
+  readonly #lookup: TransStatusLookup | undefined
 
   /** @internal */
-  constructor(password: Secret, defaults: CallbackDefaults = {}, logger?: Logger) {
+  constructor(password: Secret, defaults: CallbackDefaults = {}, logger?: Logger, lookup?: TransStatusLookup) {
     this.#password = password
     this.#defaults = defaults
     this.#logger = logger
+    this.#lookup = lookup
   }
 
   /**
    * The callback inbox over the raw body: verifies, deduplicates on the platform's key across every
    * instance sharing `store`, answers `OK` at once and runs `onEvent` once per key: never twice
-   * while the store records it, never acknowledged unless it runs or ran (rules Platform 16, 23). Adapters: `handler.node` (node:http, Express), `handler.fetch` (Fetch API).
+   * while the store records it, never acknowledged unless it runs or ran (rules Platform 16, 23).
+   * On `card-md5-strrev`, whose S2S callback hash leaves the state unsigned, an S2S callback is first
+   * confirmed by `s2s.getTransStatus` and `onEvent` gets the gateway's state, never the claimed one.
+   * Adapters: `handler.node` (node:http, Express), `handler.fetch` (Fetch API).
    */
   handler(options: CallbackHandlerOptions): CallbackHandler {
     // The verify options default to this client's inside verify(); the logger hears failures onError does not.
-    return new CallbackHandler(this, options, this.#logger)
+    return new CallbackHandler(this, options, this.#logger, this.#lookup)
   }
 
   /**
@@ -55,7 +61,9 @@ export class Callbacks {
    * verified reliably and is refused. In order: the size cap (before any parsing), one linear parse,
    * every signed field present and non-empty, then the hash, compared in constant time. The parse
    * refuses bodies of more than `MAX_CALLBACK_FIELDS` fields or, for JSON, nested deeper than
-   * `MAX_CALLBACK_DEPTH`, before decoding anything.
+   * `MAX_CALLBACK_DEPTH`, before decoding anything. On `card-md5-strrev` an S2S callback's hash
+   * authenticates only its transaction: the event says so (`authenticated: 'transaction-only'`), and
+   * its state must be confirmed by `gw.s2s.getTransStatus` before it is acted on (the handler does).
    */
   verify(rawBody: string | Buffer | Uint8Array, options: CallbackOptions = {}): CallbackEvent {
     const signature = this.#defaults.signature ?? 'seed'
@@ -63,7 +71,8 @@ export class Callbacks {
     const fields = parseRawBody(rawBody, maxBodyBytes)
     // On the strrev scheme only S2S callbacks (they carry `action`, rule Platform 17) change formula.
     if (typeof signature === 'function' || (signature === 'card-md5-strrev' && fields['action'] !== undefined)) {
-      return this.#verifyOther(signature, fields, options)
+      const event = this.#verifyOther(signature, fields, options)
+      return typeof signature === 'function' ? stamped(event) : stamped(event, 'transaction-only')
     }
     const order = options.fields ?? this.#defaults.fields ?? CHECKOUT_CALLBACK_FIELDS
     const digest = options.digest ?? this.#defaults.digest ?? 'md5'
@@ -121,7 +130,7 @@ export class Callbacks {
         diagnostic(),
       )
     }
-    return fields as CallbackEvent
+    return stamped(fields as CallbackEvent)
   }
 
   /**
@@ -205,6 +214,21 @@ export class Callbacks {
       ? refuse('unknown_payer', `the payer data for ${describeRef(ref)} is unusable: ${read.problem}`)
       : read.payer
   }
+}
+
+/**
+ * The event with its verification marks set by us alone: a body's own `authenticated` or
+ * `confirmedBy` field is dropped, so a sender cannot claim a confirmation it never had.
+ */
+function stamped(event: CallbackEvent, authenticated?: 'transaction-only'): CallbackEvent {
+  const claimed = Object.hasOwn(event, 'authenticated') || Object.hasOwn(event, 'confirmedBy')
+  if (!claimed && authenticated === undefined) return event
+  // Same prototype as the parsed body (a field named like an Object method stays a plain field).
+  const fields = Object.assign(Object.create(Object.getPrototypeOf(event)), event) as Record<string, unknown>
+  delete fields['authenticated']
+  delete fields['confirmedBy']
+  if (authenticated !== undefined) fields['authenticated'] = authenticated
+  return fields as unknown as CallbackEvent
 }
 
 /** Length-safe constant-time comparison: equal-length buffers only reach `timingSafeEqual`. */

@@ -326,6 +326,8 @@ export class CardGateway extends ServiceClient<GatewayContext> {
         ...(payerLookup ? { payerLookup } : {}),
       },
       core.logger,
+      // The inbox confirms strrev S2S callbacks through this client's own lookup (its transport, signer, retries).
+      (transId) => this.s2s.getTransStatus({ trans_id: transId }),
     )
   }
 

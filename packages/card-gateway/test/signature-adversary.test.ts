@@ -7,7 +7,13 @@
 import { inspect } from 'node:util'
 import { RequestValidationError, SignatureVerificationError } from '@paywire/core'
 import { describe, expect, it } from 'vitest'
-import { CardGateway, type CardGatewayOptions, type PayerCard, type PayerRef } from '../src/index.js'
+import {
+  type CallbackEvent,
+  CardGateway,
+  type CardGatewayOptions,
+  type PayerCard,
+  type PayerRef,
+} from '../src/index.js'
 import { rejection, setup } from './helpers.js'
 
 const P = 'Pa55word'
@@ -149,12 +155,59 @@ describe('no forged callback passes on card-md5-strrev', () => {
   })
 })
 
-describe("what the card-md5-strrev callback hash does not cover (the scheme's limit, documented)", () => {
-  it('an edited status, result, action or order_id still verifies: only trans_id and the payer are signed', () => {
+describe('what the card-md5-strrev callback hash does not cover: verify says so, the inbox confirms by lookup', () => {
+  it('an edited status, result, action or order_id still verifies, but the event says only the transaction is authenticated', () => {
     const gw = strrevGateway((ref) => (ref.transId === T ? CARD : undefined))
     const edited = { ...S2S_CALLBACK, action: 'CAPTURE', result: 'SUCCESS', status: 'SETTLED', order_id: 'VICTIM-9' }
-    expect(gw.callbacks.verify(body({ ...S2S_CALLBACK, result: 'DECLINED', status: 'DECLINED' }))).toBeTruthy()
-    expect(gw.callbacks.verify(body(edited))).toMatchObject({ order_id: 'VICTIM-9' })
+    expect(gw.callbacks.verify(body({ ...S2S_CALLBACK, result: 'DECLINED', status: 'DECLINED' }))).toMatchObject({
+      authenticated: 'transaction-only',
+    })
+    expect(gw.callbacks.verify(body(edited))).toMatchObject({ order_id: 'VICTIM-9', authenticated: 'transaction-only' })
+  })
+
+  it('a body claiming its own confirmedBy or authenticated: dropped, never believed (strrev S2S and seed)', () => {
+    const claimed = body({ ...S2S_CALLBACK, confirmedBy: 'lookup', authenticated: 'all' })
+    const event = strrevGateway().callbacks.verify(claimed)
+    expect(event.confirmedBy).toBeUndefined()
+    expect(event.authenticated).toBe('transaction-only')
+    const seed = new CardGateway(BASE)
+    const fields = {
+      id: 'p-1',
+      order_number: 'ORD-1',
+      order_amount: '10.00',
+      order_currency: 'USD',
+      order_description: 'x',
+      status: 'success',
+    }
+    const hash = seed.sign(Object.values(fields).slice(0, 5))
+    const checkout = seed.callbacks.verify(
+      body({ ...fields, hash, confirmedBy: 'lookup', authenticated: 'transaction-only' }),
+    )
+    expect(checkout).toMatchObject({ id: 'p-1' })
+    expect(checkout.confirmedBy).toBeUndefined()
+    expect(checkout.authenticated).toBeUndefined()
+  })
+
+  it('the inbox acts on the looked-up state: a replay claiming SETTLED for a DECLINED transaction reaches onEvent as DECLINED', async () => {
+    const sent: string[] = []
+    const gw = strrevGateway(() => CARD, {
+      maxRetries: 0,
+      fetch: async (_input, init) => {
+        sent.push(String(init?.body))
+        return Response.json({ action: 'GET_TRANS_STATUS', result: 'SUCCESS', status: 'DECLINED', trans_id: T })
+      },
+    })
+    const events: CallbackEvent[] = []
+    const handler = gw.callbacks.handler({ onEvent: (event) => void events.push(event), onError: () => {} })
+    expect(await handler.handle(body({ ...S2S_CALLBACK, status: 'SETTLED' }))).toMatchObject({ status: 200 })
+    expect(await handler.handle(body({ ...S2S_CALLBACK, status: 'DECLINED', result: 'DECLINED' }))).toMatchObject({
+      status: 200,
+    })
+    await handler.drain()
+    expect(events.map((e) => [e.status, e.confirmedBy])).toEqual([['DECLINED', 'lookup']])
+    expect(sent.map((b) => new URLSearchParams(b).get('action'))).toEqual(['GET_TRANS_STATUS', 'GET_TRANS_STATUS'])
+    expect(new URLSearchParams(sent[0]).get('hash')).toBe(HASH_T)
+    await gw.close()
   })
 
   it('a lookup keyed on the unsigned orderId refuses an order swap; keyed on transId it cannot tell', () => {

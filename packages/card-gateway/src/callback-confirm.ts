@@ -1,0 +1,75 @@
+/**
+ * Confirming an S2S callback on the card-md5-strrev scheme by a status lookup. That scheme's callback
+ * hash covers only the password, the trans_id and the payer data, so its `status`, `result`,
+ * `action`, `amount` and `order_id` can be edited on a replayed genuine body: the inbox acts on the
+ * state the gateway answers to `GET_TRANS_STATUS`, never on the state the callback claims.
+ */
+
+import type { CallbackEvent } from './callback-event.js'
+import { CardGatewayError } from './errors.js'
+import type { S2sGetTransStatusResult } from './s2s-action.js'
+
+/** Looks a transaction up by its trans_id (the client's own `s2s.getTransStatus`). */
+export type TransStatusLookup = (transId: string) => Promise<S2sGetTransStatusResult>
+
+/** The fields a confirmed event takes from the lookup's answer, when the answer carries them. */
+const CONFIRMED_FIELDS = ['status', 'order_id', 'amount', 'currency'] as const
+
+/** What the lookup said of a callback's transaction. */
+export type Confirmation =
+  | {
+      readonly kind: 'confirmed'
+      readonly event: CallbackEvent
+      /** The confirmed fields the callback claimed otherwise (names only: never their values). */
+      readonly disagreements: readonly string[]
+    }
+  /** The gateway knows no such transaction (or refuses to sign for it): the callback is not its. */
+  | { readonly kind: 'unknown'; readonly error: unknown }
+  /** The lookup failed (network, timeout, gateway error, an answer without a status): try again later. */
+  | { readonly kind: 'failed'; readonly error: unknown }
+
+/**
+ * Whether `event` must be confirmed before it is acted on: an S2S callback verified by the
+ * card-md5-strrev formula, whose hash authenticates the transaction only.
+ */
+export function needsConfirmation(event: CallbackEvent): boolean {
+  return event.authenticated === 'transaction-only'
+}
+
+/**
+ * The event with its state as the gateway answers it: `status` (and `order_id`, `amount`,
+ * `currency` when the answer carries them) from the lookup, `confirmedBy: 'lookup'`. A not-found
+ * answer, or the gateway refusing the lookup's hash for this trans_id (it knows no payment to sign
+ * it with), makes the callback unknown; any other failure leaves it unconfirmed for now.
+ */
+export async function confirmByLookup(event: CallbackEvent, lookup: TransStatusLookup): Promise<Confirmation> {
+  let answer: S2sGetTransStatusResult
+  try {
+    answer = await lookup(event.trans_id ?? '')
+  } catch (error) {
+    const unknown = error instanceof CardGatewayError && (error.isNotFound || error.reason === 'hash_invalid')
+    return { kind: unknown ? 'unknown' : 'failed', error }
+  }
+  const confirmed: Record<string, string | undefined> = { ...event }
+  const disagreements: string[] = []
+  for (const name of CONFIRMED_FIELDS) {
+    const value = answer[name]
+    if (typeof value !== 'string' || value === '') continue
+    if (event[name] !== undefined && event[name] !== value) disagreements.push(name)
+    confirmed[name] = value
+  }
+  if (typeof answer.status !== 'string' || answer.status === '') {
+    return { kind: 'failed', error: new Error('the status lookup answered without a status') }
+  }
+  confirmed['confirmedBy'] = 'lookup'
+  return { kind: 'confirmed', event: confirmed as CallbackEvent, disagreements }
+}
+
+/**
+ * The dedupe key of a confirmed event: the trans_id and its confirmed status. The callback's
+ * `action` is left out because the hash does not cover it, so a replay with an edited action or
+ * status maps to the key of the state it really reports, and each confirmed state runs once.
+ */
+export function confirmedDedupeKey(event: CallbackEvent): string {
+  return JSON.stringify([event.trans_id ?? '', 'confirmed', event.status ?? ''])
+}
