@@ -7,11 +7,11 @@ import { createHash } from 'node:crypto'
 import { PaywireError, RequestValidationError } from '@paywire/core'
 import {
   checkMs,
+  checkOut,
   checkStoreOptions,
   hashOf,
   keyBytes,
   type PgPool,
-  type PgPoolClient,
   type PgQueryable,
   type PostgresStoreOptions,
 } from './pool.js'
@@ -47,7 +47,8 @@ export class PostgresInbox {
     if (typeof work !== 'function') {
       throw new RequestValidationError('PostgresInbox.runOnce', [{ path: 'work', message: 'must be a function' }])
     }
-    const client = await this.#pool.connect()
+    const held = await checkOut(this.#pool)
+    const client = held.client
     let broken: Error | undefined
     let committing = false
     try {
@@ -68,7 +69,7 @@ export class PostgresInbox {
       if (committing) {
         broken = error instanceof Error ? error : new Error(String(error))
         throw new PaywireError(
-          `PostgresInbox.runOnce: the commit of ${JSON.stringify(key)} failed or its reply was lost: its work may or may not be committed; calling runOnce again is safe (it answers ran: false when it was)`,
+          `PostgresInbox.runOnce: the commit of ${JSON.stringify(key)} failed or its reply was lost (${error instanceof Error ? error.message : String(error)}): its work may or may not be committed; calling runOnce again is safe (it answers ran: false when it was)`,
           { cause: error },
         )
       }
@@ -77,7 +78,8 @@ export class PostgresInbox {
       })
       throw error
     } finally {
-      release(client, broken)
+      // A connection whose transaction state is unknown is destroyed, never handed to the next caller.
+      held.release(broken)
     }
   }
 
@@ -113,9 +115,4 @@ export async function lockPayment(tx: PgQueryable, paymentId: string): Promise<v
   // A 64-bit lock id from the id's SHA-256; a collision only makes two payments wait for each other.
   const id = createHash('sha256').update('paywire:payment:').update(bytes).digest().readBigInt64BE(0)
   await tx.query('SELECT pg_advisory_xact_lock($1)', [id.toString()])
-}
-
-function release(client: PgPoolClient, broken: Error | undefined): void {
-  // A connection whose transaction state is unknown is destroyed, never handed to the next caller.
-  client.release(broken)
 }

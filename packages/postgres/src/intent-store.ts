@@ -157,7 +157,10 @@ export class PostgresIntentStore implements IntentStore {
     const bytes = Buffer.byteLength(json)
     if (bytes > this.#maxBytes) {
       throw new RequestValidationError(operation, [
-        { path: 'intent.params', message: `the intent is ${bytes} bytes as JSON, over maxIntentBytes (${this.#maxBytes})` },
+        {
+          path: 'intent.params',
+          message: `the intent is ${bytes} bytes as JSON, over maxIntentBytes (${this.#maxBytes})`,
+        },
       ])
     }
     return { json, id, service }

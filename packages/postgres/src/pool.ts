@@ -17,6 +17,34 @@ export interface PgQueryable {
 /** A connection checked out of the pool: `runOnce` runs its transaction on one. */
 export interface PgPoolClient extends PgQueryable {
   release(destroy?: boolean | Error): void
+  /** node-postgres emits `error` on a checked-out connection that drops between queries. */
+  on?(event: 'error', listener: (error: Error) => void): unknown
+  off?(event: 'error', listener: (error: Error) => void): unknown
+}
+
+/**
+ * Checks out a connection for a transaction, listening for its `error` while it is held: a connection
+ * that drops between two queries (server restart, network cut) would otherwise crash the process
+ * with an unhandled `error` event. Answers the client, the first such error seen, and the release,
+ * which destroys a connection that failed or whose transaction state is unknown.
+ */
+export async function checkOut(
+  pool: PgPool,
+): Promise<{ client: PgPoolClient; dropped(): Error | undefined; release(broken?: Error): void }> {
+  const client = await pool.connect()
+  let dropped: Error | undefined
+  const onError = (error: Error) => {
+    dropped ??= error
+  }
+  client.on?.('error', onError)
+  return {
+    client,
+    dropped: () => dropped,
+    release(broken) {
+      client.off?.('error', onError)
+      client.release(broken ?? dropped)
+    },
+  }
 }
 
 /**

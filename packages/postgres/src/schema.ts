@@ -1,7 +1,7 @@
 /** The tables the stores use, created by `migrate()`: versioned, so a later version adds steps and never edits one. */
 
 import { RequestValidationError } from '@paywire/core'
-import { DEFAULT_SCHEMA, type PgPool, schemaIssues } from './pool.js'
+import { checkOut, DEFAULT_SCHEMA, type PgPool, schemaIssues } from './pool.js'
 
 /**
  * The migration steps, in order: step `n` brings the schema to version `n`. `{schema}` is replaced by
@@ -73,7 +73,8 @@ export function migrationSql(options: { schema?: string; from?: number } = {}): 
  */
 export async function migrate(pool: PgPool, options: { schema?: string } = {}): Promise<{ from: number; to: number }> {
   const schema = checkSchema('migrate', options.schema)
-  const client = await pool.connect()
+  const held = await checkOut(pool)
+  const client = held.client
   let broken: Error | undefined
   try {
     await client.query('BEGIN')
@@ -103,6 +104,6 @@ export async function migrate(pool: PgPool, options: { schema?: string } = {}): 
       throw error
     }
   } finally {
-    client.release(broken)
+    held.release(broken)
   }
 }

@@ -6,7 +6,9 @@ import { POSTGRES_BIN, REQUIRE_POSTGRES, startPostgres } from './postgres-server
 storeConformance([
   {
     name: 'PostgresClaimStore and PostgresIntentStore, 3 pools',
-    unavailable: POSTGRES_BIN ? undefined : 'no PostgreSQL in /usr/lib/postgresql/*/bin (apt-get install -y postgresql)',
+    unavailable: POSTGRES_BIN
+      ? undefined
+      : 'no PostgreSQL in /usr/lib/postgresql/*/bin (apt-get install -y postgresql)',
     required: REQUIRE_POSTGRES,
     async setup() {
       const server = await startPostgres()

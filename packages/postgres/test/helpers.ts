@@ -54,7 +54,12 @@ const bundles = new Map<string, Promise<string>>()
 function bundled(name: string): Promise<string> {
   let made = bundles.get(name)
   if (!made) {
-    const outfile = join(packageDir, 'node_modules', '.paywire-fixtures', `${process.pid}-${name.replace(/\.ts$/, '.mjs')}`)
+    const outfile = join(
+      packageDir,
+      'node_modules',
+      '.paywire-fixtures',
+      `${process.pid}-${name.replace(/\.ts$/, '.mjs')}`,
+    )
     made = build({
       entryPoints: [join(here, 'fixtures', name)],
       bundle: true,
