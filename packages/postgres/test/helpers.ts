@@ -1,6 +1,7 @@
 /** What the PostgreSQL tests share: the stores over a pool, polling with a deadline, fixture processes. */
 
 import { type ChildProcess, spawn } from 'node:child_process'
+import { rmSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { build } from 'esbuild'
@@ -70,7 +71,11 @@ function bundled(name: string): Promise<string> {
       tsconfig: join(packageDir, 'tsconfig.json'),
       outfile,
       logLevel: 'warning',
-    }).then(() => outfile)
+    }).then(() => {
+      // This test process's bundles go with it.
+      process.once('exit', () => rmSync(outfile, { force: true }))
+      return outfile
+    })
     bundles.set(name, made)
   }
   return made
