@@ -138,7 +138,8 @@ export function checkMs(operation: string, path: string, value: unknown): number
  * shutdown or connection errors (SQLSTATE classes 08 and 57), after which the outcome is unknown.
  */
 export function isRefusal(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code
-  if (typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code)) return false
+  // Only the server's answers carry a severity: node's own errors have five-letter codes too (EPIPE).
+  const { code, severity } = (error ?? {}) as { code?: unknown; severity?: unknown }
+  if (typeof severity !== 'string' || typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code)) return false
   return !code.startsWith('08') && !code.startsWith('57')
 }
