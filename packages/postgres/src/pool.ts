@@ -124,10 +124,15 @@ export function hashOf(bytes: Buffer): Buffer {
   return createHash('sha256').update(bytes).digest()
 }
 
-/** A duration: a finite number of ms above 0, rounded up to a whole ms. */
+/** The longest hold, keep or age: 100 years (a longer one would overflow PostgreSQL's timestamps). */
+const MAX_MS = 100 * 365 * 24 * 3600 * 1000
+
+/** A duration: a finite number of ms above 0 and at most 100 years, rounded up to a whole ms. */
 export function checkMs(operation: string, path: string, value: unknown): number {
-  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
-    throw new RequestValidationError(operation, [{ path, message: 'must be a finite number of ms above 0' }])
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0 || value > MAX_MS) {
+    throw new RequestValidationError(operation, [
+      { path, message: `must be a finite number of ms above 0 and at most ${MAX_MS} (100 years)` },
+    ])
   }
   return Math.ceil(value)
 }
