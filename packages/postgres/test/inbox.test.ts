@@ -107,6 +107,30 @@ describeWithPostgres('migrate, options and runOnce', (server) => {
     expect(results.filter((r) => r.ran)).toHaveLength(1)
   })
 
+  it('50 claims of one key at once from 5 pools, 20 keys in parallel: exactly one token claims each key', async () => {
+    await migrate(pool, { schema: 'race_claims' })
+    const pools = Array.from({ length: 5 }, () => server().pool({ max: 10 }))
+    try {
+      const stores = pools.map((p) => new PostgresClaimStore({ pool: p, schema: 'race_claims' }))
+      const keys = Array.from({ length: 20 }, (_, k) => `id:${k}:sale:success`)
+      const results = await Promise.all(
+        keys.map((key) =>
+          Promise.all(
+            Array.from({ length: 50 }, (_, i) =>
+              (stores[i % 5] as PostgresClaimStore).claim(key, `token-${i}`, 60_000),
+            ),
+          ),
+        ),
+      )
+      for (const states of results) {
+        expect(states.filter((state) => state === 'claimed')).toHaveLength(1)
+        expect(states.filter((state) => state === 'held')).toHaveLength(49)
+      }
+    } finally {
+      await Promise.all(pools.map((p) => p.end()))
+    }
+  })
+
   it('lockPayment: two transactions of one payment take turns, so a forward-only state never goes back', async () => {
     await migrate(pool, { schema: 'fwd' })
     await pool.query('CREATE TABLE fwd.payments (id text PRIMARY KEY, rank integer NOT NULL)')
