@@ -51,7 +51,11 @@ export interface PostgresServer {
   stop(): Promise<void>
 }
 
-/** As root, the uid and gid of `postgres`, whom initdb and postgres run as; otherwise ourselves. */
+/**
+ * As root, the uid and gid of `postgres`, whom initdb and postgres run as; otherwise ourselves. They
+ * run in the temp folder, so nothing depends on the caller's directory, which `postgres` may not be
+ * allowed to read (a checkout under /root).
+ */
 function runAs(): { uid: number; gid: number } | undefined {
   if (process.getuid?.() !== 0) return undefined
   const uid = Number(execFileSync('id', ['-u', 'postgres']).toString().trim())
@@ -88,7 +92,7 @@ export async function startPostgres(): Promise<PostgresServer> {
   execFileSync(
     join(bin, 'initdb'),
     ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C', '--no-sync'],
-    { stdio: 'pipe', ...(as ?? {}) },
+    { stdio: 'pipe', cwd: dir, ...(as ?? {}) },
   )
   let port = 0
   let child: ChildProcess | undefined
@@ -164,7 +168,7 @@ export async function startPostgres(): Promise<PostgresServer> {
         // The client processes are what the tests kill, never the server: fsync does not matter.
         ...['-c', 'fsync=off', '-c', 'max_connections=200'],
       ],
-      { stdio: ['ignore', 'pipe', 'pipe'], ...(as ?? {}) },
+      { stdio: ['ignore', 'pipe', 'pipe'], cwd: dir, ...(as ?? {}) },
     )
     log = ''
     c.stdout?.on('data', (chunk) => {
