@@ -10,6 +10,7 @@ export const alias = [
   ]),
   { find: /^@paywire\/core\/engine$/, replacement: source('core/src/engine.ts') },
   { find: /^@paywire\/redis$/, replacement: source('redis/src/index.ts') },
+  { find: /^@paywire\/postgres$/, replacement: source('postgres/src/index.ts') },
   { find: /^@paywire\/otel$/, replacement: source('otel/src/index.ts') },
   // scripts/check-undici-latest.mjs: the tests on the newest undici 7 (installed outside the
   // workspace) instead of the locked one, core's own loads of undici included.

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * `pnpm pack:all [folder]`: packs every package (the SDKs, @paywire/redis, the CLI), as built, into one folder (default `packs/` at
+ * `pnpm pack:all [folder]`: packs every package (the SDKs, @paywire/redis, @paywire/postgres, the CLI), as built, into one folder (default `packs/` at
  * the repository root) for a merchant project to `npm install` before the packages are published.
  * It builds nothing: run `pnpm build` first (a missing dist/ file fails here, naming it). `pnpm pack`
  * turns the `workspace:` ranges into real versions, so the tarballs install together with npm.
@@ -15,7 +15,7 @@ import { promisify } from 'node:util'
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)))
 
 /** The packages, dependencies first. */
-export const PACKAGES = ['core', 'card-gateway', 'remittance', 'bill-payment', 'redis', 'otel', 'cli']
+export const PACKAGES = ['core', 'card-gateway', 'remittance', 'bill-payment', 'redis', 'postgres', 'otel', 'cli']
 
 /** The folder `pnpm pack:all` writes to when given none. */
 export const DEFAULT_DESTINATION = join(root, 'packs')

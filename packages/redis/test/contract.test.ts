@@ -1,46 +1,25 @@
-import { MemoryClaimStore, MemoryIntentStore } from '@paywire/core'
-import { createTestClock } from '@paywire/core/testing'
-import { afterAll, beforeAll, describe } from 'vitest'
-import { claimStoreContract, intentStoreContract, type StoreSubject } from './contract.js'
+import { storeConformance } from './contract.js'
 import { type Connected, connect, redisSubject } from './helpers.js'
-import { describeWithRedis } from './redis-server.js'
+import { REDIS_SERVER, REQUIRE_REDIS, startRedisServer } from './redis-server.js'
 
-function memorySubject(): StoreSubject {
-  const clock = createTestClock()
-  const claims = new MemoryClaimStore({ clock })
-  const intents = new MemoryIntentStore()
-  return {
-    claims: () => claims,
-    intents: () => intents,
-    holdMs: 30_000,
-    async pass(ms, until) {
-      clock.advance(ms)
-      if (!(await until())) throw new Error(`still not true after the test clock moved ${ms} ms`)
-    },
-  }
-}
+const MISSING = 'no redis-server binary (apt-get install -y redis-server)'
 
-describe('core MemoryClaimStore and MemoryIntentStore', () => {
-  let subject: StoreSubject
-  beforeAll(() => {
-    subject = memorySubject()
-  })
-  claimStoreContract(() => subject)
-  intentStoreContract(() => subject)
+/** Redis through node-redis `major`, three connections (three instances of a service) on one server. */
+const redis = (major: 5 | 6) => ({
+  name: `RedisClaimStore and RedisIntentStore, node-redis ${major}, 3 connections`,
+  unavailable: REDIS_SERVER ? undefined : MISSING,
+  required: REQUIRE_REDIS,
+  async setup() {
+    const server = await startRedisServer()
+    const clients: Connected[] = await Promise.all([1, 2, 3].map(() => connect(server.url, major)))
+    return {
+      subject: redisSubject(clients, `contract-v${major}:`),
+      async teardown() {
+        await Promise.all(clients.map((c) => c.close()))
+        await server.stop()
+      },
+    }
+  },
 })
 
-for (const major of [6, 5] as const) {
-  describeWithRedis(`RedisClaimStore and RedisIntentStore on node-redis ${major}, 3 connections`, (server) => {
-    let clients: Connected[] = []
-    let subject: StoreSubject
-    beforeAll(async () => {
-      clients = await Promise.all([1, 2, 3].map(() => connect(server().url, major)))
-      subject = redisSubject(clients, `contract-v${major}:`)
-    })
-    afterAll(async () => {
-      await Promise.all(clients.map((c) => c.close()))
-    })
-    claimStoreContract(() => subject)
-    intentStoreContract(() => subject)
-  })
-}
+storeConformance([redis(6), redis(5)])

@@ -1,0 +1,118 @@
+/**
+ * Exactly-once effects in the merchant's own database: the work and its done mark commit in one
+ * transaction, so a process killed mid-work leaves neither, and the retry runs it once.
+ */
+
+import { createHash } from 'node:crypto'
+import { PaywireError, RequestValidationError } from '@paywire/core'
+import {
+  checkMs,
+  checkOut,
+  checkStoreOptions,
+  hashOf,
+  keyBytes,
+  type PgPool,
+  type PgQueryable,
+  type PostgresStoreOptions,
+} from './pool.js'
+
+/** What `runOnce` answers: `ran` with the work's value, or `ran: false` when the key was already done. */
+export type RunOnceResult<T> = { readonly ran: true; readonly value: T } | { readonly ran: false }
+
+/**
+ * Runs work once per key, in the same PostgreSQL database as the merchant's own tables. Use it inside
+ * a callback handler's `onEvent` (with the event's dedupe key) or anywhere an effect must not happen
+ * twice: the done mark is a row of `<schema>.effects` written in the work's own transaction.
+ */
+export class PostgresInbox {
+  readonly #pool: PgPool
+  readonly #table: string
+
+  constructor(options: PostgresStoreOptions) {
+    const schema = checkStoreOptions('PostgresInbox', options)
+    this.#pool = options.pool
+    this.#table = `${schema}.effects`
+  }
+
+  /**
+   * Opens a transaction, inserts the done mark of `key` (unique: a second runner waits on the first's
+   * transaction, then finds the key done), runs `work(tx)` and commits both together. Write with
+   * `tx`, never with the pool: only `tx`'s writes commit with the mark. When `work` throws, or the
+   * process dies, or the connection drops before the commit, nothing of it stays and a retry runs it
+   * again. A commit whose reply was lost rejects (outcome unknown): calling `runOnce` again is safe,
+   * it answers `ran: false` when the commit had landed.
+   */
+  async runOnce<T>(key: string, work: (tx: PgQueryable) => Promise<T> | T): Promise<RunOnceResult<T>> {
+    const bytes = keyBytes('PostgresInbox.runOnce', 'key', key)
+    if (typeof work !== 'function') {
+      throw new RequestValidationError('PostgresInbox.runOnce', [{ path: 'work', message: 'must be a function' }])
+    }
+    const held = await checkOut(this.#pool)
+    const client = held.client
+    let broken: Error | undefined
+    let committing = false
+    try {
+      await client.query('BEGIN')
+      const mark = await client.query(
+        `INSERT INTO ${this.#table} (key_hash, key) VALUES ($1, $2) ON CONFLICT (key_hash) DO NOTHING RETURNING 1 AS ok`,
+        [hashOf(bytes), bytes],
+      )
+      if (mark.rows.length === 0) {
+        await client.query('ROLLBACK')
+        return { ran: false }
+      }
+      const value = await work(client)
+      committing = true
+      await client.query('COMMIT')
+      return { ran: true, value }
+    } catch (error) {
+      if (committing) {
+        broken = error instanceof Error ? error : new Error(String(error))
+        throw new PaywireError(
+          `PostgresInbox.runOnce: the commit of ${JSON.stringify(key)} failed or its reply was lost (${error instanceof Error ? error.message : String(error)}): its work may or may not be committed; calling runOnce again is safe (it answers ran: false when it was)`,
+          { cause: error },
+        )
+      }
+      await client.query('ROLLBACK').catch((rollbackError: unknown) => {
+        broken = rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError))
+      })
+      throw error
+    } finally {
+      // A connection whose transaction state is unknown is destroyed, never handed to the next caller.
+      held.release(broken)
+    }
+  }
+
+  /** Whether `key`'s work has committed. */
+  async isDone(key: string): Promise<boolean> {
+    const bytes = keyBytes('PostgresInbox.isDone', 'key', key)
+    const result = await this.#pool.query(`SELECT 1 FROM ${this.#table} WHERE key_hash = $1`, [hashOf(bytes)])
+    return result.rows.length === 1
+  }
+
+  /**
+   * Forgets done marks older than `olderThanMs`: a key delivered again after that runs again. Keep
+   * them longer than the gateway retries a callback (days); answers how many were deleted.
+   */
+  async prune(olderThanMs: number): Promise<number> {
+    const ms = checkMs('PostgresInbox.prune', 'olderThanMs', olderThanMs)
+    const result = await this.#pool.query(
+      `DELETE FROM ${this.#table} WHERE done_at < statement_timestamp() - $1 * interval '1 millisecond'`,
+      [ms],
+    )
+    return result.rowCount ?? 0
+  }
+}
+
+/**
+ * Takes the transaction-scoped advisory lock of one payment: every transaction that takes it for the
+ * same id waits for the one holding it, so reading a payment's state and moving it forward is one
+ * step (no two callbacks of one payment move its state at once, so it never goes backwards). Released
+ * at commit or rollback. Call it on `runOnce`'s `tx`, before reading the payment's row.
+ */
+export async function lockPayment(tx: PgQueryable, paymentId: string): Promise<void> {
+  const bytes = keyBytes('lockPayment', 'paymentId', paymentId)
+  // A 64-bit lock id from the id's SHA-256; a collision only makes two payments wait for each other.
+  const id = createHash('sha256').update('paywire:payment:').update(bytes).digest().readBigInt64BE(0)
+  await tx.query('SELECT pg_advisory_xact_lock($1)', [id.toString()])
+}

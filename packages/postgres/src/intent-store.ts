@@ -1,0 +1,217 @@
+/** The intent journal on PostgreSQL: a money-moving call written down before it is sent outlives the process that sent it. */
+
+import type { Intent, IntentOutcome, IntentStore, Reconciliation, ValidationIssue } from '@paywire/core'
+import { PaywireError, RequestValidationError } from '@paywire/core'
+import { jsonIssues } from './json.js'
+import { checkStoreOptions, hashOf, isRefusal, keyBytes, type PgPool, type PostgresStoreOptions } from './pool.js'
+
+/** PostgreSQL's text values stop at 1 GB; the default cap is far below, as wire params are small. */
+const MAX_RECORD_BYTES = 512 * 1024 * 1024
+const DEFAULT_MAX_INTENT_BYTES = 1024 * 1024
+
+/** How many times `open` sends its statement when the connection fails: the upsert is idempotent. */
+const OPEN_ATTEMPTS = 3
+
+/** The options of `PostgresIntentStore`. */
+export interface PostgresIntentStoreOptions extends PostgresStoreOptions {
+  /**
+   * The largest intent record, as UTF-8 JSON bytes (default 1 MiB). A larger intent is refused by
+   * `open`, so the call is not sent: a body that size is a bug, not a payment.
+   */
+  maxIntentBytes?: number
+}
+
+/**
+ * Core's `IntentStore` on PostgreSQL: one row per open intent in `<schema>.intents`, written by one
+ * statement that resolves once the server committed it, deleted by `close`. An intent stays until it
+ * is closed: no row ever expires.
+ */
+export class PostgresIntentStore implements IntentStore {
+  readonly #pool: PgPool
+  readonly #table: string
+  readonly #maxBytes: number
+
+  constructor(options: PostgresIntentStoreOptions) {
+    const max = (options as Partial<PostgresIntentStoreOptions> | null)?.maxIntentBytes
+    const extra: ValidationIssue[] = []
+    if (max !== undefined && !(Number.isInteger(max) && max > 0 && max <= MAX_RECORD_BYTES)) {
+      extra.push({ path: 'maxIntentBytes', message: `must be a whole number of bytes from 1 to ${MAX_RECORD_BYTES}` })
+    }
+    const schema = checkStoreOptions('PostgresIntentStore', options, extra)
+    this.#pool = options.pool
+    this.#table = `${schema}.intents`
+    this.#maxBytes = max ?? DEFAULT_MAX_INTENT_BYTES
+  }
+
+  /**
+   * Writes `intent` in one statement (an upsert on its id) and resolves once it is committed. A
+   * connection lost on the way is retried with the same statement (writing it twice changes nothing);
+   * when every attempt fails the write is undone if it landed, and `open` rejects: the call is not
+   * sent. An undo that cannot reach the server either leaves the whole intent, which
+   * `reconcileAll()` settles as a call that was not applied.
+   */
+  async open(intent: Intent): Promise<void> {
+    const { json, id, service } = this.#encode(intent)
+    const values = [hashOf(id), id, hashOf(service), intent.createdAt, json]
+    let lastError: unknown
+    for (let attempt = 1; attempt <= OPEN_ATTEMPTS; attempt++) {
+      try {
+        await this.#pool.query(
+          `INSERT INTO ${this.#table} (id_hash, id, service_hash, created_at, record) VALUES ($1, $2, $3, $4, $5)
+           ON CONFLICT (id_hash) DO UPDATE SET service_hash = EXCLUDED.service_hash,
+             created_at = EXCLUDED.created_at, record = EXCLUDED.record`,
+          values,
+        )
+        return
+      } catch (error) {
+        if (isRefusal(error)) {
+          // Refused by the server: the statement did not commit, nothing to undo.
+          throw new PaywireError(
+            `PostgresIntentStore.open: PostgreSQL refused to write intent ${intent.id}: ${message(error)}`,
+            { cause: error },
+          )
+        }
+        lastError = error
+        if (attempt < OPEN_ATTEMPTS) await pause(20 * attempt)
+      }
+    }
+    // The outcome of the write is unknown; the call will not be sent, so the intent must not stay.
+    const undone = await this.#pool
+      .query(`DELETE FROM ${this.#table} WHERE id_hash = $1 AND record = $2`, [hashOf(id), json])
+      .then(
+        () => true,
+        () => false,
+      )
+    const left = undone
+      ? 'nothing was left in the journal'
+      : 'if the write landed, the intent stays in the journal whole, and reconcileAll() settles it as not applied'
+    throw new PaywireError(
+      `PostgresIntentStore.open: the connection to PostgreSQL failed ${OPEN_ATTEMPTS} times writing intent ${intent.id} (${message(lastError)}); the call is not sent, and ${left}`,
+      { cause: lastError },
+    )
+  }
+
+  /** Deletes the intent's row (its outcome needs nothing more kept). An unknown id changes nothing; safe to send again. */
+  async close(id: string, _outcome: IntentOutcome): Promise<void> {
+    const bytes = keyBytes('PostgresIntentStore.close', 'id', id)
+    await this.#pool.query(`DELETE FROM ${this.#table} WHERE id_hash = $1`, [hashOf(bytes)])
+  }
+
+  /** Every open intent of `service`, oldest first (equal `createdAt` in id order). */
+  async openIntents(service: string): Promise<Intent[]> {
+    const bytes = keyBytes('PostgresIntentStore.openIntents', 'service', service)
+    const result = await this.#pool.query(
+      `SELECT record FROM ${this.#table} WHERE service_hash = $1 ORDER BY created_at, id`,
+      [hashOf(bytes)],
+    )
+    const intents: Intent[] = []
+    for (const row of result.rows) {
+      const intent = decode(String(row.record))
+      // A SHA-256 collision is not expected; comparing costs nothing and makes it harmless.
+      if (intent.service === service) intents.push(intent)
+    }
+    return intents
+  }
+
+  #encode(intent: Intent): { json: string; id: Buffer; service: Buffer } {
+    const operation = 'PostgresIntentStore.open'
+    if (typeof intent !== 'object' || intent === null) {
+      throw new RequestValidationError(operation, [{ path: 'intent', message: 'must be an Intent object' }])
+    }
+    const id = keyBytes(operation, 'intent.id', intent.id)
+    const service = keyBytes(operation, 'intent.service', intent.service)
+    const issues: ValidationIssue[] = []
+    if (typeof intent.operation !== 'string') issues.push({ path: 'intent.operation', message: 'must be a string' })
+    if (typeof intent.createdAt !== 'number' || !Number.isFinite(intent.createdAt)) {
+      issues.push({ path: 'intent.createdAt', message: 'must be a finite number (ms since the epoch)' })
+    }
+    if (intent.idempotencyKey !== undefined && typeof intent.idempotencyKey !== 'string') {
+      issues.push({ path: 'intent.idempotencyKey', message: 'must be a string or undefined' })
+    }
+    const { callLimitMs, target } = intent
+    if (
+      callLimitMs !== undefined &&
+      !(typeof callLimitMs === 'number' && Number.isFinite(callLimitMs) && callLimitMs >= 0)
+    ) {
+      issues.push({ path: 'intent.callLimitMs', message: 'must be a finite number of ms >= 0, or undefined' })
+    }
+    if (target !== undefined && typeof target !== 'string') {
+      issues.push({ path: 'intent.target', message: 'must be a string or undefined' })
+    }
+    if (intent.params !== undefined) issues.push(...jsonIssues(intent.params, 'intent.params'))
+    if (intent.reconciliation !== undefined) issues.push(...jsonIssues(intent.reconciliation, 'intent.reconciliation'))
+    if (issues.length > 0) throw new RequestValidationError(operation, issues)
+    const { createdAt, params, reconciliation, idempotencyKey } = intent
+    // JSON.stringify escapes NUL and lone surrogates, so the record is always valid UTF-8 text.
+    const json = JSON.stringify({
+      id: intent.id,
+      service: intent.service,
+      operation: intent.operation,
+      createdAt,
+      params,
+      reconciliation,
+      idempotencyKey,
+      callLimitMs,
+      target,
+    })
+    const bytes = Buffer.byteLength(json)
+    if (bytes > this.#maxBytes) {
+      throw new RequestValidationError(operation, [
+        {
+          path: 'intent.params',
+          message: `the intent is ${bytes} bytes as JSON, over maxIntentBytes (${this.#maxBytes})`,
+        },
+      ])
+    }
+    return { json, id, service }
+  }
+}
+
+/** The record as it was written: absent `reconciliation`, `idempotencyKey` and `params` are `undefined` again. */
+function decode(raw: string): Intent {
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(raw)
+  } catch {
+    parsed = undefined
+  }
+  const record = (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? parsed : {}) as Record<
+    string,
+    unknown
+  >
+  const { id, service, operation, createdAt, params, reconciliation, idempotencyKey, callLimitMs, target } = record
+  const valid =
+    typeof id === 'string' &&
+    typeof service === 'string' &&
+    typeof operation === 'string' &&
+    typeof createdAt === 'number' &&
+    (idempotencyKey === undefined || typeof idempotencyKey === 'string') &&
+    (callLimitMs === undefined || typeof callLimitMs === 'number') &&
+    (target === undefined || typeof target === 'string') &&
+    (reconciliation === undefined || (typeof reconciliation === 'object' && reconciliation !== null))
+  if (!valid) {
+    throw new PaywireError(
+      'PostgresIntentStore: a row of the intents table is not an intent record written by @paywire/postgres (another program wrote to the table?)',
+    )
+  }
+  return {
+    id,
+    service,
+    operation,
+    params,
+    reconciliation: reconciliation as Reconciliation | undefined,
+    idempotencyKey,
+    createdAt,
+    ...(callLimitMs === undefined ? {} : { callLimitMs }),
+    ...(target === undefined ? {} : { target }),
+  }
+}
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
+}
+
+/** A short pause between attempts, so a pool reconnecting is given a moment. */
+function pause(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms))
+}

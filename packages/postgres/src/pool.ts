@@ -1,0 +1,150 @@
+/** The node-postgres calls the stores make, the checks of the options every store takes, and key encoding. */
+
+import { createHash } from 'node:crypto'
+import { RequestValidationError, type ValidationIssue } from '@paywire/core'
+
+/** What a query answers, as node-postgres gives it. */
+export interface PgResult {
+  rows: Record<string, unknown>[]
+  rowCount: number | null
+}
+
+/** Anything that runs a parameterized query: a `pg.Pool`, a `pg.Client`, or the client of a transaction. */
+export interface PgQueryable {
+  query(text: string, values?: unknown[]): Promise<PgResult>
+}
+
+/** A connection checked out of the pool: `runOnce` runs its transaction on one. */
+export interface PgPoolClient extends PgQueryable {
+  release(destroy?: boolean | Error): void
+  /** node-postgres emits `error` on a checked-out connection that drops between queries. */
+  on?(event: 'error', listener: (error: Error) => void): unknown
+  off?(event: 'error', listener: (error: Error) => void): unknown
+}
+
+/**
+ * Checks out a connection for a transaction, listening for its `error` while it is held: a connection
+ * that drops between two queries (server restart, network cut) would otherwise crash the process
+ * with an unhandled `error` event. Answers the client, the first such error seen, and the release,
+ * which destroys a connection that failed or whose transaction state is unknown.
+ */
+export async function checkOut(
+  pool: PgPool,
+): Promise<{ client: PgPoolClient; dropped(): Error | undefined; release(broken?: Error): void }> {
+  const client = await pool.connect()
+  let dropped: Error | undefined
+  const onError = (error: Error) => {
+    dropped ??= error
+  }
+  client.on?.('error', onError)
+  return {
+    client,
+    dropped: () => dropped,
+    release(broken) {
+      client.off?.('error', onError)
+      client.release(broken ?? dropped)
+    },
+  }
+}
+
+/**
+ * The part of a `pg.Pool` (node-postgres 8) the stores use, created and ended by you. The stores only
+ * send parameterized queries, and check out one connection per `runOnce` transaction.
+ */
+export interface PgPool extends PgQueryable {
+  connect(): Promise<PgPoolClient>
+}
+
+/** What every store takes. */
+export interface PostgresStoreOptions {
+  /** Your `pg.Pool` (node-postgres 8). */
+  pool: PgPool
+  /** The schema holding the tables (default `paywire`): lower-case letters, digits and `_`, as `migrate()` created it. */
+  schema?: string
+}
+
+export const DEFAULT_SCHEMA = 'paywire'
+
+/** A schema name is put into SQL text (identifiers cannot be parameters): only a plain lower-case identifier. */
+const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/
+
+/** In `u` mode a pair is one code point, so this matches only a surrogate without its partner. */
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u
+
+/** Checks a store's options; refuses them with every issue named. Answers the schema to use. */
+export function checkStoreOptions(store: string, options: unknown, extra: ValidationIssue[] = []): string {
+  if (typeof options !== 'object' || options === null) {
+    throw new RequestValidationError(store, [{ path: '(options)', message: 'pass { pool }' }], 'options')
+  }
+  const { pool, schema } = options as Record<string, unknown>
+  const issues: ValidationIssue[] = []
+  if (
+    typeof pool !== 'object' ||
+    pool === null ||
+    typeof (pool as Record<string, unknown>).query !== 'function' ||
+    typeof (pool as Record<string, unknown>).connect !== 'function'
+  ) {
+    issues.push({ path: 'pool', message: 'pass your pg.Pool (node-postgres 8): it needs query() and connect()' })
+  }
+  issues.push(...schemaIssues(schema))
+  issues.push(...extra)
+  if (issues.length > 0) throw new RequestValidationError(store, issues, 'options')
+  return (schema as string | undefined) ?? DEFAULT_SCHEMA
+}
+
+export function schemaIssues(schema: unknown): ValidationIssue[] {
+  if (schema === undefined || (typeof schema === 'string' && IDENTIFIER.test(schema))) return []
+  return [
+    {
+      path: 'schema',
+      message: 'must be a plain lower-case identifier (a letter or _, then letters, digits or _, at most 63)',
+    },
+  ]
+}
+
+/**
+ * A key, id or service as stored: its UTF-8 bytes (a `bytea`, so NUL and every other character
+ * round-trip byte for byte). A lone surrogate is refused: in UTF-8 it would become U+FFFD and two
+ * different keys would collide.
+ */
+export function keyBytes(operation: string, path: string, value: unknown): Buffer {
+  if (typeof value !== 'string') {
+    throw new RequestValidationError(operation, [{ path, message: `must be a string, got ${typeof value}` }])
+  }
+  if (LONE_SURROGATE.test(value)) {
+    throw new RequestValidationError(operation, [
+      { path, message: 'has a lone UTF-16 surrogate: keys are stored as UTF-8, where it would collide with U+FFFD' },
+    ])
+  }
+  return Buffer.from(value, 'utf8')
+}
+
+/** The SHA-256 of a key's bytes: the indexed column, so a key of any length fits a btree entry. */
+export function hashOf(bytes: Buffer): Buffer {
+  return createHash('sha256').update(bytes).digest()
+}
+
+/** The longest hold, keep or age: 100 years (a longer one would overflow PostgreSQL's timestamps). */
+const MAX_MS = 100 * 365 * 24 * 3600 * 1000
+
+/** A duration: a finite number of ms above 0 and at most 100 years, rounded up to a whole ms. */
+export function checkMs(operation: string, path: string, value: unknown): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0 || value > MAX_MS) {
+    throw new RequestValidationError(operation, [
+      { path, message: `must be a finite number of ms above 0 and at most ${MAX_MS} (100 years)` },
+    ])
+  }
+  return Math.ceil(value)
+}
+
+/**
+ * True for an error PostgreSQL answered about the statement itself (a constraint, a type, a missing
+ * table): sending it again changes nothing. False for a lost connection, and for the server's own
+ * shutdown or connection errors (SQLSTATE classes 08 and 57), after which the outcome is unknown.
+ */
+export function isRefusal(error: unknown): boolean {
+  // Only the server's answers carry a severity: node's own errors have five-letter codes too (EPIPE).
+  const { code, severity } = (error ?? {}) as { code?: unknown; severity?: unknown }
+  if (typeof severity !== 'string' || typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code)) return false
+  return !code.startsWith('08') && !code.startsWith('57')
+}

@@ -1,0 +1,171 @@
+/**
+ * migrate() and its SQL file, the options' checks, runOnce's transaction (rollback on a throw,
+ * `ran: false` once done, concurrent runners of one key: once), lockPayment and the prunes.
+ */
+
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { RequestValidationError } from '@paywire/core'
+import type pg from 'pg'
+import { afterAll, beforeAll, expect, it } from 'vitest'
+import {
+  lockPayment,
+  migrate,
+  migrationSql,
+  PostgresClaimStore,
+  PostgresInbox,
+  PostgresIntentStore,
+  SCHEMA_VERSION,
+} from '../src/index.js'
+import { describeWithPostgres } from './postgres-server.js'
+
+describeWithPostgres('migrate, options and runOnce', (server) => {
+  let pool: pg.Pool
+  beforeAll(async () => {
+    pool = server().pool({ max: 20 })
+  })
+  afterAll(async () => {
+    await pool.end()
+  })
+
+  it('migrate creates the schema once and records its version; run again, or by two instances at once, it changes nothing', async () => {
+    const [a, b] = await Promise.all([migrate(pool, { schema: 'mig' }), migrate(pool, { schema: 'mig' })])
+    expect([a, b].map((r) => r.from).sort()).toStrictEqual([0, SCHEMA_VERSION])
+    expect(await migrate(pool, { schema: 'mig' })).toStrictEqual({ from: SCHEMA_VERSION, to: SCHEMA_VERSION })
+    const versions = await pool.query('SELECT version FROM mig.schema_version ORDER BY version')
+    expect(versions.rows.map((r) => r.version)).toStrictEqual([1])
+  })
+
+  it('a database at a newer version than the package is refused, and left as it is', async () => {
+    await migrate(pool, { schema: 'newer' })
+    await pool.query('INSERT INTO newer.schema_version (version) VALUES (99)')
+    await expect(migrate(pool, { schema: 'newer' })).rejects.toThrow(
+      /version 99, newer than this @paywire\/postgres knows/,
+    )
+  })
+
+  it('the SQL file shipped for DBAs is migrationSql(), and running it by hand gives the schema migrate() gives', async () => {
+    const file = readFileSync(join(import.meta.dirname, '..', 'sql', 'schema-v1.sql'), 'utf8')
+    expect(file).toBe(migrationSql())
+    await pool.query(migrationSql({ schema: 'by_hand' }))
+    expect(await migrate(pool, { schema: 'by_hand' })).toStrictEqual({ from: 1, to: 1 })
+    const intents = new PostgresIntentStore({ pool, schema: 'by_hand' })
+    expect(await intents.openIntents('x')).toStrictEqual([])
+  })
+
+  it('bad options are refused with the option named, before anything is sent', () => {
+    const bad = [
+      () => new PostgresClaimStore({ pool: {} as never }),
+      () => new PostgresIntentStore({ pool, schema: 'Robert"; DROP TABLE x; --' }),
+      () => new PostgresIntentStore({ pool, maxIntentBytes: 0 }),
+      () => new PostgresInbox(undefined as never),
+    ]
+    const paths = bad.map((make) => {
+      try {
+        make()
+      } catch (error) {
+        expect(error).toBeInstanceOf(RequestValidationError)
+        return (error as RequestValidationError).issues.map((i) => i.path).join()
+      }
+      return 'accepted'
+    })
+    expect(paths).toStrictEqual(['pool', 'schema', 'maxIntentBytes', '(options)'])
+    expect(() => migrationSql({ schema: 'a-b' })).toThrow(/schema/)
+  })
+
+  it('runOnce: a throw rolls back the work and the mark; the retry runs; once done, later calls answer ran: false', async () => {
+    await migrate(pool, { schema: 'once' })
+    await pool.query('CREATE TABLE once.ledger (id text NOT NULL, amount integer NOT NULL)')
+    const inbox = new PostgresInbox({ pool, schema: 'once' })
+    const work = (fail: boolean) => async (tx: { query(t: string, v?: unknown[]): Promise<unknown> }) => {
+      await tx.query('INSERT INTO once.ledger VALUES ($1, $2)', ['evt-1', 10])
+      if (fail) throw new Error('the handler failed after its INSERT')
+      return 'applied'
+    }
+    await expect(inbox.runOnce('evt-1', work(true))).rejects.toThrow(/after its INSERT/)
+    expect((await pool.query('SELECT * FROM once.ledger')).rows).toHaveLength(0)
+    expect(await inbox.isDone('evt-1')).toBe(false)
+    expect(await inbox.runOnce('evt-1', work(false))).toStrictEqual({ ran: true, value: 'applied' })
+    expect(await inbox.runOnce('evt-1', work(false))).toStrictEqual({ ran: false })
+    expect((await pool.query('SELECT * FROM once.ledger')).rows).toHaveLength(1)
+    await expect(inbox.runOnce('bad \ud800', work(false))).rejects.toBeInstanceOf(RequestValidationError)
+  })
+
+  it('runOnce: 30 concurrent runners of one key on separate connections: the work runs once, the others answer ran: false', async () => {
+    await migrate(pool, { schema: 'conc' })
+    const inbox = new PostgresInbox({ pool, schema: 'conc' })
+    let runs = 0
+    const results = await Promise.all(
+      Array.from({ length: 30 }, () =>
+        inbox.runOnce('evt-concurrent', async (tx) => {
+          runs++
+          await tx.query('SELECT pg_sleep(0.01)')
+        }),
+      ),
+    )
+    expect(runs).toBe(1)
+    expect(results.filter((r) => r.ran)).toHaveLength(1)
+  })
+
+  it('50 claims of one key at once from 5 pools, 20 keys in parallel: exactly one token claims each key', async () => {
+    await migrate(pool, { schema: 'race_claims' })
+    const pools = Array.from({ length: 5 }, () => server().pool({ max: 10 }))
+    try {
+      const stores = pools.map((p) => new PostgresClaimStore({ pool: p, schema: 'race_claims' }))
+      const keys = Array.from({ length: 20 }, (_, k) => `id:${k}:sale:success`)
+      const results = await Promise.all(
+        keys.map((key) =>
+          Promise.all(
+            Array.from({ length: 50 }, (_, i) =>
+              (stores[i % 5] as PostgresClaimStore).claim(key, `token-${i}`, 60_000),
+            ),
+          ),
+        ),
+      )
+      for (const states of results) {
+        expect(states.filter((state) => state === 'claimed')).toHaveLength(1)
+        expect(states.filter((state) => state === 'held')).toHaveLength(49)
+      }
+    } finally {
+      await Promise.all(pools.map((p) => p.end()))
+    }
+  })
+
+  it('lockPayment: two transactions of one payment take turns, so a forward-only state never goes back', async () => {
+    await migrate(pool, { schema: 'fwd' })
+    await pool.query('CREATE TABLE fwd.payments (id text PRIMARY KEY, rank integer NOT NULL)')
+    await pool.query(`INSERT INTO fwd.payments VALUES ('pay-1', 0)`)
+    const inbox = new PostgresInbox({ pool, schema: 'fwd' })
+    // Each event moves the payment to its rank only if that is forward: read, then write.
+    const apply = (event: number) =>
+      inbox.runOnce(`evt-${event}`, async (tx) => {
+        await lockPayment(tx, 'pay-1')
+        const { rows } = await tx.query(`SELECT rank FROM fwd.payments WHERE id = 'pay-1'`)
+        const current = Number(rows[0]?.rank)
+        await tx.query('SELECT pg_sleep(0.002)') // the window where, unlocked, another event would read the same rank
+        if (event > current) await tx.query(`UPDATE fwd.payments SET rank = $1 WHERE id = 'pay-1'`, [event])
+      })
+    await Promise.all([3, 1, 4, 2, 5, 1, 4].map((event, i) => apply(event * 10 + i)))
+    const { rows } = await pool.query(`SELECT rank FROM fwd.payments WHERE id = 'pay-1'`)
+    expect(Number(rows[0]?.rank)).toBe(54)
+    await expect(lockPayment(pool, '\udc00')).rejects.toBeInstanceOf(RequestValidationError)
+  })
+
+  it('prune forgets expired claims and old done marks only', async () => {
+    await migrate(pool, { schema: 'prune' })
+    const claims = new PostgresClaimStore({ pool, schema: 'prune' })
+    const inbox = new PostgresInbox({ pool, schema: 'prune' })
+    await claims.claim('short', 't1', 60_000)
+    await claims.claim('long', 't2', 60_000)
+    await inbox.runOnce('done-1', () => undefined)
+    // Its hold over on the server's clock, without waiting for it.
+    await pool.query(`UPDATE prune.claims SET expires_at = now() - interval '1 second' WHERE token = 't1'`)
+    expect(await claims.prune()).toBe(1)
+    expect(await claims.claim('long', 't3', 60_000)).toBe('held')
+    expect(await inbox.prune(60_000)).toBe(0)
+    expect(await inbox.isDone('done-1')).toBe(true)
+    await pool.query(`UPDATE prune.effects SET done_at = now() - interval '2 days'`)
+    expect(await inbox.prune(24 * 3600_000)).toBe(1)
+    expect(await inbox.isDone('done-1')).toBe(false)
+  })
+})
