@@ -1,8 +1,8 @@
 /** The intent journal on PostgreSQL: a money-moving call written down before it is sent outlives the process that sent it. */
 
-import type { Intent, IntentOutcome, IntentStore, Reconciliation, ValidationIssue } from '@paywire/core'
+import type { Intent, IntentOutcome, IntentStore, ValidationIssue } from '@paywire/core'
 import { PaywireError, RequestValidationError } from '@paywire/core'
-import { jsonIssues } from './json.js'
+import { decodeIntentRecord, encodeIntentRecord } from '@paywire/core/engine'
 import { checkStoreOptions, hashOf, isRefusal, keyBytes, type PgPool, type PostgresStoreOptions } from './pool.js'
 
 /** PostgreSQL's text values stop at 1 GB; the default cap is far below, as wire params are small. */
@@ -120,91 +120,16 @@ export class PostgresIntentStore implements IntentStore {
     }
     const id = keyBytes(operation, 'intent.id', intent.id)
     const service = keyBytes(operation, 'intent.service', intent.service)
-    const issues: ValidationIssue[] = []
-    if (typeof intent.operation !== 'string') issues.push({ path: 'intent.operation', message: 'must be a string' })
-    if (typeof intent.createdAt !== 'number' || !Number.isFinite(intent.createdAt)) {
-      issues.push({ path: 'intent.createdAt', message: 'must be a finite number (ms since the epoch)' })
-    }
-    if (intent.idempotencyKey !== undefined && typeof intent.idempotencyKey !== 'string') {
-      issues.push({ path: 'intent.idempotencyKey', message: 'must be a string or undefined' })
-    }
-    const { callLimitMs, target } = intent
-    if (
-      callLimitMs !== undefined &&
-      !(typeof callLimitMs === 'number' && Number.isFinite(callLimitMs) && callLimitMs >= 0)
-    ) {
-      issues.push({ path: 'intent.callLimitMs', message: 'must be a finite number of ms >= 0, or undefined' })
-    }
-    if (target !== undefined && typeof target !== 'string') {
-      issues.push({ path: 'intent.target', message: 'must be a string or undefined' })
-    }
-    if (intent.params !== undefined) issues.push(...jsonIssues(intent.params, 'intent.params'))
-    if (intent.reconciliation !== undefined) issues.push(...jsonIssues(intent.reconciliation, 'intent.reconciliation'))
-    if (issues.length > 0) throw new RequestValidationError(operation, issues)
-    const { createdAt, params, reconciliation, idempotencyKey } = intent
-    // JSON.stringify escapes NUL and lone surrogates, so the record is always valid UTF-8 text.
-    const json = JSON.stringify({
-      id: intent.id,
-      service: intent.service,
-      operation: intent.operation,
-      createdAt,
-      params,
-      reconciliation,
-      idempotencyKey,
-      callLimitMs,
-      target,
-    })
-    const bytes = Buffer.byteLength(json)
-    if (bytes > this.#maxBytes) {
-      throw new RequestValidationError(operation, [
-        {
-          path: 'intent.params',
-          message: `the intent is ${bytes} bytes as JSON, over maxIntentBytes (${this.#maxBytes})`,
-        },
-      ])
-    }
-    return { json, id, service }
+    return { json: encodeIntentRecord(operation, intent, this.#maxBytes), id, service }
   }
 }
 
-/** The record as it was written: absent `reconciliation`, `idempotencyKey` and `params` are `undefined` again. */
+/** The record as it was written, or an error saying the row holds something else. */
 function decode(raw: string): Intent {
-  let parsed: unknown
-  try {
-    parsed = JSON.parse(raw)
-  } catch {
-    parsed = undefined
-  }
-  const record = (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? parsed : {}) as Record<
-    string,
-    unknown
-  >
-  const { id, service, operation, createdAt, params, reconciliation, idempotencyKey, callLimitMs, target } = record
-  const valid =
-    typeof id === 'string' &&
-    typeof service === 'string' &&
-    typeof operation === 'string' &&
-    typeof createdAt === 'number' &&
-    (idempotencyKey === undefined || typeof idempotencyKey === 'string') &&
-    (callLimitMs === undefined || typeof callLimitMs === 'number') &&
-    (target === undefined || typeof target === 'string') &&
-    (reconciliation === undefined || (typeof reconciliation === 'object' && reconciliation !== null))
-  if (!valid) {
-    throw new PaywireError(
-      'PostgresIntentStore: a row of the intents table is not an intent record written by @paywire/postgres (another program wrote to the table?)',
-    )
-  }
-  return {
-    id,
-    service,
-    operation,
-    params,
-    reconciliation: reconciliation as Reconciliation | undefined,
-    idempotencyKey,
-    createdAt,
-    ...(callLimitMs === undefined ? {} : { callLimitMs }),
-    ...(target === undefined ? {} : { target }),
-  }
+  return decodeIntentRecord(
+    raw,
+    'PostgresIntentStore: a row of the intents table is not an intent record written by @paywire/postgres (another program wrote to the table?)',
+  )
 }
 
 function message(error: unknown): string {

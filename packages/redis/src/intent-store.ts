@@ -1,7 +1,8 @@
 /** The intent journal on Redis: a money-moving call written down before it is sent outlives the process that sent it. */
 
-import type { Intent, IntentOutcome, IntentStore, Reconciliation, ValidationIssue } from '@paywire/core'
+import type { Intent, IntentOutcome, IntentStore, ValidationIssue } from '@paywire/core'
 import { PaywireError, RequestValidationError } from '@paywire/core'
+import { decodeIntentRecord, encodeIntentRecord } from '@paywire/core/engine'
 import {
   checkKeyPart,
   checkStoreOptions,
@@ -10,7 +11,6 @@ import {
   type RedisStoreOptions,
   text,
 } from './client.js'
-import { jsonIssues } from './json.js'
 
 /** The largest record Redis itself takes is 512 MiB; the default cap is far below, as wire params are small. */
 const MAX_RECORD_BYTES = 512 * 1024 * 1024
@@ -248,90 +248,15 @@ export class RedisIntentStore implements IntentStore {
     }
     checkKeyPart(operation, 'intent.id', intent.id)
     checkKeyPart(operation, 'intent.service', intent.service)
-    const issues: ValidationIssue[] = []
-    if (typeof intent.operation !== 'string') issues.push({ path: 'intent.operation', message: 'must be a string' })
-    if (typeof intent.createdAt !== 'number' || !Number.isFinite(intent.createdAt)) {
-      issues.push({ path: 'intent.createdAt', message: 'must be a finite number (ms since the epoch)' })
-    }
-    if (intent.idempotencyKey !== undefined && typeof intent.idempotencyKey !== 'string') {
-      issues.push({ path: 'intent.idempotencyKey', message: 'must be a string or undefined' })
-    }
-    const { callLimitMs, target } = intent
-    if (
-      callLimitMs !== undefined &&
-      !(typeof callLimitMs === 'number' && Number.isFinite(callLimitMs) && callLimitMs >= 0)
-    ) {
-      issues.push({ path: 'intent.callLimitMs', message: 'must be a finite number of ms >= 0, or undefined' })
-    }
-    if (target !== undefined && typeof target !== 'string') {
-      issues.push({ path: 'intent.target', message: 'must be a string or undefined' })
-    }
-    if (intent.params !== undefined) issues.push(...jsonIssues(intent.params, 'intent.params'))
-    if (intent.reconciliation !== undefined) issues.push(...jsonIssues(intent.reconciliation, 'intent.reconciliation'))
-    if (issues.length > 0) throw new RequestValidationError(operation, issues)
-    const { id, service, createdAt, params, reconciliation, idempotencyKey } = intent
-    const json = JSON.stringify({
-      id,
-      service,
-      operation: intent.operation,
-      createdAt,
-      params,
-      reconciliation,
-      idempotencyKey,
-      callLimitMs,
-      target,
-    })
-    const bytes = Buffer.byteLength(json)
-    if (bytes > this.#maxBytes) {
-      throw new RequestValidationError(operation, [
-        {
-          path: 'intent.params',
-          message: `the intent is ${bytes} bytes as JSON, over maxIntentBytes (${this.#maxBytes})`,
-        },
-      ])
-    }
-    return json
+    return encodeIntentRecord(operation, intent, this.#maxBytes)
   }
 
-  /** The record as it was written: absent `reconciliation`, `idempotencyKey` and `params` are `undefined` again. */
+  /** The record as it was written, or an error saying the key holds something else. */
   #decode(key: string, raw: string): Intent {
-    let parsed: unknown
-    try {
-      parsed = JSON.parse(raw)
-    } catch {
-      parsed = undefined
-    }
-    // 'null', an array or a number parse too: anything but an object reads as an empty record.
-    const record = (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? parsed : {}) as Record<
-      string,
-      unknown
-    >
-    const { id, service, operation, createdAt, params, reconciliation, idempotencyKey, callLimitMs, target } = record
-    const valid =
-      typeof id === 'string' &&
-      typeof service === 'string' &&
-      typeof operation === 'string' &&
-      typeof createdAt === 'number' &&
-      (idempotencyKey === undefined || typeof idempotencyKey === 'string') &&
-      (callLimitMs === undefined || typeof callLimitMs === 'number') &&
-      (target === undefined || typeof target === 'string') &&
-      (reconciliation === undefined || (typeof reconciliation === 'object' && reconciliation !== null))
-    if (!valid) {
-      throw new PaywireError(
-        `RedisIntentStore: ${key} is not an intent record written by @paywire/redis (another program wrote to the journal's keys? use a keyPrefix of its own)`,
-      )
-    }
-    return {
-      id,
-      service,
-      operation,
-      params,
-      reconciliation: reconciliation as Reconciliation | undefined,
-      idempotencyKey,
-      createdAt,
-      ...(callLimitMs === undefined ? {} : { callLimitMs }),
-      ...(target === undefined ? {} : { target }),
-    }
+    return decodeIntentRecord(
+      raw,
+      `RedisIntentStore: ${key} is not an intent record written by @paywire/redis (another program wrote to the journal's keys? use a keyPrefix of its own)`,
+    )
   }
 
   #record(id: string): string {

@@ -230,18 +230,7 @@ async function signStrrev(
     throw new UsageError('--digest does not apply on card-md5-strrev S2S actions: the scheme is plain md5', 'sign')
   }
   const password = await readPassword(io, 'sign', text(parsed, 'password-env') ?? DEFAULT_PASSWORD_ENV)
-  const transId = fields.get('trans_id')
-  const scheduleId = fields.get('schedule_id')
-  const x = strrevSignature(
-    formula,
-    {
-      ...(payer ? { payer } : {}),
-      ...(transId !== undefined ? { transId } : {}),
-      ...(scheduleId !== undefined ? { scheduleId } : {}),
-    },
-    password,
-    recipe.uppercase,
-  )
+  const x = strrevSignatureOf(formula, fields, payer, password, recipe.uppercase)
   const compared = text(parsed, 'compare')
   const match = compared === undefined ? undefined : compared.trim().toLowerCase() === x.hash
   const matchesPreset =
@@ -279,6 +268,24 @@ async function signStrrev(
   return match === false ? EXIT.failure : EXIT.ok
 }
 
+/** The strrev formula over the `trans_id` / `schedule_id` given as fields and the payer data. */
+function strrevSignatureOf(
+  formula: StrrevFormula,
+  fields: ReadonlyMap<string, string>,
+  payer: PayerCard | undefined,
+  password: string,
+  uppercase: Recipe['uppercase'],
+): StrrevExplanation {
+  const transId = fields.get('trans_id')
+  const scheduleId = fields.get('schedule_id')
+  const refs = {
+    ...(payer ? { payer } : {}),
+    ...(transId !== undefined ? { transId } : {}),
+    ...(scheduleId !== undefined ? { scheduleId } : {}),
+  }
+  return strrevSignature(formula, refs, password, uppercase)
+}
+
 /**
  * The preset other than `chosen` whose hash of the same operation and values is `compared`, when one
  * is: a brand on another scheme is the likeliest cause of "Hash is not valid" across every call.
@@ -305,18 +312,7 @@ function otherPreset(
       continue
     }
     if ((formula === 'transaction' || formula === 'payment') && payer === undefined) continue
-    const transId = fields.get('trans_id')
-    const scheduleId = fields.get('schedule_id')
-    const hash = strrevSignature(
-      formula,
-      {
-        ...(payer ? { payer } : {}),
-        ...(transId !== undefined ? { transId } : {}),
-        ...(scheduleId !== undefined ? { scheduleId } : {}),
-      },
-      password,
-      recipe.uppercase,
-    ).hash
+    const hash = strrevSignatureOf(formula, fields, payer, password, recipe.uppercase).hash
     if (hash === wanted) return preset
   }
   return undefined
