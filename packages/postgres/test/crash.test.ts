@@ -16,7 +16,9 @@ afterEach(killFixtures)
 
 const LANES = 4
 const KILLS_PER_LANE = 15 // 60 kill points in all
-const ITEMS = 25 // per lane
+const ITEMS = 30 // per lane: more than 15 kills can use up (each ends at most 2 items in)
+/** The fixture's steps: each lane kills at each of them in turn, the first or the second time it comes. */
+const STEPS = ['opened', 'inserted', 'committed', 'closing', 'closed'] as const
 
 describeWithPostgres('merchant processes killed with SIGKILL', (server) => {
   let pool: pg.Pool
@@ -39,11 +41,12 @@ describeWithPostgres('merchant processes killed with SIGKILL', (server) => {
     const lane = async (name: string) => {
       const service = `crash-${name}`
       const run = (from: number) =>
-        spawnFixture('merchant.ts', [String(server().port), schema, name, String(from), String(ITEMS)])
+        spawnFixture('merchant.ts', [String(server().port), schema, name, String(from), String(ITEMS)], true)
       let next = 0 // the first item not known closed
       for (let kill = 0; kill < KILLS_PER_LANE; kill++) {
-        // Kill after the (1 + kill % 11)-th line: each step of the first items, then mid-way further on.
-        const target = 1 + ((kill + Number(name)) % 11)
+        // Kill right after the step `target`, the first or the second time it comes: 12 kills per step.
+        const target = STEPS[(kill + Number(name)) % STEPS.length] ?? 'opened'
+        const nth = 1 + (kill % 2)
         const child = await run(next)
         const opened = new Set<number>()
         const closing = new Set<number>()
@@ -55,10 +58,10 @@ describeWithPostgres('merchant processes killed with SIGKILL', (server) => {
           if (line.step === 'opened') opened.add(i)
           if (line.step === 'closing') closing.add(i)
           if (line.step === 'closed') closed.add(i)
-          if (++seen === target) {
-            step = String(line.step)
+          if (line.step === target && ++seen === nth) {
+            step = target
             child.kill('SIGKILL')
-          }
+          } else child.stdin?.write('\n') // the next step
         })
         await sigkill(child)
         killedAt[step] = (killedAt[step] ?? 0) + 1
@@ -70,7 +73,8 @@ describeWithPostgres('merchant processes killed with SIGKILL', (server) => {
         next = Math.max(next, ...[...closed].map((i) => i + 1))
       }
       // The last process runs to the end, undisturbed.
-      expect(await lines(await run(next), () => {})).toBe(0)
+      const last = await run(next)
+      expect(await lines(last, () => last.stdin?.write('\n'))).toBe(0)
       expect(await journal.openIntents(service)).toStrictEqual([])
     }
     await Promise.all(Array.from({ length: LANES }, (_, i) => lane(String(i))))

@@ -81,12 +81,17 @@ function bundled(name: string): Promise<string> {
   return made
 }
 
-/** Runs `test/fixtures/<name>` in a new Node process, as a merchant's separate process would. */
-export async function spawnFixture(name: string, args: string[]): Promise<ChildProcess> {
+/**
+ * Runs `test/fixtures/<name>` in a new Node process, as a merchant's separate process would. With
+ * `stepped`, its stdin is a pipe the test writes one line to per step it lets the fixture take.
+ */
+export async function spawnFixture(name: string, args: string[], stepped = false): Promise<ChildProcess> {
   const child = spawn(process.execPath, [await bundled(name), ...args], {
     cwd: packageDir,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: [stepped ? 'pipe' : 'ignore', 'pipe', 'pipe'],
   })
+  // A step granted to a process killed a moment before fails with EPIPE: nothing to do about it.
+  child.stdin?.on('error', () => {})
   running.add(child)
   child.once('exit', () => running.delete(child))
   return child
