@@ -71,7 +71,7 @@ const blob = join(out, 'sea-prep.blob')
 const config = join(out, 'sea-config.json')
 writeFileSync(
   config,
-  `${JSON.stringify({ main: bundle, output: blob, disableExperimentalSEAWarning: true, useCodeCache: false }, null, 2)}\n`,
+  `${JSON.stringify({ main: bundle, output: blob, disableExperimentalSEAWarning: true, useCodeCache: true }, null, 2)}\n`,
 )
 execFileSync(process.execPath, ['--experimental-sea-config', config], { stdio: 'inherit' })
 
