@@ -99,7 +99,8 @@ const origin = description.controlUrl.replace(/\/__paywire$/, '')
 try {
   const t1 = performance.now()
   const blocks = wireBlocks(readFileSync(join(root, 'docs/wire.md'), 'utf8'))
-  if (blocks.length < 14) failures.push(`docs/wire.md: only ${blocks.length} \`\`\`sh wire blocks (expected 14 or more)`)
+  if (blocks.length < 14)
+    failures.push(`docs/wire.md: only ${blocks.length} \`\`\`sh wire blocks (expected 14 or more)`)
   const script = [
     'set -euo pipefail',
     ...blocks.map((b, i) => `printf '\\n@@wire-block ${i}\\n'\n${b.code}`),
@@ -120,14 +121,17 @@ try {
   const parts = output.split(/\n@@wire-block (\d+)\n/)
   const outputs = new Map()
   for (let i = 1; i < parts.length; i += 2) outputs.set(Number(parts[i]), parts[i + 1].replace(/\n@@wire-done\n$/, ''))
-  blocks.forEach((block, i) => {
+  for (const [i, block] of blocks.entries()) {
     const where = `docs/wire.md:${block.line}`
     const out = outputs.get(i)
-    if (out === undefined) return failures.push(`${where}: did not run`)
+    if (out === undefined) {
+      failures.push(`${where}: did not run`)
+      continue
+    }
     if (!block.expect) failures.push(`${where}: no <!-- wire-expect: … --> comment above the block`)
     else if (!out.includes(block.expect)) failures.push(`${where}: the output lacks ${block.expect}:\n${out.trim()}`)
     if (/"result": ?"ERROR"/.test(out)) failures.push(`${where}: the gateway answered an error:\n${out.trim()}`)
-  })
+  }
   process.stdout.write(`${blocks.length} wire blocks run\n`)
   step('docs/wire.md curl blocks', t1)
 
