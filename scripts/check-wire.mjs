@@ -113,6 +113,7 @@ try {
       env: { ...process.env, PAYWIRE: origin, LC_ALL: 'C' },
       encoding: 'utf8',
       stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: 120_000, // a block that hangs fails the check instead of the CI job's own limit
     })
   } catch (error) {
     output = String(error.stdout ?? '')
