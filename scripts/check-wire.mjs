@@ -141,7 +141,12 @@ try {
     const out = execFileSync(
       'python3',
       [join(root, 'examples/python/run_against_sim.py'), origin, '--callback-port', String(callbackPort)],
-      { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 120_000 },
+      {
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'pipe'],
+        timeout: 120_000,
+        env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' }, // no __pycache__ left in examples/
+      },
     )
     process.stdout.write(out)
   } catch (error) {
