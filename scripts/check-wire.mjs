@@ -2,7 +2,8 @@
 /**
  * Checks docs/wire.md against a running simulator, the way a merchant without Node uses it:
  *
- * 1. starts `paywire sim --port 0 --json` from the single-file executable (dist-sea/paywire, built
+ * 1. starts `paywire sim --port 0 --json` (and a second one with `--signature card-md5-strrev`, for
+ *    the S2S callback block) from the single-file executable (dist-sea/paywire, built
  *    first unless `--no-build`; `--bin <path>` for another build) in an empty directory, so what is
  *    tested is the file the Docker image copies, with no node_modules around;
  * 2. runs every block fenced ```sh wire of docs/wire.md, in order, in one bash session (blocks use
@@ -11,7 +12,7 @@
  * 3. runs the Python client's end-to-end script (examples/python/run_against_sim.py) against it;
  * 4. stops the simulator. Exits 1 on any failure; prints the duration of each step.
  *
- * Needs: bash, curl, coreutils (md5sum, sha1sum), sed, python3 (3.9+).
+ * Needs: bash, curl, coreutils (md5sum, sha1sum), sed, rev (util-linux or bsdextrautils), python3 (3.9+).
  * Run: node scripts/check-wire.mjs [--no-build] [--bin path]
  */
 
@@ -66,37 +67,49 @@ const callbackPort = Number(
     .trim(),
 )
 
-const t0 = performance.now()
-const sim = spawn(
-  bin,
-  ['sim', '--port', '0', '--json', '--callback-url', `http://127.0.0.1:${callbackPort}/callback`],
-  { cwd: workdir, env: { ...process.env, NODE_OPTIONS: '' }, stdio: ['ignore', 'pipe', 'pipe'] },
-)
-let simErr = ''
-sim.stderr.on('data', (chunk) => {
-  simErr += chunk
-})
-const description = await new Promise((resolveLine, reject) => {
-  let buffered = ''
-  const onData = (chunk) => {
-    buffered += chunk
-    const newline = buffered.indexOf('\n')
-    if (newline < 0) return
-    sim.stdout.off('data', onData)
-    sim.stdout.resume()
-    try {
-      resolveLine(JSON.parse(buffered.slice(0, newline)))
-    } catch (error) {
-      reject(error)
+/** Every simulator started, to stop at the end. */
+const sims = []
+
+/** Starts `paywire sim --port 0 --json` with `extra` options; resolves with the process and its origin. */
+async function startSim(extra) {
+  const child = spawn(bin, ['sim', '--port', '0', '--json', ...extra], {
+    cwd: workdir,
+    env: { ...process.env, NODE_OPTIONS: '' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  sims.push(child) // stopped in the finally below, even if it never says it listens
+  let stderr = ''
+  child.stderr.on('data', (chunk) => {
+    stderr += chunk
+  })
+  const description = await new Promise((resolveLine, reject) => {
+    let buffered = ''
+    const onData = (chunk) => {
+      buffered += chunk
+      const newline = buffered.indexOf('\n')
+      if (newline < 0) return
+      child.stdout.off('data', onData)
+      child.stdout.resume() // one JSON line per request follows: drained, not kept
+      try {
+        resolveLine(JSON.parse(buffered.slice(0, newline)))
+      } catch (error) {
+        reject(error)
+      }
     }
-  }
-  sim.stdout.on('data', onData)
-  sim.once('exit', (code) => reject(new Error(`the simulator exited (${code}) before listening: ${simErr}`)))
-})
-step('simulator cold start to listening', t0)
-const origin = description.controlUrl.replace(/\/__paywire$/, '')
+    child.stdout.on('data', onData)
+    child.once('exit', (code) => reject(new Error(`the simulator exited (${code}) before listening: ${stderr}`)))
+  })
+  return { child, origin: description.controlUrl.replace(/\/__paywire$/, '') }
+}
 
 try {
+  const t0 = performance.now()
+  const main = await startSim(['--callback-url', `http://127.0.0.1:${callbackPort}/callback`])
+  step('simulator cold start to listening', t0)
+  const origin = main.origin
+  // The S2S callback block of the page needs an account on the card-md5-strrev signature scheme.
+  const strrev = await startSim(['--signature', 'card-md5-strrev'])
+
   const t1 = performance.now()
   const blocks = wireBlocks(readFileSync(join(root, 'docs/wire.md'), 'utf8'))
   if (blocks.length < 14)
@@ -110,7 +123,7 @@ try {
   try {
     output = execFileSync('bash', ['-c', script], {
       cwd: workdir,
-      env: { ...process.env, PAYWIRE: origin, LC_ALL: 'C' },
+      env: { ...process.env, PAYWIRE: origin, PAYWIRE_STRREV: strrev.origin, LC_ALL: 'C' },
       encoding: 'utf8',
       stdio: ['ignore', 'pipe', 'pipe'],
       timeout: 120_000, // a block that hangs fails the check instead of the CI job's own limit
@@ -154,8 +167,10 @@ try {
   }
   step('Python client end to end', t2)
 } finally {
-  sim.kill('SIGTERM')
-  await new Promise((done) => (sim.exitCode === null ? sim.once('exit', done) : done()))
+  for (const child of sims) {
+    child.kill('SIGTERM')
+    await new Promise((done) => (child.exitCode === null ? child.once('exit', done) : done()))
+  }
   rmSync(workdir, { recursive: true, force: true })
 }
 
