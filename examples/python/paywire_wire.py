@@ -218,7 +218,11 @@ class CardGateway:
         if raw_body.endswith(b"\n"):
             # The gateway never sends one; a body saved with echo or a text editor gets one.
             raise CallbackError("trailing_newline", "the body ends with a newline the gateway never sends")
-        pairs = urllib.parse.parse_qsl(raw_body.decode("utf-8"), keep_blank_values=True, strict_parsing=True)
+        try:
+            text = raw_body.decode("utf-8")
+            pairs = urllib.parse.parse_qsl(text, keep_blank_values=True, strict_parsing=True, errors="strict")
+        except ValueError:  # UnicodeDecodeError included
+            raise CallbackError("malformed_body", "the body is not UTF-8 form encoding (name=value&...)") from None
         received: Dict[str, str] = {}
         for name, value in pairs:
             if name in received:

@@ -195,6 +195,8 @@ def main() -> int:
             (sale + b"\n", "trailing_newline"),
             (sale + b"&id=other", "duplicate_field"),
             (b"", "empty_body"),
+            (b"id=1&order_number", "malformed_body"),
+            (b"id=%FF&hash=00", "malformed_body"),
         ):
             try:
                 gw.verify_callback(forged)
