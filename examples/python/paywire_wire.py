@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import re
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -61,6 +62,9 @@ OPERATIONS: Dict[str, str] = {
 
 # The signed fields of a Checkout callback, in hash order.
 CALLBACK_FIELDS = ("id", "order_number", "order_amount", "order_currency", "order_description")
+
+# Digits, optionally a point and more digits, ASCII only ("10.00", "100"; never "1e3", "10,00", "-1").
+_AMOUNT = re.compile(r"[0-9]+(\.[0-9]+)?")
 
 _ASCII_UPPER = str.maketrans("abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 
@@ -266,5 +270,5 @@ class CardGateway:
 
 def _amount(field: str, value: Any) -> None:
     # The amount is hashed as sent: a number would be written differently in the body and the hash.
-    if not isinstance(value, str) or not value.replace(".", "", 1).isdigit():
+    if not isinstance(value, str) or not _AMOUNT.fullmatch(value):
         raise ValueError(f"{field}: must be the amount as a decimal string, e.g. '10.00' (got {value!r})")
