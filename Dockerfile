@@ -4,11 +4,12 @@
 #   docker build -t paywire-sim .
 #   docker run --rm -p 127.0.0.1:4010:4010 paywire-sim
 #
+# pnpm comes from the npm registry (as in CI), not corepack.
 # Not built in CI (no container engine there); CI tests the same executable: scripts/check-wire.mjs.
 
 FROM node:20-slim AS build
 WORKDIR /src
-RUN corepack enable
+RUN npm install -g pnpm@10
 COPY . .
 RUN pnpm install --frozen-lockfile && node scripts/build-sea.mjs
 
