@@ -318,23 +318,32 @@ const snippets = check(
     writeFileSync(join(project, 'index.js'), esm.code)
     const cjs = usingBlocks.find((b) => b.lang === 'js' && /^\/\/ index\.cjs/.test(b.code))
     if (cjs) writeFileSync(join(project, 'index.cjs'), cjs.code)
+    // What the README says of `npm init -y` alone: a CommonJS project, where the ESM snippet fails.
+    const commonjs = join(project, 'commonjs')
+    mkdirSync(commonjs)
+    const commonjsRun = must('npm', ['init', '-y'], commonjs).then(() => {
+      writeFileSync(join(commonjs, 'index.js'), esm.code)
+      return run('node', ['index.js', 'x'], commonjs)
+    })
     const { description } = await strictSim
     const env = simEnv(description.card)
-    const runs = [['index.js', await run('node', ['index.js', 'no-such-transaction'], project, { env })]]
-    if (cjs) runs.push(['index.cjs', await run('node', ['index.cjs', 'no-such-transaction'], project, { env })])
+    const files = cjs ? ['index.js', 'index.cjs'] : ['index.js']
+    const runs = await Promise.all(
+      files.map(async (file) => [file, await run('node', [file, 'no-such-transaction'], project, { env })]),
+    )
     for (const [file, result] of runs) {
       if (result.code !== 0) throw Object.assign(broken('README snippet', `node ${file} exited ${result.code}`), result)
       if (!/transaction_does_not_exist/.test(result.stdout))
         throw Object.assign(broken('README snippet', `node ${file} did not print the gateway's typed refusal`), result)
     }
-    // What the README says of `npm init -y` alone: a CommonJS project, where the ESM snippet fails.
-    const commonjs = join(project, 'commonjs')
-    mkdirSync(commonjs)
-    await must('npm', ['init', '-y'], commonjs)
-    writeFileSync(join(commonjs, 'index.js'), esm.code)
-    const failed = await run('node', ['index.js', 'x'], commonjs, { env })
+    const failed = await commonjsRun
     if (failed.code === 0)
       throw broken('README item 8', 'the ESM snippet ran in a CommonJS project; the README says it fails')
+    if (!/import statement outside a module|Cannot use import/.test(failed.stderr))
+      throw Object.assign(
+        broken('README item 8', 'the ESM snippet failed in a CommonJS project for another reason'),
+        failed,
+      )
     return `${runs.map(([file]) => file).join(' and ')} printed the typed refusal; index.js fails under "type": "commonjs" as the README says`
   },
 )
