@@ -97,9 +97,16 @@ export async function packAll({ destination = DEFAULT_DESTINATION, names = PACKA
   return { tarballs: Object.fromEntries(names.map((name) => [name, tarballs[name]])), warnings }
 }
 
-/** The command a merchant runs from their own project (all four together: the services need core). */
+/**
+ * The commands a merchant runs from their own project: the libraries as dependencies (together: the
+ * services need core), the CLI and msw as development dependencies (they are tools, and 25 MB that a
+ * production install should not carry).
+ */
 export function installCommand(tarballs) {
-  return `npm install ${Object.values(tarballs).join(' ')}`
+  const libraries = Object.entries(tarballs).filter(([name]) => name !== 'cli')
+  const lines = [`npm install ${libraries.map(([, file]) => file).join(' ')}`]
+  if (tarballs.cli) lines.push(`npm install -D ${tarballs.cli} msw@2`)
+  return lines.join('\n  ')
 }
 
 const invoked = process.argv[1] && realpathSync(process.argv[1]) === realpathSync(fileURLToPath(import.meta.url))
@@ -110,9 +117,10 @@ if (invoked) {
     const { tarballs, warnings } = await packAll({ destination })
     for (const warning of warnings) console.warn(`warning: ${warning}; run \`pnpm build\` to pack the current code`)
     for (const file of Object.values(tarballs)) console.log(`  ${relative(process.cwd(), file) || file}`)
-    console.log('\nFrom your project, install them together (a service package alone cannot find @paywire/core):\n')
+    console.log('\nFrom your project, install them together (a service package alone cannot find @paywire/core);')
+    console.log('leave out redis, postgres and otel unless you use them:\n')
     console.log(`  ${installCommand(tarballs)}\n`)
-    console.log('and, to use the ./testing simulators in your tests: npm install -D msw@2')
+    console.log('msw is for the ./testing simulators in your tests; the CLI and msw are development dependencies (-D).')
   } catch (error) {
     console.error(`pack:all failed: ${error.message}`)
     process.exit(1)
