@@ -71,7 +71,7 @@ export class Callbacks {
     const fields = parseRawBody(rawBody, maxBodyBytes)
     // On the strrev scheme only S2S callbacks (they carry `action`, rule Platform 17) change formula.
     if (typeof signature === 'function' || (signature === 'card-md5-strrev' && fields['action'] !== undefined)) {
-      const event = this.#verifyOther(signature, fields, options)
+      const event = this.#verifyOther(signature, fields, options, rawBody)
       return typeof signature === 'function' ? stamped(event) : stamped(event, 'transaction-only')
     }
     const order = options.fields ?? this.#defaults.fields ?? CHECKOUT_CALLBACK_FIELDS
@@ -126,7 +126,7 @@ export class Callbacks {
     if (!constantTimeEqual(expected, received)) {
       throw new SignatureVerificationError(
         'hash_mismatch',
-        'callback signature does not verify. Check the password of this environment, the digest and the callback field order.',
+        `callback signature does not verify. ${newlineHint(rawBody)}Check the password of this environment, the digest and the callback field order.`,
         diagnostic(),
       )
     }
@@ -142,6 +142,7 @@ export class Callbacks {
     signature: SignatureOption,
     fields: Readonly<Record<string, string>>,
     options: CallbackOptions,
+    rawBody: string | Buffer | Uint8Array,
   ): CallbackEvent {
     const received = fields['hash']
     const scheme = typeof signature === 'function' ? 'signer function' : signature
@@ -177,7 +178,7 @@ export class Callbacks {
     if (!constantTimeEqual(expected, received.toLowerCase())) {
       throw new SignatureVerificationError(
         'hash_mismatch',
-        `callback signature does not verify (${scheme}). Check the password of this environment${typeof signature === 'function' ? ' and your signer function' : ' and the payer data of this payment'}.`,
+        `callback signature does not verify (${scheme}). ${newlineHint(rawBody)}Check the password of this environment${typeof signature === 'function' ? ' and your signer function' : ' and the payer data of this payment'}.`,
         { signature: scheme, fieldsReceived: Object.keys(fields) },
       )
     }
@@ -214,6 +215,17 @@ export class Callbacks {
       ? refuse('unknown_payer', `the payer data for ${describeRef(ref)} is unusable: ${read.problem}`)
       : read.payer
   }
+}
+
+/**
+ * A hint when the body ends with a newline: the gateway never sends one, so it was added on the way
+ * (a saved file, echo, a proxy) and changed the last field. Empty otherwise. No value of the body in it.
+ */
+function newlineHint(rawBody: string | Buffer | Uint8Array): string {
+  const last = typeof rawBody === 'string' ? rawBody.charCodeAt(rawBody.length - 1) : rawBody[rawBody.length - 1]
+  return last === 0x0a
+    ? 'The body ends with a newline, which the gateway never sends: it was added on the way (a saved file, echo, a proxy) and changes the last field; pass the body exactly as received. '
+    : ''
 }
 
 /**

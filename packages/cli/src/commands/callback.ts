@@ -84,8 +84,13 @@ export async function verify(io: Io, argv: readonly string[]): Promise<ExitCode>
   const file = text(parsed, 'file')
   const passwordEnv = text(parsed, 'password-env') ?? DEFAULT_PASSWORD_ENV
   const password = await readPassword(io, 'callback verify', passwordEnv, file === undefined)
-  const body = await readBody(io, file)
+  const raw = await readBody(io, file)
   const json = flag(parsed, 'json')
+  // The gateway never ends a body with a newline; echo, editors and saved files do. The body is
+  // checked without it, and the answer is "not verified" either way, saying which.
+  const newline = trailingNewline(raw)
+  const body = newline === undefined ? raw : raw.subarray(0, raw.length - newline.length)
+  const newlineNote = newline === undefined ? undefined : newlineProblem(newline, file)
 
   const declared = text(parsed, 'content-type')
   const shape = body.toString('utf8').trimStart().startsWith('{') ? 'json' : 'form'
@@ -113,6 +118,12 @@ export async function verify(io: Io, argv: readonly string[]): Promise<ExitCode>
       maxBodyBytes: MAX_BODY_BYTES,
       ...(payer ? { payer } : {}),
     })
+    if (newlineNote !== undefined) {
+      const message = `${newlineNote.what}; the body verifies without it. ${newlineNote.fix}`
+      if (json) io.out(jsonLine({ verified: false, reason: 'trailing_newline', verifiesWithoutNewline: true, message }))
+      else io.out(io.paint.red(`not verified (trailing_newline): ${message}`))
+      return EXIT.failure
+    }
     if (json) io.out(jsonLine({ verified: true, event }))
     else {
       io.out(io.paint.green('verified: the signature matches'))
@@ -123,8 +134,26 @@ export async function verify(io: Io, argv: readonly string[]): Promise<ExitCode>
     return EXIT.ok
   } catch (error) {
     if (!(error instanceof SignatureVerificationError)) throw error
+    // With a newline, the reason is the newline; what the body lacks without it comes second.
+    const reasons =
+      newlineNote === undefined
+        ? { verified: false, reason: error.reason }
+        : {
+            verified: false,
+            reason: 'trailing_newline',
+            verifiesWithoutNewline: false,
+            reasonWithoutNewline: error.reason,
+          }
+    if (newlineNote !== undefined) {
+      const what = `${newlineNote.what}, and the body does not verify without it either (${error.reason}). ${newlineNote.fix}`
+      if (json && !showExpected) {
+        io.out(jsonLine({ ...reasons, message: `${what} ${error.message}` }))
+        return EXIT.failure
+      }
+      if (!json) io.out(io.paint.red(`not verified (trailing_newline): ${what}`))
+    }
     if (!showExpected) {
-      if (json) io.out(jsonLine({ verified: false, reason: error.reason, message: error.message }))
+      if (json) io.out(jsonLine({ ...reasons, message: error.message }))
       else {
         io.out(io.paint.red(`not verified (${error.reason}): ${printable(error.message)}`))
         io.out(
@@ -136,7 +165,7 @@ export async function verify(io: Io, argv: readonly string[]): Promise<ExitCode>
     const fields = Object.fromEntries(new URLSearchParams(shape === 'form' ? body.toString('utf8') : ''))
     const values = shape === 'json' ? jsonFields(body) : fields
     if (preset === 'card-md5-strrev' && values['action'] !== undefined) {
-      return strrevExpected(io, json, error, values, payer, password, uppercase)
+      return strrevExpected(io, json, error, values, payer, password, uppercase, reasons)
     }
     const inputs = order.map((name) => ({ name, value: values[name] }))
     const received = values['hash']
@@ -148,8 +177,7 @@ export async function verify(io: Io, argv: readonly string[]): Promise<ExitCode>
     if (json) {
       io.out(
         jsonLine({
-          verified: false,
-          reason: error.reason,
+          ...reasons,
           message: error.message,
           expected: explanation.hash,
           explanation,
@@ -179,6 +207,7 @@ function strrevExpected(
   payer: PayerCard | undefined,
   password: string,
   uppercase: 'ascii' | 'unicode',
+  reasons: Readonly<Record<string, unknown>>,
 ): ExitCode {
   const transId = values['trans_id']
   const x =
@@ -186,9 +215,7 @@ function strrevExpected(
       ? strrevSignature('transaction', { payer, transId }, password, uppercase)
       : undefined
   if (json) {
-    io.out(
-      jsonLine({ verified: false, reason: error.reason, message: error.message, expected: x?.hash, explanation: x }),
-    )
+    io.out(jsonLine({ ...reasons, message: error.message, expected: x?.hash, explanation: x }))
     return EXIT.failure
   }
   io.out(io.paint.red(`not verified (${error.reason}): ${printable(error.message)}`))
@@ -223,6 +250,26 @@ function refusePasswordArgument(argv: readonly string[]): void {
       : `--password is not taken: ${where}; ${why}`,
     'callback verify',
   )
+}
+
+/** The newline(s) ending `body` (`\n`, `\r\n`, or several), or `undefined`: bytes a gateway never sends. */
+function trailingNewline(body: Buffer): string | undefined {
+  let end = body.length
+  while (end > 0 && (body[end - 1] === 0x0a || body[end - 1] === 0x0d)) end--
+  return end === body.length || !body.subarray(end).includes(0x0a) ? undefined : body.subarray(end).toString('latin1')
+}
+
+/** What a trailing newline is and how to send the body without it, in words (no secret in it). */
+function newlineProblem(newline: string, file: string | undefined): { what: string; fix: string } {
+  const shown = printable(newline)
+  const fix =
+    file === undefined
+      ? `Send the body without it: printf '%s' "$BODY" | paywire callback verify (echo adds the newline), or capture the raw request body and pass it with --file.`
+      : `Send the body without it: remove the last ${newline.length === 1 ? 'byte' : `${newline.length} bytes`} of the file (truncate -s -${newline.length} <file>), or save it with printf '%s' instead of echo or an editor that adds a final newline.`
+  return {
+    what: `the body ends with a newline (${shown}), a byte the gateway never sends: it was added on the way (echo, an editor, a saved file) and changes the last field's value`,
+    fix,
+  }
 }
 
 function jsonFields(body: Buffer): Record<string, string | undefined> {
