@@ -1,6 +1,6 @@
 /** Callback verification over the raw body: parse without normalising, sign the received strings, compare in constant time. */
 
-import { type Logger, type Secret, SignatureVerificationError } from '@paywire/core'
+import { type Logger, type Secret, type SignatureErrorReason, SignatureVerificationError } from '@paywire/core'
 import { nodeCrypto } from '@paywire/core/engine'
 import { parseRawBody } from './callback-body.js'
 import type { TransStatusLookup } from './callback-confirm.js'
@@ -187,7 +187,7 @@ export class Callbacks {
 
   /** The payer data of an S2S callback's payment: given to `verify`, or found by `payerLookup`. */
   #payerOf(ref: PayerRef, options: CallbackOptions): PayerCard {
-    const refuse = (reason: string, message: string): never => {
+    const refuse = (reason: SignatureErrorReason, message: string): never => {
       throw new SignatureVerificationError(reason, `${message}; the callback is refused.`, {
         signature: 'card-md5-strrev',
       })
