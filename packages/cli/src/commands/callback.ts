@@ -32,16 +32,17 @@ import { comparison, explain, inputList, payerOptions, presetChoice, RECIPE_OPTI
 const MAX_BODY_BYTES = 1024 * 1024
 
 /**
- * A client that only verifies: callbacks are checked with the password alone, so the URLs and keys
- * are placeholders that no request ever uses.
+ * A client that only verifies: callbacks are checked with the password(s) alone, so the URLs and
+ * keys are placeholders that no request ever uses.
  */
-function verifier(password: string, signature: SignaturePreset): CardGateway {
+function verifier(passwords: readonly string[], signature: SignaturePreset): CardGateway {
   return new CardGateway({
     checkoutUrl: 'https://checkout.invalid',
     s2sUrl: 'https://s2s.invalid',
     merchantKey: 'unused',
     clientKey: 'unused',
-    password,
+    password: passwords[0] as string,
+    callbackPasswords: passwords,
     signature,
     // The payer data of an S2S callback comes from the command line (verify options.payer).
     ...(signature === 'card-md5-strrev' ? { payerLookup: () => undefined } : {}),
@@ -61,6 +62,8 @@ export async function verify(io: Io, argv: readonly string[]): Promise<ExitCode>
     argv,
     {
       ...RECIPE_OPTIONS,
+      // Repeatable: during a rotation, one variable per password, the new one first.
+      'password-env': { type: 'string', multiple: true },
       file: { type: 'string' },
       'content-type': { type: 'string' },
       fields: { type: 'string' },
@@ -82,8 +85,24 @@ export async function verify(io: Io, argv: readonly string[]): Promise<ExitCode>
   const order =
     fieldsOption !== undefined ? inputList('callback verify', 'fields', fieldsOption) : CHECKOUT_CALLBACK_FIELDS
   const file = text(parsed, 'file')
-  const passwordEnv = text(parsed, 'password-env') ?? DEFAULT_PASSWORD_ENV
-  const password = await readPassword(io, 'callback verify', passwordEnv, file === undefined)
+  const named = texts(parsed, 'password-env')
+  const variables = named.length > 0 ? named : [DEFAULT_PASSWORD_ENV]
+  const twice = variables.find((name, i) => variables.indexOf(name) !== i)
+  if (twice !== undefined) throw new UsageError(`--password-env ${twice} is given twice`, 'callback verify')
+  const passwordEnv = variables[0] as string
+  const passwords: string[] = []
+  for (const variable of variables) {
+    // The prompt is for one password only: a rotation names its variables.
+    passwords.push(await readPassword(io, 'callback verify', variable, file === undefined || variables.length > 1))
+  }
+  const same = passwords.findIndex((value, i) => passwords.indexOf(value) !== i)
+  if (same !== -1) {
+    throw new UsageError(
+      `$${variables[same]} holds the same password as $${variables[passwords.indexOf(passwords[same] as string)]}: a rotation lists different passwords`,
+      'callback verify',
+    )
+  }
+  const password = passwords[0] as string
   const raw = await readBody(io, file)
   const json = flag(parsed, 'json')
   // The gateway never ends a body with a newline; echo, editors and saved files do. The body is
@@ -111,7 +130,7 @@ export async function verify(io: Io, argv: readonly string[]): Promise<ExitCode>
   }
 
   try {
-    const event = verifier(password, preset).callbacks.verify(body, {
+    const event = verifier(passwords, preset).callbacks.verify(body, {
       fields: order,
       digest,
       uppercase,
@@ -127,6 +146,13 @@ export async function verify(io: Io, argv: readonly string[]): Promise<ExitCode>
     if (json) io.out(jsonLine({ verified: true, event }))
     else {
       io.out(io.paint.green('verified: the signature matches'))
+      if (event.passwordIndex !== undefined) {
+        io.out(
+          io.paint.yellow(
+            `note: verified with the password from $${variables[Number(event.passwordIndex)]}, not the first (--password-env ${passwordEnv}): the gateway still signs with it`,
+          ),
+        )
+      }
       for (const [name, value] of Object.entries(event)) {
         if (name !== 'hash') io.out(`  ${printable(name)} = ${JSON.stringify(value)}`)
       }
@@ -242,7 +268,7 @@ function refusePasswordArgument(argv: readonly string[]): void {
   const end = argv.indexOf('--')
   const options = end === -1 ? argv : argv.slice(0, end)
   if (!options.some((arg) => arg === '--password' || arg.startsWith('--password='))) return
-  const where = `set ${DEFAULT_PASSWORD_ENV} (or name another variable with --password-env) or type it at the hidden prompt`
+  const where = `set ${DEFAULT_PASSWORD_ENV} (or name another variable with --password-env; during a password rotation give --password-env once per password, the new one first) or type it at the hidden prompt`
   const why = 'an argument is readable by every user of the machine (ps) and stays in shell history'
   throw new UsageError(
     options.includes('--show-expected')
