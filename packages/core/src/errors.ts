@@ -301,13 +301,23 @@ export type TimeoutPhase = 'connect' | 'headers' | 'body' | 'total' | 'window'
 export interface TimeoutErrorInit extends Omit<ConnectionErrorInit, 'message'> {
   readonly phase: TimeoutPhase
   readonly timeoutMs: number
+  /** Monotonic ms from the start of the call to the timeout, across every attempt; default `timeoutMs`. */
+  readonly elapsedMs?: number
+  /** The attempt the timeout ended, when it is not `attempts` (one that was never sent). */
+  readonly attempt?: number
 }
 
-/** A per-attempt timeout or the total deadline fired. */
+/**
+ * A per-attempt timeout or the total deadline fired. The message gives the limit that fired, its
+ * phase, the attempt and the whole call's time so far, rounded: `s2s.capture: timed out after
+ * 5000 ms waiting for the response headers (attempt 2, 10 250 ms since the call began).`
+ */
 export class TimeoutError extends ConnectionError {
   override name = 'TimeoutError'
   readonly phase: TimeoutPhase
   readonly timeoutMs: number
+  /** How long the whole call had run when it timed out (monotonic ms, every attempt and backoff). */
+  readonly elapsedMs: number
 
   constructor(init: TimeoutErrorInit) {
     const what = {
@@ -317,9 +327,16 @@ export class TimeoutError extends ConnectionError {
       total: 'the whole call (total deadline across retries)',
       window: 'because a retry must arrive inside the dedup window of the first attempt',
     }[init.phase]
-    super({ ...init, message: `${init.operation}: timed out after ${formatMs(init.timeoutMs)} ms ${what}.` })
+    const elapsedMs = init.elapsedMs ?? init.timeoutMs
+    const attempt = init.attempt ?? init.attempts
+    const which = attempt > 0 ? `attempt ${attempt}` : 'before attempt 1'
+    super({
+      ...init,
+      message: `${init.operation}: timed out after ${formatMs(init.timeoutMs)} ms ${what} (${which}, ${formatMs(elapsedMs)} ms since the call began).`,
+    })
     this.phase = init.phase
     this.timeoutMs = init.timeoutMs
+    this.elapsedMs = elapsedMs
   }
 }
 brandErrorClass(TimeoutError, 'TimeoutError')
