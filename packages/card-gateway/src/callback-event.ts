@@ -79,6 +79,13 @@ export interface CallbackEvent {
    * `result` stay the callback's unauthenticated words: act on `status`.
    */
   readonly confirmedBy?: 'lookup'
+  /**
+   * Set by verification, never read from the body: during a password rotation, the index in
+   * `callbackPasswords` of the password that verified this callback, as a decimal string (`'1'`),
+   * when it is not the first. Absent when the first (current) password verified it: once no event
+   * carries it any more, the old passwords can be dropped from the list.
+   */
+  readonly passwordIndex?: string
   readonly [field: string]: string | undefined
 }
 

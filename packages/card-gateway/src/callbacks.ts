@@ -1,6 +1,6 @@
 /** Callback verification over the raw body: parse without normalising, sign the received strings, compare in constant time. */
 
-import { type Logger, type Secret, SignatureVerificationError } from '@paywire/core'
+import { type Logger, type Secret, type SignatureErrorReason, SignatureVerificationError } from '@paywire/core'
 import { nodeCrypto } from '@paywire/core/engine'
 import { parseRawBody } from './callback-body.js'
 import type { TransStatusLookup } from './callback-confirm.js'
@@ -28,14 +28,20 @@ export interface CallbackDefaults extends CallbackOptions {
 
 /** Verifies gateway callbacks (callback rule: signature over the raw body) with the client's password. */
 export class Callbacks {
-  readonly #password: Secret
+  /** The passwords a callback may be signed with, the current one first (option `callbackPasswords`). */
+  readonly #passwords: readonly Secret[]
   readonly #defaults: CallbackDefaults
   readonly #logger: Logger | undefined
   readonly #lookup: TransStatusLookup | undefined
 
   /** @internal */
-  constructor(password: Secret, defaults: CallbackDefaults = {}, logger?: Logger, lookup?: TransStatusLookup) {
-    this.#password = password
+  constructor(
+    passwords: readonly Secret[],
+    defaults: CallbackDefaults = {},
+    logger?: Logger,
+    lookup?: TransStatusLookup,
+  ) {
+    this.#passwords = passwords
     this.#defaults = defaults
     this.#logger = logger
     this.#lookup = lookup
@@ -71,8 +77,11 @@ export class Callbacks {
     const fields = parseRawBody(rawBody, maxBodyBytes)
     // On the strrev scheme only S2S callbacks (they carry `action`, rule Platform 17) change formula.
     if (typeof signature === 'function' || (signature === 'card-md5-strrev' && fields['action'] !== undefined)) {
-      const event = this.#verifyOther(signature, fields, options)
-      return typeof signature === 'function' ? stamped(event) : stamped(event, 'transaction-only')
+      const [event, index] = this.#verifyOther(signature, fields, options, rawBody)
+      const noted = this.#noted(index)
+      return typeof signature === 'function'
+        ? stamped(event, undefined, noted)
+        : stamped(event, 'transaction-only', noted)
     }
     const order = options.fields ?? this.#defaults.fields ?? CHECKOUT_CALLBACK_FIELDS
     const digest = options.digest ?? this.#defaults.digest ?? 'md5'
@@ -83,7 +92,7 @@ export class Callbacks {
     const diagnostic = () => {
       const explanation = explainSignature(
         order.map((name) => ({ name, value: fields[name] })),
-        this.#password,
+        this.#first(),
         digest,
         { uppercase },
       )
@@ -117,20 +126,46 @@ export class Callbacks {
         diagnostic(),
       )
     }
-    const expected = sign(
-      order.map((name) => fields[name] ?? ''),
-      this.#password,
-      digest,
-      { uppercase },
-    )
-    if (!constantTimeEqual(expected, received)) {
+    const values = order.map((name) => fields[name] ?? '')
+    const index = this.#matching((password) => sign(values, password, digest, { uppercase }), received)
+    if (index === undefined) {
       throw new SignatureVerificationError(
         'hash_mismatch',
-        'callback signature does not verify. Check the password of this environment, the digest and the callback field order.',
+        `callback signature does not verify. ${newlineHint(rawBody)}Check the password of this environment, the digest and the callback field order.`,
         diagnostic(),
       )
     }
-    return stamped(fields as CallbackEvent)
+    return stamped(fields as CallbackEvent, undefined, this.#noted(index))
+  }
+
+  /** The current password: the one a refusal's steps are explained with. */
+  #first(): Secret {
+    return this.#passwords[0] as Secret
+  }
+
+  /**
+   * The index of the password whose hash is `received`, or `undefined`. Every password is hashed
+   * and compared in constant time, whichever matches, so the timing says nothing of which one did.
+   */
+  #matching(expectedFor: (password: Secret) => string, received: string): number | undefined {
+    let found: number | undefined
+    this.#passwords.forEach((password, i) => {
+      if (constantTimeEqual(expectedFor(password), received) && found === undefined) found = i
+    })
+    return found
+  }
+
+  /**
+   * A non-first password verified the callback: said on the event (so merchants see when old ones
+   * stop being used) and in a debug line naming the option's index, never the password.
+   */
+  #noted(index: number): number | undefined {
+    if (index === 0) return undefined
+    this.#logger?.debug(
+      `paywire: callback verified with callbackPasswords[${index}], not the first password: the gateway still signs with an older one`,
+      { passwordIndex: index },
+    )
+    return index
   }
 
   /**
@@ -142,7 +177,8 @@ export class Callbacks {
     signature: SignatureOption,
     fields: Readonly<Record<string, string>>,
     options: CallbackOptions,
-  ): CallbackEvent {
+    rawBody: string | Buffer | Uint8Array,
+  ): [CallbackEvent, number] {
     const received = fields['hash']
     const scheme = typeof signature === 'function' ? 'signer function' : signature
     if (received === undefined || received === '') {
@@ -151,10 +187,12 @@ export class Callbacks {
         fieldsReceived: Object.keys(fields),
       })
     }
-    let expected: string
+    let expectedFor: (password: Secret) => string
     if (typeof signature === 'function') {
       const { hash: _hash, ...signed } = fields
-      expected = callSignatureFunction(signature, 'callback', signed, this.#password.reveal(), callbackSignatureFailure)
+      // The function is called once per password: it signs with the one it is given.
+      expectedFor = (password) =>
+        callSignatureFunction(signature, 'callback', signed, password.reveal(), callbackSignatureFailure)
     } else {
       const transId = fields['trans_id']
       if (transId === undefined || transId === '') {
@@ -167,26 +205,23 @@ export class Callbacks {
       const orderId = fields['order_id']
       const ref: PayerRef = { operation: 'callback', transId, ...(orderId ? { orderId } : {}) }
       const payer = this.#payerOf(ref, options)
-      expected = strrevSignature(
-        'transaction',
-        { payer, transId },
-        this.#password,
-        options.uppercase ?? this.#defaults.uppercase ?? 'ascii',
-      ).hash
+      const uppercase = options.uppercase ?? this.#defaults.uppercase ?? 'ascii'
+      expectedFor = (password) => strrevSignature('transaction', { payer, transId }, password, uppercase).hash
     }
-    if (!constantTimeEqual(expected, received.toLowerCase())) {
+    const index = this.#matching(expectedFor, received.toLowerCase())
+    if (index === undefined) {
       throw new SignatureVerificationError(
         'hash_mismatch',
-        `callback signature does not verify (${scheme}). Check the password of this environment${typeof signature === 'function' ? ' and your signer function' : ' and the payer data of this payment'}.`,
+        `callback signature does not verify (${scheme}). ${newlineHint(rawBody)}Check the password of this environment${typeof signature === 'function' ? ' and your signer function' : ' and the payer data of this payment'}.`,
         { signature: scheme, fieldsReceived: Object.keys(fields) },
       )
     }
-    return fields as CallbackEvent
+    return [fields as CallbackEvent, index]
   }
 
   /** The payer data of an S2S callback's payment: given to `verify`, or found by `payerLookup`. */
   #payerOf(ref: PayerRef, options: CallbackOptions): PayerCard {
-    const refuse = (reason: string, message: string): never => {
+    const refuse = (reason: SignatureErrorReason, message: string): never => {
       throw new SignatureVerificationError(reason, `${message}; the callback is refused.`, {
         signature: 'card-md5-strrev',
       })
@@ -217,17 +252,30 @@ export class Callbacks {
 }
 
 /**
- * The event with its verification marks set by us alone: a body's own `authenticated` or
- * `confirmedBy` field is dropped, so a sender cannot claim a confirmation it never had.
+ * A hint when the body ends with a newline: the gateway never sends one, so it was added on the way
+ * (a saved file, echo, a proxy) and changed the last field. Empty otherwise. No value of the body in it.
  */
-function stamped(event: CallbackEvent, authenticated?: 'transaction-only'): CallbackEvent {
-  const claimed = Object.hasOwn(event, 'authenticated') || Object.hasOwn(event, 'confirmedBy')
-  if (!claimed && authenticated === undefined) return event
+function newlineHint(rawBody: string | Buffer | Uint8Array): string {
+  const last = typeof rawBody === 'string' ? rawBody.charCodeAt(rawBody.length - 1) : rawBody[rawBody.length - 1]
+  return last === 0x0a
+    ? 'The body ends with a newline, which the gateway never sends: it was added on the way (a saved file, echo, a proxy) and changes the last field; pass the body exactly as received. '
+    : ''
+}
+
+/**
+ * The event with its verification marks set by us alone: a body's own `authenticated`,
+ * `confirmedBy` or `passwordIndex` field is dropped, so a sender cannot claim a confirmation it never had.
+ */
+function stamped(event: CallbackEvent, authenticated?: 'transaction-only', passwordIndex?: number): CallbackEvent {
+  const claimed = ['authenticated', 'confirmedBy', 'passwordIndex'].some((name) => Object.hasOwn(event, name))
+  if (!claimed && authenticated === undefined && passwordIndex === undefined) return event
   // Same prototype as the parsed body (a field named like an Object method stays a plain field).
   const fields = Object.assign(Object.create(Object.getPrototypeOf(event)), event) as Record<string, unknown>
   delete fields['authenticated']
   delete fields['confirmedBy']
+  delete fields['passwordIndex']
   if (authenticated !== undefined) fields['authenticated'] = authenticated
+  if (passwordIndex !== undefined) fields['passwordIndex'] = String(passwordIndex)
   return fields as unknown as CallbackEvent
 }
 

@@ -112,6 +112,13 @@ export interface CardGatewayOptions extends ClientOptions {
   hashInputs?: Partial<Record<CardGatewayOperation, readonly string[]>>
   /** Callback hash input order; default `id, order_number, order_amount, order_currency, order_description`. */
   callbackFields?: readonly string[]
+  /**
+   * The passwords a callback may be signed with, for a password rotation: the new one first, the old
+   * one(s) after, until no callback arrives signed with them (a verified event says
+   * `passwordIndex` when a non-first one matched). Default `[password]`. Requests always sign with
+   * `password` alone. A non-empty list of non-empty strings or `Secret`s, no two alike.
+   */
+  callbackPasswords?: readonly (string | Secret)[]
   /** Checkout paths (rules Platform 5, 7): purchase `/api/v1/session`, status `/api/v1/payment/status`. */
   paths?: { purchase?: string; status?: string }
   /**
@@ -130,6 +137,30 @@ export interface CardGatewayOptions extends ClientOptions {
 export interface CardGatewayRawRequest extends RequestInput<'checkout' | 's2s'> {
   /** Which base URL the path is under. */
   readonly base: 'checkout' | 's2s'
+}
+
+/**
+ * `callbackPasswords`, checked like `password` (each non-empty, no control characters, no
+ * surrounding whitespace) plus: a non-empty list, no two alike (a repeat is a paste mistake that
+ * would hide a missing password). Errors name `callbackPasswords[i]` and never quote a value.
+ */
+function readCallbackPasswords(given: unknown): Secret[] {
+  if (!Array.isArray(given)) invalid('callbackPasswords', 'must be a list of passwords (strings or Secrets)')
+  if (given.length === 0) invalid('callbackPasswords', 'must list at least one password (omit it to use password)')
+  const names = given.map((_, i) => `callbackPasswords[${i}]`)
+  const read = readCredentials(
+    'CardGateway',
+    Object.fromEntries(names.map((name, i) => [name, given[i]])),
+    Object.fromEntries(names.map((name) => [name, 'text' as const])),
+  )
+  const secrets = names.map((name) => read[name] as Secret)
+  const first = new Map<string, number>()
+  secrets.forEach((secret, i) => {
+    const seen = first.get(secret.reveal())
+    if (seen !== undefined) invalid(`callbackPasswords[${i}]`, `is the same password as callbackPasswords[${seen}]`)
+    first.set(secret.reveal(), i)
+  })
+  return secrets
 }
 
 function invalid(path: string, message: string): never {
@@ -258,6 +289,7 @@ export class CardGateway extends ServiceClient<GatewayContext> {
       payerLookup,
       hashInputs,
       callbackFields,
+      callbackPasswords: givenCallbackPasswords,
       paths,
       allowPrivateRedirectUrls,
       platformDefaults,
@@ -271,6 +303,8 @@ export class CardGateway extends ServiceClient<GatewayContext> {
     const rules = resolveRules(allowPrivateRedirectUrls, platformDefaults)
     const uppercase = checkUppercase(platformDefaults?.uppercase)
     const signer = createSigner(credentials.password, digest ?? 'md5', uppercase)
+    const callbackPasswords =
+      givenCallbackPasswords === undefined ? [credentials.password] : readCallbackPasswords(givenCallbackPasswords)
     const overrides = checkHashInputs(hashInputs)
     const signature = checkSignatureOption(givenSignature)
     checkSignatureCombination(
@@ -317,7 +351,7 @@ export class CardGateway extends ServiceClient<GatewayContext> {
     this.checkout = new Checkout(this.engine)
     this.s2s = new S2s(this.engine)
     this.callbacks = new Callbacks(
-      this.#password,
+      callbackPasswords,
       {
         digest: this.#digest,
         uppercase: checkUppercase(platformDefaults?.callbackUppercase, 'platformDefaults.callbackUppercase'),

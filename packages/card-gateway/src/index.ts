@@ -19,6 +19,7 @@ export type {
   Reconciliation,
   RequestInput,
   ResultOf,
+  SignatureErrorReason,
   WithResponse,
 } from '@paywire/core'
 export {

@@ -39,7 +39,10 @@ const PERMUTATION_LIMIT = 6
  * uppercase hex matches too, with that named as a mistake of its own.
  */
 export function diagnose(recipe: SignatureRecipe, compared: string, limit = 5): Finding[] {
+  // Whitespace is named, never silently dropped: a hash compared with it cannot match, and saying
+  // "the rule itself" would print two equal-looking hashes as a mismatch.
   const target = compared.trim()
+  const spaceMistake = target !== compared ? ['whitespace around the hash (a newline or space added on the way)'] : []
   const caseMistake = target !== target.toLowerCase() ? ['the hash written in uppercase hex'] : []
   const wanted = target.toLowerCase()
   const found: Finding[] = []
@@ -55,9 +58,14 @@ export function diagnose(recipe: SignatureRecipe, compared: string, limit = 5): 
         const innerDigest = createHash(inner).update(text, 'utf8').digest()
         for (const [encoding, encodingMistake] of ENCODINGS) {
           if (hashWith(innerDigest, encoding) !== wanted) continue
-          const mistakes = [...caseMistake, ...layout.mistakes, upperMistake, innerMistake, encodingMistake].filter(
-            (m): m is string => m !== undefined,
-          )
+          const mistakes = [
+            ...spaceMistake,
+            ...caseMistake,
+            ...layout.mistakes,
+            upperMistake,
+            innerMistake,
+            encodingMistake,
+          ].filter((m): m is string => m !== undefined)
           found.push({ mistakes })
         }
       }

@@ -119,12 +119,16 @@ ${EXITS}`,
 Usage: paywire callback verify [--file <path>] [options] < body
 
 The body is read from --file or stdin exactly as received (form-encoded or JSON): the signature
-covers the received strings, so copy the raw body, not a parsed or pretty-printed one.
+covers the received strings, so copy the raw body, not a parsed or pretty-printed one. A body
+ending with a newline (echo, an editor) is not verified: the gateway never sends one; the answer
+says whether it verifies without it (send it with printf '%s').
 
 Options:
   --file <path>           the raw body (default: stdin)
   --content-type <type>   the request's Content-Type; a body that does not match it was re-encoded
-  --password-env <VAR>    read the password from $VAR (default PAYWIRE_CARD_PASSWORD)
+  --password-env <VAR>    read the password from $VAR (default PAYWIRE_CARD_PASSWORD); repeat it
+                          during a password rotation, the new password first: a body signed with
+                          any of them verifies, and the answer names the one that did
   --fields <a,b,…>        signed fields in order (default id, order_number, order_amount,
                           order_currency, order_description)
   --digest <md5|sha256>   inner digest (default md5)

@@ -95,6 +95,8 @@ export interface AttemptPlan {
   readonly signal: AbortSignal | undefined
   /** Whether an earlier attempt of the call may have reached the service. */
   readonly priorArrival: boolean
+  /** Monotonic ms since the call began (its first attempt, backoffs and all): what a timeout reports. */
+  readonly sinceCallStart: () => number
 }
 
 /** How a thrown attempt ended: who aborted it, in which phase, and any interim (1xx) status seen. */
@@ -142,7 +144,14 @@ export function classifyFailure(error: unknown, plan: AttemptPlan, how: AttemptE
     // Waiting for a socket (a free one under the cap, or a new one connecting) is the connect phase.
     const waited = how.written === false ? 'connect' : how.phase
     const phase = code === 'UND_ERR_CONNECT_TIMEOUT' ? 'connect' : (budget.phase ?? waited)
-    const timeoutError = new TimeoutError({ ...info, ...sent, phase, timeoutMs: budget.ms, cause: error })
+    const timeoutError = new TimeoutError({
+      ...info,
+      ...sent,
+      phase,
+      timeoutMs: budget.ms,
+      elapsedMs: plan.sinceCallStart(),
+      cause: error,
+    })
     return { ok: false, error: timeoutError, failure, mayHaveArrived }
   }
   const connectionError = new ConnectionError({

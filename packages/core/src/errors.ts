@@ -301,13 +301,23 @@ export type TimeoutPhase = 'connect' | 'headers' | 'body' | 'total' | 'window'
 export interface TimeoutErrorInit extends Omit<ConnectionErrorInit, 'message'> {
   readonly phase: TimeoutPhase
   readonly timeoutMs: number
+  /** Monotonic ms from the start of the call to the timeout, across every attempt; default `timeoutMs`. */
+  readonly elapsedMs?: number
+  /** The attempt the timeout ended, when it is not `attempts` (one that was never sent). */
+  readonly attempt?: number
 }
 
-/** A per-attempt timeout or the total deadline fired. */
+/**
+ * A per-attempt timeout or the total deadline fired. The message gives the limit that fired, its
+ * phase, the attempt and the whole call's time so far, rounded: `s2s.capture: timed out after
+ * 5000 ms waiting for the response headers (attempt 2, 10 250 ms since the call began).`
+ */
 export class TimeoutError extends ConnectionError {
   override name = 'TimeoutError'
   readonly phase: TimeoutPhase
   readonly timeoutMs: number
+  /** How long the whole call had run when it timed out (monotonic ms, every attempt and backoff). */
+  readonly elapsedMs: number
 
   constructor(init: TimeoutErrorInit) {
     const what = {
@@ -317,9 +327,16 @@ export class TimeoutError extends ConnectionError {
       total: 'the whole call (total deadline across retries)',
       window: 'because a retry must arrive inside the dedup window of the first attempt',
     }[init.phase]
-    super({ ...init, message: `${init.operation}: timed out after ${formatMs(init.timeoutMs)} ms ${what}.` })
+    const elapsedMs = init.elapsedMs ?? init.timeoutMs
+    const attempt = init.attempt ?? init.attempts
+    const which = attempt > 0 ? `attempt ${attempt}` : 'before attempt 1'
+    super({
+      ...init,
+      message: `${init.operation}: timed out after ${formatMs(init.timeoutMs)} ms ${what} (${which}, ${formatMs(elapsedMs)} ms since the call began).`,
+    })
     this.phase = init.phase
     this.timeoutMs = init.timeoutMs
+    this.elapsedMs = elapsedMs
   }
 }
 brandErrorClass(TimeoutError, 'TimeoutError')
@@ -372,13 +389,43 @@ export class UserAbortError extends PaywireError {
 }
 brandErrorClass(UserAbortError, 'UserAbortError')
 
+/**
+ * Why a callback was refused: every reason a paywire package throws `SignatureVerificationError`
+ * with, so a `switch` on it is checked by the compiler.
+ * - `hash_mismatch`: the hash does not match the body and the password(s);
+ * - `missing_hash`: no `hash` field, or an empty one;
+ * - `missing_signed_fields`: a signed field is absent or empty (checked before the hash);
+ * - `empty_body`, `not_raw_body`, `unreadable_body`: no body, a parsed object instead of the raw
+ *   bytes, or a body that starts like JSON but is not JSON;
+ * - `body_too_large`, `too_many_fields`, `too_deep`, `duplicate_field`: hostile or ambiguous shapes,
+ *   refused before decoding;
+ * - `no_payer_lookup`, `unknown_payer`: on the strrev scheme, the payer data an S2S callback is
+ *   signed over is not available;
+ * - `signer_failed`: the merchant's signature function threw or returned no hex hash.
+ */
+export type SignatureErrorReason =
+  | 'hash_mismatch'
+  | 'missing_hash'
+  | 'missing_signed_fields'
+  | 'empty_body'
+  | 'not_raw_body'
+  | 'unreadable_body'
+  | 'body_too_large'
+  | 'too_many_fields'
+  | 'too_deep'
+  | 'duplicate_field'
+  | 'no_payer_lookup'
+  | 'unknown_payer'
+  | 'signer_failed'
+
 /** A callback (webhook) whose signature does not verify; `diagnostic` never contains a secret. */
 export class SignatureVerificationError extends PaywireError {
   override name = 'SignatureVerificationError'
-  readonly reason: string
+  /** Why the callback was refused: one of `SignatureErrorReason`. */
+  readonly reason: SignatureErrorReason
   readonly diagnostic: Readonly<Record<string, unknown>>
 
-  constructor(reason: string, message: string, diagnostic: Record<string, unknown> = {}) {
+  constructor(reason: SignatureErrorReason, message: string, diagnostic: Record<string, unknown> = {}) {
     super(message)
     this.reason = reason
     this.diagnostic = diagnostic

@@ -215,6 +215,7 @@ export class HttpClient {
         budget,
         signal: call.signal,
         priorArrival: state.firstArrival !== undefined,
+        sinceCallStart: () => this.#clock.now() - callStart,
       })
       if (tracedAttempt !== undefined) attemptEnded(tracedAttempt, outcome)
       if ((outcome.ok || outcome.mayHaveArrived) && state.firstArrival === undefined) state.firstArrival = startedAt
@@ -281,6 +282,8 @@ export class HttpClient {
       attempts: attempt - 1,
       phase: budget.phase ?? 'total',
       timeoutMs: budget.phase === 'window' ? 0 : this.#totalTimeout,
+      elapsedMs: this.#clock.now() - (state.deadline - this.#totalTimeout),
+      attempt,
       requestSent: state.firstArrival !== undefined,
       mayHaveActed: false,
     })
@@ -315,7 +318,13 @@ export class HttpClient {
       const ended = { ...req, ...sent }
       const error =
         why === 'total'
-          ? new TimeoutError({ ...ended, phase: 'total', timeoutMs: this.#totalTimeout })
+          ? new TimeoutError({
+              ...ended,
+              phase: 'total',
+              timeoutMs: this.#totalTimeout,
+              // The deadline is the call's start plus the total budget.
+              elapsedMs: this.#clock.now() - (deadline - this.#totalTimeout),
+            })
           : new UserAbortError({ ...ended, cause: signal?.reason })
       return this.#fail(req, error)
     })

@@ -16,6 +16,7 @@ export type {
   Reconciliation,
   RequestInfo,
   ResponseInfo,
+  SignatureErrorReason,
   TimeoutErrorInit,
   TimeoutPhase,
   UserAbortErrorInit,

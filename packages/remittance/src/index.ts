@@ -21,6 +21,7 @@ export type {
   Reconciliation,
   RequestInput,
   ResultOf,
+  SignatureErrorReason,
   WithResponse,
 } from '@paywire/core'
 export {

@@ -32,16 +32,17 @@ import { comparison, explain, inputList, payerOptions, presetChoice, RECIPE_OPTI
 const MAX_BODY_BYTES = 1024 * 1024
 
 /**
- * A client that only verifies: callbacks are checked with the password alone, so the URLs and keys
- * are placeholders that no request ever uses.
+ * A client that only verifies: callbacks are checked with the password(s) alone, so the URLs and
+ * keys are placeholders that no request ever uses.
  */
-function verifier(password: string, signature: SignaturePreset): CardGateway {
+function verifier(passwords: readonly string[], signature: SignaturePreset): CardGateway {
   return new CardGateway({
     checkoutUrl: 'https://checkout.invalid',
     s2sUrl: 'https://s2s.invalid',
     merchantKey: 'unused',
     clientKey: 'unused',
-    password,
+    password: passwords[0] as string,
+    callbackPasswords: passwords,
     signature,
     // The payer data of an S2S callback comes from the command line (verify options.payer).
     ...(signature === 'card-md5-strrev' ? { payerLookup: () => undefined } : {}),
@@ -61,6 +62,8 @@ export async function verify(io: Io, argv: readonly string[]): Promise<ExitCode>
     argv,
     {
       ...RECIPE_OPTIONS,
+      // Repeatable: during a rotation, one variable per password, the new one first.
+      'password-env': { type: 'string', multiple: true },
       file: { type: 'string' },
       'content-type': { type: 'string' },
       fields: { type: 'string' },
@@ -82,10 +85,31 @@ export async function verify(io: Io, argv: readonly string[]): Promise<ExitCode>
   const order =
     fieldsOption !== undefined ? inputList('callback verify', 'fields', fieldsOption) : CHECKOUT_CALLBACK_FIELDS
   const file = text(parsed, 'file')
-  const passwordEnv = text(parsed, 'password-env') ?? DEFAULT_PASSWORD_ENV
-  const password = await readPassword(io, 'callback verify', passwordEnv, file === undefined)
-  const body = await readBody(io, file)
+  const named = texts(parsed, 'password-env')
+  const variables = named.length > 0 ? named : [DEFAULT_PASSWORD_ENV]
+  const twice = variables.find((name, i) => variables.indexOf(name) !== i)
+  if (twice !== undefined) throw new UsageError(`--password-env ${twice} is given twice`, 'callback verify')
+  const passwordEnv = variables[0] as string
+  const passwords: string[] = []
+  for (const variable of variables) {
+    // The prompt is for one password only: a rotation names its variables.
+    passwords.push(await readPassword(io, 'callback verify', variable, file === undefined || variables.length > 1))
+  }
+  const same = passwords.findIndex((value, i) => passwords.indexOf(value) !== i)
+  if (same !== -1) {
+    throw new UsageError(
+      `$${variables[same]} holds the same password as $${variables[passwords.indexOf(passwords[same] as string)]}: a rotation lists different passwords`,
+      'callback verify',
+    )
+  }
+  const password = passwords[0] as string
+  const raw = await readBody(io, file)
   const json = flag(parsed, 'json')
+  // The gateway never ends a body with a newline; echo, editors and saved files do. The body is
+  // checked without it, and the answer is "not verified" either way, saying which.
+  const newline = trailingNewline(raw)
+  const body = newline === undefined ? raw : raw.subarray(0, raw.length - newline.length)
+  const newlineNote = newline === undefined ? undefined : newlineProblem(newline, file)
 
   const declared = text(parsed, 'content-type')
   const shape = body.toString('utf8').trimStart().startsWith('{') ? 'json' : 'form'
@@ -106,16 +130,29 @@ export async function verify(io: Io, argv: readonly string[]): Promise<ExitCode>
   }
 
   try {
-    const event = verifier(password, preset).callbacks.verify(body, {
+    const event = verifier(passwords, preset).callbacks.verify(body, {
       fields: order,
       digest,
       uppercase,
       maxBodyBytes: MAX_BODY_BYTES,
       ...(payer ? { payer } : {}),
     })
+    if (newlineNote !== undefined) {
+      const message = `${newlineNote.what}; the body verifies without it. ${newlineNote.fix}`
+      if (json) io.out(jsonLine({ verified: false, reason: 'trailing_newline', verifiesWithoutNewline: true, message }))
+      else io.out(io.paint.red(`not verified (trailing_newline): ${message}`))
+      return EXIT.failure
+    }
     if (json) io.out(jsonLine({ verified: true, event }))
     else {
       io.out(io.paint.green('verified: the signature matches'))
+      if (event.passwordIndex !== undefined) {
+        io.out(
+          io.paint.yellow(
+            `note: verified with the password from $${variables[Number(event.passwordIndex)]}, not the first (--password-env ${passwordEnv}): the gateway still signs with it`,
+          ),
+        )
+      }
       for (const [name, value] of Object.entries(event)) {
         if (name !== 'hash') io.out(`  ${printable(name)} = ${JSON.stringify(value)}`)
       }
@@ -123,8 +160,26 @@ export async function verify(io: Io, argv: readonly string[]): Promise<ExitCode>
     return EXIT.ok
   } catch (error) {
     if (!(error instanceof SignatureVerificationError)) throw error
+    // With a newline, the reason is the newline; what the body lacks without it comes second.
+    const reasons =
+      newlineNote === undefined
+        ? { verified: false, reason: error.reason }
+        : {
+            verified: false,
+            reason: 'trailing_newline',
+            verifiesWithoutNewline: false,
+            reasonWithoutNewline: error.reason,
+          }
+    if (newlineNote !== undefined) {
+      const what = `${newlineNote.what}, and the body does not verify without it either (${error.reason}). ${newlineNote.fix}`
+      if (json && !showExpected) {
+        io.out(jsonLine({ ...reasons, message: `${what} ${error.message}` }))
+        return EXIT.failure
+      }
+      if (!json) io.out(io.paint.red(`not verified (trailing_newline): ${what}`))
+    }
     if (!showExpected) {
-      if (json) io.out(jsonLine({ verified: false, reason: error.reason, message: error.message }))
+      if (json) io.out(jsonLine({ ...reasons, message: error.message }))
       else {
         io.out(io.paint.red(`not verified (${error.reason}): ${printable(error.message)}`))
         io.out(
@@ -136,7 +191,7 @@ export async function verify(io: Io, argv: readonly string[]): Promise<ExitCode>
     const fields = Object.fromEntries(new URLSearchParams(shape === 'form' ? body.toString('utf8') : ''))
     const values = shape === 'json' ? jsonFields(body) : fields
     if (preset === 'card-md5-strrev' && values['action'] !== undefined) {
-      return strrevExpected(io, json, error, values, payer, password, uppercase)
+      return strrevExpected(io, json, error, values, payer, password, uppercase, reasons)
     }
     const inputs = order.map((name) => ({ name, value: values[name] }))
     const received = values['hash']
@@ -148,8 +203,7 @@ export async function verify(io: Io, argv: readonly string[]): Promise<ExitCode>
     if (json) {
       io.out(
         jsonLine({
-          verified: false,
-          reason: error.reason,
+          ...reasons,
           message: error.message,
           expected: explanation.hash,
           explanation,
@@ -179,6 +233,7 @@ function strrevExpected(
   payer: PayerCard | undefined,
   password: string,
   uppercase: 'ascii' | 'unicode',
+  reasons: Readonly<Record<string, unknown>>,
 ): ExitCode {
   const transId = values['trans_id']
   const x =
@@ -186,9 +241,7 @@ function strrevExpected(
       ? strrevSignature('transaction', { payer, transId }, password, uppercase)
       : undefined
   if (json) {
-    io.out(
-      jsonLine({ verified: false, reason: error.reason, message: error.message, expected: x?.hash, explanation: x }),
-    )
+    io.out(jsonLine({ ...reasons, message: error.message, expected: x?.hash, explanation: x }))
     return EXIT.failure
   }
   io.out(io.paint.red(`not verified (${error.reason}): ${printable(error.message)}`))
@@ -215,7 +268,7 @@ function refusePasswordArgument(argv: readonly string[]): void {
   const end = argv.indexOf('--')
   const options = end === -1 ? argv : argv.slice(0, end)
   if (!options.some((arg) => arg === '--password' || arg.startsWith('--password='))) return
-  const where = `set ${DEFAULT_PASSWORD_ENV} (or name another variable with --password-env) or type it at the hidden prompt`
+  const where = `set ${DEFAULT_PASSWORD_ENV} (or name another variable with --password-env; during a password rotation give --password-env once per password, the new one first) or type it at the hidden prompt`
   const why = 'an argument is readable by every user of the machine (ps) and stays in shell history'
   throw new UsageError(
     options.includes('--show-expected')
@@ -223,6 +276,26 @@ function refusePasswordArgument(argv: readonly string[]): void {
       : `--password is not taken: ${where}; ${why}`,
     'callback verify',
   )
+}
+
+/** The newline(s) ending `body` (`\n`, `\r\n`, or several), or `undefined`: bytes a gateway never sends. */
+function trailingNewline(body: Buffer): string | undefined {
+  let end = body.length
+  while (end > 0 && (body[end - 1] === 0x0a || body[end - 1] === 0x0d)) end--
+  return end === body.length || !body.subarray(end).includes(0x0a) ? undefined : body.subarray(end).toString('latin1')
+}
+
+/** What a trailing newline is and how to send the body without it, in words (no secret in it). */
+function newlineProblem(newline: string, file: string | undefined): { what: string; fix: string } {
+  const shown = printable(newline)
+  const fix =
+    file === undefined
+      ? `Send the body without it: printf '%s' "$BODY" | paywire callback verify (echo adds the newline), or capture the raw request body and pass it with --file.`
+      : `Send the body without it: remove the last ${newline.length === 1 ? 'byte' : `${newline.length} bytes`} of the file (truncate -s -${newline.length} <file>), or save it with printf '%s' instead of echo or an editor that adds a final newline.`
+  return {
+    what: `the body ends with a newline (${shown}), a byte the gateway never sends: it was added on the way (echo, an editor, a saved file) and changes the last field's value`,
+    fix,
+  }
 }
 
 function jsonFields(body: Buffer): Record<string, string | undefined> {

@@ -159,9 +159,11 @@ export async function sign(io: Io, argv: readonly string[]): Promise<ExitCode> {
   const password = await readPassword(io, 'sign', text(parsed, 'password-env') ?? DEFAULT_PASSWORD_ENV)
   const named = inputs.filter((name) => fields.has(name)).map((name) => ({ name, value: fields.get(name) }))
   const explanation = explainSignature(named, password, digest, { uppercase })
-  const compared = text(parsed, 'compare')
+  // The argument's surrounding whitespace (a shell capture's newline) is dropped once, here: what is
+  // shown, compared and diagnosed is then the same string.
+  const compared = text(parsed, 'compare')?.trim()
   const findings =
-    compared === undefined || compared.trim() === explanation.hash
+    compared === undefined || compared === explanation.hash
       ? undefined
       : diagnose({ inputs: named, password, digest, uppercase }, compared)
   const match = compared === undefined ? undefined : findings === undefined
@@ -231,8 +233,8 @@ async function signStrrev(
   }
   const password = await readPassword(io, 'sign', text(parsed, 'password-env') ?? DEFAULT_PASSWORD_ENV)
   const x = strrevSignatureOf(formula, fields, payer, password, recipe.uppercase)
-  const compared = text(parsed, 'compare')
-  const match = compared === undefined ? undefined : compared.trim().toLowerCase() === x.hash
+  const compared = text(parsed, 'compare')?.trim()
+  const match = compared === undefined ? undefined : compared.toLowerCase() === x.hash
   const matchesPreset =
     match === false
       ? otherPreset('card-md5-strrev', target, fields, payer, password, recipe, compared as string)
@@ -254,9 +256,9 @@ async function signStrrev(
     if (flag(parsed, 'explain')) explainStrrev(io, target, x, recipe.uppercase)
     if (compared !== undefined) {
       const { green, red } = io.paint
-      if (match) io.out(green(`match: ${compared.trim()} is the right hash`))
+      if (match) io.out(green(`match: ${shownHash(compared)} is the right hash`))
       else {
-        io.out(red(`mismatch: ${compared.trim()} is not the right hash ${x.hash}`))
+        io.out(red(`mismatch: ${shownHash(compared)} is not the right hash ${x.hash}`))
         if (matchesPreset !== undefined) presetHint(io, matchesPreset)
         else
           io.out(
@@ -361,15 +363,25 @@ export function explain(io: Io, target: SignTarget, x: SignatureExplanation, upp
 export function comparison(io: Io, compared: string, expected: string, findings: readonly Finding[] | undefined): void {
   const { green, red } = io.paint
   if (findings === undefined) {
-    io.out(green(`match: ${compared.trim()} is the right hash`))
+    io.out(green(`match: ${shownHash(compared)} is the right hash`))
     return
   }
-  io.out(red(`mismatch: ${compared.trim()} is not the right hash ${expected}`))
+  io.out(red(`mismatch: ${shownHash(compared)} is not the right hash ${expected}`))
   if (findings.length === 0) {
     io.out('No common mistake produces it. Check the password (sandbox and production differ), that every')
     io.out("value is the exact string sent on the wire, and the account's digest (md5 or sha256).")
     return
   }
   io.out('It is produced by:')
-  for (const finding of findings) io.out(`  - ${finding.mistakes.join('; ')}`)
+  for (const finding of findings) {
+    io.out(`  - ${finding.mistakes.length > 0 ? finding.mistakes.join('; ') : 'the rule itself'}`)
+  }
+}
+
+/**
+ * A compared hash as it was compared: quoted, control characters escaped, when it carries anything
+ * but its hex digits, so a value with a newline never looks equal to the expected one.
+ */
+export function shownHash(hash: string): string {
+  return /^[0-9a-fA-F]*$/.test(hash) ? hash : printable(JSON.stringify(hash))
 }

@@ -1,0 +1,46 @@
+/**
+ * A timeout's message says the phase, the attempt and how long the whole call had taken, rounded:
+ * `<operation>: timed out after <ms> ms <phase words> (attempt N, <ms> since the call began)`. A
+ * loopback server that never answers stalls the call; the figures come from the injected clock
+ * alone, moved by the onRequest hook before each attempt leaves (so before its limit can fire) and
+ * by the backoff, so they are exact whatever the machine's load.
+ */
+
+import { TimeoutError } from '@paywire/core'
+import { createTestClock, faults, startFaultServer } from '@paywire/core/testing'
+import { describe, expect, it, onTestFinished } from 'vitest'
+import { get, jsonHandler, makeClient, TRANSPORTS } from './helpers.js'
+
+describe.each(TRANSPORTS)('on %s', (_name, transport) => {
+  it('attempt 2 timed out waiting for the headers: the message gives the attempt and the whole call, rounded', async () => {
+    const clock = createTestClock()
+    // Each request arrives and is never answered; 40.4 ms pass on the clock as each attempt leaves.
+    const s = await startFaultServer(faults.neverAnswer())
+    onTestFinished(s.close)
+    const hooks = { onRequest: () => clock.advance(40.4) }
+    const c = makeClient({ clock, random: () => 0.5, timeout: 40, maxRetries: 1, hooks, ...transport() })
+    onTestFinished(() => c.close())
+    const error = (await c.send(get(s.url), jsonHandler).catch((e: unknown) => e)) as TimeoutError
+    expect(error).toBeInstanceOf(TimeoutError)
+    const [backoff] = clock.sleeps
+    const elapsed = 40.4 + (backoff as number) + 40.4
+    expect(error.elapsedMs).toBeCloseTo(elapsed, 2)
+    expect(error.message.split(' The ')[0]).toBe(
+      `test.get: timed out after 40 ms waiting for the response headers (attempt 2, ${Math.round(elapsed)} ms since the call began).`,
+    )
+  })
+
+  it('attempt 1, under 10 ms: one decimal', async () => {
+    const clock = createTestClock()
+    const s = await startFaultServer(faults.neverAnswer())
+    onTestFinished(s.close)
+    const hooks = { onRequest: () => clock.advance(5.27) }
+    const c = makeClient({ clock, timeout: 5, maxRetries: 0, hooks, ...transport() })
+    onTestFinished(() => c.close())
+    const error = (await c.send(get(s.url), jsonHandler).catch((e: unknown) => e)) as TimeoutError
+    expect(error.message).toContain(
+      'test.get: timed out after 5 ms waiting for the response headers (attempt 1, 5.3 ms since the call began).',
+    )
+    expect(error.elapsedMs).toBeCloseTo(5.27, 2)
+  })
+})
