@@ -6,10 +6,10 @@
 
 import { MemoryClaimStore } from '@paywire/core'
 import { createTestClock } from '@paywire/core/testing'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, onTestFinished } from 'vitest'
 import { type CallbackEvent, CardGateway, dedupeKey, foldPayment } from '../src/index.js'
-import { SIMULATOR_CREDENTIALS, signCallback } from '../src/testing/index.js'
-import { form, paidPayment, setup } from './helpers.js'
+import { SIMULATOR_CREDENTIALS, signCallback, startCardGatewaySimulator, TEST_CARDS } from '../src/testing/index.js'
+import { form, orderId, paidPayment, setup } from './helpers.js'
 
 const gw = new CardGateway({
   checkoutUrl: 'https://checkout.example',
@@ -131,5 +131,39 @@ describe('simulator: partial refunds (CREDITVOID with amount)', () => {
     const partial = foldPayment(all.slice(0, before + 1), { now: 0 })
     expect(partial).toMatchObject({ refund: 'partial', refundedAmount: '5.00' })
     expect(foldPayment(all, { now: 0 })).toMatchObject({ status: 'refund', refund: 'full', refundedAmount: '10.00' })
+  })
+})
+
+describe('callback inbox on the card-md5-strrev scheme: partial refunds confirmed by lookup', () => {
+  it('runs onEvent for the capture and for each of two partial refunds, each with its own amount', async () => {
+    const clock = createTestClock(Date.UTC(2026, 10, 26, 5))
+    const started = await startCardGatewaySimulator({ signature: 'card-md5-strrev', clock })
+    const client = new CardGateway(started.clientOptions)
+    onTestFinished(async () => {
+      await client.close()
+      await started.close()
+    })
+    const number = orderId()
+    await client.checkout.purchase({
+      order: { number, amount: '10.00', currency: 'USD', description: 'Test order' },
+      success_url: 'https://shop.example/ok',
+      cancel_url: 'https://shop.example/cancel',
+      customer: { email: 'payer@example.com' },
+    })
+    const p = started.simulator.pay(number, { card: TEST_CARDS.number, expiry: TEST_CARDS.success })
+    const before = started.simulator.callbacks.length
+    await client.s2s.capture({ trans_id: p.trans_id })
+    await client.s2s.creditVoid({ trans_id: p.trans_id, amount: '3.00' })
+    clock.advance(1_000)
+    await client.s2s.creditVoid({ trans_id: p.trans_id, amount: '3.00' })
+    const { handler, runs } = inbox(client)
+    const bodies = started.simulator.callbacks.slice(before)
+    for (const body of [...bodies, ...bodies]) expect(await handler.handle(body)).toMatchObject({ status: 200 })
+    await handler.drain()
+    expect(runs.map((e) => [e.action, e.status, e['amount']])).toEqual([
+      ['CAPTURE', 'SETTLED', '10.00'],
+      ['CREDITVOID', 'SETTLED', '3.00'],
+      ['CREDITVOID', 'SETTLED', '3.00'],
+    ])
   })
 })
