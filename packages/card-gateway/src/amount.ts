@@ -173,3 +173,28 @@ export function amountProblem(
         : `exactly ${decimals} decimals`
   return `must be a positive ${currency} amount: ${shape}, e.g. "${example}" (formatAmount with { form: 'per-currency' } writes it)`
 }
+
+/**
+ * An amount string in minor units of `currency` (`"10.50"` USD is 1050n, `"10.500"` KWD 10500n,
+ * `"100.00"` JPY 100n), or `undefined` when it is not a plain positive-or-zero decimal or has
+ * non-zero digits finer than the currency's minor unit. Sums of amounts (a payment's refunded total)
+ * are kept this way, never in floating point.
+ */
+export function toMinorUnits(amount: string, currency: string | undefined): bigint | undefined {
+  const match = /^(\d+)(?:\.(\d+))?$/.exec(amount)
+  if (match === null) return undefined
+  const exponent = (currency === undefined ? undefined : MINOR_UNITS[currency]) ?? 2
+  const fraction = match[2] ?? ''
+  if (/[^0]/.test(fraction.slice(exponent))) return undefined
+  return BigInt(`${match[1]}${fraction.slice(0, exponent).padEnd(exponent, '0')}`)
+}
+
+/**
+ * `minorUnits` of `currency` written like `sample` (another amount of the same payment): in the
+ * platform's per-currency form when `sample` is (`"10.500"` KWD, `"100"` ISK), else with two decimals.
+ */
+export function formatAmountLike(minorUnits: bigint, currency: string, sample: string): string {
+  const decimals = sample.includes('.') ? (sample.split('.')[1]?.length ?? 0) : 0
+  const form: AmountForm = decimals === 2 ? 'two-decimals' : 'per-currency'
+  return formatAmount(minorUnits, CURRENCY_PATTERN.test(currency) ? currency : 'USD', { form })
+}

@@ -5,7 +5,7 @@
  * state the gateway answers to `GET_TRANS_STATUS`, never on the state the callback claims.
  */
 
-import type { CallbackEvent } from './callback-event.js'
+import { type CallbackEvent, isRefundEvent } from './callback-event.js'
 import { CardGatewayError } from './errors.js'
 import type { S2sGetTransStatusResult } from './s2s-action.js'
 
@@ -52,7 +52,10 @@ export async function confirmByLookup(event: CallbackEvent, lookup: TransStatusL
   }
   const confirmed: Record<string, string | undefined> = { ...event }
   const disagreements: string[] = []
+  // A refund callback's `amount` is that refund's; the lookup's is the payment's: never one for the other.
+  const refund = isRefundEvent(event)
   for (const name of CONFIRMED_FIELDS) {
+    if (refund && name === 'amount') continue
     const value = answer[name]
     if (typeof value !== 'string' || value === '') continue
     if (event[name] !== undefined && event[name] !== value) disagreements.push(name)
@@ -69,7 +72,15 @@ export async function confirmByLookup(event: CallbackEvent, lookup: TransStatusL
  * The dedupe key of a confirmed event: the trans_id and its confirmed status. The callback's
  * `action` is left out because the hash does not cover it, so a replay with an edited action or
  * status maps to the key of the state it really reports, and each confirmed state runs once.
+ * A refund (`CREDITVOID`) is the exception: a partial refund leaves the payment `SETTLED`, the
+ * state its capture already reported, so with that key every partial refund would be dropped as a
+ * repeat of the capture. Its key adds this refund's `amount` and `creditvoid_date`. These are
+ * unsigned on this scheme, so a replayed body with them edited is a new refund event: losing
+ * genuine refunds silently is the worse failure, and the refunded total to act on comes from your
+ * own refund requests.
  */
 export function confirmedDedupeKey(event: CallbackEvent): string {
-  return JSON.stringify([event.trans_id ?? '', 'confirmed', event.status ?? ''])
+  const key = [event.trans_id ?? '', 'confirmed', event.status ?? '']
+  if (!isRefundEvent(event)) return JSON.stringify(key)
+  return JSON.stringify([...key, 'refund', event.amount ?? '', event.creditvoid_date ?? ''])
 }

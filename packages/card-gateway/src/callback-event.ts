@@ -63,6 +63,14 @@ export interface CallbackEvent {
   readonly result?: string
   readonly order_id?: string
   readonly trans_id?: string
+  /**
+   * On a refund callback (S2S `CREDITVOID`): the amount of this refund, not the refunded total; the
+   * payment's `order_status` (S2S `status`) stays `settled` after a partial refund and becomes
+   * `refund` once everything is refunded. Outside the callback hash: `foldPayment` sums it.
+   */
+  readonly amount?: string
+  /** On a refund callback: when this refund was made; with `amount`, what tells two refunds apart. */
+  readonly creditvoid_date?: string
   readonly hash: string
   /**
    * Set by verification, never read from the body: `'transaction-only'` on an S2S callback verified
@@ -133,11 +141,33 @@ export function isFinal(event: CallbackEvent): boolean {
 }
 
 /**
+ * Whether a callback reports a refund: Checkout `type: 'refund'`, or an S2S `CREDITVOID`. A payment
+ * can be refunded in several parts, each reported by its own callback.
+ */
+export function isRefundEvent(event: CallbackEvent): boolean {
+  return event.type === 'refund' || event.action === 'CREDITVOID'
+}
+
+/**
  * Deliveries can repeat: deduplicate on `id + type + status` (S2S: `trans_id + action + status`,
- * rule Platform 16), encoded as a JSON array so no two different events share a key.
+ * rule Platform 16), encoded as a JSON array so no two different events share a key. A refund is
+ * the exception: one payment can be refunded in parts, and each part's callback carries the same
+ * `id + type + status`, so a refund's key adds what tells two refunds apart — the payment's state
+ * after it (`order_status`; S2S `status` is already in), the S2S `result`, this refund's `amount`
+ * and its date (`creditvoid_date`). A repeated delivery of one refund repeats all of them and still
+ * runs once; two refunds of one payment run once each.
  */
 export function dedupeKey(event: CallbackEvent): string {
-  return JSON.stringify([event.id ?? event.trans_id ?? '', event.type ?? event.action ?? '', event.status ?? ''])
+  const key = [event.id ?? event.trans_id ?? '', event.type ?? event.action ?? '', event.status ?? '']
+  if (!isRefundEvent(event)) return JSON.stringify(key)
+  return JSON.stringify([
+    ...key,
+    'refund',
+    event.order_status ?? '',
+    event.result ?? '',
+    event.amount ?? '',
+    event.creditvoid_date ?? '',
+  ])
 }
 
 /**

@@ -38,7 +38,7 @@ export {
 } from '@paywire/core'
 export { type AmountForm, type FormatAmountOptions, formatAmount } from './amount.js'
 export type { CallbackEvent, CallbackOptions, CallbackStatus, CallbackType } from './callback-event.js'
-export { CHECKOUT_CALLBACK_FIELDS, dedupeKey, isFinal, isStuckChallenge } from './callback-event.js'
+export { CHECKOUT_CALLBACK_FIELDS, dedupeKey, isFinal, isRefundEvent, isStuckChallenge } from './callback-event.js'
 export type {
   CallbackHandlerOptions,
   CallbackResponse,

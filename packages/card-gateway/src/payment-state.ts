@@ -3,7 +3,8 @@
  * and a late `3ds` or `pending` after `settled` must not move the payment back (rules Platform 16, 24).
  */
 
-import { type CallbackEvent, isFinal } from './callback-event.js'
+import { formatAmountLike, toMinorUnits } from './amount.js'
+import { type CallbackEvent, dedupeKey, isFinal, isRefundEvent } from './callback-event.js'
 
 /** How far each `order_status` is along a payment's life; later stages never give way to earlier ones. */
 const STAGE: Readonly<Record<string, number>> = {
@@ -46,6 +47,69 @@ export interface PaymentState {
    * `stuckAfterMs` (rule Events 3): look the payment up, or tell the payer.
    */
   readonly stuckChallenge: boolean
+  /**
+   * The total refunded, as a decimal string in the payment's currency (`"5.00"`), or `undefined`
+   * when no successful refund callback arrived. The sum of the `amount` of each distinct successful
+   * refund (a repeated delivery counts once); a refund callback without an `amount` (a full refund
+   * reported the old way, or from the portal) counts as everything: the payment's `order_amount`.
+   * These fields are outside the callback signature: confirm with a status lookup before paying out.
+   */
+  readonly refundedAmount: string | undefined
+  /**
+   * `'full'` once the payment's state is `refund` (S2S `REFUND`) or the refunds add up to its
+   * amount; `'partial'` when something, but not all, was refunded (the payment stays `settled`);
+   * `'none'` before any successful refund.
+   */
+  readonly refund: 'none' | 'partial' | 'full'
+}
+
+/** A successful refund: Checkout `refund`/`success`, or an S2S `CREDITVOID` with result `SUCCESS`. */
+function isRefundSuccess(event: CallbackEvent): boolean {
+  if (!isRefundEvent(event)) return false
+  return event.type === 'refund' ? event.status === 'success' : event.result === 'SUCCESS'
+}
+
+/**
+ * The refunded total of distinct successful refunds, summed in minor units. For each dedupe key
+ * one event counts (the furthest by \`ahead\`), so neither order nor repetition changes the sum.
+ */
+function refundedTotal(
+  deliveries: readonly Delivery[],
+  best: CallbackEvent | undefined,
+): Pick<PaymentState, 'refundedAmount' | 'refund'> {
+  const refunds = new Map<string, CallbackEvent>()
+  for (const { event } of deliveries) {
+    if (!isRefundSuccess(event)) continue
+    const key = dedupeKey(event)
+    const seen = refunds.get(key)
+    if (seen === undefined || ahead(event, seen)) refunds.set(key, event)
+  }
+  const payment = best ?? [...refunds.values()][0]
+  const currency = payment?.order_currency ?? payment?.['currency']
+  const paymentAmount = payment?.order_amount
+  const totalMinor = paymentAmount === undefined ? undefined : toMinorUnits(paymentAmount, currency)
+  const stateFull = best?.order_status === 'refund' || best?.status === 'REFUND'
+  if (refunds.size === 0) {
+    return stateFull && paymentAmount !== undefined
+      ? { refundedAmount: paymentAmount, refund: 'full' }
+      : { refundedAmount: undefined, refund: stateFull ? 'full' : 'none' }
+  }
+  let sum = 0n
+  let sample: string | undefined
+  let whole = false
+  for (const event of refunds.values()) {
+    const minor = event.amount === undefined ? undefined : toMinorUnits(event.amount, currency)
+    if (minor === undefined) {
+      whole = true
+      continue
+    }
+    sum += minor
+    sample ??= event.amount
+  }
+  if (whole && totalMinor !== undefined && totalMinor > sum) sum = totalMinor
+  const full = stateFull || whole || (totalMinor !== undefined && sum >= totalMinor)
+  const form = paymentAmount ?? sample ?? '0.00'
+  return { refundedAmount: formatAmountLike(sum, currency ?? 'USD', form), refund: full ? 'full' : 'partial' }
 }
 
 function stageOf(event: CallbackEvent): number {
@@ -86,5 +150,6 @@ export function foldPayment(
     final: best !== undefined && isFinal(best),
     transIds: [...transIds].sort(),
     stuckChallenge: challengeOpen && last !== undefined && options.now - last.at >= stuckAfterMs,
+    ...refundedTotal(deliveries, best),
   }
 }

@@ -221,6 +221,30 @@ describe('paywire sim control API', () => {
     expect((await fetch(url)).status).not.toBe(503)
   })
 
+  it('partial refunds: the payment view shows the refunded total, the ledger and callbacks each refund', async () => {
+    const s = await sim()
+    const gw = cardClient(s)
+    const trans_id = await gwCapture(gw, s)
+    await gw.s2s.creditVoid({ trans_id, amount: '4.00' })
+    const view = await s.control('GET', '/card/payments/A-1')
+    expect(view.body).toMatchObject({ status: 'settled', capturedAmount: '10.00', refundedAmount: '4.00' })
+    await gw.s2s.creditVoid({ trans_id })
+    expect((await s.control('GET', '/card/payments/A-1')).body).toMatchObject({
+      status: 'refund',
+      refundedAmount: '10.00',
+    })
+    const ledger = await s.control('GET', '/ledger')
+    const refunds = ledger.body.card.filter((e: { kind: string }) => e.kind === 'refund')
+    expect(refunds.map((e: { amount: string }) => e.amount)).toEqual(['4.00', '6.00'])
+    const callbacks = (await s.control('GET', '/callbacks')).body.slice(-2)
+    expect(
+      callbacks.map((c: { fields: Record<string, string> }) => [c.fields['order_status'], c.fields['amount']]),
+    ).toEqual([
+      ['settled', '4.00'],
+      ['refund', '6.00'],
+    ])
+  })
+
   it('payment states: set settled sends its callback; 3DS; not found; bad status', async () => {
     const s = await sim()
     const gw = cardClient(s)

@@ -152,4 +152,49 @@ describeWithRedis('@paywire/card-gateway with the Redis stores', (server) => {
     await Promise.all(handlers.map((h) => h.drain()))
     expect(runs).toHaveLength(1)
   })
+
+  it('two partial refunds of one payment (5.00 + 5.00 of 10.00) run onEvent twice on Redis; each redelivery runs nothing', async () => {
+    const sim = await startCardGatewaySimulator()
+    const gw = new CardGateway(sim.clientOptions)
+    try {
+      await gw.checkout.purchase({
+        order: { number: `order-refund-${Date.now()}`, amount: '10.00', currency: 'USD', description: 'Filters' },
+        success_url: 'https://shop.example/ok',
+        cancel_url: 'https://shop.example/cancel',
+      })
+      const paid = sim.simulator.payments.at(-1)
+      const { trans_id } = sim.simulator.pay(paid?.order_id ?? '', {
+        card: TEST_CARDS.number,
+        expiry: TEST_CARDS.success,
+        capture: true,
+      })
+      const before = sim.simulator.callbacks.length
+      await gw.s2s.creditVoid({ trans_id, amount: '5.00' })
+      await gw.s2s.creditVoid({ trans_id, amount: '5.00' })
+      const refunds = sim.simulator.callbacks.slice(before)
+      expect(refunds).toHaveLength(2)
+      const runs: CallbackEvent[] = []
+      const prefix = `refunds-${Date.now()}:`
+      const handlers = [1, 2, 3].map((i) =>
+        gw.callbacks.handler({
+          store: new RedisClaimStore({ client: clients[i] as Connected, keyPrefix: prefix }),
+          onEvent: async (event) => {
+            runs.push(event)
+          },
+        }),
+      )
+      for (const [i, body] of [...refunds, ...refunds, ...refunds].entries()) {
+        const handler = handlers[i % 3] as (typeof handlers)[number]
+        expect(await handler.handle(body)).toEqual(expect.objectContaining({ status: 200, body: 'OK' }))
+        await handler.drain()
+      }
+      expect(runs.map((e) => [e.order_status, e['amount']])).toEqual([
+        ['settled', '5.00'],
+        ['refund', '5.00'],
+      ])
+    } finally {
+      await gw.close()
+      await sim.close()
+    }
+  })
 })

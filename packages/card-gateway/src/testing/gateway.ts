@@ -10,6 +10,7 @@ import {
   REMOTE_ADDRESS_HEADER,
 } from '@paywire/core/testing'
 import { HttpResponse } from 'msw'
+import { formatAmountLike, toMinorUnits } from '../amount.js'
 import {
   type CardGatewaySimulatorOptions,
   DEFAULT_CALLBACK_FIELDS,
@@ -171,6 +172,8 @@ export class SimulatedGateway {
     if (!STATUS_CALLBACK[status]) throw new Error(`simulator: unknown payment status ${String(status)}`)
     if (status === 'pending' || status === 'settled') p.card_token ??= `tok_${this.uuid().replaceAll('-', '')}`
     if (status === 'settled') p.capturedAmount ??= p.amount
+    // A refund set from outside (the portal, a chargeback's refund) refunds everything left.
+    if (status === 'refund') p.refundedAmount = p.capturedAmount ?? p.amount
     p.status = status
     this.record({ kind: 'status_set', trans_id: p.trans_id, order_id: p.order_id, amount: p.amount, status })
     const [type, outcome] = STATUS_CALLBACK[status]
@@ -229,14 +232,55 @@ export class SimulatedGateway {
    * `status`, `order_id`, `trans_id`, rule Platform 17) signed with that scheme; otherwise the
    * Checkout-shaped callback of `callback`.
    */
-  protected actionCallback(p: SimulatedPayment, action: string, type: string, status: string, s2sStatus: string): void {
+  protected actionCallback(
+    p: SimulatedPayment,
+    action: string,
+    type: string,
+    status: string,
+    s2sStatus: string,
+    extra: Record<string, string> = {},
+  ): void {
     if (this.signature === 'seed') {
-      this.callback(p, type, status)
+      this.callback(p, type, status, extra)
       return
     }
-    const body = strrevCallbackBody(p, action, s2sStatus, this.password)
+    const body = strrevCallbackBody(p, action, s2sStatus, this.password, extra)
     this.callbacks.push(body)
     this.#options.onCallback?.(body, p)
+  }
+
+  /**
+   * A refund of `requested` (this refund's amount; `undefined`: everything left) on `p`, or the
+   * refusal: an amount that is not one of the payment's currency, or above what is left to refund
+   * (captured amount less the refunded total), is refused as invalid data and nothing is refunded.
+   * Sums run in minor units. Partial: the payment stays `settled`; the last part makes it `refund`.
+   */
+  protected refund(
+    api: 'checkout' | 's2s',
+    p: SimulatedPayment,
+    field: string,
+    requested: string | undefined,
+  ): { amount: string; full: boolean } | Reply {
+    const total = p.capturedAmount ?? p.amount
+    const totalMinor = toMinorUnits(total, p.currency) ?? 0n
+    const refundedMinor = p.refundedAmount === undefined ? 0n : (toMinorUnits(p.refundedAmount, p.currency) ?? 0n)
+    const left = totalMinor - refundedMinor
+    const amountMinor = requested === undefined ? left : toMinorUnits(requested, p.currency)
+    if (amountMinor === undefined || amountMinor <= 0n) return this.invalid(api, [`${field}: This value is not valid.`])
+    if (amountMinor > left) {
+      const most = formatAmountLike(left, p.currency, total)
+      return this.invalid(api, [`${field}: This value should be less than or equal to ${most}.`])
+    }
+    const refunded = refundedMinor + amountMinor
+    p.refundedAmount = formatAmountLike(refunded, p.currency, total)
+    const full = refunded === totalMinor
+    p.status = full ? 'refund' : 'settled'
+    return { amount: requested ?? formatAmountLike(amountMinor, p.currency, total), full }
+  }
+
+  /** The platform's date form (`2026-11-26 05:00:07`, UTC) of a refund's `creditvoid_date`. */
+  protected platformDate(): string {
+    return new Date(this.date()).toISOString().slice(0, 19).replace('T', ' ')
   }
 
   /** Wall-clock ms since the epoch, for times the simulator shows. */

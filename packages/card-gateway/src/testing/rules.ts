@@ -95,6 +95,11 @@ export interface SimulatedPayment {
   captureOnSuccess: boolean
   declineAfter3ds: boolean
   capturedAmount: string | undefined
+  /**
+   * The total refunded so far, in the payment's amount form (`"5.00"`), or `undefined` before any
+   * refund. Kept in minor units while summing; a refund above what is left is refused.
+   */
+  refundedAmount?: string | undefined
   readonly createdAt: number
   /** The payer email the purchase named (`customer.email`), for the strrev scheme. */
   readonly payerEmail?: string | undefined

@@ -94,14 +94,24 @@ export class CardGatewaySimulator extends SimulatedGateway {
       if (!original) return this.error('checkout', 205005, 'Card token is invalid or not found.')
       const refused = this.#refundRefusal('checkout', original, 100000, 'Refund is not allowed')
       if (refused) return refused
-      original.status = 'refund'
+      // A credit goes to the card, not to one payment: the service does not cap it by the sale's
+      // amount. One in the sale's currency, within what is left, counts as a (partial) refund of the
+      // sale; any other credit leaves the sale fully refunded, as before partial refunds were tracked.
+      const requested = String(body['order_amount'])
+      const withinSale = body['order_currency'] === original.currency
+      let refund = withinSale ? this.refund('checkout', original, 'order_amount', requested) : undefined
+      if (refund === undefined || refund instanceof Reply) {
+        original.status = 'refund'
+        original.refundedAmount = original.capturedAmount ?? original.amount
+        refund = { amount: requested, full: true }
+      }
       this.record({
         kind: 'credit',
         trans_id: original.trans_id,
         order_id: String(body['order_id']),
-        amount: String(body['order_amount']),
+        amount: refund.amount,
       })
-      this.callback(original, 'refund', 'success')
+      this.callback(original, 'refund', 'success', { amount: refund.amount, creditvoid_date: this.platformDate() })
       return new Reply(200, {
         result: 'SUCCESS',
         payment_id: this.uuid(),
@@ -260,10 +270,16 @@ export class CardGatewaySimulator extends SimulatedGateway {
     if (!p) return this.error('s2s', 100000, 'Payment not found.')
     const refused = this.#refundRefusal('s2s', p, 208005, 'associated with the settled state')
     if (refused) return refused
-    const amount = f['amount'] ?? p.capturedAmount ?? p.amount
-    p.status = 'refund'
+    const refund = this.refund('s2s', p, 'amount', f['amount'])
+    if (refund instanceof Reply) return refund
+    const { amount, full } = refund
     this.record({ kind: 'refund', trans_id: p.trans_id, order_id: p.order_id, amount })
-    this.actionCallback(p, 'CREDITVOID', 'refund', 'success', 'REFUND')
+    // The platform's CREDITVOID callback: this refund's amount and date, and the payment's state
+    // after it (SETTLED while something is left to refund, REFUND once all is).
+    this.actionCallback(p, 'CREDITVOID', 'refund', 'success', full ? 'REFUND' : 'SETTLED', {
+      amount,
+      creditvoid_date: this.platformDate(),
+    })
     // CREDITVOID answers ACCEPTED at once; the outcome follows by callback (rule Platform 11).
     return new Reply(200, { action: 'CREDITVOID', result: 'ACCEPTED', order_id: p.order_id, trans_id: p.trans_id })
   }

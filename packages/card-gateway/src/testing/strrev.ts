@@ -56,7 +56,13 @@ export function strrevExpected(
 }
 
 /** An S2S CARD callback body (rule Platform 17) after `action`, signed on the strrev scheme. */
-export function strrevCallbackBody(p: SimulatedPayment, action: string, s2sStatus: string, password: string): string {
+export function strrevCallbackBody(
+  p: SimulatedPayment,
+  action: string,
+  s2sStatus: string,
+  password: string,
+  extra: Readonly<Record<string, string>> = {},
+): string {
   const params = new URLSearchParams({
     action,
     result: 'SUCCESS',
@@ -65,6 +71,7 @@ export function strrevCallbackBody(p: SimulatedPayment, action: string, s2sStatu
     trans_id: p.trans_id,
     amount: p.capturedAmount ?? p.amount,
     currency: p.currency,
+    ...extra,
   })
   params.append('hash', transactionHash(p, p.trans_id, password))
   return params.toString()
