@@ -1,6 +1,7 @@
 /** Injected failures, the same on every paywire simulator: `simulator.failNext({ ... })`. */
 
 import { HttpResponse } from 'msw'
+import type { Operation } from '../operation.js'
 
 /** A proxy's HTML error page, for `failNext({ body: HTML_ERROR_PAGE })`: what a gateway in front of a service answers. */
 export const HTML_ERROR_PAGE =
@@ -152,9 +153,13 @@ export function operationOfRequest(
   return best?.name
 }
 
+/** Any row of any package's endpoint table, whatever its context, schema and result. */
+// biome-ignore lint/suspicious/noExplicitAny: rows differ in every type parameter; a simulator only reads them.
+export type AnyOperation = Operation<any, any, any, any, any>
+
 /** Every row of a package's endpoint table (`{ group: { method: row } }`). */
-export function rowsOf<R>(endpoints: Readonly<Record<string, Readonly<Record<string, R>>>>): R[] {
-  return Object.values(endpoints).flatMap((group) => Object.values(group))
+export function rowsOf(endpoints: object): AnyOperation[] {
+  return Object.values(endpoints).flatMap((group) => Object.values(group as object)) as AnyOperation[]
 }
 
 function matches(path: string | undefined, pathname: string): boolean {
