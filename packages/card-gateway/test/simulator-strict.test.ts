@@ -63,17 +63,20 @@ describe('simulator: strict by default (what the live gateway refuses)', () => {
     ['"10.0" EUR (one decimal)', '10.0', {}, 'order.amount'],
     ['an http://localhost success_url', '10.00', { success_url: 'http://localhost/ok' }, 'success_url'],
     ['a cancel_url on a private address', '10.00', { cancel_url: 'https://192.168.1.4/cancel' }, 'cancel_url'],
-  ])('a session with %s is refused with 400 / 100000 naming the field, and no session is made', async (_name, amount, overrides, field) => {
-    const sim = await started()
-    try {
-      const answer = await postJson(sim.url, '/api/v1/session', purchase(amount, overrides))
-      expect(answer.status).toBe(400)
-      expect(answer.body).toEqual(invalid(field))
-      expect(sim.simulator.ledger).toEqual([])
-    } finally {
-      await sim.close()
-    }
-  })
+  ])(
+    'a session with %s is refused with 400 / 100000 naming the field, and no session is made',
+    async (_name, amount, overrides, field) => {
+      const sim = await started()
+      try {
+        const answer = await postJson(sim.url, '/api/v1/session', purchase(amount, overrides))
+        expect(answer.status).toBe(400)
+        expect(answer.body).toEqual(invalid(field))
+        expect(sim.simulator.ledger).toEqual([])
+      } finally {
+        await sim.close()
+      }
+    },
+  )
 
   it('a credit with a number amount or "5.5" EUR is refused naming order_amount', async () => {
     const sim = await started()
@@ -126,7 +129,10 @@ describe('simulator: strict by default (what the live gateway refuses)', () => {
         ['100', 'ISK'],
         ['10.00', 'KWD'],
       ] as const) {
-        const body = { ...purchase(amount), order: { number: orderId(), amount, currency, description: 'Strict order' } }
+        const body = {
+          ...purchase(amount),
+          order: { number: orderId(), amount, currency, description: 'Strict order' },
+        }
         body.hash = simulatorHash([body.order.number, amount, currency, 'Strict order'], password)
         expect((await postJson(sim.url, '/api/v1/session', body)).status).toBe(200)
       }

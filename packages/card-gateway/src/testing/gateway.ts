@@ -10,6 +10,7 @@ import {
   REMOTE_ADDRESS_HEADER,
 } from '@paywire/core/testing'
 import { HttpResponse } from 'msw'
+import { cardOperationOf, FAULT_ACTIONS, FAULT_OPERATIONS } from './operations.js'
 import {
   type CardGatewaySimulatorOptions,
   DEFAULT_CALLBACK_FIELDS,
@@ -30,7 +31,6 @@ import {
   TEST_CARDS,
   tokensOf,
 } from './rules.js'
-import { cardOperationOf, FAULT_ACTIONS, FAULT_OPERATIONS } from './operations.js'
 import { strictProblems } from './strict.js'
 import { type SimulatorPayerLookup, simulatorPayerLookup, strrevCallbackBody, strrevExpected } from './strrev.js'
 
@@ -314,7 +314,11 @@ export class SimulatedGateway {
   }
 
   /** The strict checks (unless `lenient`), answered as the gateway answers any validation failure, then the operation. */
-  #strict(api: 'checkout' | 's2s', body: Record<string, unknown>, run: (body: Record<string, unknown>) => Reply): Reply {
+  #strict(
+    api: 'checkout' | 's2s',
+    body: Record<string, unknown>,
+    run: (body: Record<string, unknown>) => Reply,
+  ): Reply {
     const problems = this.lenient ? [] : strictProblems(body)
     return problems.length > 0 ? this.invalid(api, problems) : run(body)
   }

@@ -157,7 +157,8 @@ function addFault(services: Services, body: Record<string, unknown>) {
       `${unknown[0]}: not a fault option (service, path, count, status, body, headers, when, action, operation)`,
     )
   const { path, count, status, headers, when, action, operation } = body
-  if (action !== undefined && typeof action !== 'string') throw new ControlError(400, 'action: a card S2S action name, e.g. "CAPTURE"')
+  if (action !== undefined && typeof action !== 'string')
+    throw new ControlError(400, 'action: a card S2S action name, e.g. "CAPTURE"')
   if (operation !== undefined && typeof operation !== 'string') {
     throw new ControlError(400, 'operation: an SDK operation name, e.g. "s2s.capture"')
   }
