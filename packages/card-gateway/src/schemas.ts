@@ -133,7 +133,7 @@ export function redirectUrl(allowPrivate: boolean) {
 const ACCEPTED_URLS = 256
 
 /** What is wrong with `value` as a redirect target, or `undefined` when it is fine. */
-function redirectProblem(value: string, allowPrivate: boolean): string | undefined {
+export function redirectProblem(value: string, allowPrivate: boolean): string | undefined {
   let url: URL
   try {
     url = new URL(value) // parsed once: the protocol and the normalised host come from this parse

@@ -42,6 +42,10 @@ Options:
   --callback-url <url>    POST each signed card callback there as payments change state; a non-2xx
                           answer or a time-out is retried (after 10 s, 30 s, 1 min, 5 min, 15 min)
   --callback-timeout <ms> how long a callback delivery waits for an answer (default 10000)
+  --lenient               accept what the live services refuse: by default the simulators are strict
+                          (card amounts must be JSON strings with the currency's decimals, "10.00"
+                          not "10.0" or 10; success_url, cancel_url and term_url_3ds must be public
+                          https URLs; remittance and bill bodies must pass the SDK's own checks)
   --json                  first stdout line: one JSON object with the URLs and credentials; then one
                           JSON object per request and per callback delivery
   -h, --help              this help
@@ -60,6 +64,7 @@ Examples:
   paywire sim --port 0 --json --seed demo
   paywire sim --services card --signature card-md5-strrev
   paywire sim --callback-url http://127.0.0.1:3000/callbacks/card
+  paywire sim --lenient
   curl -X POST http://127.0.0.1:4010/__paywire/clock/advance -d '{"ms":16000}'
 
 ${EXITS}`,

@@ -12,6 +12,7 @@ import { type FailNextOptions, FaultQueue, faultAnswer, type InjectedFault } fro
 import { HttpResponse, http, type RequestHandler } from 'msw'
 import { DEFAULT_PRODUCTS, SIMULATOR_CLIENT_ID, SIMULATOR_CLIENT_SECRET, type SimulatorProduct } from './fixtures.js'
 import { isRecord, PROBLEM_BASE, problem, readJson, validation } from './problems.js'
+import { billOperationOf, FAULT_OPERATIONS, strictErrors } from './strict.js'
 import { type LedgerEntry, SimulatedTransactions, type SimulatorTransaction } from './transactions.js'
 
 export type { SimulatorProblem } from './problems.js'
@@ -25,6 +26,11 @@ export interface BillPaymentSimulatorOptions {
   readonly products?: readonly Readonly<SimulatorProduct>[]
   /** Time: `createdAt` reads `clock.date()` (ms since the epoch). Default core's `systemClock`; tests pass `createTestClock()`. */
   readonly clock?: Clock
+  /**
+   * `true` turns off the strict checks: by default a body the SDK's own rules refuse is answered with
+   * a 400 validation problem naming the field, as the live service would, before anything is done.
+   */
+  readonly lenient?: boolean
 }
 
 /**
@@ -39,9 +45,11 @@ export class BillPaymentSimulator {
   readonly #initialProducts: readonly Readonly<SimulatorProduct>[]
   #products = new Map<string, SimulatorProduct>()
   readonly #transactions: SimulatedTransactions
-  readonly #faults = new FaultQueue()
+  readonly #faults = new FaultQueue({ operations: FAULT_OPERATIONS })
+  readonly #lenient: boolean
 
   constructor(options: BillPaymentSimulatorOptions = {}) {
+    this.#lenient = options.lenient ?? false
     this.clientId = options.clientId ?? SIMULATOR_CLIENT_ID
     this.clientSecret = options.clientSecret ?? SIMULATOR_CLIENT_SECRET
     this.#initialProducts = options.products ?? DEFAULT_PRODUCTS
@@ -79,7 +87,9 @@ export class BillPaymentSimulator {
   /**
    * The next `count` requests (to `path` or below it, default any), before the auth check, are
    * answered with `status` (default 503) and a ProblemDetails naming it, or `body`. With
-   * `{ when: 'after' }` the request is acted on first and only its answer is replaced.
+   * `{ when: 'after' }` the request is acted on first and only its answer is replaced. `operation`
+   * (`'transactions.execute'`, the name the SDK's errors use) narrows it to those requests (a list on
+   * the same path is left alone); an unknown one throws a `RangeError` naming the known ones.
    */
   failNext(options: FailNextOptions = {}): void {
     this.#faults.add(options)
@@ -120,7 +130,9 @@ export class BillPaymentSimulator {
       request: Request
       params: Record<string, string | readonly string[] | undefined>
     }) => {
-      const fault = this.#faults.take(new URL(request.url).pathname)
+      const pathname = new URL(request.url).pathname
+      const operation = billOperationOf(request.method, pathname)
+      const fault = this.#faults.take({ pathname, operation })
       if (fault && fault.when === 'before') return this.#faultAnswer(fault)
       if (!this.#authorized(request)) {
         return problem(
@@ -130,11 +142,22 @@ export class BillPaymentSimulator {
           'Missing or invalid client credentials (X-Service-Internal-Client-Id, X-Service-Client-Secret).',
         )
       }
+      const refused = this.#lenient ? undefined : await this.#strict(request, operation)
+      if (refused) return refused
       const flat: Record<string, string> = {}
       for (const [k, v] of Object.entries(params)) if (typeof v === 'string') flat[k] = decodeURIComponent(v)
       const answer = await handle(request, flat)
       return fault ? this.#faultAnswer(fault) : answer
     }
+  }
+
+  /** The SDK's own body checks for the operation (a body that is not JSON is left to the endpoint). */
+  async #strict(request: Request, operation: string | undefined): Promise<Response | undefined> {
+    if (request.method === 'GET') return undefined
+    const body = await readJson(request.clone())
+    if (!body.ok) return undefined
+    const errors = strictErrors(operation, body.value)
+    return Object.keys(errors).length > 0 ? validation(errors) : undefined
   }
 
   #buildHandlers(): RequestHandler[] {

@@ -11,6 +11,7 @@ import {
 } from '@paywire/core/testing'
 import { HttpResponse } from 'msw'
 import { formatAmountLike, toMinorUnits } from '../amount.js'
+import { cardOperationOf, FAULT_ACTIONS, FAULT_OPERATIONS } from './operations.js'
 import {
   type CardGatewaySimulatorOptions,
   DEFAULT_CALLBACK_FIELDS,
@@ -31,6 +32,7 @@ import {
   TEST_CARDS,
   tokensOf,
 } from './rules.js'
+import { strictProblems } from './strict.js'
 import { type SimulatorPayerLookup, simulatorPayerLookup, strrevCallbackBody, strrevExpected } from './strrev.js'
 
 /** The callback `type` and `status` a payment's move to each state sends (`setStatus`). */
@@ -63,11 +65,13 @@ export class SimulatedGateway {
   legacyNotFound: boolean
   nestedValidationErrors: boolean
   unsupportedActions: readonly string[]
+  /** Whether the strict checks are off (`lenient: true`): see `CardGatewaySimulatorOptions.lenient`. */
+  lenient: boolean
   readonly #options: CardGatewaySimulatorOptions
   readonly #clock: Clock
   readonly #otherKeys: ReadonlySet<string>
   readonly #seen = new Map<string, { operation: string; at: number; reply: Reply }>()
-  readonly #faults = new FaultQueue()
+  readonly #faults = new FaultQueue({ actions: FAULT_ACTIONS, operations: FAULT_OPERATIONS })
   /** Makes ids and tokens (`options.uuid`, default `crypto.randomUUID`). */
   protected readonly uuid: () => string
   /** The signature scheme this simulated brand verifies and signs with. */
@@ -87,6 +91,7 @@ export class SimulatedGateway {
     this.legacyNotFound = options.legacyNotFound ?? false
     this.nestedValidationErrors = options.nestedValidationErrors ?? false
     this.unsupportedActions = options.unsupportedActions ?? []
+    this.lenient = options.lenient ?? false
     this.uuid = options.uuid ?? randomUUID
     this.signature = options.signature ?? 'seed'
     if (this.signature !== 'seed' && this.signature !== 'card-md5-strrev') {
@@ -113,7 +118,9 @@ export class SimulatedGateway {
   /**
    * The next `count` requests to `path` or below it (`/post` for S2S; default any) are answered with
    * `status` (default 500) and an `ERROR` envelope, or `body`, without acting; with `{ when: 'after' }`
-   * the request is acted on first (payment booked, captured…) and its answer is lost.
+   * the request is acted on first (payment booked, captured…) and its answer is lost. `action`
+   * (`'CAPTURE'`, the S2S form field) or `operation` (`'s2s.capture'`, `'checkout.purchase'`: the
+   * names the SDK's errors use) narrow it to those requests; an unknown one throws a `RangeError`.
    */
   failNext(options: FailNextOptions = {}): void {
     this.#faults.add(options)
@@ -299,9 +306,14 @@ export class SimulatedGateway {
     api: 'checkout' | 's2s',
     run: (body: Record<string, unknown>) => Reply,
   ): Promise<Response> {
-    const fault = this.#faults.take(new URL(request.url).pathname)
+    const pathname = new URL(request.url).pathname
+    const text = await request.text()
+    const type = request.headers.get('content-type') ?? ''
+    const form = api === 's2s' && type.startsWith('application/x-www-form-urlencoded')
+    const action = form ? (new URLSearchParams(text).get('action') ?? undefined) : undefined
+    const fault = this.#faults.take({ pathname, action, operation: cardOperationOf(pathname, action) })
     if (fault?.when === 'before') return this.#faultAnswer(fault)
-    const reply = await this.#handle(request, api, run)
+    const reply = this.#handle(request, api, type, text, run)
     if (fault) return this.#faultAnswer(fault)
     return HttpResponse.json(reply.body, { status: reply.status })
   }
@@ -317,21 +329,21 @@ export class SimulatedGateway {
     }))
   }
 
-  async #handle(
+  #handle(
     request: Request,
     api: 'checkout' | 's2s',
+    type: string,
+    text: string,
     run: (body: Record<string, unknown>) => Reply,
-  ): Promise<Reply> {
+  ): Reply {
     const address = normaliseIp(request.headers.get(REMOTE_ADDRESS_HEADER) ?? '')
     if (this.allowedIps && !this.allowedIps.map(normaliseIp).includes(address)) {
       return this.error(api, 100000, 'Request from this ip is not allowed.')
     }
-    const type = request.headers.get('content-type') ?? ''
-    const text = await request.text()
     if (api === 's2s') {
       // S2S CARD is form-only: a JSON body is an unknown route (rule Platform 13).
       if (!type.startsWith('application/x-www-form-urlencoded')) return this.route()
-      return run(Object.fromEntries(new URLSearchParams(text)))
+      return this.#strict(api, Object.fromEntries(new URLSearchParams(text)), run)
     }
     if (!type.startsWith('application/json')) return this.invalid(api, ['body: JSON expected.'])
     let body: unknown
@@ -342,7 +354,17 @@ export class SimulatedGateway {
     }
     if (typeof body !== 'object' || body === null || Array.isArray(body))
       return this.invalid(api, ['body: Object expected.'])
-    return run(body as Record<string, unknown>)
+    return this.#strict(api, body as Record<string, unknown>, run)
+  }
+
+  /** The strict checks (unless `lenient`), answered as the gateway answers any validation failure, then the operation. */
+  #strict(
+    api: 'checkout' | 's2s',
+    body: Record<string, unknown>,
+    run: (body: Record<string, unknown>) => Reply,
+  ): Reply {
+    const problems = this.lenient ? [] : strictProblems(body)
+    return problems.length > 0 ? this.invalid(api, problems) : run(body)
   }
 
   protected error(api: 'checkout' | 's2s', code: number, message: string, errors?: unknown[]): Reply {

@@ -60,6 +60,13 @@ export interface CardGatewaySimulatorOptions {
   readonly unsupportedActions?: readonly string[]
   /** Answer not-found for transaction/order with 100000, as before release 6.7.0. */
   readonly legacyNotFound?: boolean
+  /**
+   * `true` turns off the checks a loose simulator would skip but the live gateway applies: amounts
+   * as JSON strings, amount decimals that fit the currency (`"10.0"` EUR is refused), redirect
+   * targets (`success_url`, `cancel_url`, `term_url_3ds`) that are public https URLs. Default
+   * `false`: refused with 400, 100000 `Request data is invalid.` and `errors[]` naming each field.
+   */
+  readonly lenient?: boolean
   /** Checkout validation failures as `error_code: 0` with the real code inside `errors[]` (rule Platform 8). */
   readonly nestedValidationErrors?: boolean
   /**

@@ -24,6 +24,7 @@ export async function sim(io: Io, argv: readonly string[]): Promise<ExitCode> {
       'callback-url': { type: 'string' },
       'callback-timeout': { type: 'string' },
       json: { type: 'boolean' },
+      lenient: { type: 'boolean' },
     },
     0,
   )
@@ -108,6 +109,7 @@ export async function sim(io: Io, argv: readonly string[]): Promise<ExitCode> {
       services,
       seed: text(parsed, 'seed'),
       signature,
+      lenient: flag(parsed, 'lenient'),
       callbackUrl: callbackTarget?.href,
       callbackTimeoutMs,
       onRequest,

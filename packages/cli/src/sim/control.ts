@@ -111,6 +111,7 @@ const ENDPOINTS = [
   'GET  /__paywire/clock                             the simulated time',
   'POST /__paywire/clock/advance {"ms":16000}        move time forward (dedup windows, callback retries)',
   'POST /__paywire/faults {"service":"card","path":"/post","status":500,"count":1,"when":"after"}',
+  'POST /__paywire/faults {"service":"card","action":"CAPTURE"}  or {"service":"card","operation":"s2s.capture"}',
   'GET  /__paywire/ledger                            every side effect, per service',
   'GET  /__paywire/callbacks                         signed card callbacks and their deliveries',
   'GET  /__paywire/card/payments[/<ref>]             card payments (ref: payment_id, trans_id or order number)',
@@ -148,11 +149,19 @@ function addFault(services: Services, body: Record<string, unknown>) {
     throw new ControlError(400, 'service: "card", "remittance" or "billPayment" is required')
   }
   const simulator = needs(name, services.get(name))
-  const known = new Set(['service', 'path', 'count', 'status', 'body', 'headers', 'when'])
+  const known = new Set(['service', 'path', 'count', 'status', 'body', 'headers', 'when', 'action', 'operation'])
   const unknown = Object.keys(body).filter((key) => !known.has(key))
   if (unknown.length > 0)
-    throw new ControlError(400, `${unknown[0]}: not a fault option (service, path, count, status, body, headers, when)`)
-  const { path, count, status, headers, when } = body
+    throw new ControlError(
+      400,
+      `${unknown[0]}: not a fault option (service, path, count, status, body, headers, when, action, operation)`,
+    )
+  const { path, count, status, headers, when, action, operation } = body
+  if (action !== undefined && typeof action !== 'string')
+    throw new ControlError(400, 'action: a card S2S action name, e.g. "CAPTURE"')
+  if (operation !== undefined && typeof operation !== 'string') {
+    throw new ControlError(400, 'operation: an SDK operation name, e.g. "s2s.capture"')
+  }
   if (path !== undefined && (typeof path !== 'string' || !path.startsWith('/'))) {
     throw new ControlError(400, 'path: a path of the service starting with "/" (e.g. "/post", "/api/transactions")')
   }
@@ -180,6 +189,8 @@ function addFault(services: Services, body: Record<string, unknown>) {
     ...(body['body'] !== undefined ? { body: body['body'] as string | object } : {}),
     ...(headers !== undefined ? { headers } : {}),
     ...(when !== undefined ? { when } : {}),
+    ...(action !== undefined ? { action } : {}),
+    ...(operation !== undefined ? { operation } : {}),
   }
   try {
     simulator.failNext(options)

@@ -24,6 +24,8 @@ export interface SimOptions {
   readonly seed: string | undefined
   /** The card simulator's signature preset. */
   readonly signature: 'seed' | 'card-md5-strrev'
+  /** `--lenient`: accept the looser inputs the live services refuse. */
+  readonly lenient?: boolean
   readonly callbackUrl: string | undefined
   readonly callbackTimeoutMs: number
   /** Hears one entry per request served. */
@@ -63,6 +65,7 @@ export async function startSim(options: SimOptions): Promise<RunningSim> {
     clock,
     seed: options.seed,
     signature: options.signature,
+    lenient: options.lenient ?? false,
     onCallback: (body) => deliverer?.enqueue(body),
   })
   let base = ''

@@ -31,6 +31,8 @@ export interface ServicesOptions {
   readonly seed: string | undefined
   /** The card simulator's signature preset (`--signature`). */
   readonly signature: 'seed' | 'card-md5-strrev'
+  /** `--lenient`: the simulators accept inputs the live services refuse (off by default). */
+  readonly lenient: boolean
   /** Hears each signed card callback as the simulator produces it. */
   readonly onCallback: (body: string) => void
 }
@@ -52,17 +54,18 @@ export class Services {
   }
 
   reset(): void {
-    const { enabled, clock, seed, onCallback, signature } = this.#options
+    const { enabled, clock, seed, onCallback, signature, lenient } = this.#options
     this.card = enabled.has('card')
       ? new CardGatewaySimulator({
           clock,
           onCallback,
           signature,
+          lenient,
           ...(seed !== undefined ? { uuid: seededUuid(seed) } : {}),
         })
       : undefined
-    this.remittance = enabled.has('remittance') ? new RemittanceSimulator() : undefined
-    this.billPayment = enabled.has('billPayment') ? new BillPaymentSimulator({ clock }) : undefined
+    this.remittance = enabled.has('remittance') ? new RemittanceSimulator({ lenient }) : undefined
+    this.billPayment = enabled.has('billPayment') ? new BillPaymentSimulator({ clock, lenient }) : undefined
   }
 
   /** The simulator of `name`, if it is served. */

@@ -1,6 +1,7 @@
 /** Injected failures, the same on every paywire simulator: `simulator.failNext({ ... })`. */
 
 import { HttpResponse } from 'msw'
+import type { Operation } from '../operation.js'
 
 /** A proxy's HTML error page, for `failNext({ body: HTML_ERROR_PAGE })`: what a gateway in front of a service answers. */
 export const HTML_ERROR_PAGE =
@@ -26,6 +27,32 @@ export interface FailNextOptions {
    * payment, capture, transfer), then answer the fault, as when the answer of a processed call is lost.
    */
   readonly when?: 'before' | 'after'
+  /**
+   * Only requests carrying this card S2S `action` form field (`'CAPTURE'`): a status lookup on the
+   * same path is left alone. Only simulators whose service has actions take it.
+   */
+  readonly action?: string
+  /**
+   * Only requests of this SDK operation, named as errors and telemetry name it (`'s2s.capture'`,
+   * `'transactions.confirm'`).
+   */
+  readonly operation?: string
+}
+
+/** What a simulator knows of one request, to match it against the pending faults. */
+export interface FaultTarget {
+  readonly pathname: string
+  /** The card S2S `action` form field, when the request has one. */
+  readonly action?: string | undefined
+  /** The SDK operation the request belongs to, when the simulator recognises it. */
+  readonly operation?: string | undefined
+}
+
+/** The actions and operations a simulator can recognise, so that a fault naming another is refused. */
+export interface FaultVocabulary {
+  /** Card S2S action names; empty when the service has none. */
+  readonly actions?: readonly string[]
+  readonly operations?: readonly string[]
 }
 
 /** A fault taken for one request. */
@@ -44,6 +71,12 @@ interface Pending {
 /** The pending faults of one simulator, taken in the order they were added. */
 export class FaultQueue {
   #pending: Pending[] = []
+  readonly #vocabulary: FaultVocabulary
+
+  /** `vocabulary`: the actions and operations this simulator recognises (a fault naming another is refused). */
+  constructor(vocabulary: FaultVocabulary = {}) {
+    this.#vocabulary = vocabulary
+  }
 
   /** Queues `options.count` failures (checked: a simulator misconfigured by a test fails loudly). */
   add(options: FailNextOptions): void {
@@ -56,12 +89,20 @@ export class FaultQueue {
     if (options.path !== undefined && !options.path.startsWith('/')) {
       throw new RangeError('failNext: path must start with "/"')
     }
+    checkKnown('action', options.action, this.#vocabulary.actions ?? [])
+    checkKnown('operation', options.operation, this.#vocabulary.operations ?? [])
     this.#pending.push({ options, remaining: count })
   }
 
-  /** The fault for a request to `pathname`, if one is pending for it. */
-  take(pathname: string): InjectedFault | undefined {
-    const pending = this.#pending.find((p) => matches(p.options.path, pathname))
+  /** The fault for a request (to `pathname`, or the full `FaultTarget`), if one is pending for it. */
+  take(target: string | FaultTarget): InjectedFault | undefined {
+    const request = typeof target === 'string' ? { pathname: target } : target
+    const pending = this.#pending.find(
+      ({ options }) =>
+        matches(options.path, request.pathname) &&
+        (options.action === undefined || options.action === request.action) &&
+        (options.operation === undefined || options.operation === request.operation),
+    )
     if (!pending) return undefined
     pending.remaining -= 1
     if (pending.remaining === 0) this.#pending = this.#pending.filter((p) => p !== pending)
@@ -73,6 +114,52 @@ export class FaultQueue {
   clear(): void {
     this.#pending = []
   }
+}
+
+/** A fault naming an action or operation the simulator never sees would wait forever: refused, naming the known ones. */
+function checkKnown(field: 'action' | 'operation', value: string | undefined, known: readonly string[]): void {
+  if (value === undefined) return
+  if (typeof value === 'string' && known.includes(value)) return
+  const shown = typeof value === 'string' ? JSON.stringify(value) : String(value)
+  if (known.length === 0) {
+    throw new RangeError(`failNext: ${field} ${shown} is not known: this simulator's service has no ${field}s`)
+  }
+  throw new RangeError(`failNext: ${field} ${shown} is not known; one of ${known.join(', ')}`)
+}
+
+/**
+ * The operation name of a request to `method` `pathname`, read from a package's rows (each with
+ * `name`, `method` and a `path` whose `{name}` segments are parameters): the same names the SDK's
+ * errors and telemetry use. Rows whose path is configurable (a function) are skipped. The pathname
+ * may carry a prefix the simulator is mounted under (`/remit/api/...`).
+ */
+export function operationOfRequest(
+  rows: Iterable<{ readonly name: string; readonly method: string; readonly path: unknown }>,
+  method: string,
+  pathname: string,
+): string | undefined {
+  let best: { name: string; literal: number } | undefined
+  for (const row of rows) {
+    if (typeof row.path !== 'string' || row.method.toUpperCase() !== method.toUpperCase()) continue
+    const pattern = row.path
+      .split(/\{[^}]+\}/)
+      .map((part) => part.replace(/[.*+?^$()|[\]\\]/g, '\\$&'))
+      .join('[^/]+')
+    if (!new RegExp(`${pattern}$`).test(pathname)) continue
+    // The most literal row wins: /api/transactions/all over /api/transactions/{transReference}.
+    const literal = row.path.replace(/\{[^}]+\}/g, '').length
+    if (!best || literal > best.literal) best = { name: row.name, literal }
+  }
+  return best?.name
+}
+
+/** Any row of any package's endpoint table, whatever its context, schema and result. */
+// biome-ignore lint/suspicious/noExplicitAny: rows differ in every type parameter; a simulator only reads them.
+export type AnyOperation = Operation<any, any, any, any, any>
+
+/** Every row of a package's endpoint table (`{ group: { method: row } }`). */
+export function rowsOf(endpoints: object): AnyOperation[] {
+  return Object.values(endpoints).flatMap((group) => Object.values(group as object)) as AnyOperation[]
 }
 
 function matches(path: string | undefined, pathname: string): boolean {

@@ -15,9 +15,14 @@ export interface RemittanceSimulatorOptions {
    * body (the service documents none, rule Endpoints 1; both must be successes for the client).
    */
   readonly createdBody?: 'record' | 'empty'
+  /**
+   * `true` turns off the strict checks: by default a body the SDK's own schema refuses (an unknown
+   * member, a negative or over-precise amount, an amount sent as a string) is refused with the
+   * service's 400 ProblemDetails and an `errors` map naming each field, as the live service would.
+   */
+  readonly lenient?: boolean
 }
 
-/** How an injected failure answers. */
 /** A stored beneficiary: the wire fields as sent, plus the id the simulator gave it. */
 export interface SimulatedBeneficiary {
   readonly beneficiaryId: string

@@ -32,6 +32,9 @@ import { transactionRoutes } from './transaction-routes.js'
  * - a transfer returns `transactionId`; confirm returns `referenceNumber` (rule Platform 2); the
  *   status lookup finds a transaction by `referenceNumber` or `agentTransactionRef`;
  * - every success answer has the shape of the package's result types (rules Platform 12–18);
+ * - strict by default: a body the SDK's own schema for the operation refuses (an unknown member, a
+ *   negative or over-precise amount, a wrong JSON type) is refused with 400 and an `errors` map
+ *   (`lenient: true` turns this off);
  * - `failNext` injects upstream failures (502 by default) before anything else happens, or after
  *   the request was acted on (`when: 'after'`).
  */
@@ -47,7 +50,7 @@ export class RemittanceSimulator {
     this.apiKey = options.apiKey ?? SIMULATOR_API_KEY
     this.fixtures = { ...remittanceFixtures, ...options.fixtures }
     const answers = new SimulatorAnswers()
-    this.#routing = new SimulatorRouting(this.apiKey, answers)
+    this.#routing = new SimulatorRouting(this.apiKey, answers, options.lenient ?? false)
     const parts = {
       fixtures: this.fixtures,
       createdBody: options.createdBody ?? 'record',
@@ -72,6 +75,8 @@ export class RemittanceSimulator {
    * The next `count` requests to `path` or below it (e.g. `/api/transactions/confirm`; default any)
    * fail with `status` (default 502, an upstream failure) and a ProblemDetails, or `body`, before auth
    * or any state change; with `{ when: 'after' }` the request is acted on first and its answer lost.
+   * `operation` (`'transactions.confirm'`, the name the SDK's errors use) narrows it to those
+   * requests; an unknown one throws a `RangeError` naming the known ones.
    */
   failNext(options: FailNextOptions = {}): void {
     this.#routing.failNext(options)

@@ -1,0 +1,69 @@
+/**
+ * The simulator's strict checks (on unless `lenient: true`): what the live gateway refuses and a
+ * loose simulator would let through, judged by the SDK's own rules (its amount table and its
+ * redirect-target check) so a request the simulator accepts is one production accepts.
+ */
+
+import { amountProblem } from '../amount.js'
+import { redirectProblem } from '../schemas.js'
+import { readPath } from './rules.js'
+
+/** Amount fields and the currency field each is written in (none: any currency's form). */
+const AMOUNT_FIELDS: readonly (readonly [string, string | undefined])[] = [
+  ['order.amount', 'order.currency'],
+  ['order_amount', 'order_currency'],
+  ['amount', undefined],
+]
+
+/** Redirect targets: the payer's browser is sent there, so each must be a public https URL. */
+const REDIRECT_FIELDS: readonly string[] = ['success_url', 'cancel_url', 'term_url_3ds', 'expiry_url', 'error_url']
+
+/**
+ * The validation problems of a request body, each `field: reason` as the gateway lists them in
+ * `errors[]`: an amount that is not a JSON string (Checkout), an amount whose decimals do not fit
+ * its currency (`"10.0"` EUR), a redirect target that is not a public https URL.
+ */
+export function strictProblems(body: Record<string, unknown>): string[] {
+  const problems: string[] = []
+  for (const [field, currencyField] of AMOUNT_FIELDS) {
+    const value = rawPath(body, field)
+    if (value === undefined || value === null || value === '') continue
+    if (typeof value !== 'string') {
+      problems.push(`${field}: This value should be of type string (an amount is sent as a string such as "10.00").`)
+      continue
+    }
+    const currency = currencyField === undefined ? undefined : readPath(body, currencyField)
+    const problem = amountFormProblem(value, currency)
+    if (problem) problems.push(`${field}: This value is not valid: ${value} ${problem}`)
+  }
+  for (const field of REDIRECT_FIELDS) {
+    const value = body[field]
+    if (value === undefined || value === null || value === '') continue
+    if (typeof value !== 'string') {
+      problems.push(`${field}: This value should be of type string.`)
+      continue
+    }
+    const problem = redirectProblem(value, false)
+    if (problem) problems.push(`${field}: This value is not a valid URL: it ${problem}`)
+  }
+  return problems
+}
+
+/**
+ * The gateway takes an amount in its two-decimal form or in the currency's own form (the SDK writes
+ * one or the other, per its `amountForm`): refused only when it is neither.
+ */
+function amountFormProblem(amount: string, currency: string | undefined): string | undefined {
+  const twoDecimals = amountProblem(amount, currency, 'two-decimals')
+  if (twoDecimals === undefined) return undefined
+  return amountProblem(amount, currency, 'per-currency') === undefined ? undefined : twoDecimals
+}
+
+function rawPath(body: Record<string, unknown>, path: string): unknown {
+  let current: unknown = body
+  for (const step of path.split('.')) {
+    if (typeof current !== 'object' || current === null) return undefined
+    current = (current as Record<string, unknown>)[step]
+  }
+  return current
+}

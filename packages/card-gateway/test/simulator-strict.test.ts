@@ -1,0 +1,199 @@
+/**
+ * The simulator is strict by default: raw requests (the SDK refuses these before sending) that a
+ * loose simulator would accept and the live gateway refuses. And `failNext` by action and operation.
+ */
+
+import { request } from 'undici'
+import { describe, expect, it } from 'vitest'
+import { SIMULATOR_CREDENTIALS, simulatorHash, startCardGatewaySimulator } from '../src/testing/index.js'
+import { orderId, paidPayment, setup } from './helpers.js'
+
+const { merchantKey, clientKey, password } = SIMULATOR_CREDENTIALS
+
+async function started(options: { lenient?: boolean } = {}) {
+  const sim = await startCardGatewaySimulator(options)
+  return sim
+}
+
+/** A correctly signed purchase with `order.amount` and redirect targets as given. */
+function purchase(amount: unknown, overrides: Record<string, unknown> = {}) {
+  const number = orderId('strict')
+  const order = { number, amount, currency: 'EUR', description: 'Strict order' }
+  return {
+    merchant_key: merchantKey,
+    operation: 'purchase',
+    order,
+    success_url: 'https://shop.example/ok',
+    cancel_url: 'https://shop.example/cancel',
+    ...overrides,
+    hash: simulatorHash([number, String(amount), 'EUR', 'Strict order'], password),
+  }
+}
+
+async function postJson(url: string, path: string, body: unknown) {
+  const answer = await request(`${url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  })
+  return { status: answer.statusCode, body: (await answer.body.json()) as Record<string, unknown> }
+}
+
+async function postForm(url: string, fields: Record<string, string>) {
+  const answer = await request(`${url}/post`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(fields).toString(),
+  })
+  return { status: answer.statusCode, body: (await answer.body.json()) as Record<string, unknown> }
+}
+
+function invalid(field: string) {
+  return {
+    result: 'ERROR',
+    error_code: 100000,
+    error_message: 'Request data is invalid.',
+    errors: [expect.objectContaining({ error_code: 100000, error_message: expect.stringMatching(`^${field}: `) })],
+  }
+}
+
+describe('simulator: strict by default (what the live gateway refuses)', () => {
+  it.each([
+    ['an amount as a JSON number', 10, {}, 'order.amount'],
+    ['"10.0" EUR (one decimal)', '10.0', {}, 'order.amount'],
+    ['an http://localhost success_url', '10.00', { success_url: 'http://localhost/ok' }, 'success_url'],
+    ['a cancel_url on a private address', '10.00', { cancel_url: 'https://192.168.1.4/cancel' }, 'cancel_url'],
+  ])(
+    'a session with %s is refused with 400 / 100000 naming the field, and no session is made',
+    async (_name, amount, overrides, field) => {
+      const sim = await started()
+      try {
+        const answer = await postJson(sim.url, '/api/v1/session', purchase(amount, overrides))
+        expect(answer.status).toBe(400)
+        expect(answer.body).toEqual(invalid(field))
+        expect(sim.simulator.ledger).toEqual([])
+      } finally {
+        await sim.close()
+      }
+    },
+  )
+
+  it('a credit with a number amount or "5.5" EUR is refused naming order_amount', async () => {
+    const sim = await started()
+    try {
+      for (const amount of [5.5, '5.5']) {
+        const id = orderId('credit')
+        const body = {
+          merchant_key: merchantKey,
+          operation: 'credit',
+          order_id: id,
+          order_amount: amount,
+          order_currency: 'EUR',
+          order_description: 'Refund',
+          card_token: 'tok',
+          hash: simulatorHash([id, String(amount), 'EUR', 'Refund'], password),
+        }
+        const answer = await postJson(sim.url, '/api/v1/payment/card/credit', body)
+        expect(answer.status).toBe(400)
+        expect(answer.body).toMatchObject({ error_code: 100000, error_message: 'Request data is invalid.' })
+        expect(JSON.stringify(answer.body['errors'])).toContain('order_amount: ')
+      }
+    } finally {
+      await sim.close()
+    }
+  })
+
+  it('an S2S term_url_3ds that is not https is refused naming it', async () => {
+    const sim = await started()
+    try {
+      const transId = '00000000-0000-4000-8000-000000000001'
+      const answer = await postForm(sim.url, {
+        action: 'GET_TRANS_STATUS',
+        client_key: clientKey,
+        trans_id: transId,
+        term_url_3ds: 'http://localhost:3000/3ds',
+        hash: simulatorHash([transId], password),
+      })
+      expect(answer.status).toBe(400)
+      expect(answer.body).toEqual(invalid('term_url_3ds'))
+    } finally {
+      await sim.close()
+    }
+  })
+
+  it('per-currency forms the SDK can send are accepted ("10.500" KWD, "100" ISK)', async () => {
+    const sim = await started()
+    try {
+      for (const [amount, currency] of [
+        ['10.500', 'KWD'],
+        ['100', 'ISK'],
+        ['10.00', 'KWD'],
+      ] as const) {
+        const body = {
+          ...purchase(amount),
+          order: { number: orderId(), amount, currency, description: 'Strict order' },
+        }
+        body.hash = simulatorHash([body.order.number, amount, currency, 'Strict order'], password)
+        expect((await postJson(sim.url, '/api/v1/session', body)).status).toBe(200)
+      }
+    } finally {
+      await sim.close()
+    }
+  })
+
+  it('lenient: true accepts the looser inputs', async () => {
+    const sim = await started({ lenient: true })
+    try {
+      for (const [amount, overrides] of [
+        [10, {}],
+        ['10.0', {}],
+        ['10.00', { success_url: 'http://localhost/ok' }],
+      ] as const) {
+        expect((await postJson(sim.url, '/api/v1/session', purchase(amount, overrides))).status).toBe(200)
+      }
+      expect(sim.simulator.ledger.filter((e) => e.kind === 'session')).toHaveLength(3)
+    } finally {
+      await sim.close()
+    }
+  })
+})
+
+describe('simulator: failNext by action and operation', () => {
+  it('a CAPTURE fault leaves GET_TRANS_STATUS on the same path untouched', async () => {
+    const ctx = await setup()
+    const p = await paidPayment(ctx)
+    ctx.simulator.failNext({ action: 'CAPTURE' })
+    expect((await ctx.gw.s2s.getTransStatus({ trans_id: p.trans_id })).status).toBe('PENDING')
+    await expect(ctx.gw.s2s.capture({ trans_id: p.trans_id })).rejects.toThrow(/told to answer 500/)
+    expect(ctx.simulator.ledger.filter((e) => e.kind === 'capture')).toEqual([])
+  })
+
+  it("operation 's2s.capture' (the SDK's own name) does the same", async () => {
+    const ctx = await setup()
+    const p = await paidPayment(ctx)
+    ctx.simulator.failNext({ operation: 's2s.capture', status: 503 })
+    expect((await ctx.gw.s2s.getTransStatus({ trans_id: p.trans_id })).status).toBe('PENDING')
+    await expect(ctx.gw.s2s.capture({ trans_id: p.trans_id })).rejects.toThrow(/told to answer 503/)
+  })
+
+  it("when: 'after' with an action captures, then loses the answer", async () => {
+    const ctx = await setup()
+    const p = await paidPayment(ctx)
+    ctx.simulator.failNext({ action: 'CAPTURE', when: 'after' })
+    const raw = await postForm(ctx.url, {
+      action: 'CAPTURE',
+      client_key: clientKey,
+      trans_id: p.trans_id,
+      hash: simulatorHash([p.trans_id], password),
+    })
+    expect(raw.status).toBe(500)
+    expect(ctx.simulator.payment(p.trans_id)?.status).toBe('settled')
+  })
+
+  it('an unknown action or operation is refused, naming the known ones', async () => {
+    const ctx = await setup()
+    expect(() => ctx.simulator.failNext({ action: 'CAPTUR' })).toThrow(RangeError)
+    expect(() => ctx.simulator.failNext({ action: 'CAPTUR' })).toThrow(/CAPTURE, VOID/)
+    expect(() => ctx.simulator.failNext({ operation: 'capture' })).toThrow(/s2s\.capture/)
+  })
+})
