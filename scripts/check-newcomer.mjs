@@ -451,6 +451,9 @@ const item2 = check('(2) npx paywire sim is strict; --lenient accepts the looser
   })
   if (valid.status !== 200)
     throw new Error(`a valid session was refused: ${show(valid)} (the check's own request is wrong)`)
+  // An errors[] element is the gateway's nested error (`{error_code, error_message: "field: ..."}`);
+  // a plain string is accepted too.
+  const errorText = (entry) => (typeof entry === 'string' ? entry : String(entry?.error_message ?? ''))
   for (const [what, field, body] of looseSessions(card)) {
     const answer = await post(sessionUrl(card), { json: body })
     const errors = Array.isArray(answer.body?.errors) ? answer.body.errors : []
@@ -458,11 +461,11 @@ const item2 = check('(2) npx paywire sim is strict; --lenient accepts the looser
       answer.status !== 400 ||
       answer.body?.error_code !== 100000 ||
       answer.body?.error_message !== 'Request data is invalid.' ||
-      !errors.some((entry) => typeof entry === 'string' && entry.startsWith(field))
+      !errors.some((entry) => errorText(entry).startsWith(`${field}:`))
     )
       throw broken(
         contract,
-        `${what}: expected 400, 100000, "Request data is invalid." and an errors[] entry starting "${field}"; got ${show(answer)}`,
+        `${what}: expected 400, 100000, "Request data is invalid." and an errors[] entry whose message starts "${field}:"; got ${show(answer)}`,
       )
   }
   const lenient = await lenientSim.catch((error) => {
