@@ -165,9 +165,23 @@ export function dedupeKey(event: CallbackEvent): string {
     'refund',
     event.order_status ?? '',
     event.result ?? '',
-    event.amount ?? '',
+    refundAmountKey(event.amount),
     event.creditvoid_date ?? '',
   ])
+}
+
+/**
+ * A refund's amount as its dedupe key holds it: a plain decimal without its leading zeros or
+ * trailing zero decimals (`05.00`, `5.0` and `5.00` are the one refund of `5`), so a redelivery
+ * that writes the amount another way is still a repeat. Any other text is kept as it is.
+ */
+export function refundAmountKey(amount: string | undefined): string {
+  if (amount === undefined) return ''
+  const match = /^(\d+)(?:\.(\d*))?$/.exec(amount)
+  if (match === null) return amount
+  const units = (match[1] as string).replace(/^0+(?=\d)/, '')
+  const fraction = (match[2] ?? '').replace(/0+$/, '')
+  return fraction === '' ? units : `${units}.${fraction}`
 }
 
 /**

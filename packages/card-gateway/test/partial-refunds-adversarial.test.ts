@@ -1,0 +1,160 @@
+/**
+ * Partial refunds attacked from the sender's side: one refund delivered with its amount written
+ * differently (`5.00`, `5.0`, `05.00`) is still one refund, and an amount that is not an amount of
+ * the payment's currency (`1e3`, `-5.00`, `Infinity`, 400 digits) neither throws nor makes the fold
+ * claim money that was never refunded.
+ */
+
+import { MemoryClaimStore } from '@paywire/core'
+import { describe, expect, it } from 'vitest'
+import { type CallbackEvent, CardGateway, dedupeKey, foldPayment } from '../src/index.js'
+import { SIMULATOR_CREDENTIALS, signCallback } from '../src/testing/index.js'
+
+const gw = new CardGateway({
+  checkoutUrl: 'https://checkout.example',
+  s2sUrl: 'https://s2s.example',
+  ...SIMULATOR_CREDENTIALS,
+})
+
+const PAYMENT = {
+  id: 'pay-a1',
+  order_number: 'order-a1',
+  order_amount: '10.00',
+  order_currency: 'USD',
+  order_description: 'Filters',
+}
+
+function refundBody(
+  amount: string,
+  date = '2026-11-26 05:00:00',
+  orderStatus = 'settled',
+  payment: Record<string, string> = PAYMENT,
+): string {
+  return signCallback(
+    { ...payment, order_status: orderStatus, type: 'refund', status: 'success', amount, creditvoid_date: date },
+    SIMULATOR_CREDENTIALS.password,
+  )
+}
+
+function saleBody(payment: Record<string, string> = PAYMENT): string {
+  return signCallback(
+    { ...payment, order_status: 'settled', type: 'sale', status: 'success' },
+    SIMULATOR_CREDENTIALS.password,
+  )
+}
+
+function fold(bodies: readonly string[]) {
+  return foldPayment(
+    bodies.map((body, at) => ({ event: gw.callbacks.verify(body), at })),
+    { now: 0 },
+  )
+}
+
+describe('one refund written differently is one refund', () => {
+  it('runs onEvent once for 5.00, 5.0 and 05.00 of the same refund', async () => {
+    const runs: CallbackEvent[] = []
+    const handler = gw.callbacks.handler({
+      store: new MemoryClaimStore(),
+      onEvent: (event) => {
+        runs.push(event)
+      },
+    })
+    for (const amount of ['5.00', '5.0', '05.00', '5']) {
+      expect(await handler.handle(refundBody(amount))).toMatchObject({ status: 200 })
+    }
+    await handler.drain()
+    expect(runs).toHaveLength(1)
+  })
+
+  it('folds 5.00, 5.0 and 05.00 of the same refund into a refunded total of 5.00', () => {
+    expect(fold([saleBody(), refundBody('5.00'), refundBody('5.0'), refundBody('05.00')])).toMatchObject({
+      refund: 'partial',
+      refundedAmount: '5.00',
+    })
+  })
+})
+
+describe('hostile refund amounts', () => {
+  for (const amount of ['1e3', '-5.00', 'Infinity', 'NaN', '0x10', ' 5.00', '5.001', '٥.00', '']) {
+    it(`an amount of ${JSON.stringify(amount)} does not make the payment fully refunded`, async () => {
+      const state = fold([saleBody(), refundBody(amount)])
+      expect(state.refund).not.toBe('full')
+      expect(state.refundedAmount ?? '0.00').not.toContain('NaN')
+      expect(state.refundDoubt).toMatch(/amount/)
+      const handler = gw.callbacks.handler({ store: new MemoryClaimStore(), onEvent: () => {} })
+      expect(await handler.handle(refundBody(amount))).toMatchObject({ status: 200 })
+      await handler.drain()
+    })
+  }
+
+  it('a 400-digit amount is not summed into a refunded total above the payment', () => {
+    const state = fold([saleBody(), refundBody('9'.repeat(400))])
+    expect(state.refund).not.toBe('full')
+    expect(state.refundedAmount).toBeUndefined()
+    expect(state.refundDoubt).toMatch(/above the payment/)
+  })
+
+  it('refunds adding up to more than the payment are not shown silently (6.00 + 6.00 on 10.00)', () => {
+    const state = fold([saleBody(), refundBody('6.00', 'a'), refundBody('6.00', 'b')])
+    expect(state.refund).toBe('full')
+    expect(state.refundedAmount).toBe('12.00')
+    expect(state.refundDoubt).toMatch(/12\.00.*above the payment's 10\.00/)
+  })
+
+  it('a genuine fold has no doubt', () => {
+    expect(fold([saleBody(), refundBody('4.00', 'a'), refundBody('6.00', 'b', 'refund')])).toEqual(
+      expect.objectContaining({ refund: 'full', refundedAmount: '10.00', refundDoubt: undefined }),
+    )
+  })
+})
+
+describe('folds in zero- and three-decimal currencies', () => {
+  it('JPY written 100.00 and 100', () => {
+    const jpy = { ...PAYMENT, order_amount: '300', order_currency: 'JPY' }
+    const state = fold([
+      saleBody(jpy),
+      refundBody('100.00', 'a', 'settled', jpy),
+      refundBody('100', 'b', 'settled', jpy),
+    ])
+    expect(state).toMatchObject({ refund: 'partial', refundedAmount: '200.00' })
+  })
+
+  it('KWD 0.100 three times is 0.300, no float drift', () => {
+    const kwd = { ...PAYMENT, order_amount: '1.000', order_currency: 'KWD' }
+    const bodies = ['a', 'b', 'c'].map((date) => refundBody('0.100', date, 'settled', kwd))
+    const forward = fold([saleBody(kwd), ...bodies])
+    const backward = fold([...bodies].reverse().concat(saleBody(kwd), bodies[0] as string))
+    expect(forward).toMatchObject({ refund: 'partial', refundedAmount: '0.300' })
+    expect(backward).toMatchObject({ refund: 'partial', refundedAmount: '0.300' })
+  })
+})
+
+describe('the fold never throws on a callback text', () => {
+  it('a 3-decimal refund (0.105 KWD) on a payment written with two decimals (10.50 KWD)', () => {
+    const kwd = { ...PAYMENT, order_amount: '10.50', order_currency: 'KWD' }
+    expect(fold([saleBody(kwd), refundBody('0.105', 'a', 'settled', kwd)])).toMatchObject({
+      refund: 'partial',
+      refundedAmount: '0.105',
+    })
+  })
+
+  it('a currency named like an Object method is a two-decimal currency', () => {
+    const odd = { ...PAYMENT, order_amount: '10.00', order_currency: 'constructor' }
+    expect(fold([saleBody(odd), refundBody('5.00', 'a', 'settled', odd)])).toMatchObject({
+      refund: 'partial',
+      refundedAmount: '5.00',
+    })
+  })
+})
+
+describe('the keys of other callbacks are the keys they had before partial refunds', () => {
+  it('Checkout sale, S2S CAPTURE and a Checkout void keep id/trans_id + type/action + status', () => {
+    expect(dedupeKey({ id: 'p', type: 'sale', status: 'success', amount: '5.00', hash: 'h' })).toBe(
+      '["p","sale","success"]',
+    )
+    expect(dedupeKey({ trans_id: 't', action: 'CAPTURE', status: 'SETTLED', amount: '5.00', hash: 'h' })).toBe(
+      '["t","CAPTURE","SETTLED"]',
+    )
+    expect(dedupeKey({ id: 'p', type: 'void', status: 'success', hash: 'h' })).toBe('["p","void","success"]')
+  })
+})
