@@ -139,6 +139,12 @@ function refundedTotal(
   if (totalMinor !== undefined && sum > totalMinor) {
     doubts.push(`the refunds add up to ${write(sum)}, above the payment's ${paymentAmount}`)
   }
+  // The payment's state says everything is refunded: some refund callbacks are missing or their
+  // amounts unreadable, and the total is the payment's amount, as when no refund callback came.
+  if (stateFull && totalMinor !== undefined && totalMinor > sum) {
+    sum = totalMinor
+    counted = true
+  }
   const full = stateFull || whole || (totalMinor !== undefined && sum >= totalMinor)
   return {
     refundedAmount: counted ? write(sum) : undefined,

@@ -158,3 +158,16 @@ describe('the keys of other callbacks are the keys they had before partial refun
     expect(dedupeKey({ id: 'p', type: 'void', status: 'success', hash: 'h' })).toBe('["p","void","success"]')
   })
 })
+
+describe('a fully refunded payment shows everything refunded', () => {
+  it('the same refunded total whether or not a partial refund callback came before the state said refund', () => {
+    const refunded = signCallback(
+      { ...PAYMENT, order_status: 'refund', type: 'refund', status: 'success' },
+      SIMULATOR_CREDENTIALS.password,
+    )
+    const withoutPart = fold([saleBody(), refunded])
+    const withPart = fold([saleBody(), refundBody('5.00', 'a'), refundBody('Infinity', 'b', 'refund')])
+    expect(withoutPart).toMatchObject({ refund: 'full', refundedAmount: '10.00' })
+    expect(withPart).toMatchObject({ refund: 'full', refundedAmount: '10.00' })
+  })
+})
