@@ -139,11 +139,13 @@ function refundedTotal(
   if (totalMinor !== undefined && sum > totalMinor) {
     doubts.push(`the refunds add up to ${write(sum)}, above the payment's ${paymentAmount}`)
   }
-  // The payment's state says everything is refunded: some refund callbacks are missing or their
-  // amounts unreadable, and the total is the payment's amount, as when no refund callback came.
-  if (stateFull && totalMinor !== undefined && totalMinor > sum) {
-    sum = totalMinor
-    counted = true
+  // The state says everything is refunded, the amounts say less: a partial capture (the callbacks'
+  // order_amount is what was authorised), or refund callbacks missing or unreadable. The callbacks
+  // cannot tell which, so the total stays what they show, and the doubt says so.
+  if (stateFull && !whole && totalMinor !== undefined && totalMinor > sum) {
+    doubts.push(
+      `the payment's state says it is fully refunded, but its refund callbacks add up to ${write(sum)} of ${paymentAmount} (a partial capture, or refund callbacks not received or not readable)`,
+    )
   }
   const full = stateFull || whole || (totalMinor !== undefined && sum >= totalMinor)
   return {

@@ -71,4 +71,21 @@ describe('simulator: refunds under attack', () => {
     )
     expect(state).toMatchObject({ refund: 'full', refundedAmount: '10.00', refundDoubt: undefined })
   })
+
+  it('a partial capture (6.00 of 10.00) then a refund of all of it: the fold shows 6.00 and why the state says more', async () => {
+    const ctx = await setup()
+    const p = await paidPayment(ctx, { capture: false, amount: '10.00' })
+    await ctx.gw.s2s.capture({ trans_id: p.trans_id, amount: '6.00' })
+    await ctx.gw.s2s.creditVoid({ trans_id: p.trans_id })
+    expect(ctx.simulator.payment(p.trans_id)).toMatchObject({ status: 'refund', refundedAmount: '6.00' })
+    const state = foldPayment(
+      ctx.simulator.callbacks.map((body, at) => ({ event: ctx.gw.callbacks.verify(body), at })),
+      { now: 0 },
+    )
+    expect(state).toMatchObject({
+      refund: 'full',
+      refundedAmount: '6.00',
+      refundDoubt: expect.stringMatching(/partial capture/),
+    })
+  })
 })
