@@ -6,9 +6,11 @@
  */
 
 import { MemoryClaimStore } from '@paywire/core'
-import { describe, expect, it } from 'vitest'
+import { createTestClock } from '@paywire/core/testing'
+import { describe, expect, it, onTestFinished } from 'vitest'
 import { type CallbackEvent, CardGateway, dedupeKey, foldPayment } from '../src/index.js'
-import { SIMULATOR_CREDENTIALS, signCallback } from '../src/testing/index.js'
+import { SIMULATOR_CREDENTIALS, signCallback, startCardGatewaySimulator, TEST_CARDS } from '../src/testing/index.js'
+import { orderId } from './helpers.js'
 
 const gw = new CardGateway({
   checkoutUrl: 'https://checkout.example',
@@ -175,5 +177,49 @@ describe('a fully refunded payment whose refund amounts add up to less', () => {
       refundedAmount: '5.00',
       refundDoubt: expect.stringMatching(/fully refunded, but its refund callbacks add up to 5\.00 of 10\.00/),
     })
+  })
+})
+
+describe('redeliveries the parser or the confirmed key must catch', () => {
+  it('a refund body with its amount duplicated is refused as malformed, and nothing runs', async () => {
+    const runs: CallbackEvent[] = []
+    const handler = gw.callbacks.handler({ store: new MemoryClaimStore(), onEvent: (e) => void runs.push(e) })
+    const body = refundBody('5.00')
+    expect(await handler.handle(`${body}&amount=5.00`)).toMatchObject({ status: 400 })
+    expect(await handler.handle(`${body}&amount=1.00`)).toMatchObject({ status: 400 })
+    await handler.drain()
+    expect(runs).toHaveLength(0)
+  })
+
+  it('card-md5-strrev: a CREDITVOID callback redelivered with its amount written 3.0 or 03.00 runs once', async () => {
+    const clock = createTestClock(Date.UTC(2026, 10, 26, 5))
+    const started = await startCardGatewaySimulator({ signature: 'card-md5-strrev', clock })
+    const client = new CardGateway(started.clientOptions)
+    onTestFinished(async () => {
+      await client.close()
+      await started.close()
+    })
+    const number = orderId()
+    await client.checkout.purchase({
+      order: { number, amount: '10.00', currency: 'USD', description: 'Test order' },
+      success_url: 'https://shop.example/ok',
+      cancel_url: 'https://shop.example/cancel',
+      customer: { email: 'payer@example.com' },
+    })
+    const p = started.simulator.pay(number, { card: TEST_CARDS.number, expiry: TEST_CARDS.success, capture: true })
+    await client.s2s.creditVoid({ trans_id: p.trans_id, amount: '3.00' })
+    const refund = started.simulator.callbacks.at(-1) as string
+    expect(refund).toContain('amount=3.00')
+    const runs: CallbackEvent[] = []
+    const handler = client.callbacks.handler({ store: new MemoryClaimStore(), onEvent: (e) => void runs.push(e) })
+    for (const body of [
+      refund,
+      refund.replace('amount=3.00', 'amount=3.0'),
+      refund.replace('amount=3.00', 'amount=03.00'),
+    ]) {
+      expect(await handler.handle(body)).toMatchObject({ status: 200 })
+    }
+    await handler.drain()
+    expect(runs.map((e) => [e.action, e['amount']])).toEqual([['CREDITVOID', '3.00']])
   })
 })
