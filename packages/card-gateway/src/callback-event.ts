@@ -142,10 +142,13 @@ export function isFinal(event: CallbackEvent): boolean {
 
 /**
  * Whether a callback reports a refund: Checkout `type: 'refund'`, or an S2S `CREDITVOID`. A payment
- * can be refunded in several parts, each reported by its own callback.
+ * can be refunded in several parts, each reported by its own callback. Read like the dedupe key
+ * reads the kind (`type`, else `action`): a Checkout callback's `action` is no field of it, and
+ * outside its hash, so a sale replayed with `action=CREDITVOID` appended is still that sale (same
+ * key, no refund), not a new event that runs again.
  */
 export function isRefundEvent(event: CallbackEvent): boolean {
-  return event.type === 'refund' || event.action === 'CREDITVOID'
+  return event.type !== undefined ? event.type === 'refund' : event.action === 'CREDITVOID'
 }
 
 /**

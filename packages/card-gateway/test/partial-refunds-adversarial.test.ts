@@ -223,3 +223,17 @@ describe('redeliveries the parser or the confirmed key must catch', () => {
     expect(runs.map((e) => [e.action, e['amount']])).toEqual([['CREDITVOID', '3.00']])
   })
 })
+
+describe('a field added to a non-refund callback does not make it a refund', () => {
+  it('a sale callback replayed with action=CREDITVOID (and result=SUCCESS) appended runs once and is no refund', async () => {
+    const runs: CallbackEvent[] = []
+    const handler = gw.callbacks.handler({ store: new MemoryClaimStore(), onEvent: (e) => void runs.push(e) })
+    const sale = saleBody()
+    const replayed = `${sale}&action=CREDITVOID&result=SUCCESS&creditvoid_date=x`
+    for (const body of [sale, replayed]) expect(await handler.handle(body)).toMatchObject({ status: 200 })
+    await handler.drain()
+    expect(runs).toHaveLength(1)
+    expect(dedupeKey(gw.callbacks.verify(replayed))).toBe(dedupeKey(gw.callbacks.verify(sale)))
+    expect(fold([sale, replayed])).toMatchObject({ refund: 'none', refundedAmount: undefined })
+  })
+})
