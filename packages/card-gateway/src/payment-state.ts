@@ -95,7 +95,7 @@ function refundedTotal(
   }
   const payment = best ?? [...refunds.values()][0]
   const currency = payment?.order_currency ?? payment?.['currency']
-  const paymentAmount = payment?.order_amount
+  const paymentAmount = payment?.order_amount ?? s2sPaymentAmount(deliveries)
   const totalMinor = paymentAmount === undefined ? undefined : toMinorUnits(paymentAmount, currency)
   const stateFull = best?.order_status === 'refund' || best?.status === 'REFUND'
   if (refunds.size === 0) {
@@ -156,6 +156,25 @@ function refundedTotal(
         ? undefined
         : `${doubts.join('; ')}. Look the payment up before acting on the refunded total.`,
   }
+}
+
+/**
+ * The payment's amount from S2S callbacks, which carry no `order_amount`: the `amount` of a
+ * `CAPTURE` callback (what was captured, so what can be refunded), else of another non-refund S2S
+ * callback; the furthest by \`ahead\` when several, so delivery order does not matter.
+ */
+function s2sPaymentAmount(deliveries: readonly Delivery[]): string | undefined {
+  let found: CallbackEvent | undefined
+  const rank = (event: CallbackEvent) => (event.action === 'CAPTURE' ? 1 : 0)
+  for (const { event } of deliveries) {
+    if (event.type !== undefined || event.action === undefined || isRefundEvent(event) || event.amount === undefined) {
+      continue
+    }
+    if (found === undefined || rank(event) > rank(found) || (rank(event) === rank(found) && ahead(event, found))) {
+      found = event
+    }
+  }
+  return found?.amount
 }
 
 /** A callback's text in a doubt: quoted, at most 24 characters (a 400-digit amount is not repeated whole). */

@@ -237,3 +237,33 @@ describe('a field added to a non-refund callback does not make it a refund', () 
     expect(fold([sale, replayed])).toMatchObject({ refund: 'none', refundedAmount: undefined })
   })
 })
+
+describe('S2S callbacks (no order_amount): the payment amount is the capture callback amount', () => {
+  const s2s = (fields: Record<string, string>): CallbackEvent => ({
+    trans_id: 't-1',
+    order_id: 'o-1',
+    currency: 'USD',
+    hash: 'h',
+    ...fields,
+  })
+  const capture = s2s({ action: 'CAPTURE', result: 'SUCCESS', status: 'SETTLED', amount: '10.00' })
+  const refund = (amount: string, date: string) =>
+    s2s({ action: 'CREDITVOID', result: 'SUCCESS', status: 'SETTLED', amount, creditvoid_date: date })
+
+  it('refunds above the captured amount are not shown silently (6.00 + 6.00 of 10.00)', () => {
+    const state = foldPayment(
+      [capture, refund('6.00', 'a'), refund('6.00', 'b')].map((event, at) => ({ event, at })),
+      { now: 0 },
+    )
+    expect(state).toMatchObject({ refund: 'full', refundedAmount: '12.00' })
+    expect(state.refundDoubt).toMatch(/12\.00.*above the payment's 10\.00/)
+  })
+
+  it('parts that add up to the captured amount are a full refund (4.00 + 6.00 of 10.00)', () => {
+    const state = foldPayment(
+      [refund('6.00', 'b'), capture, refund('4.00', 'a')].map((event, at) => ({ event, at })),
+      { now: 0 },
+    )
+    expect(state).toMatchObject({ refund: 'full', refundedAmount: '10.00', refundDoubt: undefined })
+  })
+})
