@@ -183,7 +183,8 @@ export function amountProblem(
 export function toMinorUnits(amount: string, currency: string | undefined): bigint | undefined {
   const match = /^(\d+)(?:\.(\d+))?$/.exec(amount)
   if (match === null) return undefined
-  const exponent = (currency === undefined ? undefined : MINOR_UNITS[currency]) ?? 2
+  // Own keys only: a currency named like an Object method (`constructor`) is not a table entry.
+  const exponent = (currency !== undefined && Object.hasOwn(MINOR_UNITS, currency) ? MINOR_UNITS[currency] : 2) ?? 2
   const fraction = match[2] ?? ''
   if (/[^0]/.test(fraction.slice(exponent))) return undefined
   return BigInt(`${match[1]}${fraction.slice(0, exponent).padEnd(exponent, '0')}`)

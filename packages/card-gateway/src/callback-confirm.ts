@@ -5,7 +5,7 @@
  * state the gateway answers to `GET_TRANS_STATUS`, never on the state the callback claims.
  */
 
-import { type CallbackEvent, isRefundEvent } from './callback-event.js'
+import { type CallbackEvent, isRefundEvent, refundAmountKey } from './callback-event.js'
 import { CardGatewayError } from './errors.js'
 import type { S2sGetTransStatusResult } from './s2s-action.js'
 
@@ -82,5 +82,5 @@ export async function confirmByLookup(event: CallbackEvent, lookup: TransStatusL
 export function confirmedDedupeKey(event: CallbackEvent): string {
   const key = [event.trans_id ?? '', 'confirmed', event.status ?? '']
   if (!isRefundEvent(event)) return JSON.stringify(key)
-  return JSON.stringify([...key, 'refund', event.amount ?? '', event.creditvoid_date ?? ''])
+  return JSON.stringify([...key, 'refund', refundAmountKey(event.amount), event.creditvoid_date ?? ''])
 }

@@ -142,10 +142,13 @@ export function isFinal(event: CallbackEvent): boolean {
 
 /**
  * Whether a callback reports a refund: Checkout `type: 'refund'`, or an S2S `CREDITVOID`. A payment
- * can be refunded in several parts, each reported by its own callback.
+ * can be refunded in several parts, each reported by its own callback. Read like the dedupe key
+ * reads the kind (`type`, else `action`): a Checkout callback's `action` is no field of it, and
+ * outside its hash, so a sale replayed with `action=CREDITVOID` appended is still that sale (same
+ * key, no refund), not a new event that runs again.
  */
 export function isRefundEvent(event: CallbackEvent): boolean {
-  return event.type === 'refund' || event.action === 'CREDITVOID'
+  return event.type !== undefined ? event.type === 'refund' : event.action === 'CREDITVOID'
 }
 
 /**
@@ -165,9 +168,23 @@ export function dedupeKey(event: CallbackEvent): string {
     'refund',
     event.order_status ?? '',
     event.result ?? '',
-    event.amount ?? '',
+    refundAmountKey(event.amount),
     event.creditvoid_date ?? '',
   ])
+}
+
+/**
+ * A refund's amount as its dedupe key holds it: a plain decimal without its leading zeros or
+ * trailing zero decimals (`05.00`, `5.0` and `5.00` are the one refund of `5`), so a redelivery
+ * that writes the amount another way is still a repeat. Any other text is kept as it is.
+ */
+export function refundAmountKey(amount: string | undefined): string {
+  if (amount === undefined) return ''
+  const match = /^(\d+)(?:\.(\d*))?$/.exec(amount)
+  if (match === null) return amount
+  const units = (match[1] as string).replace(/^0+(?=\d)/, '')
+  const fraction = (match[2] ?? '').replace(/0+$/, '')
+  return fraction === '' ? units : `${units}.${fraction}`
 }
 
 /**

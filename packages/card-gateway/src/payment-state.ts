@@ -61,6 +61,12 @@ export interface PaymentState {
    * `'none'` before any successful refund.
    */
   readonly refund: 'none' | 'partial' | 'full'
+  /**
+   * Why `refundedAmount` cannot be taken as it is, or `undefined`: a refund callback's `amount` that
+   * is not an amount of the payment's currency or alone exceeds the payment (neither is summed), or
+   * refunds that add up to more than the payment. Look the payment up before acting on the total.
+   */
+  readonly refundDoubt: string | undefined
 }
 
 /** A successful refund: Checkout `refund`/`success`, or an S2S `CREDITVOID` with result `SUCCESS`. */
@@ -72,11 +78,14 @@ function isRefundSuccess(event: CallbackEvent): boolean {
 /**
  * The refunded total of distinct successful refunds, summed in minor units. For each dedupe key
  * one event counts (the furthest by \`ahead\`), so neither order nor repetition changes the sum.
+ * An `amount` that is not an amount of the payment's currency (`1e3`, `-5.00`, `5.001` USD), or that
+ * alone is above the payment's amount, is not summed and never makes the refund full: it is said in
+ * `refundDoubt`, as is a total above the payment's amount. Nothing here throws on a callback's text.
  */
 function refundedTotal(
   deliveries: readonly Delivery[],
   best: CallbackEvent | undefined,
-): Pick<PaymentState, 'refundedAmount' | 'refund'> {
+): Pick<PaymentState, 'refundedAmount' | 'refund' | 'refundDoubt'> {
   const refunds = new Map<string, CallbackEvent>()
   for (const { event } of deliveries) {
     if (!isRefundSuccess(event)) continue
@@ -86,30 +95,102 @@ function refundedTotal(
   }
   const payment = best ?? [...refunds.values()][0]
   const currency = payment?.order_currency ?? payment?.['currency']
-  const paymentAmount = payment?.order_amount
+  const paymentAmount = payment?.order_amount ?? s2sPaymentAmount(deliveries)
   const totalMinor = paymentAmount === undefined ? undefined : toMinorUnits(paymentAmount, currency)
   const stateFull = best?.order_status === 'refund' || best?.status === 'REFUND'
   if (refunds.size === 0) {
     return stateFull && paymentAmount !== undefined
-      ? { refundedAmount: paymentAmount, refund: 'full' }
-      : { refundedAmount: undefined, refund: stateFull ? 'full' : 'none' }
+      ? { refundedAmount: paymentAmount, refund: 'full', refundDoubt: undefined }
+      : { refundedAmount: undefined, refund: stateFull ? 'full' : 'none', refundDoubt: undefined }
   }
+  const form = paymentAmount ?? '0.00'
+  const write = (minor: bigint) => writeAmount(minor, currency, form)
+  const doubts: string[] = []
   let sum = 0n
-  let sample: string | undefined
+  let counted = false
   let whole = false
-  for (const event of refunds.values()) {
-    const minor = event.amount === undefined ? undefined : toMinorUnits(event.amount, currency)
-    if (minor === undefined) {
+  // Sorted, so the doubt's words do not depend on delivery order either.
+  for (const key of [...refunds.keys()].sort()) {
+    const event = refunds.get(key) as CallbackEvent
+    if (event.amount === undefined) {
       whole = true
       continue
     }
+    const minor = toMinorUnits(event.amount, currency)
+    if (minor === undefined) {
+      doubts.push(
+        `a refund callback's amount ${quoted(event.amount)} is not an amount of ${currency ?? 'the payment'}: not counted`,
+      )
+      continue
+    }
+    if (totalMinor !== undefined && minor > totalMinor) {
+      doubts.push(
+        `a refund callback's amount ${quoted(event.amount)} is above the payment's ${paymentAmount}: not counted`,
+      )
+      continue
+    }
     sum += minor
-    sample ??= event.amount
+    counted = true
   }
-  if (whole && totalMinor !== undefined && totalMinor > sum) sum = totalMinor
+  if (whole && totalMinor !== undefined && totalMinor > sum) {
+    sum = totalMinor
+    counted = true
+  }
+  if (totalMinor !== undefined && sum > totalMinor) {
+    doubts.push(`the refunds add up to ${write(sum)}, above the payment's ${paymentAmount}`)
+  }
+  // The state says everything is refunded, the amounts say less: a partial capture (the callbacks'
+  // order_amount is what was authorised), or refund callbacks missing or unreadable. The callbacks
+  // cannot tell which, so the total stays what they show, and the doubt says so.
+  if (stateFull && !whole && totalMinor !== undefined && totalMinor > sum) {
+    doubts.push(
+      `the payment's state says it is fully refunded, but its refund callbacks add up to ${write(sum)} of ${paymentAmount} (a partial capture, or refund callbacks not received or not readable)`,
+    )
+  }
   const full = stateFull || whole || (totalMinor !== undefined && sum >= totalMinor)
-  const form = paymentAmount ?? sample ?? '0.00'
-  return { refundedAmount: formatAmountLike(sum, currency ?? 'USD', form), refund: full ? 'full' : 'partial' }
+  return {
+    refundedAmount: counted ? write(sum) : undefined,
+    refund: full ? 'full' : 'partial',
+    refundDoubt:
+      doubts.length === 0
+        ? undefined
+        : `${doubts.join('; ')}. Look the payment up before acting on the refunded total.`,
+  }
+}
+
+/**
+ * The payment's amount from S2S callbacks, which carry no `order_amount`: the `amount` of a
+ * `CAPTURE` callback (what was captured, so what can be refunded), else of another non-refund S2S
+ * callback; the furthest by \`ahead\` when several, so delivery order does not matter.
+ */
+function s2sPaymentAmount(deliveries: readonly Delivery[]): string | undefined {
+  let found: CallbackEvent | undefined
+  const rank = (event: CallbackEvent) => (event.action === 'CAPTURE' ? 1 : 0)
+  for (const { event } of deliveries) {
+    if (event.type !== undefined || event.action === undefined || isRefundEvent(event) || event.amount === undefined) {
+      continue
+    }
+    if (found === undefined || rank(event) > rank(found) || (rank(event) === rank(found) && ahead(event, found))) {
+      found = event
+    }
+  }
+  return found?.amount
+}
+
+/** A callback's text in a doubt: quoted, at most 24 characters (a 400-digit amount is not repeated whole). */
+function quoted(text: string): string {
+  return JSON.stringify(text.length > 24 ? `${text.slice(0, 24)}…` : text)
+}
+
+/** `minor` written like the payment's amount; in the platform's per-currency form when that form cannot hold it. */
+function writeAmount(minor: bigint, currency: string | undefined, form: string): string {
+  const code = currency ?? 'USD'
+  try {
+    return formatAmountLike(minor, code, form)
+  } catch {
+    // A 3-decimal amount (0.105 KWD) on a payment written with two decimals.
+    return formatAmountLike(minor, code, '0.000')
+  }
 }
 
 function stageOf(event: CallbackEvent): number {

@@ -9,6 +9,7 @@
 
 import { DEFAULT_SETTLE_AFTER_MS, type Reconciled, type ReconcileOptions } from '@paywire/core'
 import type { OperationClient, ReconcileSubject } from '@paywire/core/engine'
+import { toMinorUnits } from './amount.js'
 import { Checkout, type CheckoutStatusResult, DEDUP_WINDOW_MS } from './checkout.js'
 import { CardGatewayError } from './errors.js'
 import { S2s } from './s2s.js'
@@ -124,6 +125,24 @@ function otherCharge(state: S2sActionResult, params: unknown): string | undefine
   return undefined
 }
 
+/**
+ * How a CREDITVOID's refund is written in a reason when it may be partial (`of 3.00`), or
+ * `undefined` for a refund of everything: no amount, or the amount the lookup shows for the payment
+ * (compared in minor units). An amount that cannot be compared with the payment's (the lookup shows
+ * none, or either is unreadable) may be partial, and so may the refund of an error, which does not
+ * record what was sent (`params` undefined): then the lookup cannot prove the refund either way.
+ */
+function partialRefund(state: S2sActionResult, params: unknown): string | undefined {
+  if (params === undefined) return 'whose amount the error does not record'
+  const sent = (typeof params === 'object' && params !== null ? params : {}) as Record<string, unknown>
+  const amount = sent['amount']
+  if (!present(amount)) return undefined
+  const currency = typeof state.currency === 'string' ? state.currency : undefined
+  const refund = toMinorUnits(String(amount), currency)
+  const payment = present(state.amount) ? toMinorUnits(String(state.amount), currency) : undefined
+  return refund !== undefined && payment !== undefined && refund >= payment ? undefined : `of ${String(amount)}`
+}
+
 /** The kinds of record that prove a credit. */
 const CREDIT_KINDS = ['credit', 'refund']
 
@@ -200,6 +219,24 @@ export async function reconcileCard(
       `reconcile again once ${key.lookup} answers a readable record of ${key.key} ${key.value} (or check the gateway's admin portal); do not send the call again${key.key === 'order_id' ? ', under this or a new order_id,' : ''} before that`,
     )
 
+  // A partial refund is not shown by the lookup, which answers the payment's state: SETTLED after a
+  // partial refund as before it, REFUND once everything is refunded by whichever refunds. Neither
+  // proves this refund was made or not: it stays open, and is never sent again.
+  const partialRefundUnknown = (state: State, refund: string, status: string, seen: string) => {
+    const callback = refund.startsWith('of ') ? `a refund with amount ${refund.slice(3)}` : 'its amount'
+    const journal = refund.startsWith('of ') ? '' : ' (or reconcile its journal intent, which records the amount)'
+    return result(
+      'still_unknown',
+      state,
+      status === 'SETTLED'
+        ? `${seen}: a partial refund ${refund} leaves the payment SETTLED, so the status lookup cannot tell whether this one was made`
+        : `${seen}: the payment is fully refunded, by this refund ${refund} or by others, and the status lookup cannot tell which`,
+      status === 'SETTLED'
+        ? `look for this refund's callback (${callback}) or check the gateway's admin portal${journal}; do not send it again before that`
+        : `the payment is fully refunded and nothing is left to refund: look for this refund's callback (${callback}) or check the gateway's admin portal${journal} to know whether it was made; do not send it again`,
+    )
+  }
+
   const s2sRule = S2S_OUTCOMES[operation]
   if (s2sRule) {
     const looked = await look(() => s2s.getTransStatus({ trans_id: key.value }))
@@ -212,6 +249,9 @@ export async function reconcileCard(
     if (problem !== undefined) return unknown(problem, state)
     const status = String(state.status).toUpperCase()
     const seen = `GET_TRANS_STATUS shows ${key.value} as ${status}`
+    const part = operation === 's2s.creditVoid' ? partialRefund(state, subject.params) : undefined
+    if (part !== undefined && !s2sRule.notApplied.includes(status))
+      return partialRefundUnknown(state, part, status, seen)
     if (s2sRule.applied.includes(status)) return result('applied', state, seen)
     if (s2sRule.notApplied.includes(status)) return result('not_applied', state, seen)
     return result(

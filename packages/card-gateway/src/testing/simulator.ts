@@ -1,6 +1,7 @@
 /** A stateful card gateway that follows every card gateway rule, served as msw handlers; its ledger records side effects. */
 
 import { http, type RequestHandler } from 'msw'
+import { formatAmountLike, toMinorUnits } from '../amount.js'
 import { SimulatedGateway } from './gateway.js'
 import { ACTIONS, REQUIRED, Reply, readPath, S2S_STATUS, type SimulatedPayment, tokensOf, UUID } from './rules.js'
 
@@ -101,15 +102,23 @@ export class CardGatewaySimulator extends SimulatedGateway {
       const withinSale = body['order_currency'] === original.currency
       let refund = withinSale ? this.refund('checkout', original, 'order_amount', requested) : undefined
       if (refund === undefined || refund instanceof Reply) {
+        // The sale's callback speaks in the sale's currency: what this credit refunded of the sale is
+        // what was left of it, never the credit's figure in another currency (or above the sale).
+        const total = original.capturedAmount ?? original.amount
+        const left =
+          (toMinorUnits(total, original.currency) ?? 0n) -
+          (original.refundedAmount === undefined
+            ? 0n
+            : (toMinorUnits(original.refundedAmount, original.currency) ?? 0n))
         original.status = 'refund'
-        original.refundedAmount = original.capturedAmount ?? original.amount
-        refund = { amount: requested, full: true }
+        original.refundedAmount = total
+        refund = { amount: formatAmountLike(left, original.currency, total), full: true }
       }
       this.record({
         kind: 'credit',
         trans_id: original.trans_id,
         order_id: String(body['order_id']),
-        amount: refund.amount,
+        amount: requested,
       })
       this.callback(original, 'refund', 'success', { amount: refund.amount, creditvoid_date: this.platformDate() })
       return new Reply(200, {
