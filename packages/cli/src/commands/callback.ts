@@ -109,10 +109,10 @@ export async function verify(io: Io, argv: readonly string[]): Promise<ExitCode>
   // checked without it, and the answer is "not verified" either way, saying which.
   const newline = trailingNewline(raw)
   const body = newline === undefined ? raw : raw.subarray(0, raw.length - newline.length)
-  const newlineNote = newline === undefined ? undefined : newlineProblem(newline, file)
+  const shape = body.toString('utf8').trimStart().startsWith('{') ? 'json' : 'form'
+  const newlineNote = newline === undefined ? undefined : newlineProblem(newline, file, shape === 'json')
 
   const declared = text(parsed, 'content-type')
-  const shape = body.toString('utf8').trimStart().startsWith('{') ? 'json' : 'form'
   if (declared !== undefined) {
     const expected = /json/i.test(declared) ? 'json' : /x-www-form-urlencoded/i.test(declared) ? 'form' : undefined
     if (expected === undefined) {
@@ -138,7 +138,7 @@ export async function verify(io: Io, argv: readonly string[]): Promise<ExitCode>
       ...(payer ? { payer } : {}),
     })
     if (newlineNote !== undefined) {
-      const message = `${newlineNote.what}; the body verifies without it. ${newlineNote.fix}`
+      const message = `${newlineNote.what}; the body verifies ${newlineNote.json ? `with and without ${newlineNote.them}` : `without ${newlineNote.them}`}. ${newlineNote.fix}`
       if (json) io.out(jsonLine({ verified: false, reason: 'trailing_newline', verifiesWithoutNewline: true, message }))
       else io.out(io.paint.red(`not verified (trailing_newline): ${message}`))
       return EXIT.failure
@@ -171,7 +171,7 @@ export async function verify(io: Io, argv: readonly string[]): Promise<ExitCode>
             reasonWithoutNewline: error.reason,
           }
     if (newlineNote !== undefined) {
-      const what = `${newlineNote.what}, and the body does not verify without it either (${error.reason}). ${newlineNote.fix}`
+      const what = `${newlineNote.what}, and the body does not verify without ${newlineNote.them} either (${error.reason}). ${newlineNote.fix}`
       if (json && !showExpected) {
         io.out(jsonLine({ ...reasons, message: `${what} ${error.message}` }))
         return EXIT.failure
@@ -285,16 +285,32 @@ function trailingNewline(body: Buffer): string | undefined {
   return end === body.length || !body.subarray(end).includes(0x0a) ? undefined : body.subarray(end).toString('latin1')
 }
 
-/** What a trailing newline is and how to send the body without it, in words (no secret in it). */
-function newlineProblem(newline: string, file: string | undefined): { what: string; fix: string } {
+/**
+ * What a trailing newline is and how to send the body without it, in words (no secret in it). In a
+ * form body it lands in the last field's value; in a JSON body it is whitespace after the value and
+ * changes no field, so it is never named as the cause of a mismatch there.
+ */
+function newlineProblem(
+  newline: string,
+  file: string | undefined,
+  json: boolean,
+): { what: string; fix: string; them: string; json: boolean } {
   const shown = printable(newline)
+  const count = newline.split('\n').length - 1
+  const many = count > 1
+  const them = many ? 'them' : 'it'
   const fix =
     file === undefined
-      ? `Send the body without it: printf '%s' "$BODY" | paywire callback verify (echo adds the newline), or capture the raw request body and pass it with --file.`
-      : `Send the body without it: remove the last ${newline.length === 1 ? 'byte' : `${newline.length} bytes`} of the file (truncate -s -${newline.length} <file>), or save it with printf '%s' instead of echo or an editor that adds a final newline.`
+      ? `Send the body without ${them}: printf '%s' "$BODY" | paywire callback verify (echo adds the newline), or capture the raw request body and pass it with --file.`
+      : `Send the body without ${them}: remove the last ${newline.length === 1 ? 'byte' : `${newline.length} bytes`} of the file (truncate -s -${newline.length} <file>), or save it with printf '%s' instead of echo or an editor that adds a final newline.`
+  const effect = json
+    ? `${many ? 'are' : 'is'} whitespace after the JSON value, which changes no field`
+    : `change${many ? '' : 's'} the last field's value`
   return {
-    what: `the body ends with a newline (${shown}), a byte the gateway never sends: it was added on the way (echo, an editor, a saved file) and changes the last field's value`,
+    what: `the body ends with ${many ? `${count} newlines` : 'a newline'} (${shown}), which the gateway never sends: ${many ? 'they were' : 'it was'} added on the way (echo, an editor, a saved file) and ${effect}`,
     fix,
+    them,
+    json,
   }
 }
 
