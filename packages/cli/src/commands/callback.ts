@@ -7,6 +7,7 @@ import {
   CHECKOUT_CALLBACK_FIELDS,
   explainSignature,
   type PayerCard,
+  RequestValidationError,
   type SignaturePreset,
   SignatureVerificationError,
   strrevSignature,
@@ -47,6 +48,27 @@ function verifier(passwords: readonly string[], signature: SignaturePreset): Car
     // The payer data of an S2S callback comes from the command line (verify options.payer).
     ...(signature === 'card-md5-strrev' ? { payerLookup: () => undefined } : {}),
   })
+}
+
+/**
+ * The verifier, or a usage error naming the variable whose password the client refuses (blank,
+ * surrounding whitespace, a control character): the user gave `--password-env NAME`, not the
+ * client's `password` / `callbackPasswords[i]` options. The rule is said, the value never.
+ */
+function verifierFor(passwords: readonly string[], variables: readonly string[], signature: SignaturePreset) {
+  try {
+    return verifier(passwords, signature)
+  } catch (error) {
+    if (!(error instanceof RequestValidationError)) throw error
+    const issue = error.issues.find((i) => i.path === 'password' || /^callbackPasswords\[\d+\]$/.test(i.path))
+    if (issue === undefined) throw error
+    const index = issue.path === 'password' ? 0 : Number(issue.path.slice('callbackPasswords['.length, -1))
+    const blank = (passwords[index] ?? '').trim() === ''
+    throw new UsageError(
+      `$${variables[index]} ${blank ? 'holds only whitespace, not a password' : issue.message}`,
+      'callback verify',
+    )
+  }
 }
 
 /**
@@ -103,6 +125,7 @@ export async function verify(io: Io, argv: readonly string[]): Promise<ExitCode>
     )
   }
   const password = passwords[0] as string
+  const gateway = verifierFor(passwords, variables, preset)
   const raw = await readBody(io, file)
   const json = flag(parsed, 'json')
   // The gateway never ends a body with a newline; echo, editors and saved files do. The body is
@@ -130,7 +153,7 @@ export async function verify(io: Io, argv: readonly string[]): Promise<ExitCode>
   }
 
   try {
-    const event = verifier(passwords, preset).callbacks.verify(body, {
+    const event = gateway.callbacks.verify(body, {
       fields: order,
       digest,
       uppercase,
