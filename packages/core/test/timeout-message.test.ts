@@ -7,6 +7,7 @@
  */
 
 import { TimeoutError } from '@paywire/core'
+import { safe } from '@paywire/core/engine'
 import { createTestClock, faults, startFaultServer } from '@paywire/core/testing'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { get, jsonHandler, makeClient, TRANSPORTS } from './helpers.js'
@@ -81,6 +82,7 @@ describe('TimeoutError built by hand', () => {
       operation: 'x.op',
       method: 'GET',
       url: 'https://h.example/',
+      retry: safe,
       attempts: 1,
       phase: 'headers' as const,
       timeoutMs: 50,
