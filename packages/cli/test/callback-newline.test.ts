@@ -145,6 +145,16 @@ describe('paywire callback verify: the newline diagnosis says only what is true'
     expect(result.stdout).not.toContain('a byte')
   })
 
+  it('a tampered body with a newline, --json --show-expected: the message still names the newline', async () => {
+    const tampered = `${BODY.replace('12.50', '1250.00')}\n`
+    const result = await runCli(['callback', 'verify', '--json', '--show-expected', '--file', saved(tampered)], { env })
+    expect(result.code).toBe(1)
+    const answer = JSON.parse(result.stdout)
+    expect(answer).toMatchObject({ reason: 'trailing_newline', reasonWithoutNewline: 'hash_mismatch' })
+    expect(answer.message).toContain('newline')
+    expect(result.stdout).not.toContain(PASSWORD)
+  })
+
   it('a carriage return alone is no newline: refused as a mismatch, never "verifies without"', async () => {
     const result = await runCli(['callback', 'verify', '--json', '--file', saved(`${BODY}\r`)], { env })
     expect(result.code).toBe(1)

@@ -193,16 +193,15 @@ export async function verify(io: Io, argv: readonly string[]): Promise<ExitCode>
             verifiesWithoutNewline: false,
             reasonWithoutNewline: error.reason,
           }
-    if (newlineNote !== undefined) {
-      const what = `${newlineNote.what}, and the body does not verify without ${newlineNote.them} either (${error.reason}). ${newlineNote.fix}`
-      if (json && !showExpected) {
-        io.out(jsonLine({ ...reasons, message: `${what} ${error.message}` }))
-        return EXIT.failure
-      }
-      if (!json) io.out(io.paint.red(`not verified (trailing_newline): ${what}`))
-    }
+    const what =
+      newlineNote === undefined
+        ? undefined
+        : `${newlineNote.what}, and the body does not verify without ${newlineNote.them} either (${error.reason}). ${newlineNote.fix}`
+    // With --json the newline is said in the message too, with or without --show-expected.
+    const message = what === undefined ? error.message : `${what} ${error.message}`
+    if (what !== undefined && !json) io.out(io.paint.red(`not verified (trailing_newline): ${what}`))
     if (!showExpected) {
-      if (json) io.out(jsonLine({ ...reasons, message: error.message }))
+      if (json) io.out(jsonLine({ ...reasons, message }))
       else {
         io.out(io.paint.red(`not verified (${error.reason}): ${printable(error.message)}`))
         io.out(
@@ -214,7 +213,7 @@ export async function verify(io: Io, argv: readonly string[]): Promise<ExitCode>
     const fields = Object.fromEntries(new URLSearchParams(shape === 'form' ? body.toString('utf8') : ''))
     const values = shape === 'json' ? jsonFields(body) : fields
     if (preset === 'card-md5-strrev' && values['action'] !== undefined) {
-      return strrevExpected(io, json, error, values, payer, password, uppercase, reasons)
+      return strrevExpected(io, json, error, values, payer, password, uppercase, { ...reasons, message })
     }
     const inputs = order.map((name) => ({ name, value: values[name] }))
     const received = values['hash']
@@ -227,7 +226,7 @@ export async function verify(io: Io, argv: readonly string[]): Promise<ExitCode>
       io.out(
         jsonLine({
           ...reasons,
-          message: error.message,
+          message,
           expected: explanation.hash,
           explanation,
           findings,
@@ -264,7 +263,7 @@ function strrevExpected(
       ? strrevSignature('transaction', { payer, transId }, password, uppercase)
       : undefined
   if (json) {
-    io.out(jsonLine({ ...reasons, message: error.message, expected: x?.hash, explanation: x }))
+    io.out(jsonLine({ message: error.message, ...reasons, expected: x?.hash, explanation: x }))
     return EXIT.failure
   }
   io.out(io.paint.red(`not verified (${error.reason}): ${printable(error.message)}`))
