@@ -263,7 +263,8 @@ function strrevExpected(
       ? strrevSignature('transaction', { payer, transId }, password, uppercase)
       : undefined
   if (json) {
-    io.out(jsonLine({ message: error.message, ...reasons, expected: x?.hash, explanation: x }))
+    // `reasons` carries the message (with the newline said, when there is one).
+    io.out(jsonLine({ ...reasons, expected: x?.hash, explanation: x }))
     return EXIT.failure
   }
   io.out(io.paint.red(`not verified (${error.reason}): ${printable(error.message)}`))
