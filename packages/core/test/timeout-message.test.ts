@@ -76,6 +76,26 @@ describe.each(TRANSPORTS)('on %s, a clock that misbehaves', (_name, transport) =
   })
 })
 
+describe.each(TRANSPORTS)('on %s, the total deadline fires inside a later attempt', (_name, transport) => {
+  it('the message gives the total limit, not the remainder the last attempt had', async () => {
+    const clock = createTestClock()
+    const s = await startFaultServer(faults.neverAnswer())
+    onTestFinished(s.close)
+    // Attempt 1 leaves at 1 ms and its 40 ms limit fires; attempt 2 leaves at about 52 ms, with
+    // under 20 ms of the 70 ms total left: the total deadline is what ends the call.
+    let attempts = 0
+    const hooks = { onRequest: () => clock.advance(++attempts === 1 ? 1 : 50) }
+    const backoff = { baseDelayMs: 1, maxDelayMs: 1 }
+    const c = makeClient({ clock, timeout: 40, totalTimeout: 70, maxRetries: 3, backoff, hooks, ...transport() })
+    onTestFinished(() => c.close())
+    const error = (await c.send(get(s.url), jsonHandler).catch((e: unknown) => e)) as TimeoutError
+    expect(error).toMatchObject({ name: 'TimeoutError', phase: 'total', timeoutMs: 70, attempts: 2 })
+    expect(error.message.split(' The ')[0]).toBe(
+      'test.get: timed out after 70 ms the whole call (total deadline across retries) (attempt 2, 70 ms since the call began).',
+    )
+  })
+})
+
 describe('TimeoutError built by hand', () => {
   it('an elapsedMs below the limit, negative or not a number is read as the limit', () => {
     const base = {
