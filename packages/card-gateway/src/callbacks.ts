@@ -252,12 +252,18 @@ export class Callbacks {
 }
 
 /**
- * A hint when the body ends with a newline: the gateway never sends one, so it was added on the way
- * (a saved file, echo, a proxy) and changed the last field. Empty otherwise. No value of the body in it.
+ * A hint when a form body ends with a newline: the gateway never sends one, so it was added on the
+ * way (a saved file, echo, a proxy) and changed the last field. Empty otherwise, and for a JSON body,
+ * where a trailing newline is whitespace after the value that changes no field (the body is parsed
+ * as JSON when its first non-whitespace character is `{`). No value of the body in it.
  */
 function newlineHint(rawBody: string | Buffer | Uint8Array): string {
-  const last = typeof rawBody === 'string' ? rawBody.charCodeAt(rawBody.length - 1) : rawBody[rawBody.length - 1]
-  return last === 0x0a
+  // Read only on a refusal: decoding the body once more costs nothing on the path that verifies.
+  const text =
+    typeof rawBody === 'string'
+      ? rawBody
+      : Buffer.from(rawBody.buffer, rawBody.byteOffset, rawBody.byteLength).toString('utf8')
+  return text.endsWith('\n') && !text.trimStart().startsWith('{')
     ? 'The body ends with a newline, which the gateway never sends: it was added on the way (a saved file, echo, a proxy) and changes the last field; pass the body exactly as received. '
     : ''
 }

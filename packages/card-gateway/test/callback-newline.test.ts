@@ -65,4 +65,21 @@ describe('callbacks.verify on a body ending with a newline', () => {
     expect(error.reason).toBe('hash_mismatch')
     expect(error.message).not.toContain('newline')
   })
+
+  // In JSON a trailing newline is whitespace after the value: it changes no field, so the SDK
+  // verifies such a body, and when it refuses one the newline is never the reason.
+  const JSON_BODY = JSON.stringify(Object.fromEntries(new URLSearchParams(BODY)))
+
+  it('a JSON body ending with a newline and signed right verifies: the newline changes no field', () => {
+    expect(gw.callbacks.verify(`${JSON_BODY}\n`).id).toBe(id)
+  })
+
+  for (const kind of ['string', 'Buffer'] as const) {
+    it(`a tampered JSON body ending with a newline (${kind}): no hint blaming the newline`, () => {
+      const tampered = `${JSON_BODY.replace(`"${order_amount}"`, '"1.00"')}\n`
+      const error = refusal(kind === 'string' ? tampered : Buffer.from(tampered))
+      expect(error.reason).toBe('hash_mismatch')
+      expect(error.message).not.toContain('newline')
+    })
+  }
 })

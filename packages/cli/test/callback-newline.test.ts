@@ -105,6 +105,65 @@ describe('paywire callback verify on a body ending with a newline', () => {
   })
 })
 
+describe('paywire callback verify: the newline diagnosis says only what is true', () => {
+  // In JSON a trailing newline is whitespace after the value: it changes no field (the SDK verifies
+  // such a body as it is), so "changes the last field's value" would send the merchant after a
+  // cause that is not one.
+  const JSON_BODY = JSON.stringify(Object.fromEntries(new URLSearchParams(BODY)))
+
+  it('a JSON body piped through echo: exit 1, the newline named as whitespace that changes no field', async () => {
+    const result = await echoed(JSON_BODY)
+    expect(result.code).toBe(1)
+    expect(result.stdout).toContain('newline')
+    expect(result.stdout).not.toContain('last field')
+    expect(result.stdout).toContain('changes no field')
+    noContradiction(result.stdout)
+  })
+
+  it('a JSON body saved with a newline, --json: verifiesWithoutNewline true, no "last field"', async () => {
+    const result = await runCli(['callback', 'verify', '--json', '--file', saved(`${JSON_BODY}\n`)], { env })
+    expect(result.code).toBe(1)
+    const answer = JSON.parse(result.stdout)
+    expect(answer).toMatchObject({ verified: false, reason: 'trailing_newline', verifiesWithoutNewline: true })
+    expect(answer.message).not.toContain('last field')
+  })
+
+  it('a tampered JSON body with a newline: the newline is not blamed for the mismatch', async () => {
+    const tampered = `${JSON_BODY.replace('"12.50"', '"1250.00"')}\n`
+    const result = await runCli(['callback', 'verify', '--json', '--file', saved(tampered)], { env })
+    expect(result.code).toBe(1)
+    const answer = JSON.parse(result.stdout)
+    expect(answer).toMatchObject({ verifiesWithoutNewline: false, reasonWithoutNewline: 'hash_mismatch' })
+    expect(answer.message).not.toContain('last field')
+  })
+
+  it('two newlines (\\n\\n): counted as two, "without them"', async () => {
+    const result = await runCli(['callback', 'verify', '--file', saved(`${BODY}\n\n`)], { env })
+    expect(result.code).toBe(1)
+    expect(result.stdout).toContain('2 newlines')
+    expect(result.stdout).toContain('verifies without them')
+    expect(result.stdout).not.toContain('a byte')
+  })
+
+  it('a tampered body with a newline, --json --show-expected: the message still names the newline', async () => {
+    const tampered = `${BODY.replace('12.50', '1250.00')}\n`
+    const result = await runCli(['callback', 'verify', '--json', '--show-expected', '--file', saved(tampered)], { env })
+    expect(result.code).toBe(1)
+    const answer = JSON.parse(result.stdout)
+    expect(answer).toMatchObject({ reason: 'trailing_newline', reasonWithoutNewline: 'hash_mismatch' })
+    expect(answer.message).toContain('newline')
+    expect(result.stdout).not.toContain(PASSWORD)
+  })
+
+  it('a carriage return alone is no newline: refused as a mismatch, never "verifies without"', async () => {
+    const result = await runCli(['callback', 'verify', '--json', '--file', saved(`${BODY}\r`)], { env })
+    expect(result.code).toBe(1)
+    const answer = JSON.parse(result.stdout)
+    expect(answer.reason).toBe('hash_mismatch')
+    expect(result.stdout).not.toContain('verifies without')
+  })
+})
+
 describe('a hash with whitespace around it is shown as received, never as two equal values', () => {
   it('callback verify --show-expected with hash=X%20: the finding names the whitespace', async () => {
     const body = `${new URLSearchParams(FIELDS).toString()}&hash=%20${coreutilsHash(SIGNED_TEXT)}`

@@ -61,4 +61,25 @@ describe('paywire callback verify with two passwords', () => {
     expect(result.stderr).toContain('rotation')
     expect(result.stderr).not.toContain(NEW)
   })
+
+  it('a variable holding an unusable password (blank, padded, a control character): exit 2 naming the variable, not an SDK option', async () => {
+    for (const value of ['   ', ' old-pw', 'old-pw\t', 'old\u0007pw']) {
+      const result = await runCli(['callback', 'verify', ...rotation], {
+        env: baseEnv({ NEW_PW: NEW, OLD_PW: value }),
+        input: body(NEW),
+      })
+      expect(result.code).toBe(2)
+      expect(result.stderr).toContain('$OLD_PW')
+      expect(result.stderr).not.toContain('callbackPasswords')
+      expect(result.stderr).not.toContain('CardGateway')
+      expect(result.stderr).not.toContain(value.trim() === '' ? 'never-there' : 'old-pw')
+    }
+    const first = await runCli(['callback', 'verify', ...rotation], {
+      env: baseEnv({ NEW_PW: `${NEW} `, OLD_PW: OLD }),
+      input: body(NEW),
+    })
+    expect(first.code).toBe(2)
+    expect(first.stderr).toContain('$NEW_PW')
+    expect(first.stderr).not.toContain('new-pw')
+  })
 })

@@ -252,3 +252,30 @@ describe('paywire sign: the password and the command line', () => {
     expect(result.stdout).toBe('')
   })
 })
+
+describe('paywire sign --compare with nothing to compare', () => {
+  // An empty or blank --compare (an unset shell variable, a capture of nothing) used to print
+  // "mismatch:  is not the right hash …" with the compared value invisible.
+  for (const given of ['', '   ', '\n']) {
+    for (const preset of [
+      [],
+      [
+        '--signature',
+        'card-md5-strrev',
+        '--payer-email',
+        'a@b.example',
+        '--card-first6',
+        '411111',
+        '--card-last4',
+        '1111',
+      ],
+    ]) {
+      it(`--compare ${JSON.stringify(given)} ${preset.length > 0 ? 'on card-md5-strrev' : 'on the seed scheme'}: exit 2 naming --compare`, async () => {
+        const result = await sign('CAPTURE', '--field', 'trans_id=t-1', ...preset, '--compare', given)
+        expect(result.code).toBe(2)
+        expect(result.stderr).toContain('--compare')
+        expect(result.stdout).not.toContain('mismatch')
+      })
+    }
+  }
+})

@@ -97,6 +97,8 @@ export interface AttemptPlan {
   readonly priorArrival: boolean
   /** Monotonic ms since the call began (its first attempt, backoffs and all): what a timeout reports. */
   readonly sinceCallStart: () => number
+  /** The call's total limit (`totalTimeout`): what a timeout in the total phase reports as its limit. */
+  readonly totalTimeoutMs: number
 }
 
 /** How a thrown attempt ended: who aborted it, in which phase, and any interim (1xx) status seen. */
@@ -148,7 +150,9 @@ export function classifyFailure(error: unknown, plan: AttemptPlan, how: AttemptE
       ...info,
       ...sent,
       phase,
-      timeoutMs: budget.ms,
+      // The total deadline is the call's limit, not the remainder this attempt was given: "after 19 ms
+      // the whole call" would contradict the elapsed figure beside it.
+      timeoutMs: phase === 'total' ? plan.totalTimeoutMs : budget.ms,
       elapsedMs: plan.sinceCallStart(),
       cause: error,
     })

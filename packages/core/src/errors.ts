@@ -301,7 +301,10 @@ export type TimeoutPhase = 'connect' | 'headers' | 'body' | 'total' | 'window'
 export interface TimeoutErrorInit extends Omit<ConnectionErrorInit, 'message'> {
   readonly phase: TimeoutPhase
   readonly timeoutMs: number
-  /** Monotonic ms from the start of the call to the timeout, across every attempt; default `timeoutMs`. */
+  /**
+   * Monotonic ms from the start of the call to the timeout, across every attempt; default `timeoutMs`.
+   * Never below `timeoutMs`: a figure under the limit that fired (a clock that stepped back) reads as it.
+   */
   readonly elapsedMs?: number
   /** The attempt the timeout ended, when it is not `attempts` (one that was never sent). */
   readonly attempt?: number
@@ -316,7 +319,10 @@ export class TimeoutError extends ConnectionError {
   override name = 'TimeoutError'
   readonly phase: TimeoutPhase
   readonly timeoutMs: number
-  /** How long the whole call had run when it timed out (monotonic ms, every attempt and backoff). */
+  /**
+   * How long the whole call had run when it timed out (monotonic ms, every attempt and backoff); at
+   * least `timeoutMs`, whatever the clock did.
+   */
   readonly elapsedMs: number
 
   constructor(init: TimeoutErrorInit) {
@@ -327,7 +333,10 @@ export class TimeoutError extends ConnectionError {
       total: 'the whole call (total deadline across retries)',
       window: 'because a retry must arrive inside the dedup window of the first attempt',
     }[init.phase]
-    const elapsedMs = init.elapsedMs ?? init.timeoutMs
+    // The limit that fired ran on a real timer, so the call has run at least that long: a clock that
+    // stepped back, stood still or read NaN never gives a figure below it (nor below 0).
+    const given = init.elapsedMs ?? init.timeoutMs
+    const elapsedMs = Number.isFinite(given) && given > init.timeoutMs ? given : init.timeoutMs
     const attempt = init.attempt ?? init.attempts
     const which = attempt > 0 ? `attempt ${attempt}` : 'before attempt 1'
     super({

@@ -216,6 +216,7 @@ export class HttpClient {
         signal: call.signal,
         priorArrival: state.firstArrival !== undefined,
         sinceCallStart: () => this.#clock.now() - callStart,
+        totalTimeoutMs: this.#totalTimeout,
       })
       if (tracedAttempt !== undefined) attemptEnded(tracedAttempt, outcome)
       if ((outcome.ok || outcome.mayHaveArrived) && state.firstArrival === undefined) state.firstArrival = startedAt

@@ -7,6 +7,7 @@ import {
   CHECKOUT_CALLBACK_FIELDS,
   explainSignature,
   type PayerCard,
+  RequestValidationError,
   type SignaturePreset,
   SignatureVerificationError,
   strrevSignature,
@@ -47,6 +48,27 @@ function verifier(passwords: readonly string[], signature: SignaturePreset): Car
     // The payer data of an S2S callback comes from the command line (verify options.payer).
     ...(signature === 'card-md5-strrev' ? { payerLookup: () => undefined } : {}),
   })
+}
+
+/**
+ * The verifier, or a usage error naming the variable whose password the client refuses (blank,
+ * surrounding whitespace, a control character): the user gave `--password-env NAME`, not the
+ * client's `password` / `callbackPasswords[i]` options. The rule is said, the value never.
+ */
+function verifierFor(passwords: readonly string[], variables: readonly string[], signature: SignaturePreset) {
+  try {
+    return verifier(passwords, signature)
+  } catch (error) {
+    if (!(error instanceof RequestValidationError)) throw error
+    const issue = error.issues.find((i) => i.path === 'password' || /^callbackPasswords\[\d+\]$/.test(i.path))
+    if (issue === undefined) throw error
+    const index = issue.path === 'password' ? 0 : Number(issue.path.slice('callbackPasswords['.length, -1))
+    const blank = (passwords[index] ?? '').trim() === ''
+    throw new UsageError(
+      `$${variables[index]} ${blank ? 'holds only whitespace, not a password' : issue.message}`,
+      'callback verify',
+    )
+  }
 }
 
 /**
@@ -103,16 +125,17 @@ export async function verify(io: Io, argv: readonly string[]): Promise<ExitCode>
     )
   }
   const password = passwords[0] as string
+  const gateway = verifierFor(passwords, variables, preset)
   const raw = await readBody(io, file)
   const json = flag(parsed, 'json')
   // The gateway never ends a body with a newline; echo, editors and saved files do. The body is
   // checked without it, and the answer is "not verified" either way, saying which.
   const newline = trailingNewline(raw)
   const body = newline === undefined ? raw : raw.subarray(0, raw.length - newline.length)
-  const newlineNote = newline === undefined ? undefined : newlineProblem(newline, file)
+  const shape = body.toString('utf8').trimStart().startsWith('{') ? 'json' : 'form'
+  const newlineNote = newline === undefined ? undefined : newlineProblem(newline, file, shape === 'json')
 
   const declared = text(parsed, 'content-type')
-  const shape = body.toString('utf8').trimStart().startsWith('{') ? 'json' : 'form'
   if (declared !== undefined) {
     const expected = /json/i.test(declared) ? 'json' : /x-www-form-urlencoded/i.test(declared) ? 'form' : undefined
     if (expected === undefined) {
@@ -130,7 +153,7 @@ export async function verify(io: Io, argv: readonly string[]): Promise<ExitCode>
   }
 
   try {
-    const event = verifier(passwords, preset).callbacks.verify(body, {
+    const event = gateway.callbacks.verify(body, {
       fields: order,
       digest,
       uppercase,
@@ -138,7 +161,7 @@ export async function verify(io: Io, argv: readonly string[]): Promise<ExitCode>
       ...(payer ? { payer } : {}),
     })
     if (newlineNote !== undefined) {
-      const message = `${newlineNote.what}; the body verifies without it. ${newlineNote.fix}`
+      const message = `${newlineNote.what}; the body verifies ${newlineNote.json ? `with and without ${newlineNote.them}` : `without ${newlineNote.them}`}. ${newlineNote.fix}`
       if (json) io.out(jsonLine({ verified: false, reason: 'trailing_newline', verifiesWithoutNewline: true, message }))
       else io.out(io.paint.red(`not verified (trailing_newline): ${message}`))
       return EXIT.failure
@@ -170,16 +193,15 @@ export async function verify(io: Io, argv: readonly string[]): Promise<ExitCode>
             verifiesWithoutNewline: false,
             reasonWithoutNewline: error.reason,
           }
-    if (newlineNote !== undefined) {
-      const what = `${newlineNote.what}, and the body does not verify without it either (${error.reason}). ${newlineNote.fix}`
-      if (json && !showExpected) {
-        io.out(jsonLine({ ...reasons, message: `${what} ${error.message}` }))
-        return EXIT.failure
-      }
-      if (!json) io.out(io.paint.red(`not verified (trailing_newline): ${what}`))
-    }
+    const what =
+      newlineNote === undefined
+        ? undefined
+        : `${newlineNote.what}, and the body does not verify without ${newlineNote.them} either (${error.reason}). ${newlineNote.fix}`
+    // With --json the newline is said in the message too, with or without --show-expected.
+    const message = what === undefined ? error.message : `${what} ${error.message}`
+    if (what !== undefined && !json) io.out(io.paint.red(`not verified (trailing_newline): ${what}`))
     if (!showExpected) {
-      if (json) io.out(jsonLine({ ...reasons, message: error.message }))
+      if (json) io.out(jsonLine({ ...reasons, message }))
       else {
         io.out(io.paint.red(`not verified (${error.reason}): ${printable(error.message)}`))
         io.out(
@@ -191,7 +213,7 @@ export async function verify(io: Io, argv: readonly string[]): Promise<ExitCode>
     const fields = Object.fromEntries(new URLSearchParams(shape === 'form' ? body.toString('utf8') : ''))
     const values = shape === 'json' ? jsonFields(body) : fields
     if (preset === 'card-md5-strrev' && values['action'] !== undefined) {
-      return strrevExpected(io, json, error, values, payer, password, uppercase, reasons)
+      return strrevExpected(io, json, error, values, payer, password, uppercase, { ...reasons, message })
     }
     const inputs = order.map((name) => ({ name, value: values[name] }))
     const received = values['hash']
@@ -204,7 +226,7 @@ export async function verify(io: Io, argv: readonly string[]): Promise<ExitCode>
       io.out(
         jsonLine({
           ...reasons,
-          message: error.message,
+          message,
           expected: explanation.hash,
           explanation,
           findings,
@@ -241,7 +263,8 @@ function strrevExpected(
       ? strrevSignature('transaction', { payer, transId }, password, uppercase)
       : undefined
   if (json) {
-    io.out(jsonLine({ ...reasons, message: error.message, expected: x?.hash, explanation: x }))
+    // `reasons` carries the message (with the newline said, when there is one).
+    io.out(jsonLine({ ...reasons, expected: x?.hash, explanation: x }))
     return EXIT.failure
   }
   io.out(io.paint.red(`not verified (${error.reason}): ${printable(error.message)}`))
@@ -285,16 +308,32 @@ function trailingNewline(body: Buffer): string | undefined {
   return end === body.length || !body.subarray(end).includes(0x0a) ? undefined : body.subarray(end).toString('latin1')
 }
 
-/** What a trailing newline is and how to send the body without it, in words (no secret in it). */
-function newlineProblem(newline: string, file: string | undefined): { what: string; fix: string } {
+/**
+ * What a trailing newline is and how to send the body without it, in words (no secret in it). In a
+ * form body it lands in the last field's value; in a JSON body it is whitespace after the value and
+ * changes no field, so it is never named as the cause of a mismatch there.
+ */
+function newlineProblem(
+  newline: string,
+  file: string | undefined,
+  json: boolean,
+): { what: string; fix: string; them: string; json: boolean } {
   const shown = printable(newline)
+  const count = newline.split('\n').length - 1
+  const many = count > 1
+  const them = many ? 'them' : 'it'
   const fix =
     file === undefined
-      ? `Send the body without it: printf '%s' "$BODY" | paywire callback verify (echo adds the newline), or capture the raw request body and pass it with --file.`
-      : `Send the body without it: remove the last ${newline.length === 1 ? 'byte' : `${newline.length} bytes`} of the file (truncate -s -${newline.length} <file>), or save it with printf '%s' instead of echo or an editor that adds a final newline.`
+      ? `Send the body without ${them}: printf '%s' "$BODY" | paywire callback verify (echo adds the newline), or capture the raw request body and pass it with --file.`
+      : `Send the body without ${them}: remove the last ${newline.length === 1 ? 'byte' : `${newline.length} bytes`} of the file (truncate -s -${newline.length} <file>), or save it with printf '%s' instead of echo or an editor that adds a final newline.`
+  const effect = json
+    ? `${many ? 'are' : 'is'} whitespace after the JSON value, which changes no field`
+    : `change${many ? '' : 's'} the last field's value`
   return {
-    what: `the body ends with a newline (${shown}), a byte the gateway never sends: it was added on the way (echo, an editor, a saved file) and changes the last field's value`,
+    what: `the body ends with ${many ? `${count} newlines` : 'a newline'} (${shown}), which the gateway never sends: ${many ? 'they were' : 'it was'} added on the way (echo, an editor, a saved file) and ${effect}`,
     fix,
+    them,
+    json,
   }
 }
 

@@ -156,12 +156,10 @@ export async function sign(io: Io, argv: readonly string[]): Promise<ExitCode> {
     if (!inputs.includes(name))
       io.err(`note: ${name} is not a hash input of ${target.name}; it does not change the hash`)
   }
+  const compared = comparedHash(parsed)
   const password = await readPassword(io, 'sign', text(parsed, 'password-env') ?? DEFAULT_PASSWORD_ENV)
   const named = inputs.filter((name) => fields.has(name)).map((name) => ({ name, value: fields.get(name) }))
   const explanation = explainSignature(named, password, digest, { uppercase })
-  // The argument's surrounding whitespace (a shell capture's newline) is dropped once, here: what is
-  // shown, compared and diagnosed is then the same string.
-  const compared = text(parsed, 'compare')?.trim()
   const findings =
     compared === undefined || compared === explanation.hash
       ? undefined
@@ -231,9 +229,9 @@ async function signStrrev(
   if (text(parsed, 'digest') !== undefined) {
     throw new UsageError('--digest does not apply on card-md5-strrev S2S actions: the scheme is plain md5', 'sign')
   }
+  const compared = comparedHash(parsed)
   const password = await readPassword(io, 'sign', text(parsed, 'password-env') ?? DEFAULT_PASSWORD_ENV)
   const x = strrevSignatureOf(formula, fields, payer, password, recipe.uppercase)
-  const compared = text(parsed, 'compare')?.trim()
   const match = compared === undefined ? undefined : compared.toLowerCase() === x.hash
   const matchesPreset =
     match === false
@@ -376,6 +374,19 @@ export function comparison(io: Io, compared: string, expected: string, findings:
   for (const finding of findings) {
     io.out(`  - ${finding.mistakes.length > 0 ? finding.mistakes.join('; ') : 'the rule itself'}`)
   }
+}
+
+/**
+ * `--compare`, its surrounding whitespace (a shell capture's newline) dropped once, here: what is
+ * shown, compared and diagnosed is then the same string. Nothing left (an unset variable, a capture
+ * of nothing) is a usage error, never a "mismatch" against an invisible value.
+ */
+function comparedHash(parsed: Parameters<typeof text>[0]): string | undefined {
+  const compared = text(parsed, 'compare')?.trim()
+  if (compared === '') {
+    throw new UsageError('--compare is empty: give the hash to compare (the hash field as received)', 'sign')
+  }
+  return compared
 }
 
 /**
