@@ -73,26 +73,29 @@ describe('remittance simulator: strict by default', () => {
   it.each([
     ['a trailing slash', '/api/transactions/mobile-transfer/'],
     ['other letter case', '/API/Transactions/Mobile-Transfer'],
-  ])('a transfer to the route written with %s (the route still serves it) is checked as strictly', async (_name, path) => {
-    const sim = await startRemittanceSimulator()
-    try {
-      const ben = await post(sim.url, '/api/beneficiaries', {
-        firstName: 'Ama',
-        lastName: 'Mensah',
-        telephone: '+233245550101',
-      })
-      const answer = await post(sim.url, path, {
-        ...mobileTransferBody(String(ben.body['beneficiaryId'])),
-        agentTransactionRef: 'strict-path',
-        fees: -15,
-      })
-      expect(answer.status).toBe(400)
-      expect(Object.keys(answer.body['errors'] as object)).toEqual(['fees'])
-      expect(sim.simulator.ledger).toEqual([])
-    } finally {
-      await sim.close()
-    }
-  })
+  ])(
+    'a transfer to the route written with %s (the route still serves it) is checked as strictly',
+    async (_name, path) => {
+      const sim = await startRemittanceSimulator()
+      try {
+        const ben = await post(sim.url, '/api/beneficiaries', {
+          firstName: 'Ama',
+          lastName: 'Mensah',
+          telephone: '+233245550101',
+        })
+        const answer = await post(sim.url, path, {
+          ...mobileTransferBody(String(ben.body['beneficiaryId'])),
+          agentTransactionRef: 'strict-path',
+          fees: -15,
+        })
+        expect(answer.status).toBe(400)
+        expect(Object.keys(answer.body['errors'] as object)).toEqual(['fees'])
+        expect(sim.simulator.ledger).toEqual([])
+      } finally {
+        await sim.close()
+      }
+    },
+  )
 
   it('lenient: true lets the looser body through', async () => {
     const sim = await startRemittanceSimulator({ lenient: true })
