@@ -190,6 +190,28 @@ describe('simulator: failNext by action and operation', () => {
     expect(ctx.simulator.payment(p.trans_id)?.status).toBe('settled')
   })
 
+  it('a form that carries action twice is matched by the action it is acted on as (the last)', async () => {
+    const ctx = await setup()
+    const p = await paidPayment(ctx)
+    ctx.simulator.failNext({ action: 'CAPTURE' })
+    const hash = simulatorHash([p.trans_id], password)
+    const body = new URLSearchParams([
+      ['action', 'GET_TRANS_STATUS'],
+      ['client_key', clientKey],
+      ['trans_id', p.trans_id],
+      ['hash', hash],
+      ['action', 'CAPTURE'],
+    ])
+    const answer = await request(`${ctx.url}/post`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: body.toString(),
+    })
+    await answer.body.dump()
+    expect(answer.statusCode).toBe(500)
+    expect(ctx.simulator.ledger.filter((e) => e.kind === 'capture')).toEqual([])
+  })
+
   it('an unknown action or operation is refused, naming the known ones', async () => {
     const ctx = await setup()
     expect(() => ctx.simulator.failNext({ action: 'CAPTUR' })).toThrow(RangeError)

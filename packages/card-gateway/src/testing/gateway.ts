@@ -310,7 +310,9 @@ export class SimulatedGateway {
     const text = await request.text()
     const type = request.headers.get('content-type') ?? ''
     const form = api === 's2s' && type.startsWith('application/x-www-form-urlencoded')
-    const action = form ? (new URLSearchParams(text).get('action') ?? undefined) : undefined
+    // The last `action` of the form, as the operation reads it (`Object.fromEntries` keeps the last
+    // of a repeated field): a fault must name the request by what it is acted on as.
+    const action = form ? new URLSearchParams(text).getAll('action').at(-1) : undefined
     const fault = this.#faults.take({ pathname, action, operation: cardOperationOf(pathname, action) })
     if (fault?.when === 'before') return this.#faultAnswer(fault)
     const reply = this.#handle(request, api, type, text, run)
