@@ -141,6 +141,17 @@ describe('simulator: strict by default (what the live gateway refuses)', () => {
     }
   })
 
+  it('a session on its route in other letter case answers a hosted page beside the API', async () => {
+    const sim = await started()
+    try {
+      const answer = await postJson(sim.url, '/API/V1/Session', purchase('10.00'))
+      expect(answer.status).toBe(200)
+      expect(String(answer.body['redirect_url'])).toMatch(new RegExp(`^${sim.url}/checkout/[0-9a-f-]+$`))
+    } finally {
+      await sim.close()
+    }
+  })
+
   it('lenient: true accepts the looser inputs', async () => {
     const sim = await started({ lenient: true })
     try {
@@ -210,6 +221,20 @@ describe('simulator: failNext by action and operation', () => {
     await answer.body.dump()
     expect(answer.statusCode).toBe(500)
     expect(ctx.simulator.ledger.filter((e) => e.kind === 'capture')).toEqual([])
+  })
+
+  it('a fault by operation is taken by its Checkout route written with a trailing slash or other letter case', async () => {
+    const sim = await started()
+    try {
+      sim.simulator.failNext({ operation: 'checkout.purchase', count: 2 })
+      for (const path of ['/api/v1/session/', '/API/V1/Session']) {
+        const answer = await postJson(sim.url, path, purchase('10.00'))
+        expect(answer.status).toBe(500)
+      }
+      expect(sim.simulator.ledger).toEqual([])
+    } finally {
+      await sim.close()
+    }
   })
 
   it('an unknown action or operation is refused, naming the known ones', async () => {

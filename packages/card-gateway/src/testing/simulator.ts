@@ -64,7 +64,8 @@ export class CardGatewaySimulator extends SimulatedGateway {
       this.payments.push(payment)
       this.record({ kind: 'session', trans_id: payment.trans_id, order_id: payment.order_id, amount: payment.amount })
       // The hosted page sits beside the API, under whatever prefix serves it (`paywire sim` mounts /card).
-      const base = request.url.slice(0, request.url.lastIndexOf('/api/v1/'))
+      // The route is served in any letter case (`/API/V1/session`): its prefix is found the same way.
+      const base = request.url.slice(0, request.url.toLowerCase().lastIndexOf('/api/v1/'))
       return new Reply(200, { redirect_url: `${base}/checkout/${payment.payment_id}` })
     })
   }
