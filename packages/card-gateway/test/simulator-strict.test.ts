@@ -5,7 +5,7 @@
 
 import { request } from 'undici'
 import { describe, expect, it } from 'vitest'
-import { SIMULATOR_CREDENTIALS, simulatorHash, startCardGatewaySimulator } from '../src/testing/index.js'
+import { SIMULATOR_CREDENTIALS, simulatorHash, startCardGatewaySimulator, TEST_CARDS } from '../src/testing/index.js'
 import { orderId, paidPayment, setup } from './helpers.js'
 
 const { merchantKey, clientKey, password } = SIMULATOR_CREDENTIALS
@@ -147,6 +147,49 @@ describe('simulator: strict by default (what the live gateway refuses)', () => {
       const answer = await postJson(sim.url, '/API/V1/Session', purchase('10.00'))
       expect(answer.status).toBe(200)
       expect(String(answer.body['redirect_url'])).toMatch(new RegExp(`^${sim.url}/checkout/[0-9a-f-]+$`))
+    } finally {
+      await sim.close()
+    }
+  })
+
+  it('a credit the SDK sends with amountForm \'per-currency\' ("5.250" KWD) refunds part of the KWD sale', async () => {
+    const ctx = await setup({ client: { platformDefaults: { amountForm: 'per-currency' } } })
+    const number = orderId('kwd')
+    await ctx.gw.checkout.purchase({
+      order: { number, amount: '10.500', currency: 'KWD', description: 'Kuwaiti order' },
+      success_url: 'https://shop.example/ok',
+      cancel_url: 'https://shop.example/cancel',
+    })
+    const paid = ctx.simulator.pay(number, { card: TEST_CARDS.number, expiry: TEST_CARDS.success, capture: true })
+    const token = String(ctx.simulator.payment(paid.trans_id)?.card_token)
+    await ctx.gw.checkout.credit({
+      order_id: orderId('kwd-credit'),
+      order_amount: '5.250',
+      order_currency: 'KWD',
+      order_description: 'Part refund',
+      card_token: token,
+      name: 'A Payer',
+    })
+    expect(ctx.simulator.payment(paid.trans_id)).toMatchObject({ status: 'settled', refundedAmount: '5.250' })
+  })
+
+  it('lenient: true accepts a credit amount with one decimal ("5.5" EUR), as it does a session\'s', async () => {
+    const sim = await started({ lenient: true })
+    try {
+      const id = orderId('credit')
+      const body = {
+        merchant_key: merchantKey,
+        operation: 'credit',
+        order_id: id,
+        order_amount: '5.5',
+        order_currency: 'EUR',
+        order_description: 'Refund',
+        card_token: 'tok',
+        hash: simulatorHash([id, '5.5', 'EUR', 'Refund'], password),
+      }
+      const answer = await postJson(sim.url, '/api/v1/payment/card/credit', body)
+      // Past the amount check: the (unknown) card token is what is refused.
+      expect(answer.body).toMatchObject({ error_code: 205005 })
     } finally {
       await sim.close()
     }
