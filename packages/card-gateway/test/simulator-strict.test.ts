@@ -280,6 +280,18 @@ describe('simulator: failNext by action and operation', () => {
     }
   })
 
+  it('an action and an operation that name two different requests (no request has both) are refused', async () => {
+    const ctx = await setup()
+    expect(() => ctx.simulator.failNext({ action: 'CAPTURE', operation: 's2s.void' })).toThrow(RangeError)
+    expect(() => ctx.simulator.failNext({ action: 'CAPTURE', operation: 'checkout.purchase' })).toThrow(
+      /action CAPTURE is operation s2s\.capture, not checkout\.purchase/,
+    )
+    // The same request named both ways is fine.
+    ctx.simulator.failNext({ action: 'CAPTURE', operation: 's2s.capture' })
+    const p = await paidPayment(ctx)
+    await expect(ctx.gw.s2s.capture({ trans_id: p.trans_id })).rejects.toThrow(/told to answer 500/)
+  })
+
   it('an unknown action or operation is refused, naming the known ones', async () => {
     const ctx = await setup()
     expect(() => ctx.simulator.failNext({ action: 'CAPTUR' })).toThrow(RangeError)

@@ -120,9 +120,18 @@ export class SimulatedGateway {
    * `status` (default 500) and an `ERROR` envelope, or `body`, without acting; with `{ when: 'after' }`
    * the request is acted on first (payment booked, captured…) and its answer is lost. `action`
    * (`'CAPTURE'`, the S2S form field) or `operation` (`'s2s.capture'`, `'checkout.purchase'`: the
-   * names the SDK's errors use) narrow it to those requests; an unknown one throws a `RangeError`.
+   * names the SDK's errors use) narrow it to those requests; an unknown one, or an action with
+   * another action's operation, throws a `RangeError`.
    */
   failNext(options: FailNextOptions = {}): void {
+    const { action, operation } = options
+    // Each action is one operation: with another, no request could match and the fault would wait forever.
+    const named = typeof action === 'string' ? cardOperationOf('/post', action) : undefined
+    if (named !== undefined && operation !== undefined && named !== operation) {
+      throw new RangeError(
+        `failNext: action ${action} is operation ${named}, not ${String(operation)}: name one of them`,
+      )
+    }
     this.#faults.add(options)
   }
 
