@@ -195,6 +195,32 @@ describe('simulator: strict by default (what the live gateway refuses)', () => {
     }
   })
 
+  it.each([
+    ['CAPTURE', '5.000', false],
+    ['CAPTURE', '5', false],
+    ['CREDITVOID', '1.000', true],
+    ['CREDITVOID', '1', true],
+  ])(
+    'an S2S %s of %s on a USD payment (not its form) is refused naming amount; nothing moves',
+    async (action, amount, captured) => {
+      const ctx = await setup()
+      const p = await paidPayment(ctx, { capture: captured })
+      const before = ctx.simulator.ledger.length
+      const answer = await postForm(ctx.url, {
+        action,
+        client_key: clientKey,
+        trans_id: p.trans_id,
+        amount,
+        hash: simulatorHash([p.trans_id], password),
+      })
+      expect(answer.status).toBe(400)
+      expect(answer.body).toEqual(invalid('amount'))
+      expect(ctx.simulator.ledger).toHaveLength(before)
+      expect(ctx.simulator.payment(p.trans_id)).toMatchObject({ capturedAmount: captured ? '10.00' : undefined })
+      expect(ctx.simulator.payment(p.trans_id)?.refundedAmount).toBeUndefined()
+    },
+  )
+
   it('lenient: true accepts the looser inputs', async () => {
     const sim = await started({ lenient: true })
     try {

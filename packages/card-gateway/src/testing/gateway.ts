@@ -374,7 +374,10 @@ export class SimulatedGateway {
     body: Record<string, unknown>,
     run: (body: Record<string, unknown>) => Reply,
   ): Reply {
-    const problems = this.lenient ? [] : strictProblems(body)
+    // An S2S amount is written in the currency of the payment it acts on.
+    const transId = api === 's2s' && typeof body['trans_id'] === 'string' ? body['trans_id'] : undefined
+    const currency = this.payments.find((p) => transId !== undefined && p.trans_id === transId)?.currency
+    const problems = this.lenient ? [] : strictProblems(body, currency)
     return problems.length > 0 ? this.invalid(api, problems) : run(body)
   }
 
