@@ -2,6 +2,7 @@
 
 import { describe, expect, it } from 'vitest'
 import type { BillPaymentError } from '../src/index.js'
+import { SIMULATOR_CLIENT_ID, SIMULATOR_CLIENT_SECRET } from '../src/testing/index.js'
 import { rejection, setup } from './fixtures/setup.js'
 
 describe('bill payment simulator: failNext by operation', () => {
@@ -24,6 +25,28 @@ describe('bill payment simulator: failNext by operation', () => {
     )) as BillPaymentError
     expect(error.status).toBe(503)
     expect(env.simulator.ledger).toHaveLength(1)
+  })
+
+  it("when: 'after' on a request the strict checks refuse answers the fault, as it does after a payment", async () => {
+    const env = await setup()
+    env.simulator.failNext({ operation: 'transactions.execute', when: 'after', status: 502 })
+    const post = () =>
+      fetch(`${env.url}/api/transactions`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'X-Service-Internal-Client-Id': SIMULATOR_CLIENT_ID,
+          'X-Service-Client-Secret': SIMULATOR_CLIENT_SECRET,
+        },
+        body: '[]', // the SDK's own check refuses a body that is not a JSON object
+      })
+    const first = await post()
+    await first.body?.cancel()
+    expect(first.status).toBe(502)
+    const second = await post() // the fault was taken once
+    await second.body?.cancel()
+    expect(second.status).toBe(400)
+    expect(env.simulator.ledger).toEqual([])
   })
 
   it('an unknown operation, or an action (bill payment has none), is refused naming the known ones', async () => {

@@ -5,7 +5,7 @@
 
 import { request } from 'undici'
 import { describe, expect, it } from 'vitest'
-import { SIMULATOR_CREDENTIALS, simulatorHash, startCardGatewaySimulator } from '../src/testing/index.js'
+import { SIMULATOR_CREDENTIALS, simulatorHash, startCardGatewaySimulator, TEST_CARDS } from '../src/testing/index.js'
 import { orderId, paidPayment, setup } from './helpers.js'
 
 const { merchantKey, clientKey, password } = SIMULATOR_CREDENTIALS
@@ -141,6 +141,86 @@ describe('simulator: strict by default (what the live gateway refuses)', () => {
     }
   })
 
+  it('a session on its route in other letter case answers a hosted page beside the API', async () => {
+    const sim = await started()
+    try {
+      const answer = await postJson(sim.url, '/API/V1/Session', purchase('10.00'))
+      expect(answer.status).toBe(200)
+      expect(String(answer.body['redirect_url'])).toMatch(new RegExp(`^${sim.url}/checkout/[0-9a-f-]+$`))
+    } finally {
+      await sim.close()
+    }
+  })
+
+  it('a credit the SDK sends with amountForm \'per-currency\' ("5.250" KWD) refunds part of the KWD sale', async () => {
+    const ctx = await setup({ client: { platformDefaults: { amountForm: 'per-currency' } } })
+    const number = orderId('kwd')
+    await ctx.gw.checkout.purchase({
+      order: { number, amount: '10.500', currency: 'KWD', description: 'Kuwaiti order' },
+      success_url: 'https://shop.example/ok',
+      cancel_url: 'https://shop.example/cancel',
+    })
+    const paid = ctx.simulator.pay(number, { card: TEST_CARDS.number, expiry: TEST_CARDS.success, capture: true })
+    const token = String(ctx.simulator.payment(paid.trans_id)?.card_token)
+    await ctx.gw.checkout.credit({
+      order_id: orderId('kwd-credit'),
+      order_amount: '5.250',
+      order_currency: 'KWD',
+      order_description: 'Part refund',
+      card_token: token,
+      name: 'A Payer',
+    })
+    expect(ctx.simulator.payment(paid.trans_id)).toMatchObject({ status: 'settled', refundedAmount: '5.250' })
+  })
+
+  it('lenient: true accepts a credit amount with one decimal ("5.5" EUR), as it does a session\'s', async () => {
+    const sim = await started({ lenient: true })
+    try {
+      const id = orderId('credit')
+      const body = {
+        merchant_key: merchantKey,
+        operation: 'credit',
+        order_id: id,
+        order_amount: '5.5',
+        order_currency: 'EUR',
+        order_description: 'Refund',
+        card_token: 'tok',
+        hash: simulatorHash([id, '5.5', 'EUR', 'Refund'], password),
+      }
+      const answer = await postJson(sim.url, '/api/v1/payment/card/credit', body)
+      // Past the amount check: the (unknown) card token is what is refused.
+      expect(answer.body).toMatchObject({ error_code: 205005 })
+    } finally {
+      await sim.close()
+    }
+  })
+
+  it.each([
+    ['CAPTURE', '5.000', false],
+    ['CAPTURE', '5', false],
+    ['CREDITVOID', '1.000', true],
+    ['CREDITVOID', '1', true],
+  ])(
+    'an S2S %s of %s on a USD payment (not its form) is refused naming amount; nothing moves',
+    async (action, amount, captured) => {
+      const ctx = await setup()
+      const p = await paidPayment(ctx, { capture: captured })
+      const before = ctx.simulator.ledger.length
+      const answer = await postForm(ctx.url, {
+        action,
+        client_key: clientKey,
+        trans_id: p.trans_id,
+        amount,
+        hash: simulatorHash([p.trans_id], password),
+      })
+      expect(answer.status).toBe(400)
+      expect(answer.body).toEqual(invalid('amount'))
+      expect(ctx.simulator.ledger).toHaveLength(before)
+      expect(ctx.simulator.payment(p.trans_id)).toMatchObject({ capturedAmount: captured ? '10.00' : undefined })
+      expect(ctx.simulator.payment(p.trans_id)?.refundedAmount).toBeUndefined()
+    },
+  )
+
   it('lenient: true accepts the looser inputs', async () => {
     const sim = await started({ lenient: true })
     try {
@@ -188,6 +268,54 @@ describe('simulator: failNext by action and operation', () => {
     })
     expect(raw.status).toBe(500)
     expect(ctx.simulator.payment(p.trans_id)?.status).toBe('settled')
+  })
+
+  it('a form that carries action twice is matched by the action it is acted on as (the last)', async () => {
+    const ctx = await setup()
+    const p = await paidPayment(ctx)
+    ctx.simulator.failNext({ action: 'CAPTURE' })
+    const hash = simulatorHash([p.trans_id], password)
+    const body = new URLSearchParams([
+      ['action', 'GET_TRANS_STATUS'],
+      ['client_key', clientKey],
+      ['trans_id', p.trans_id],
+      ['hash', hash],
+      ['action', 'CAPTURE'],
+    ])
+    const answer = await request(`${ctx.url}/post`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: body.toString(),
+    })
+    await answer.body.dump()
+    expect(answer.statusCode).toBe(500)
+    expect(ctx.simulator.ledger.filter((e) => e.kind === 'capture')).toEqual([])
+  })
+
+  it('a fault by operation is taken by its Checkout route written with a trailing slash or other letter case', async () => {
+    const sim = await started()
+    try {
+      sim.simulator.failNext({ operation: 'checkout.purchase', count: 2 })
+      for (const path of ['/api/v1/session/', '/API/V1/Session']) {
+        const answer = await postJson(sim.url, path, purchase('10.00'))
+        expect(answer.status).toBe(500)
+      }
+      expect(sim.simulator.ledger).toEqual([])
+    } finally {
+      await sim.close()
+    }
+  })
+
+  it('an action and an operation that name two different requests (no request has both) are refused', async () => {
+    const ctx = await setup()
+    expect(() => ctx.simulator.failNext({ action: 'CAPTURE', operation: 's2s.void' })).toThrow(RangeError)
+    expect(() => ctx.simulator.failNext({ action: 'CAPTURE', operation: 'checkout.purchase' })).toThrow(
+      /action CAPTURE is operation s2s\.capture, not checkout\.purchase/,
+    )
+    // The same request named both ways is fine.
+    ctx.simulator.failNext({ action: 'CAPTURE', operation: 's2s.capture' })
+    const p = await paidPayment(ctx)
+    await expect(ctx.gw.s2s.capture({ trans_id: p.trans_id })).rejects.toThrow(/told to answer 500/)
   })
 
   it('an unknown action or operation is refused, naming the known ones', async () => {

@@ -97,4 +97,11 @@ describe('paywire sim: control API faults by action and operation', () => {
     expect(operation.status).toBe(400)
     expect(JSON.stringify(operation.body)).toContain('transactions.confirm')
   })
+
+  it("an action with another action's operation is refused with 400 naming both", async () => {
+    const s = await sim()
+    const both = await s.control('POST', '/faults', { service: 'card', action: 'CAPTURE', operation: 's2s.void' })
+    expect(both.status).toBe(400)
+    expect(JSON.stringify(both.body)).toMatch(/CAPTURE is operation s2s\.capture, not s2s\.void/)
+  })
 })

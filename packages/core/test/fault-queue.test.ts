@@ -48,4 +48,11 @@ describe('operationOfRequest', () => {
     expect(operationOfRequest(rows, 'POST', '/api/transactions/all')).toBe('transactions.filter')
     expect(operationOfRequest(rows, 'POST', '/x')).toBeUndefined()
   })
+
+  it('takes a trailing slash and any letter case, as the routes do', () => {
+    expect(operationOfRequest(rows, 'POST', '/api/transactions/')).toBe('transactions.execute')
+    expect(operationOfRequest(rows, 'GET', '/API/Transactions/T-1/')).toBe('transactions.get')
+    expect(operationOfRequest(rows, 'POST', '/api/transactions/ALL')).toBe('transactions.filter')
+    expect(operationOfRequest(rows, 'POST', '/api/transactions//')).toBeUndefined()
+  })
 })

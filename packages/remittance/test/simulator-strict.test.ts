@@ -70,6 +70,33 @@ describe('remittance simulator: strict by default', () => {
     }
   })
 
+  it.each([
+    ['a trailing slash', '/api/transactions/mobile-transfer/'],
+    ['other letter case', '/API/Transactions/Mobile-Transfer'],
+  ])(
+    'a transfer to the route written with %s (the route still serves it) is checked as strictly',
+    async (_name, path) => {
+      const sim = await startRemittanceSimulator()
+      try {
+        const ben = await post(sim.url, '/api/beneficiaries', {
+          firstName: 'Ama',
+          lastName: 'Mensah',
+          telephone: '+233245550101',
+        })
+        const answer = await post(sim.url, path, {
+          ...mobileTransferBody(String(ben.body['beneficiaryId'])),
+          agentTransactionRef: 'strict-path',
+          fees: -15,
+        })
+        expect(answer.status).toBe(400)
+        expect(Object.keys(answer.body['errors'] as object)).toEqual(['fees'])
+        expect(sim.simulator.ledger).toEqual([])
+      } finally {
+        await sim.close()
+      }
+    },
+  )
+
   it('lenient: true lets the looser body through', async () => {
     const sim = await startRemittanceSimulator({ lenient: true })
     try {
@@ -114,6 +141,31 @@ describe('remittance simulator: failNext by operation', () => {
       status: 502,
     })
     expect(simulator.ledger[0]?.status).toBe('AGENT_OK')
+  })
+
+  it('a fault by operation is taken by that route written with a trailing slash or other letter case', async () => {
+    const sim = await startRemittanceSimulator()
+    try {
+      const ben = await post(sim.url, '/api/beneficiaries', {
+        firstName: 'Ama',
+        lastName: 'Mensah',
+        telephone: '+233245550101',
+      })
+      sim.simulator.failNext({ operation: 'transactions.mobileTransfer', count: 2 })
+      for (const [ref, path] of [
+        ['slash', '/api/transactions/mobile-transfer/'],
+        ['case', '/API/transactions/MOBILE-TRANSFER'],
+      ] as const) {
+        const answer = await post(sim.url, path, {
+          ...mobileTransferBody(String(ben.body['beneficiaryId'])),
+          agentTransactionRef: `fault-${ref}`,
+        })
+        expect(answer.status).toBe(502)
+      }
+      expect(sim.simulator.ledger).toEqual([])
+    } finally {
+      await sim.close()
+    }
   })
 
   it('an unknown operation, or an action (remittance has none), is refused naming the known ones', async () => {

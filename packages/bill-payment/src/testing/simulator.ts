@@ -134,21 +134,33 @@ export class BillPaymentSimulator {
       const operation = billOperationOf(request.method, pathname)
       const fault = this.#faults.take({ pathname, operation })
       if (fault && fault.when === 'before') return this.#faultAnswer(fault)
-      if (!this.#authorized(request)) {
-        return problem(
-          401,
-          'unauthorized',
-          'Unauthorized',
-          'Missing or invalid client credentials (X-Service-Internal-Client-Id, X-Service-Client-Secret).',
-        )
-      }
-      const refused = this.#lenient ? undefined : await this.#strict(request, operation)
-      if (refused) return refused
-      const flat: Record<string, string> = {}
-      for (const [k, v] of Object.entries(params)) if (typeof v === 'string') flat[k] = decodeURIComponent(v)
-      const answer = await handle(request, flat)
+      const answer = await this.#answer(request, params, operation, handle)
+      // A fault taken 'after' replaces whatever was answered, a refusal included (as on the other
+      // simulators): taken, it is always seen.
       return fault ? this.#faultAnswer(fault) : answer
     }
+  }
+
+  /** The credentials check, the strict checks (unless lenient), then the route. */
+  async #answer(
+    request: Request,
+    params: Record<string, string | readonly string[] | undefined>,
+    operation: string | undefined,
+    handle: (request: Request, params: Record<string, string>) => Promise<Response>,
+  ): Promise<Response> {
+    if (!this.#authorized(request)) {
+      return problem(
+        401,
+        'unauthorized',
+        'Unauthorized',
+        'Missing or invalid client credentials (X-Service-Internal-Client-Id, X-Service-Client-Secret).',
+      )
+    }
+    const refused = this.#lenient ? undefined : await this.#strict(request, operation)
+    if (refused) return refused
+    const flat: Record<string, string> = {}
+    for (const [k, v] of Object.entries(params)) if (typeof v === 'string') flat[k] = decodeURIComponent(v)
+    return handle(request, flat)
   }
 
   /** The SDK's own body checks for the operation (a body that is not JSON is left to the endpoint). */

@@ -120,9 +120,18 @@ export class SimulatedGateway {
    * `status` (default 500) and an `ERROR` envelope, or `body`, without acting; with `{ when: 'after' }`
    * the request is acted on first (payment booked, captured…) and its answer is lost. `action`
    * (`'CAPTURE'`, the S2S form field) or `operation` (`'s2s.capture'`, `'checkout.purchase'`: the
-   * names the SDK's errors use) narrow it to those requests; an unknown one throws a `RangeError`.
+   * names the SDK's errors use) narrow it to those requests; an unknown one, or an action with
+   * another action's operation, throws a `RangeError`.
    */
   failNext(options: FailNextOptions = {}): void {
+    const { action, operation } = options
+    // Each action is one operation: with another, no request could match and the fault would wait forever.
+    const named = typeof action === 'string' ? cardOperationOf('/post', action) : undefined
+    if (named !== undefined && operation !== undefined && named !== operation) {
+      throw new RangeError(
+        `failNext: action ${action} is operation ${named}, not ${String(operation)}: name one of them`,
+      )
+    }
     this.#faults.add(options)
   }
 
@@ -310,7 +319,9 @@ export class SimulatedGateway {
     const text = await request.text()
     const type = request.headers.get('content-type') ?? ''
     const form = api === 's2s' && type.startsWith('application/x-www-form-urlencoded')
-    const action = form ? (new URLSearchParams(text).get('action') ?? undefined) : undefined
+    // The last `action` of the form, as the operation reads it (`Object.fromEntries` keeps the last
+    // of a repeated field): a fault must name the request by what it is acted on as.
+    const action = form ? new URLSearchParams(text).getAll('action').at(-1) : undefined
     const fault = this.#faults.take({ pathname, action, operation: cardOperationOf(pathname, action) })
     if (fault?.when === 'before') return this.#faultAnswer(fault)
     const reply = this.#handle(request, api, type, text, run)
@@ -363,7 +374,10 @@ export class SimulatedGateway {
     body: Record<string, unknown>,
     run: (body: Record<string, unknown>) => Reply,
   ): Reply {
-    const problems = this.lenient ? [] : strictProblems(body)
+    // An S2S amount is written in the currency of the payment it acts on.
+    const transId = api === 's2s' && typeof body['trans_id'] === 'string' ? body['trans_id'] : undefined
+    const currency = this.payments.find((p) => transId !== undefined && p.trans_id === transId)?.currency
+    const problems = this.lenient ? [] : strictProblems(body, currency)
     return problems.length > 0 ? this.invalid(api, problems) : run(body)
   }
 

@@ -25,5 +25,7 @@ export const FAULT_OPERATIONS: readonly string[] = Object.keys(SIGNED_OPERATIONS
 /** The operation of a request: its S2S `action` for `/post`, else its Checkout route. */
 export function cardOperationOf(pathname: string, action: string | undefined): CardGatewayOperation | undefined {
   if (action !== undefined) return OPERATION_OF_ACTION.get(action)
-  return CHECKOUT_ROUTES.find(([suffix]) => pathname.endsWith(suffix))?.[1]
+  // The routes are served whatever their letter case and with a trailing slash: named the same way.
+  const path = pathname.toLowerCase().replace(/(?<=.)\/$/, '')
+  return CHECKOUT_ROUTES.find(([suffix]) => path.endsWith(suffix))?.[1]
 }

@@ -8,7 +8,7 @@ import { amountProblem } from '../amount.js'
 import { redirectProblem } from '../schemas.js'
 import { readPath } from './rules.js'
 
-/** Amount fields and the currency field each is written in (none: any currency's form). */
+/** Amount fields and the currency field each is written in (none: the payment's currency, when known). */
 const AMOUNT_FIELDS: readonly (readonly [string, string | undefined])[] = [
   ['order.amount', 'order.currency'],
   ['order_amount', 'order_currency'],
@@ -21,9 +21,11 @@ const REDIRECT_FIELDS: readonly string[] = ['success_url', 'cancel_url', 'term_u
 /**
  * The validation problems of a request body, each `field: reason` as the gateway lists them in
  * `errors[]`: an amount that is not a JSON string (Checkout), an amount whose decimals do not fit
- * its currency (`"10.0"` EUR), a redirect target that is not a public https URL.
+ * its currency (`"10.0"` EUR), a redirect target that is not a public https URL. `paymentCurrency`:
+ * the currency of the payment an S2S action acts on, whose `amount` (partial capture or refund) is
+ * written in it (`"5.000"` is not a USD amount).
  */
-export function strictProblems(body: Record<string, unknown>): string[] {
+export function strictProblems(body: Record<string, unknown>, paymentCurrency?: string): string[] {
   const problems: string[] = []
   for (const [field, currencyField] of AMOUNT_FIELDS) {
     const value = rawPath(body, field)
@@ -32,7 +34,7 @@ export function strictProblems(body: Record<string, unknown>): string[] {
       problems.push(`${field}: This value should be of type string (an amount is sent as a string such as "10.00").`)
       continue
     }
-    const currency = currencyField === undefined ? undefined : readPath(body, currencyField)
+    const currency = currencyField === undefined ? paymentCurrency : readPath(body, currencyField)
     const problem = amountFormProblem(value, currency)
     if (problem) problems.push(`${field}: This value is not valid: ${value} ${problem}`)
   }

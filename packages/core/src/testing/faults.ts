@@ -131,7 +131,8 @@ function checkKnown(field: 'action' | 'operation', value: string | undefined, kn
  * The operation name of a request to `method` `pathname`, read from a package's rows (each with
  * `name`, `method` and a `path` whose `{name}` segments are parameters): the same names the SDK's
  * errors and telemetry use. Rows whose path is configurable (a function) are skipped. The pathname
- * may carry a prefix the simulator is mounted under (`/remit/api/...`).
+ * may carry a prefix the simulator is mounted under (`/remit/api/...`), any letter case and a
+ * trailing slash, as the routes themselves take it.
  */
 export function operationOfRequest(
   rows: Iterable<{ readonly name: string; readonly method: string; readonly path: unknown }>,
@@ -145,7 +146,10 @@ export function operationOfRequest(
       .split(/\{[^}]+\}/)
       .map((part) => part.replace(/[.*+?^$()|[\]\\]/g, '\\$&'))
       .join('[^/]+')
-    if (!new RegExp(`${pattern}$`).test(pathname)) continue
+    // Routes are served whatever their letter case and with a trailing slash (as the services'
+    // routers do): the same request must be named the same way, or its strict check and its
+    // faults by operation would be skipped.
+    if (!new RegExp(`${pattern}/?$`, 'i').test(pathname)) continue
     // The most literal row wins: /api/transactions/all over /api/transactions/{transReference}.
     const literal = row.path.replace(/\{[^}]+\}/g, '').length
     if (!best || literal > best.literal) best = { name: row.name, literal }
