@@ -108,6 +108,15 @@ async function echoingError(client: Partial<CardGatewayOptions>) {
   await server.close()
 }
 
+/**
+ * The log text holds none of the secrets. The loopback server's port is blanked first: a random port
+ * such as 40737 holds the test CVV `737` without anything having leaked (it failed once that way).
+ */
+function expectNoSecret(text: string, secrets: readonly string[]): void {
+  const withoutPorts = text.replace(/(127\.0\.0\.1|localhost|\[::1\]):\d+/g, '$1:PORT')
+  for (const secret of secrets) expect(withoutPorts, secret).not.toContain(secret)
+}
+
 function forbidden(sent: string): string[] {
   const hashes = [...sent.matchAll(/hash=([^&\s]+)/g)].map((m) => decodeURIComponent(m[1] as string))
   return [
@@ -132,7 +141,7 @@ describe('logs never carry a secret, card data or payer data', () => {
     const text = out.join('\n')
     expect(text).toContain('checkout.purchase')
     expect(text).toContain('failed')
-    for (const secret of forbidden(sent)) expect(text, secret).not.toContain(secret)
+    expectNoSecret(text, forbidden(sent))
   })
 
   it('pino at debug: every JSON line of the same flow', async () => {
@@ -141,7 +150,7 @@ describe('logs never carry a secret, card data or payer data', () => {
     await echoingError({ logger })
     const text = lines.join('')
     expect(text).toContain('checkout.purchase')
-    for (const secret of forbidden(sent)) expect(text, secret).not.toContain(secret)
+    expectNoSecret(text, forbidden(sent))
   })
 
   it('a logger that looks like pino (child and levels.values) but is not still gets nothing secret', async () => {
@@ -155,6 +164,6 @@ describe('logs never carry a secret, card data or payer data', () => {
     await echoingError({ logger: fake })
     const text = seen.map((args) => args.map((a) => inspect(a, { depth: 20, showHidden: true })).join(' ')).join('\n')
     expect(seen.length).toBeGreaterThan(0)
-    for (const secret of forbidden('')) expect(text, secret).not.toContain(secret)
+    expectNoSecret(text, forbidden(''))
   })
 })
