@@ -71,6 +71,8 @@ describe('simulator: strict by default (what the live gateway refuses)', () => {
         const answer = await postJson(sim.url, '/api/v1/session', purchase(amount, overrides))
         expect(answer.status).toBe(400)
         expect(answer.body).toEqual(invalid(field))
+        // It answers as the gateway does, to clients in any language: no SDK helper is named.
+        expect(JSON.stringify(answer.body)).not.toMatch(/formatAmount|paywire/i)
         expect(sim.simulator.ledger).toEqual([])
       } finally {
         await sim.close()

@@ -58,8 +58,13 @@ export function strictProblems(body: Record<string, unknown>, paymentCurrency?: 
 function amountFormProblem(amount: string, currency: string | undefined): string | undefined {
   const twoDecimals = amountProblem(amount, currency, 'two-decimals')
   if (twoDecimals === undefined) return undefined
-  return amountProblem(amount, currency, 'per-currency') === undefined ? undefined : twoDecimals
+  if (amountProblem(amount, currency, 'per-currency') === undefined) return undefined
+  // The simulator answers as the gateway, for clients in any language: no SDK function is named.
+  return twoDecimals.replace(SDK_HELPER_HINT, '')
 }
+
+/** The SDK's pointer to its own helper at the end of an amount problem. */
+const SDK_HELPER_HINT = / \(formatAmount writes it\)$/
 
 function rawPath(body: Record<string, unknown>, path: string): unknown {
   let current: unknown = body
