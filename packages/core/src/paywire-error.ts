@@ -1,0 +1,90 @@
+/** The root of the error tree: `PaywireError`, its cross-build brand, and when each error's call ended. */
+
+import { type Clock, type MonotonicMark, markNow, systemClock } from './clock.js'
+
+const BRAND_PREFIX = '@paywire/error:'
+
+/**
+ * Marks a class so `instanceof` holds even when a program loads both the ESM and the CJS build
+ * (two copies of the class): the brand is a registered symbol, shared across module copies.
+ */
+export function brandErrorClass(cls: abstract new (...args: never[]) => Error, brand: string): void {
+  const symbol = Symbol.for(BRAND_PREFIX + brand)
+  Object.defineProperty(cls.prototype, symbol, { value: true, enumerable: false })
+  Object.defineProperty(cls, Symbol.hasInstance, {
+    value(this: unknown, value: unknown): boolean {
+      return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[symbol] === true
+    },
+  })
+}
+
+/**
+ * The business key an unknown outcome is reconciled with, and the safe lookup that reads it
+ * (docs/errors.md, "Outcome unknown").
+ */
+export interface Reconciliation {
+  /** Wire name of the key: `order_id`, `trans_id`, `agentTransactionRef`, `Idempotency-Key`… */
+  readonly key: string
+  readonly value: string
+  /** The lookup that tells whether the operation acted, as a call you can run. */
+  readonly lookup: string
+}
+
+/** What every error of a call knows about the call's effect on the service. */
+export interface PaywireErrorOptions {
+  readonly cause?: unknown
+  readonly outcomeUnknown?: boolean
+  readonly reconciliation?: Reconciliation | undefined
+  readonly idempotencyKey?: string | undefined
+}
+
+/** Base of everything the SDK throws. */
+export class PaywireError extends Error {
+  override name = 'PaywireError'
+  /**
+   * True when the call may have moved money and nobody knows whether it did: an operation that is
+   * not safe to repeat reached the service (or may have) and no definite answer came back. Do not
+   * repeat it blindly: reconcile first with `reconciliation.lookup`.
+   */
+  readonly outcomeUnknown: boolean
+  /** The key and lookup to reconcile this call with, when the operation has one. */
+  readonly reconciliation: Reconciliation | undefined
+  /**
+   * The idempotency key every attempt of the call carried (bill payment's `Idempotency-Key`,
+   * remittance's `agentTransactionRef`): look the call up by it before anything else. Sending the
+   * call again with it is safe only where the service is known to deduplicate it
+   * (docs/reconciliation.md).
+   */
+  readonly idempotencyKey: string | undefined
+  /**
+   * Wall-clock time the error was raised (ms since the epoch), for people and logs. Reconciliation
+   * does not measure on it: it counts the time since the call on the client's monotonic clock, so a
+   * wall-clock step cannot end the settle delay early (docs/reconciliation.md).
+   */
+  readonly occurredAt: number = Date.now()
+
+  constructor(message: string, options: PaywireErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause })
+    callEnded.set(this, markNow(systemClock))
+    this.outcomeUnknown = options.outcomeUnknown ?? false
+    this.reconciliation = options.reconciliation
+    this.idempotencyKey = options.idempotencyKey
+  }
+}
+brandErrorClass(PaywireError, 'PaywireError')
+
+/** When each error's call ended, on a monotonic clock: kept beside the error, never serialized. */
+const callEnded = new WeakMap<PaywireError, MonotonicMark>()
+
+/**
+ * Records that `error`'s call ended now on `clock` (the client's clock, when the transport raises
+ * it). Every error is first marked on the system clock when it is built.
+ */
+export function markCallEnded(error: PaywireError, clock: Clock): void {
+  callEnded.set(error, markNow(clock))
+}
+
+/** When `error`'s call ended, on a monotonic clock. */
+export function callEndedMark(error: PaywireError): MonotonicMark {
+  return callEnded.get(error) ?? markNow(systemClock)
+}
