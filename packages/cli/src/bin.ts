@@ -13,7 +13,7 @@ const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
   sim: async () => (await import('./commands/sim.js')).sim,
   sign: async () => (await import('./commands/sign.js')).sign,
   'callback verify': async () => (await import('./commands/callback.js')).verify,
-  'callback send': async () => (await import('./commands/callback.js')).send,
+  'callback send': async () => (await import('./commands/callback-send.js')).send,
 }
 
 function version(): string {

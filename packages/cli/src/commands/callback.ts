@@ -1,4 +1,4 @@
-/** `paywire callback verify` (and, re-exported, `callback send`): the two ends of a signed card callback. */
+/** `paywire callback verify`: check a callback body received (`callback send`, the other end, is in callback-send.ts). */
 
 import { readFile } from 'node:fs/promises'
 import {
@@ -16,8 +16,6 @@ import { diagnose } from '../diagnose.js'
 import { EXIT, type ExitCode, type Io, jsonLine, printable, UsageError } from '../io.js'
 import { DEFAULT_PASSWORD_ENV, readPassword } from '../secrets.js'
 import { comparison, explain, inputList, payerOptions, presetChoice, RECIPE_OPTIONS, recipeChoices } from './sign.js'
-
-export { send } from './callback-send.js'
 
 /** The largest body `verify` reads: far above any callback, far below what would hurt. */
 const MAX_BODY_BYTES = 1024 * 1024
