@@ -111,21 +111,22 @@ describe('paywire callback verify: the newline diagnosis says only what is true'
   // cause that is not one.
   const JSON_BODY = JSON.stringify(Object.fromEntries(new URLSearchParams(BODY)))
 
-  it('a JSON body piped through echo: exit 1, the newline named as whitespace that changes no field', async () => {
+  it('a JSON body piped through echo: verified, as the SDK verifies it (exit 0), with a note naming the newline', async () => {
     const result = await echoed(JSON_BODY)
-    expect(result.code).toBe(1)
+    expect(result.code).toBe(0)
+    expect(result.stdout).toContain('verified: the signature matches')
     expect(result.stdout).toContain('newline')
     expect(result.stdout).not.toContain('last field')
     expect(result.stdout).toContain('changes no field')
     noContradiction(result.stdout)
   })
 
-  it('a JSON body saved with a newline, --json: verifiesWithoutNewline true, no "last field"', async () => {
+  it('a JSON body saved with a newline, --json: verified true with a note, no "last field"', async () => {
     const result = await runCli(['callback', 'verify', '--json', '--file', saved(`${JSON_BODY}\n`)], { env })
-    expect(result.code).toBe(1)
+    expect(result.code).toBe(0)
     const answer = JSON.parse(result.stdout)
-    expect(answer).toMatchObject({ verified: false, reason: 'trailing_newline', verifiesWithoutNewline: true })
-    expect(answer.message).not.toContain('last field')
+    expect(answer).toMatchObject({ verified: true, note: expect.stringContaining('newline') })
+    expect(answer.note).not.toContain('last field')
   })
 
   it('a tampered JSON body with a newline: the newline is not blamed for the mismatch', async () => {
@@ -133,7 +134,8 @@ describe('paywire callback verify: the newline diagnosis says only what is true'
     const result = await runCli(['callback', 'verify', '--json', '--file', saved(tampered)], { env })
     expect(result.code).toBe(1)
     const answer = JSON.parse(result.stdout)
-    expect(answer).toMatchObject({ verifiesWithoutNewline: false, reasonWithoutNewline: 'hash_mismatch' })
+    expect(answer).toMatchObject({ verified: false, reason: 'hash_mismatch' })
+    expect(answer.message).toContain('it is not the cause')
     expect(answer.message).not.toContain('last field')
   })
 

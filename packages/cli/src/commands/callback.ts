@@ -121,7 +121,11 @@ export async function verify(io: Io, argv: readonly string[]): Promise<ExitCode>
   const newline = trailingNewline(raw)
   const body = newline === undefined ? raw : raw.subarray(0, raw.length - newline.length)
   const shape = body.toString('utf8').trimStart().startsWith('{') ? 'json' : 'form'
-  const newlineNote = newline === undefined ? undefined : newlineProblem(newline, file, shape === 'json')
+  // In a form body a trailing newline changes the last field, so the body is refused for it. In JSON
+  // it is whitespace after the value that changes no field: the SDK verifies such a body as it is,
+  // and so does this command, with a note (the verdict is the signature's, never the newline's).
+  const jsonNewline = newline !== undefined && shape === 'json' ? newlineProblem(newline, file, true) : undefined
+  const newlineNote = newline === undefined || jsonNewline ? undefined : newlineProblem(newline, file, false)
 
   const declared = text(parsed, 'content-type')
   if (declared !== undefined) {
@@ -154,9 +158,13 @@ export async function verify(io: Io, argv: readonly string[]): Promise<ExitCode>
       else io.out(io.paint.red(`not verified (trailing_newline): ${message}`))
       return EXIT.failure
     }
-    if (json) io.out(jsonLine({ verified: true, event }))
+    const note = jsonNewline
+      ? `${jsonNewline.what}; your server's callbacks.verify accepts the body as it is.`
+      : undefined
+    if (json) io.out(jsonLine({ verified: true, event, ...(note ? { note } : {}) }))
     else {
       io.out(io.paint.green('verified: the signature matches'))
+      if (note) io.out(io.paint.yellow(`note: ${note}`))
       if (event.passwordIndex !== undefined) {
         io.out(
           io.paint.yellow(
@@ -186,12 +194,15 @@ export async function verify(io: Io, argv: readonly string[]): Promise<ExitCode>
         ? undefined
         : `${newlineNote.what}, and the body does not verify without ${newlineNote.them} either (${error.reason}). ${newlineNote.fix}`
     // With --json the newline is said in the message too, with or without --show-expected.
-    const message = what === undefined ? error.message : `${what} ${error.message}`
+    const jsonNote = jsonNewline ? ` (Note: ${jsonNewline.what}; it is not the cause.)` : ''
+    const message = what === undefined ? `${error.message}${jsonNote}` : `${what} ${error.message}`
     if (what !== undefined && !json) io.out(io.paint.red(`not verified (trailing_newline): ${what}`))
     if (!showExpected) {
       if (json) io.out(jsonLine({ ...reasons, message }))
       else {
-        io.out(io.paint.red(`not verified (${error.reason}): ${printable(error.message)}`))
+        io.out(
+          io.paint.red(`not verified (${error.reason}): ${printable(what === undefined ? message : error.message)}`),
+        )
         io.out(
           `The expected hash is not printed. To see it and why yours differs, run again with --show-expected (password from $${passwordEnv} or the prompt).`,
         )
