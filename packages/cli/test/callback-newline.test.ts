@@ -5,13 +5,12 @@
  */
 
 import { spawn } from 'node:child_process'
-import { once } from 'node:events'
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { BIN } from './build-bin.js'
-import { baseEnv, coreutilsHash, runCli, SAMPLE_CALLBACK } from './helpers.js'
+import { baseEnv, coreutilsHash, finished, runCli, SAMPLE_CALLBACK } from './helpers.js'
 
 const { password: PASSWORD, signedText: SIGNED_TEXT } = SAMPLE_CALLBACK
 const env = baseEnv({ PAYWIRE_CARD_PASSWORD: PASSWORD })
@@ -31,16 +30,7 @@ async function echoed(body: string, ...args: string[]) {
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
   })
-  let stdout = ''
-  let stderr = ''
-  child.stdout.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString('utf8')
-  })
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString('utf8')
-  })
-  const [code] = (await once(child, 'close')) as [number | null]
-  return { code, stdout, stderr }
+  return finished(child)
 }
 
 function noContradiction(stdout: string): void {

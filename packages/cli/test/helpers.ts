@@ -1,10 +1,11 @@
 /** Spawning the real `paywire` binary (bundled from source by build-bin.ts) and talking to it. */
 
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
+import { type ChildProcess, type ChildProcessByStdio, execFileSync, spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { createServer, type IncomingMessage, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { createInterface } from 'node:readline'
+import type { Readable, Writable } from 'node:stream'
 import { CardGateway } from '@paywire/card-gateway'
 import { afterEach } from 'vitest'
 import { BIN } from './build-bin.js'
@@ -31,6 +32,13 @@ export async function runCli(
     env: options.env ?? baseEnv(),
     stdio: ['pipe', 'pipe', 'pipe'],
   })
+  const result = finished(child)
+  child.stdin.end(options.input ?? '')
+  return result
+}
+
+/** A spawned process's exit code and whole output, once it has closed. */
+export async function finished(child: ChildProcessByStdio<Writable | null, Readable, Readable>): Promise<CliResult> {
   let stdout = ''
   let stderr = ''
   child.stdout.on('data', (chunk: Buffer) => {
@@ -39,7 +47,6 @@ export async function runCli(
   child.stderr.on('data', (chunk: Buffer) => {
     stderr += chunk.toString('utf8')
   })
-  child.stdin.end(options.input ?? '')
   const [code] = (await once(child, 'close')) as [number | null]
   return { code, stdout, stderr }
 }
