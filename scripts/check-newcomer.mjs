@@ -40,14 +40,13 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
+import { checkRunner } from './checks.mjs'
 import { PACKAGES, packAll } from './pack-all.mjs'
 
-const started = Date.now()
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)))
 const argv = process.argv.slice(2)
 const packsArg = argv.includes('--packs') ? argv[argv.indexOf('--packs') + 1] : undefined
 const keep = argv.includes('--keep')
-const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`
 
 // ─── Running things ──────────────────────────────────────────────────────────────────────────────
 
@@ -79,32 +78,7 @@ async function must(cmd, args, cwd, options) {
   return result
 }
 
-const failures = []
-/** Runs `fn` now; `report` prints its ok/FAIL line in declaration order. */
-function check(label, fn) {
-  const at = Date.now()
-  return Promise.resolve()
-    .then(fn)
-    .then(
-      (note) => ({ ok: true, label, text: `  ok   ${label} (${note ? `${note}, ` : ''}${seconds(Date.now() - at)})` }),
-      (error) => {
-        const output = `${String(error.stdout ?? '')}${String(error.stderr ?? '')}`.trim().slice(-3000)
-        return {
-          ok: false,
-          label,
-          text: `  FAIL ${label} (${seconds(Date.now() - at)})\n${output ? `${output.replace(/^/gm, '       ')}\n` : ''}       ${error.message}`,
-        }
-      },
-    )
-}
-async function report(...pending) {
-  const results = await Promise.all(pending)
-  for (const result of results) {
-    console.log(result.text)
-    if (!result.ok) failures.push(result.label)
-  }
-  return results.every((result) => result.ok)
-}
+const { check, report, exit } = checkRunner('newcomer')
 
 const work = mkdtempSync(join(tmpdir(), 'paywire-newcomer-'))
 const sims = []
@@ -113,13 +87,7 @@ async function finish() {
   await Promise.all(sims.map((sim) => sim.exited))
   if (keep) console.log(`kept ${work}`)
   else rmSync(work, { recursive: true, force: true })
-  const took = seconds(Date.now() - started)
-  console.log(
-    failures.length
-      ? `\n${failures.length} newcomer checks failed (${took}):\n${failures.map((f) => `  - ${f}`).join('\n')}`
-      : `\nall newcomer checks passed (${took})`,
-  )
-  process.exit(failures.length ? 1 : 0)
+  exit()
 }
 
 /** Fails the check: `contract` says which promise was broken, `detail` what was seen instead. */

@@ -39,11 +39,11 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
+import { checkRunner } from './checks.mjs'
 import { guideSources, locateDiagnostics, tsBlocks, writeBlocks } from './doc-blocks.mjs'
 import { PACKAGES, packAll } from './pack-all.mjs'
 import { measureOwnSize, measureShippedSize } from './size.mjs'
 
-const started = Date.now()
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)))
 const bin = (name) => join(root, 'node_modules', '.bin', name)
 
@@ -152,44 +152,11 @@ const dependents = names.filter((n) => n !== 'core')
 /** The CLI (a binary, no library entry): packed with the rest and checked on its own below, when all its dependencies are. */
 const cliPackage = !only && existsSync(join(root, 'packages', 'cli', 'src', 'bin.ts')) ? ['cli'] : []
 const pkg = (name) => `@paywire/${name}`
-const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`
-
-const failures = []
-/** Runs `fn` (sync or async) now; its `ok`/`FAIL` line is printed by `report`, in the order checks were declared. */
-function check(label, fn) {
-  const at = Date.now()
-  return Promise.resolve()
-    .then(fn)
-    .then(
-      (note) => ({ ok: true, label, text: `  ok   ${label} (${note ? `${note}, ` : ''}${seconds(Date.now() - at)})` }),
-      (error) => {
-        const output = `${String(error.stdout ?? '')}${String(error.stderr ?? '')}`.trim()
-        return {
-          ok: false,
-          label,
-          text: `  FAIL ${label} (${seconds(Date.now() - at)})\n${output ? `${output}\n` : ''}${error.message}`,
-        }
-      },
-    )
-}
-async function report(...pending) {
-  const results = await Promise.all(pending)
-  for (const result of results) {
-    console.log(result.text)
-    if (!result.ok) failures.push(result.label)
-  }
-  return results.every((result) => result.ok)
-}
+const { check, report, exit } = checkRunner('packaging')
 async function finish() {
   await copied // never removed while it is still being written
   rmSync(work, { recursive: true, force: true })
-  const took = seconds(Date.now() - started)
-  console.log(
-    failures.length
-      ? `\n${failures.length} packaging checks failed (${took}):\n${failures.map((f) => `  - ${f}`).join('\n')}`
-      : `\nall packaging checks passed (${took})`,
-  )
-  process.exit(failures.length ? 1 : 0)
+  exit()
 }
 
 const work = mkdtempSync(join(tmpdir(), 'paywire-pack-'))
