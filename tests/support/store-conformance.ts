@@ -6,7 +6,7 @@
  */
 
 import { randomUUID } from 'node:crypto'
-import type { ClaimStore, Intent, IntentStore } from '@paywire/core'
+import type { ClaimStore, Intent, IntentStore, Lease, NewEvent, ReleaseOptions, TakenEvent } from '@paywire/core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 /** A pair of stores under test, and how time passes for them. */
@@ -17,6 +17,8 @@ export interface StoreSubject {
   intents(): IntentStore
   /** The hold and keep used where a test waits for expiry: short real time on Redis. */
   readonly holdMs: number
+  /** How far the store's clock may be from this process's `Date.now()` (a receive time is the store's). */
+  readonly clockSkewMs: number
   /**
    * Lets `ms` go by, then resolves once `until()` holds: a test clock jumps at once; real time is
    * polled with a deadline (never a fixed sleep). Rejects when `until()` never holds.
@@ -83,156 +85,312 @@ const LONG = 60_000
 export function claimStoreContract(subject: () => StoreSubject): void {
   describe('ClaimStore contract', () => {
     const token = () => randomUUID()
+    const lease = (ms = LONG, maxAttempts = 8): Lease => ({ token: token(), ms, maxAttempts })
+    const event = (key: string, over: Partial<NewEvent> = {}): NewEvent => ({
+      key,
+      previousKeys: [],
+      fields: `{"id":"${key}"}`,
+      ref: `order:${key}`,
+      ...over,
+    })
+    const retryNow: ReleaseOptions = { retryInMs: 1, counted: true, error: 'Error: boom', dead: false }
 
-    it('a first claim is claimed; every other token is answered held while it is held, from any instance', async () => {
+    it('a new event recorded with a lease is taken by its token; any later record is known, from any instance', async () => {
       const s = subject()
-      const key = fresh('held')
-      expect(await s.claims().claim(key, token(), LONG)).toBe('claimed')
-      expect(await s.claims().claim(key, token(), LONG)).toBe('held')
-      expect(await s.claims().claim(key, token(), LONG)).toBe('held')
+      const key = fresh('taken')
+      expect(await s.claims().record(event(key), token(), LONG)).toBe('taken')
+      expect(await s.claims().record(event(key), token(), LONG)).toBe('known')
+      expect(await s.claims().record(event(key), token(), undefined)).toBe('known')
     })
 
-    it('a claim sent again with the same token (its reply lost) is claimed again, from any instance; others stay held', async () => {
+    it('a record sent again with the same token (its reply lost) answers as the first did; another token is told known', async () => {
       const s = subject()
-      const key = fresh('again')
+      const leased = fresh('again-leased')
       const mine = token()
-      expect(await s.claims().claim(key, mine, LONG)).toBe('claimed')
-      expect(await s.claims().claim(key, mine, LONG)).toBe('claimed')
-      expect(await s.claims().claim(key, token(), LONG)).toBe('held')
-      expect(await s.claims().claim(key, mine, LONG)).toBe('claimed')
+      expect(await s.claims().record(event(leased), mine, LONG)).toBe('taken')
+      expect(await s.claims().record(event(leased), mine, LONG)).toBe('taken')
+      expect(await s.claims().record(event(leased), token(), LONG)).toBe('known')
+      const pending = fresh('again-pending')
+      const other = token()
+      expect(await s.claims().record(event(pending), other, undefined)).toBe('recorded')
+      expect(await s.claims().record(event(pending), other, undefined)).toBe('recorded')
+      // Once someone else took it, the retry no longer finds it as it left it.
+      const taker = lease()
+      expect((await s.claims().take(pending, taker))?.event.attempts).toBe(1)
+      expect(await s.claims().record(event(pending), other, undefined)).toBe('known')
+    })
+
+    it('ten records of one key at once, each with its own token: exactly one is taken', async () => {
+      const s = subject()
+      const key = fresh('race')
+      const answers = await Promise.all(
+        Array.from({ length: 10 }, (_, i) => s.claims().record(event(key), token(), i % 2 === 0 ? LONG : undefined)),
+      )
+      expect(answers.filter((a) => a === 'taken' || a === 'recorded')).toHaveLength(1)
+      expect(answers.filter((a) => a === 'known')).toHaveLength(9)
+    })
+
+    it('a recorded event keeps its fields, ref and receive time exactly; take counts the attempt before the run', async () => {
+      const s = subject()
+      const key = fresh('fields')
+      const fields = JSON.stringify({ id: key, text: 'é 付款 🧾 \u0000 "q" \\', long: 'x'.repeat(65_536) })
+      const before = Date.now()
+      expect(await s.claims().record(event(key, { fields, ref: 'order ✓ 1' }), token(), undefined)).toBe('recorded')
+      const after = Date.now()
+      const taken = await s.claims().take(key, lease())
+      expect(taken?.dead).toBe(false)
+      expect(taken?.event).toMatchObject({ key, fields, ref: 'order ✓ 1', attempts: 1, state: 'running' })
+      expect(taken?.event.lastError).toBeUndefined()
+      const receivedAt = taken?.event.receivedAt ?? 0
+      expect(receivedAt).toBeGreaterThanOrEqual(before - s.clockSkewMs)
+      expect(receivedAt).toBeLessThanOrEqual(after + s.clockSkewMs)
     })
 
     it('keys are independent: holding one blocks no other', async () => {
       const s = subject()
       const key = fresh('a')
-      expect(await s.claims().claim(key, token(), LONG)).toBe('claimed')
-      expect(await s.claims().claim(`${key}:b`, token(), LONG)).toBe('claimed')
-      expect(await s.claims().claim(key.slice(0, -1), token(), LONG)).toBe('claimed')
+      expect(await s.claims().record(event(key), token(), LONG)).toBe('taken')
+      expect(await s.claims().record(event(`${key}:b`), token(), LONG)).toBe('taken')
+      expect(await s.claims().record(event(key.slice(0, -1)), token(), LONG)).toBe('taken')
     })
 
-    it('release by the holder frees the key: the next delivery claims it with its own token; releasing again changes nothing', async () => {
+    it('a running event is not taken again while its lease lasts, by take or takeDue', async () => {
       const s = subject()
-      const key = fresh('release')
-      const first = token()
-      await s.claims().claim(key, first, LONG)
-      await s.claims().release(key, first)
-      const second = token()
-      expect(await s.claims().claim(key, second, LONG)).toBe('claimed')
-      await s.claims().release(key, first) // the first holder's release sent again: the second still holds it
-      expect(await s.claims().claim(key, token(), LONG)).toBe('held')
+      const key = fresh('leased')
+      await s.claims().record(event(key), token(), LONG)
+      expect(await s.claims().take(key, lease())).toBeUndefined()
+      const due = await s.claims().takeDue(lease(), 1_000)
+      expect(due.map((t) => t.event.key)).not.toContain(key)
     })
 
-    it('release with another token changes nothing: the holder still holds the key', async () => {
-      const s = subject()
-      const key = fresh('release-other')
-      const mine = token()
-      await s.claims().claim(key, mine, LONG)
-      await s.claims().release(key, randomUUID())
-      await s.claims().release(key, `done:${mine}`)
-      await s.claims().release(key, `held:${mine}`)
-      expect(await s.claims().claim(key, token(), LONG)).toBe('held')
-      await s.claims().release(key, mine)
-      expect(await s.claims().claim(key, token(), LONG)).toBe('claimed')
-    })
-
-    it('complete by the holder answers true, and every later claim of the key is done while it is kept, from any instance', async () => {
+    it('complete by the holder answers true, drops the fields, and every later record is done, from any instance', async () => {
       const s = subject()
       const key = fresh('complete')
       const mine = token()
-      await s.claims().claim(key, mine, LONG)
+      await s.claims().record(event(key), mine, LONG)
       expect(await s.claims().complete(key, mine, LONG)).toBe(true)
-      expect(await s.claims().claim(key, token(), LONG)).toBe('done')
-      expect(await s.claims().claim(key, mine, LONG)).toBe('done')
+      expect(await s.claims().complete(key, mine, LONG)).toBe(true) // sent again after a lost reply
+      expect(await s.claims().record(event(key), token(), LONG)).toBe('done')
+      expect(await s.claims().record(event(key), mine, LONG)).toBe('done')
+      expect(await s.claims().take(key, lease())).toBeUndefined()
+      expect(await s.claims().release(key, mine, retryNow)).toBe(false)
+      expect(await s.claims().record(event(key), token(), undefined)).toBe('done')
     })
 
-    it('complete sent again by the same holder (its reply lost) answers true again and keeps the key done', async () => {
+    it('complete, renew or release with another token answers false and changes nothing', async () => {
       const s = subject()
-      const key = fresh('complete-again')
+      const key = fresh('other-token')
       const mine = token()
-      await s.claims().claim(key, mine, LONG)
+      await s.claims().record(event(key), mine, LONG)
+      expect(await s.claims().complete(key, token(), LONG)).toBe(false)
+      expect(await s.claims().renew(key, token(), LONG)).toBe(false)
+      expect(await s.claims().release(key, token(), retryNow)).toBe(false)
+      expect(await s.claims().renew(key, mine, LONG)).toBe(true)
       expect(await s.claims().complete(key, mine, LONG)).toBe(true)
-      expect(await s.claims().complete(key, mine, LONG)).toBe(true)
-      expect(await s.claims().claim(key, token(), LONG)).toBe('done')
-    })
-
-    it('complete is final: release by the same holder afterwards changes nothing', async () => {
-      const s = subject()
-      const key = fresh('complete-release')
-      const mine = token()
-      await s.claims().claim(key, mine, LONG)
-      await s.claims().complete(key, mine, LONG)
-      await s.claims().release(key, mine)
-      expect(await s.claims().claim(key, token(), LONG)).toBe('done')
-    })
-
-    it('complete with another token while the key is held answers false and changes nothing: the holder can still release', async () => {
-      const s = subject()
-      const key = fresh('complete-other')
-      const mine = token()
-      await s.claims().claim(key, mine, LONG)
-      expect(await s.claims().complete(key, randomUUID(), LONG)).toBe(false)
-      expect(await s.claims().complete(key, `held:${mine}`, LONG)).toBe(false)
-      await s.claims().release(key, mine)
-      expect(await s.claims().claim(key, token(), LONG)).toBe('claimed')
     })
 
     it('an empty token is refused: it would prove nobody', async () => {
       const s = subject()
       const key = fresh('empty-token')
-      await expect(s.claims().claim(key, '', LONG)).rejects.toThrow(/token/)
+      await expect(s.claims().record(event(key), '', LONG)).rejects.toThrow(/token/)
+      await expect(s.claims().take(key, { token: '', ms: LONG, maxAttempts: 3 })).rejects.toThrow(/token/)
       await expect(s.claims().complete(key, '', LONG)).rejects.toThrow(/token/)
-      await expect(s.claims().release(key, '')).rejects.toThrow(/token/)
-      expect(await s.claims().claim(key, token(), LONG)).toBe('claimed')
+      await expect(s.claims().renew(key, '', LONG)).rejects.toThrow(/token/)
+      await expect(s.claims().release(key, '', retryNow)).rejects.toThrow(/token/)
+      expect(await s.claims().record(event(key), token(), LONG)).toBe('taken')
     })
 
-    it('a claim whose holder never answers expires after holdMs: the next delivery claims the key', async () => {
+    it('a counted release makes the event pending until its retry time, then any instance takes it as attempt 2', async () => {
+      const s = subject()
+      const key = fresh('release')
+      const mine = token()
+      await s.claims().record(event(key), mine, LONG)
+      expect(
+        await s.claims().release(key, mine, { retryInMs: s.holdMs, counted: true, error: 'Error: boom', dead: false }),
+      ).toBe(true)
+      // Sent again after a lost reply: acknowledged, the attempt not given back twice.
+      expect(
+        await s.claims().release(key, mine, { retryInMs: s.holdMs, counted: true, error: 'Error: boom', dead: false }),
+      ).toBe(true)
+      expect(await s.claims().take(key, lease())).toBeUndefined()
+      expect(await s.claims().record(event(key), token(), LONG)).toBe('known')
+      let taken: TakenEvent | undefined
+      await s.pass(s.holdMs, async () => {
+        taken = await s.claims().take(key, lease())
+        return taken !== undefined
+      })
+      expect(taken?.event).toMatchObject({ attempts: 2, state: 'running', lastError: 'Error: boom' })
+      expect(await s.claims().complete(key, mine, LONG)).toBe(false) // the first runner no longer holds it
+    })
+
+    it('an uncounted release gives the attempt back (a temporary failure)', async () => {
+      const s = subject()
+      const key = fresh('uncounted')
+      const mine = token()
+      await s.claims().record(event(key), mine, LONG)
+      await s.claims().release(key, mine, { retryInMs: 1, counted: false, error: undefined, dead: false })
+      let taken: TakenEvent | undefined
+      await s.pass(1, async () => {
+        taken = await s.claims().take(key, lease())
+        return taken !== undefined
+      })
+      expect(taken?.event.attempts).toBe(1)
+    })
+
+    it('a dead event is listed with its fields and reason, never taken, and retry makes it due with attempts reset and its receive time kept', async () => {
+      const s = subject()
+      const key = fresh('dead')
+      const mine = token()
+      await s.claims().record(event(key, { fields: '{"dead":true}' }), mine, LONG)
+      const first = await s.claims().take(key, lease()) // running: not due
+      expect(first).toBeUndefined()
+      expect(await s.claims().release(key, mine, { retryInMs: 1, counted: true, error: 'TypeError: x', dead: true })).toBe(
+        true,
+      )
+      expect(await s.claims().record(event(key), token(), LONG)).toBe('known')
+      expect(await s.claims().take(key, lease())).toBeUndefined()
+      expect((await s.claims().takeDue(lease(), 1_000)).map((t) => t.event.key)).not.toContain(key)
+      const listed = (await s.claims().failedEvents(10_000)).find((e) => e.key === key)
+      expect(listed).toMatchObject({ key, fields: '{"dead":true}', state: 'dead', attempts: 1, lastError: 'TypeError: x' })
+      expect(await s.claims().retry(key)).toBe(true)
+      expect(await s.claims().retry(key)).toBe(false) // no longer dead
+      expect((await s.claims().failedEvents(10_000)).map((e) => e.key)).not.toContain(key)
+      const again = await s.claims().take(key, lease())
+      expect(again?.event).toMatchObject({ attempts: 1, receivedAt: listed?.receivedAt, fields: '{"dead":true}' })
+      expect(await s.claims().retry(fresh('never-recorded'))).toBe(false)
+    })
+
+    it('a lease that ends (its holder died) makes the event due: taken by another token as the next attempt; the old holder can no longer complete, renew or release it', async () => {
       const s = subject()
       const key = fresh('expire')
-      await s.claims().claim(key, token(), s.holdMs)
-      expect(await s.claims().claim(key, token(), s.holdMs)).toBe('held')
-      const next = token()
-      await s.pass(s.holdMs, async () => (await s.claims().claim(key, next, LONG)) === 'claimed')
-    })
-
-    it('a stale holder (its claim expired, another took the key) can neither release nor complete it', async () => {
-      const s = subject()
-      const key = fresh('stale')
       const stale = token()
-      await s.claims().claim(key, stale, s.holdMs)
-      const current = token()
-      await s.pass(s.holdMs, async () => (await s.claims().claim(key, current, LONG)) === 'claimed')
-      await s.claims().release(key, stale)
+      await s.claims().record(event(key), stale, s.holdMs)
+      const next = lease()
+      let taken: TakenEvent | undefined
+      await s.pass(s.holdMs, async () => {
+        taken = await s.claims().take(key, next)
+        return taken !== undefined
+      })
+      expect(taken?.event.attempts).toBe(2)
       expect(await s.claims().complete(key, stale, LONG)).toBe(false)
-      expect(await s.claims().claim(key, stale, LONG)).toBe('held') // still held by the current holder…
-      await s.claims().release(key, current) // …who was not completed by the stale one
-      expect(await s.claims().claim(key, token(), LONG)).toBe('claimed')
+      expect(await s.claims().renew(key, stale, LONG)).toBe(false)
+      expect(await s.claims().release(key, stale, retryNow)).toBe(false)
+      expect(await s.claims().complete(key, next.token, LONG)).toBe(true)
     })
 
-    it('a holder whose claim expired still records its outcome with complete when nobody holds the key', async () => {
+    it('a holder whose lease ended still completes while nobody took the event', async () => {
       const s = subject()
       const key = fresh('late-complete')
       const mine = token()
-      await s.claims().claim(key, mine, s.holdMs)
-      await s.pass(s.holdMs, async () => {
-        // Probing takes the key when it is free; hand it back so the key is "expired, not taken".
-        const probe = token()
-        const state = await s.claims().claim(key, probe, LONG)
-        if (state === 'claimed') await s.claims().release(key, probe)
-        return state === 'claimed'
-      })
+      await s.claims().record(event(key), mine, s.holdMs)
+      // A probe leased a moment later: once it is due, the first lease has ended too.
+      const probe = fresh('probe')
+      await s.claims().record(event(probe), token(), s.holdMs)
+      await s.pass(s.holdMs, async () => (await s.claims().take(probe, lease())) !== undefined)
+      expect(await s.claims().renew(key, mine, LONG)).toBe(true)
       expect(await s.claims().complete(key, mine, LONG)).toBe(true)
-      expect(await s.claims().claim(key, token(), LONG)).toBe('done')
     })
 
-    it('a completed key is kept for keepMs, then a delivery may claim it again', async () => {
+    it('an event whose every run ended with no outcome (its process died each time) is set aside as dead after maxAttempts, not run again', async () => {
+      const s = subject()
+      const key = fresh('poison')
+      await s.claims().record(event(key), token(), s.holdMs)
+      let taken: TakenEvent | undefined
+      await s.pass(s.holdMs, async () => {
+        taken = await s.claims().take(key, { token: token(), ms: s.holdMs, maxAttempts: 2 })
+        return taken !== undefined
+      })
+      expect(taken).toMatchObject({ dead: false, event: { attempts: 2 } })
+      await s.pass(s.holdMs, async () => {
+        taken = await s.claims().take(key, { token: token(), ms: s.holdMs, maxAttempts: 2 })
+        return taken !== undefined
+      })
+      expect(taken?.dead).toBe(true)
+      expect(taken?.event.state).toBe('dead')
+      const listed = (await s.claims().failedEvents(10_000)).find((e) => e.key === key)
+      expect(listed?.attempts).toBe(2)
+      expect(listed?.lastError).toMatch(/no outcome/)
+    })
+
+    it('takeDue takes only due events, at most the limit, and two instances taking at once never share one', async () => {
+      const s = subject()
+      const keys = Array.from({ length: 40 }, (_, i) => fresh(`due-${i}`))
+      for (const key of keys) expect(await s.claims().record(event(key), token(), undefined)).toBe('recorded')
+      const held = fresh('held-not-due')
+      await s.claims().record(event(held), token(), LONG)
+      const limited = await s.claims().takeDue(lease(), 3)
+      expect(limited).toHaveLength(3)
+      const [a, b, c] = await Promise.all([
+        s.claims().takeDue(lease(), 1_000),
+        s.claims().takeDue(lease(), 1_000),
+        s.claims().takeDue(lease(), 1_000),
+      ])
+      const all = [...limited, ...(a ?? []), ...(b ?? []), ...(c ?? [])].map((t) => t.event.key).filter((k) => keys.includes(k))
+      expect(new Set(all).size).toBe(all.length)
+      expect(new Set(all)).toStrictEqual(new Set(keys))
+      expect(all).not.toContain(held)
+    })
+
+    it('previous keys: an event done under a key an earlier version built is done; a pending one under it does not block', async () => {
+      const s = subject()
+      const old = fresh('v1')
+      const mine = token()
+      await s.claims().record(event(old), mine, LONG)
+      await s.claims().complete(old, mine, LONG)
+      expect(await s.claims().record(event(fresh('v2'), { previousKeys: [fresh('other'), old] }), token(), LONG)).toBe('done')
+      const pendingOld = fresh('v1-pending')
+      await s.claims().record(event(pendingOld), token(), LONG)
+      expect(await s.claims().record(event(fresh('v2'), { previousKeys: [pendingOld] }), token(), LONG)).toBe('taken')
+    })
+
+    it('forget erases every record of the payment, done or not, and nothing else; a later delivery is a new event', async () => {
+      const s = subject()
+      const ref = fresh('ref')
+      const done = fresh('forget-done')
+      const pending = fresh('forget-pending')
+      const dead = fresh('forget-dead')
+      const other = fresh('forget-other')
+      const t = token()
+      await s.claims().record(event(done, { ref }), t, LONG)
+      await s.claims().complete(done, t, LONG)
+      await s.claims().record(event(pending, { ref }), token(), undefined)
+      const d = token()
+      await s.claims().record(event(dead, { ref }), d, LONG)
+      await s.claims().release(dead, d, { retryInMs: 1, counted: true, error: 'Error: x', dead: true })
+      await s.claims().record(event(other), token(), undefined)
+      expect(await s.claims().forget(ref)).toBe(3)
+      expect(await s.claims().forget(ref)).toBe(0)
+      expect((await s.claims().failedEvents(10_000)).map((e) => e.key)).not.toContain(dead)
+      expect(await s.claims().record(event(done, { ref }), token(), LONG)).toBe('taken')
+      expect(await s.claims().record(event(other), token(), LONG)).toBe('known')
+    })
+
+    it('a done key is kept for keepMs; a delivery after that is a new event', async () => {
       const s = subject()
       const key = fresh('keep')
       const mine = token()
-      await s.claims().claim(key, mine, LONG)
+      await s.claims().record(event(key), mine, LONG)
       await s.claims().complete(key, mine, s.holdMs)
-      expect(await s.claims().claim(key, token(), LONG)).toBe('done')
-      const again = token()
-      await s.pass(s.holdMs, async () => (await s.claims().claim(key, again, LONG)) === 'claimed')
+      expect(await s.claims().record(event(key), token(), LONG)).toBe('done')
+      await s.pass(s.holdMs, async () => (await s.claims().record(event(key), token(), LONG)) === 'taken')
+    })
+
+    it('prune deletes done keys whose keep ended, and no other record', async () => {
+      const s = subject()
+      const short = fresh('prune-short')
+      const long = fresh('prune-long')
+      const pending = fresh('prune-pending')
+      const a = token()
+      const b = token()
+      await s.claims().record(event(short), a, LONG)
+      await s.claims().complete(short, a, s.holdMs)
+      await s.claims().record(event(long), b, LONG)
+      await s.claims().complete(long, b, LONG)
+      await s.claims().record(event(pending), token(), undefined)
+      await s.pass(s.holdMs, async () => (await s.claims().prune(LONG)) >= 1)
+      expect(await s.claims().record(event(long), token(), LONG)).toBe('done')
+      expect(await s.claims().record(event(pending), token(), LONG)).toBe('known')
+      expect(await s.claims().record(event(short), token(), LONG)).toBe('taken')
     })
 
     it('keys with spaces, colons, unicode and combining marks are distinct keys, byte for byte', async () => {
@@ -247,15 +405,14 @@ export function claimStoreContract(subject: () => StoreSubject): void {
         `${id} 付款 ✓ 🧾`,
         `${id}\n\t\u0000`,
         `${id}${'x'.repeat(10_000)}`,
-        '',
       ]
       const tokens = keys.map(() => token())
-      const states = await Promise.all(keys.map((key, i) => s.claims().claim(key, tokens[i] as string, LONG)))
-      expect(states.every((state) => state === 'claimed')).toBe(true)
+      const states = await Promise.all(keys.map((key, i) => s.claims().record(event(key), tokens[i] as string, LONG)))
+      expect(states.every((state) => state === 'taken')).toBe(true)
       for (const [i, key] of keys.entries()) {
-        expect(await s.claims().claim(key, token(), LONG)).toBe('held')
+        expect(await s.claims().record(event(key), token(), LONG)).toBe('known')
         expect(await s.claims().complete(key, tokens[i] as string, LONG)).toBe(true)
-        expect(await s.claims().claim(key, token(), LONG)).toBe('done')
+        expect(await s.claims().record(event(key), token(), LONG)).toBe('done')
       }
     })
   })

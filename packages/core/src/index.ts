@@ -46,8 +46,19 @@ export { DEFAULT_SETTLE_AFTER_MS } from './reconcile.js'
 export type { BackoffOptions } from './retry.js'
 export { DEFAULT_BACKOFF } from './retry.js'
 export { redactHeaders, Secret } from './secret.js'
-export type { ClaimState, ClaimStore, Intent, IntentOutcome, IntentStore } from './stores.js'
-export { claimToken, MemoryClaimStore, MemoryIntentStore } from './stores.js'
+export type {
+  ClaimStore,
+  Lease,
+  NewEvent,
+  RecordAnswer,
+  ReleaseOptions,
+  StoredEvent,
+  StoredEventState,
+  TakenEvent,
+} from './claims.js'
+export { MemoryClaimStore } from './claims.js'
+export type { Intent, IntentOutcome, IntentStore } from './stores.js'
+export { MemoryIntentStore } from './stores.js'
 export type {
   AttemptMessage,
   CallbackMessage,
