@@ -244,14 +244,20 @@ export function claimStoreContract(subject: () => StoreSubject): void {
       await s.claims().record(event(key, { fields: '{"dead":true}' }), mine, LONG)
       const first = await s.claims().take(key, lease()) // running: not due
       expect(first).toBeUndefined()
-      expect(await s.claims().release(key, mine, { retryInMs: 1, counted: true, error: 'TypeError: x', dead: true })).toBe(
-        true,
-      )
+      expect(
+        await s.claims().release(key, mine, { retryInMs: 1, counted: true, error: 'TypeError: x', dead: true }),
+      ).toBe(true)
       expect(await s.claims().record(event(key), token(), LONG)).toBe('known')
       expect(await s.claims().take(key, lease())).toBeUndefined()
       expect((await s.claims().takeDue(lease(), 1_000)).map((t) => t.event.key)).not.toContain(key)
       const listed = (await s.claims().failedEvents(10_000)).find((e) => e.key === key)
-      expect(listed).toMatchObject({ key, fields: '{"dead":true}', state: 'dead', attempts: 1, lastError: 'TypeError: x' })
+      expect(listed).toMatchObject({
+        key,
+        fields: '{"dead":true}',
+        state: 'dead',
+        attempts: 1,
+        lastError: 'TypeError: x',
+      })
       expect(await s.claims().retry(key)).toBe(true)
       expect(await s.claims().retry(key)).toBe(false) // no longer dead
       expect((await s.claims().failedEvents(10_000)).map((e) => e.key)).not.toContain(key)
@@ -325,7 +331,9 @@ export function claimStoreContract(subject: () => StoreSubject): void {
         s.claims().takeDue(lease(), 1_000),
         s.claims().takeDue(lease(), 1_000),
       ])
-      const all = [...limited, ...(a ?? []), ...(b ?? []), ...(c ?? [])].map((t) => t.event.key).filter((k) => keys.includes(k))
+      const all = [...limited, ...(a ?? []), ...(b ?? []), ...(c ?? [])]
+        .map((t) => t.event.key)
+        .filter((k) => keys.includes(k))
       expect(new Set(all).size).toBe(all.length)
       expect(new Set(all)).toStrictEqual(new Set(keys))
       expect(all).not.toContain(held)
@@ -337,7 +345,9 @@ export function claimStoreContract(subject: () => StoreSubject): void {
       const mine = token()
       await s.claims().record(event(old), mine, LONG)
       await s.claims().complete(old, mine, LONG)
-      expect(await s.claims().record(event(fresh('v2'), { previousKeys: [fresh('other'), old] }), token(), LONG)).toBe('done')
+      expect(await s.claims().record(event(fresh('v2'), { previousKeys: [fresh('other'), old] }), token(), LONG)).toBe(
+        'done',
+      )
       const pendingOld = fresh('v1-pending')
       await s.claims().record(event(pendingOld), token(), LONG)
       expect(await s.claims().record(event(fresh('v2'), { previousKeys: [pendingOld] }), token(), LONG)).toBe('taken')

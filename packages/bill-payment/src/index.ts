@@ -1,13 +1,11 @@
 /** `@paywire/bill-payment`: typed client of the bill payment service (catalog, transactions). */
 
 // The core symbols every paywire package re-exports, the same list in each: one import covers calls,
-// errors, secrets and the stores of the journal and the callback inbox; and, as this service answers
+// errors, secrets and the store of the journal; and, as this service answers
 // errors as ProblemDetails (RFC 9457), the ProblemDetails names its errors rest on.
 export type {
   AnswerSchema,
   CallOptions,
-  ClaimState,
-  ClaimStore,
   ClientOptions,
   Intent,
   IntentOutcome,
@@ -28,7 +26,6 @@ export {
   ApiError,
   ApiPromise,
   ConnectionError,
-  MemoryClaimStore,
   MemoryIntentStore,
   PaywireError,
   ProblemDetailsError,

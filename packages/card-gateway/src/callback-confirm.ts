@@ -30,10 +30,10 @@ export type Confirmation =
 
 /**
  * Whether `event` must be confirmed before it is acted on: an S2S callback verified by the
- * card-md5-strrev formula, whose hash authenticates the transaction only.
+ * card-md5-strrev formula, whose hash authenticates the transaction only, and not yet confirmed.
  */
 export function needsConfirmation(event: CallbackEvent): boolean {
-  return event.authenticated === 'transaction-only'
+  return event.authenticated === 'transaction-only' && event.confirmedBy === undefined
 }
 
 /**

@@ -1,29 +1,39 @@
 /**
- * The callback inbox: verify the raw body, claim the platform's dedupe key, answer `OK` at once
- * (five time-outs block the URL for every merchant on it), then run the merchant's `onEvent` once
- * per key across every instance sharing the claim store. A delivery is acknowledged only when this
- * instance starts `onEvent` or the key is already done: never while the event is left unprocessed.
+ * The callback inbox: verify the raw body, record the event in the store, answer `OK` at once (five
+ * time-outs block the URL for every merchant on it), then run the merchant's `onEvent` from the
+ * record, once per key across every instance sharing the store. Record, then acknowledge: a
+ * delivery is answered 200 only once its event is recorded (or done), so a process that dies after
+ * the answer, an `onEvent` that throws or a store that restarts never loses it: recovery runs it.
  */
 
 import {
   type CallbackMessage,
-  type ClaimState,
   type ClaimStore,
   type Clock,
-  claimToken,
   type Logger,
   MemoryClaimStore,
   PaywireError,
   RequestValidationError,
   SignatureVerificationError,
+  type StoredEvent,
   systemClock,
 } from '@paywire/core'
-import { errorClass, logLine, traced, tracingIfObserved } from '@paywire/core/engine'
-import { confirmByLookup, confirmedDedupeKey, needsConfirmation, type TransStatusLookup } from './callback-confirm.js'
-import { type CallbackEvent, type CallbackOptions, dedupeKey } from './callback-event.js'
+import {
+  type Acceptance,
+  errorClass,
+  Inbox,
+  logLine,
+  type RunOutcome,
+  traced,
+  tracingIfObserved,
+} from '@paywire/core/engine'
+import { confirmByLookup, needsConfirmation, type TransStatusLookup } from './callback-confirm.js'
+import type { CallbackEvent, CallbackOptions } from './callback-event.js'
 import { DEFAULT_CALLBACK_MAX_BYTES } from './callback-limits.js'
 import { answer, type CallbackResponse, type NodeRequestLike, readFetchBody, readNodeBody } from './callback-read.js'
-import { callbackMessage, claimEvent, word } from './callback-telemetry.js'
+import { checkStoreFields, eventOf, type FieldEncryption, peekEvent, recordOf } from './callback-record.js'
+import { callbackMessage, word } from './callback-telemetry.js'
+import { CardGatewayError } from './errors.js'
 
 /** What the inbox needs of `gw.callbacks`: the verification of a raw body into its event. */
 export interface CallbackVerifier {
@@ -31,34 +41,85 @@ export interface CallbackVerifier {
 }
 
 export type { CallbackResponse, NodeRequestLike } from './callback-read.js'
+export type { FieldEncryption } from './callback-record.js'
+
+/** What `onEvent` is told besides the event: its key in the store, this run's attempt, when it came. */
+export interface CallbackContext {
+  /**
+   * The event's key in the inbox's store: pass it to `PostgresInbox.runOnce`, so your effects and
+   * the inbox agree on what one event is.
+   */
+  readonly key: string
+  /** This run's attempt, from 1 (counted before the run starts). */
+  readonly attempt: number
+  /** When the event was first recorded, in ms since the epoch (kept across retries). */
+  readonly receivedAt: number
+}
+
+/** An event set aside after `maxAttempts` runs without success, as `handler.failedEvents()` lists it. */
+export interface FailedCallback {
+  /** What `handler.retry(key)` takes. */
+  readonly key: string
+  /** The payment's order (`order_number` or `order_id`). */
+  readonly ref: string
+  readonly receivedAt: number
+  readonly attempts: number
+  /** The last run's error, class and message. */
+  readonly lastError: string | undefined
+  /** The stored fields, or `undefined` when they cannot be read (an `encryption` that fails). */
+  readonly event: CallbackEvent | undefined
+}
 
 /** Options of `gw.callbacks.handler()`. */
 export interface CallbackHandlerOptions extends CallbackOptions {
   /**
-   * Your processing of a verified event: runs after the answer, once per dedupe key. Make it
-   * idempotent by the event's id: it runs a second time only when the store could not record it as
-   * done within `holdMs` (Redis unreachable for the whole hold, or `onEvent` slower than `holdMs`),
-   * and `onError` hears of it then.
+   * Your processing of a verified event: runs after the answer, from the stored record, until it
+   * returns (at most `maxAttempts` times when it keeps throwing). Make it idempotent (with
+   * `PostgresInbox.runOnce(context.key, …)`, or a unique index): a run whose process dies before
+   * its done mark is stored runs again. `event.hash` is empty: the hash was verified on receipt.
    */
-  onEvent(event: CallbackEvent): Promise<void> | void
-  /** Shared by every instance of your service (`RedisClaimStore`); default: one in-memory store per handler. */
-  store?: ClaimStore
+  onEvent(event: CallbackEvent, context: CallbackContext): Promise<void> | void
   /**
-   * How long a claim is held while `onEvent` runs, in ms; size it above your slowest `onEvent`. A
-   * claim whose holder lost its connection to the store expires after it, and a redelivery then runs
-   * the event. Default 60 000.
+   * Where events are recorded: `PostgresClaimStore` or `RedisClaimStore`, shared by every instance of
+   * your service. Default: a `MemoryClaimStore`, which a crash empties (it warns outside tests).
+   */
+  store?: ClaimStore
+  /** `onEvent`s running at once on this instance (the bound limits running, never accepting). Default 8. */
+  concurrency?: number
+  /**
+   * A run's lease in ms, renewed every third of it while `onEvent` runs: when its process dies,
+   * another instance takes the event once the lease ends. Default 60 000.
    */
   holdMs?: number
-  /** How long a processed key is remembered, so redeliveries are dropped, in ms. Default 7 days. */
+  /** How long a done key is remembered, so redeliveries are answered without running, in ms. Default 7 days. */
   keepMs?: number
   /**
-   * Hears an `onEvent` that threw or a store that failed. The gateway already had its `200`, so record
-   * the event here for a retry; without `onError`, it is written to `console.error` (identity only).
-   * On card-md5-strrev it also hears a status lookup that failed (answered 503) or knew no such
-   * transaction (400), and a callback whose claimed state differs from the lookup (field names only).
+   * Runs of one event before it is set aside as dead (`onError` hears it, `failedEvents()` lists it,
+   * `retry(key)` runs it again). A run that throws counts, and so does one whose process died (an
+   * event that kills its process stops there instead of killing every instance in turn); one that
+   * failed while the store was unreachable does not. Default 8.
+   */
+  maxAttempts?: number
+  /** Delays between runs of a failing event: `baseDelayMs` (default 1 000) times 4 per attempt, at most `maxDelayMs` (default 15 minutes), ±20 %. */
+  retryBackoff?: { baseDelayMs?: number; maxDelayMs?: number }
+  /**
+   * How often this handler looks for events to recover (a dead instance's, and failed runs whose
+   * retry time came), in ms, jittered ±50 %; it also prunes done keys hourly. `0` turns the interval
+   * off: call `handler.recover()` from a scheduler (serverless). Default 30 000.
+   */
+  recoverEveryMs?: number
+  /** Fields to store besides `CALLBACK_STORED_FIELDS` (a field your account adds that `onEvent` reads). */
+  storeFields?: readonly string[]
+  /** Encrypts the stored fields with your own keys. */
+  encryption?: FieldEncryption
+  /**
+   * Hears every failure: an `onEvent` that threw (it runs again later), an event set aside
+   * (`DeadLetterError`), a store that failed, and on card-md5-strrev a confirming lookup that failed
+   * or a callback whose claimed state differs from the lookup (field names only). Without it, the
+   * client's logger hears them at warn (or `console.error`), with the event's ids only.
    */
   onError?(error: unknown, event: CallbackEvent | undefined): void
-  /** The monotonic clock that times retries of the store (tests inject a fake one). Default: the real clock. */
+  /** The monotonic clock of the store's retries (tests inject one). Default: the real clock. */
   clock?: Clock
 }
 
@@ -68,44 +129,40 @@ export interface NodeResponseLike {
   end(body: string): unknown
 }
 
+const DEFAULT_CONCURRENCY = 8
 const DEFAULT_HOLD_MS = 60_000
-/**
- * A claim is sent up to this many times, with the same token, before the delivery is answered 503:
- * a claim whose reply was lost on a dropped connection ran, and only its token can recognise it.
- */
-const CLAIM_ATTEMPTS = 3
-/** Pauses between attempts at the store: doubling from the first, never above the last. */
-const FIRST_PAUSE_MS = 20
-const MAX_PAUSE_MS = 1_000
-const STATES: ReadonlySet<unknown> = new Set<ClaimState>(['claimed', 'held', 'done'])
-// A week covers every redelivery schedule published for such gateways, and a key costs ~100 bytes.
+// A week covers every redelivery schedule published for such gateways; a done key costs ~100 bytes.
 const DEFAULT_KEEP_MS = 7 * 24 * 60 * 60 * 1000
+const DEFAULT_MAX_ATTEMPTS = 8
+const DEFAULT_BACKOFF = { baseDelayMs: 1_000, maxDelayMs: 15 * 60 * 1000 }
+const DEFAULT_RECOVER_EVERY_MS = 30_000
 
 function refuse(path: string, message: string): never {
   throw new RequestValidationError('callbacks.handler', [{ path, message }], 'options')
 }
 
-function checkDuration(name: string, value: number | undefined, fallback: number): number {
+function whole(name: string, value: number | undefined, fallback: number, min: number): number {
   if (value === undefined) return fallback
-  if (!Number.isSafeInteger(value) || value < 1) refuse(name, 'must be a whole number of ms >= 1')
+  if (!Number.isSafeInteger(value) || value < min) refuse(name, `must be a whole number >= ${min}`)
   return value
 }
 
 /**
  * A framework-neutral callback endpoint. `handle(rawBody)` gives the answer to send; the adapters
- * (`node`, `fetch`) read the raw body themselves and send it. `onEvent` runs after the answer:
- * `drain()` waits for the runs in progress (graceful shutdown, tests).
+ * (`node`, `fetch`) read the raw body themselves and send it. `onEvent` runs after the answer, from
+ * the stored record: `drain()` waits for what this instance started, `recover()` runs what another
+ * left, `close()` stops the recovery interval.
  */
 export class CallbackHandler {
   readonly #callbacks: CallbackVerifier
   readonly #options: CallbackHandlerOptions
-  readonly #store: ClaimStore
-  readonly #holdMs: number
-  readonly #keepMs: number
-  readonly #running = new Set<Promise<void>>()
   readonly #logger: Logger | undefined
-  readonly #clock: Clock
   readonly #lookup: TransStatusLookup | undefined
+  readonly #inbox: Inbox
+  readonly #fields: readonly string[]
+  readonly #encryption: FieldEncryption | undefined
+  /** The events being run, decoded: what a report made during the run names. */
+  readonly #current = new Map<string, CallbackEvent>()
 
   /** @internal */
   constructor(
@@ -115,25 +172,45 @@ export class CallbackHandler {
     lookup?: TransStatusLookup,
   ) {
     if (typeof options?.onEvent !== 'function') refuse('onEvent', 'must be a function')
+    const encryption = options.encryption
+    if (
+      encryption !== undefined &&
+      (typeof encryption?.encrypt !== 'function' || typeof encryption?.decrypt !== 'function')
+    ) {
+      refuse('encryption', 'must have encrypt(text) and decrypt(text) functions')
+    }
+    const backoff = options.retryBackoff ?? {}
+    const baseDelayMs = whole('retryBackoff.baseDelayMs', backoff.baseDelayMs, DEFAULT_BACKOFF.baseDelayMs, 1)
+    const maxDelayMs = whole('retryBackoff.maxDelayMs', backoff.maxDelayMs, DEFAULT_BACKOFF.maxDelayMs, baseDelayMs)
     this.#callbacks = callbacks
     this.#lookup = lookup
     this.#options = options
     this.#logger = logger
-    this.#clock = options.clock ?? systemClock
-    this.#store = options.store ?? new MemoryClaimStore({ clock: this.#clock })
-    this.#holdMs = checkDuration('holdMs', options.holdMs, DEFAULT_HOLD_MS)
-    this.#keepMs = checkDuration('keepMs', options.keepMs, DEFAULT_KEEP_MS)
+    this.#encryption = encryption
+    this.#fields = checkStoreFields(options.storeFields)
+    const clock = options.clock ?? systemClock
+    this.#inbox = new Inbox({
+      service: 'card-gateway',
+      operation: 'callbacks.handler',
+      store: options.store ?? new MemoryClaimStore({ clock }),
+      concurrency: whole('concurrency', options.concurrency, DEFAULT_CONCURRENCY, 1),
+      holdMs: whole('holdMs', options.holdMs, DEFAULT_HOLD_MS, 1),
+      keepMs: whole('keepMs', options.keepMs, DEFAULT_KEEP_MS, 1),
+      maxAttempts: whole('maxAttempts', options.maxAttempts, DEFAULT_MAX_ATTEMPTS, 1),
+      backoff: { baseDelayMs, maxDelayMs },
+      recoverEveryMs: whole('recoverEveryMs', options.recoverEveryMs, DEFAULT_RECOVER_EVERY_MS, 0),
+      clock,
+      run: (stored, attempt) => this.#run(stored, attempt),
+      report: (error, stored) => this.#report(error, this.#eventOf(stored)),
+    })
   }
 
   /**
-   * Verifies `rawBody` (refused: 400 with the reason only, never the body), claims its dedupe key with
-   * a fresh token and answers: 200 `OK` when this instance now holds the key (`onEvent` starts right
-   * after) or the key is done (nothing run); 503 `in_progress` while another claim holds it (being
-   * processed, or held by a holder that lost its connection, until its `holdMs` ends); 503
-   * `store_unavailable` when the store failed every attempt. A 503 makes the gateway deliver again.
-   * A card-md5-strrev S2S callback is confirmed by a status lookup before the claim: 503
-   * `lookup_unavailable` when the lookup fails, 400 `unknown_transaction` when the gateway knows no
-   * such transaction; the key and `onEvent` then use the gateway's state, never the claimed one.
+   * Verifies `rawBody` (refused: 400 with the reason only, never the body; 413 past the size cap)
+   * and records its event before answering: 200 `OK` once it is recorded (or was already, or is
+   * done); 503 `store_unavailable` when the store could not record it within 5 s (three attempts
+   * with one token), and 503 `in_progress` while a former version's claim holds it (during an
+   * upgrade): a 503 makes the gateway deliver again. Nothing is acknowledged that is not recorded.
    */
   handle(rawBody: string | Buffer | Uint8Array): Promise<CallbackResponse> {
     // paywire:callback, only when someone subscribes: the answer and the event's type, never its body.
@@ -163,38 +240,79 @@ export class CallbackHandler {
       }
       throw error
     }
-    if (needsConfirmation(event)) {
-      const confirmed = await this.#confirm(event)
-      if ('status' in confirmed) return confirmed
-      event = confirmed.event
-    }
     if (traced !== undefined) {
       traced.eventType = word(event.type ?? event.action)
       traced.eventStatus = word(event.status)
     }
-    const key = `callback:${event.confirmedBy === 'lookup' ? confirmedDedupeKey(event) : dedupeKey(event)}`
-    // One token for this delivery: every attempt below sends it, so a claim that ran but whose reply
-    // was lost is recognised as ours, not taken for another holder's.
-    const token = claimToken()
-    const claimedAt = this.#clock.now()
-    let state: ClaimState
-    try {
-      state = await this.#claim(key, token)
-    } catch (error) {
-      claimEvent('claim', undefined, error)
-      this.#report(error, event)
-      return answer(503, 'store_unavailable')
-    }
-    claimEvent('claim', state)
-    if (traced !== undefined) traced.claim = state
-    if (state === 'held') return answer(503, 'in_progress')
-    if (state === 'claimed') this.#track(this.#process(event, key, token, claimedAt + this.#holdMs))
+    const accepted = await this.#accept(event)
+    if (traced !== undefined) traced.claim = accepted
+    if (accepted === 'unavailable') return answer(503, 'store_unavailable')
+    if (accepted === 'held') return answer(503, 'in_progress')
     return answer(200, 'OK')
   }
 
-  /** Resolves when every `onEvent` started so far has finished. */
-  async drain(): Promise<void> {
-    while (this.#running.size > 0) await Promise.allSettled([...this.#running])
+  async #accept(event: CallbackEvent): Promise<Acceptance> {
+    let record: Awaited<ReturnType<typeof recordOf>>
+    try {
+      record = await recordOf(event, this.#fields, this.#encryption)
+    } catch (error) {
+      this.#report(
+        new PaywireError('callbacks.handler: encryption.encrypt failed; the event is not recorded (answered 503)', {
+          cause: error,
+        }),
+        event,
+      )
+      return 'unavailable'
+    }
+    return this.#inbox.accept(record)
+  }
+
+  /**
+   * Runs what is due in the store (an instance that died left it leased; a failed run's retry time
+   * came), up to `concurrency` at once, and resolves with how many events it took once their runs
+   * ended. The handler calls it on its interval; a serverless function or a cron job calls it
+   * itself (with `recoverEveryMs: 0`). Instances calling it together never take the same event.
+   */
+  recover(): Promise<number> {
+    return this.#inbox.recover()
+  }
+
+  /** Resolves when every `onEvent` this instance started or queued has finished (tests, graceful shutdown). */
+  drain(): Promise<void> {
+    return this.#inbox.drain()
+  }
+
+  /** Stops the recovery interval and waits for the runs in progress: call it on shutdown. */
+  close(): Promise<void> {
+    return this.#inbox.close()
+  }
+
+  /** The events set aside after `maxAttempts`, oldest received first (at most `limit`, default 100). */
+  async failedEvents(limit = 100): Promise<FailedCallback[]> {
+    const dead = await this.#inbox.failedEvents(whole('limit', limit, 100, 0))
+    return Promise.all(
+      dead.map(async (stored) => ({
+        key: stored.key,
+        ref: stored.ref,
+        receivedAt: stored.receivedAt,
+        attempts: stored.attempts,
+        lastError: stored.lastError,
+        event: await eventOf(stored.fields, this.#encryption).catch(() => undefined),
+      })),
+    )
+  }
+
+  /**
+   * Runs a set-aside event again (after you fixed its cause): its attempts start over and its
+   * receive time stays the original. `false` when `key` names no dead event.
+   */
+  retry(key: string): Promise<boolean> {
+    return this.#inbox.retry(key)
+  }
+
+  /** Erases every stored event of the payment whose order is `ref` (a person's right to erasure); answers how many. */
+  forget(ref: string): Promise<number> {
+    return this.#inbox.forget(ref)
   }
 
   /** node:http and Express: `http.createServer(handler.node)`, `app.post(path, handler.node)`. */
@@ -222,11 +340,28 @@ export class CallbackHandler {
     return new Response(response.body, { status: response.status, headers: response.headers })
   }
 
+  /** One run of a stored event: a card-md5-strrev S2S callback is confirmed and filed; any other reaches `onEvent`. */
+  async #run(stored: StoredEvent, attempt: number): Promise<RunOutcome> {
+    const event = await eventOf(stored.fields, this.#encryption)
+    this.#current.set(stored.key, event)
+    try {
+      if (needsConfirmation(event)) return await this.#confirm(event)
+      await this.#options.onEvent(event, { key: stored.key, attempt, receivedAt: stored.receivedAt })
+      return { kind: 'done' }
+    } finally {
+      this.#current.delete(stored.key)
+    }
+  }
+
   /**
-   * The event with the gateway's state, or the answer refusing it: the strrev S2S callback hash
-   * leaves the state unsigned, so a replayed genuine body with an edited status would otherwise pass.
+   * Confirms an S2S callback on card-md5-strrev by a status lookup, after the answer (its hash
+   * leaves the state unsigned, so a replayed genuine body with an edited status would otherwise
+   * pass), and files the confirmed event under the key of the state the gateway reports: that
+   * record is what runs `onEvent`, once per confirmed state. A lookup that cannot be made is tried
+   * again with backoff (not counted); one the gateway refuses (no such transaction, or the lookup's
+   * own hash refused: a configuration fault) is counted, and set aside after `maxAttempts`.
    */
-  async #confirm(event: CallbackEvent): Promise<{ event: CallbackEvent } | CallbackResponse> {
+  async #confirm(event: CallbackEvent): Promise<RunOutcome> {
     const confirmation = this.#lookup
       ? await confirmByLookup(event, this.#lookup)
       : { kind: 'failed' as const, error: new PaywireError('no status lookup is configured') }
@@ -241,106 +376,40 @@ export class CallbackHandler {
           confirmation.event,
         )
       }
-      return { event: confirmation.event }
+      const filed = await this.#accept(confirmation.event)
+      if (filed === 'recorded' || filed === 'done') return { kind: 'done' }
+      return {
+        kind: 'later',
+        counted: false,
+        error: new PaywireError(`callbacks.handler: the confirmed event could not be filed (${filed}); tried again`),
+      }
     }
-    const unknown = confirmation.kind === 'unknown'
-    this.#report(
-      new PaywireError(
-        unknown
-          ? 'callbacks.handler: the gateway knows no transaction by this callback trans_id; refused (400), onEvent not run'
-          : 'callbacks.handler: the status lookup confirming this callback failed; answered 503 so the gateway delivers it again',
+    if (confirmation.kind === 'failed') {
+      return {
+        kind: 'later',
+        counted: false,
+        error: new PaywireError(
+          'callbacks.handler: the status lookup confirming this callback failed; it is tried again with backoff',
+          { cause: confirmation.error },
+        ),
+      }
+    }
+    const hashRefused = confirmation.error instanceof CardGatewayError && confirmation.error.reason === 'hash_invalid'
+    return {
+      kind: 'later',
+      counted: true,
+      error: new PaywireError(
+        hashRefused
+          ? "callbacks.handler: the gateway refused the confirming status lookup's hash: a configuration fault (the password, the signature scheme, or payerLookup's data for this transaction); tried again, and set aside after maxAttempts"
+          : 'callbacks.handler: the gateway knows no transaction by this callback trans_id; tried again, and set aside after maxAttempts',
         { cause: confirmation.error },
       ),
-      event,
-    )
-    return unknown ? answer(400, 'unknown_transaction') : answer(503, 'lookup_unavailable')
-  }
-
-  /** The claim, sent again on a failure with the same token; the last failure is thrown. */
-  async #claim(key: string, token: string): Promise<ClaimState> {
-    let state: unknown
-    for (let attempt = 1; ; attempt++) {
-      try {
-        state = await this.#store.claim(key, token, this.#holdMs)
-        break
-      } catch (error) {
-        if (attempt >= CLAIM_ATTEMPTS || error instanceof RequestValidationError) throw error
-        await this.#clock.sleep(FIRST_PAUSE_MS * 2 ** (attempt - 1))
-      }
-    }
-    if (STATES.has(state)) return state as ClaimState
-    // A store written for the former interface answers a token or undefined: never guess.
-    throw new PaywireError(
-      `callbacks.handler: the claim store answered ${typeof state === 'string' ? 'a string' : String(state)}, not 'claimed', 'held' or 'done' (a ClaimStore's claim(key, token, holdMs) must answer one of them)`,
-    )
-  }
-
-  async #process(event: CallbackEvent, key: string, token: string, holdEnds: number): Promise<void> {
-    try {
-      await this.#options.onEvent(event)
-    } catch (error) {
-      this.#report(error, event)
-      // Freed, so the next delivery runs it again at once rather than after the hold.
-      await this.#untilAcknowledged(() => this.#store.release(key, token), holdEnds, event, 'release')
-      return
-    }
-    const done = await this.#untilAcknowledged(
-      () => this.#store.complete(key, token, this.#keepMs),
-      holdEnds,
-      event,
-      'complete',
-    )
-    if (done === false) {
-      this.#report(
-        new PaywireError(
-          `callbacks.handler: onEvent finished after its claim of ${key} expired and another delivery took the key, which may run onEvent again (raise holdMs above your slowest onEvent)`,
-        ),
-        event,
-      )
     }
   }
 
-  /**
-   * Sends a done mark or a release until the store acknowledges it: the same token makes a repeat
-   * harmless, and a mark lost with a dropped connection would let the hold expire and a redelivery
-   * run the event again. Tried until the hold ends (after it, another delivery may own the key, and
-   * the store's compare-and-set refuses a late mark anyway); then reported, never silent.
-   */
-  async #untilAcknowledged<T>(
-    send: () => Promise<T>,
-    holdEnds: number,
-    event: CallbackEvent,
-    what: 'complete' | 'release',
-  ): Promise<T | undefined> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        const acknowledged = await send()
-        claimEvent(what, undefined)
-        return acknowledged
-      } catch (error) {
-        claimEvent(what, undefined, error)
-        const left = holdEnds - this.#clock.now()
-        if (left <= 0 || error instanceof RequestValidationError) {
-          const consequence =
-            what === 'complete'
-              ? 'the event is not marked done, so a delivery after the hold may run onEvent again'
-              : 'the key stays held until the hold ends; deliveries until then are answered 503'
-          this.#report(
-            new PaywireError(`callbacks.handler: the claim store failed ${what} ${attempt} times: ${consequence}`, {
-              cause: error,
-            }),
-            event,
-          )
-          return undefined
-        }
-        await this.#clock.sleep(Math.min(FIRST_PAUSE_MS * 2 ** (attempt - 1), MAX_PAUSE_MS, left))
-      }
-    }
-  }
-
-  #track(run: Promise<void>): void {
-    this.#running.add(run)
-    void run.finally(() => this.#running.delete(run))
+  #eventOf(stored: StoredEvent | undefined): CallbackEvent | undefined {
+    if (stored === undefined) return undefined
+    return this.#current.get(stored.key) ?? peekEvent(stored.fields, this.#encryption)
   }
 
   #report(error: unknown, event: CallbackEvent | undefined): void {
@@ -366,5 +435,11 @@ function describeFailure(error: unknown): string {
 /** What names an event in a log line: its ids and states, never the body, amounts or hash. */
 function identify(event: CallbackEvent | undefined): Record<string, string | undefined> {
   if (!event) return {}
-  return { id: event.id, trans_id: event.trans_id, type: event.type ?? event.action, status: event.status }
+  return {
+    id: event.id,
+    order: event.order_number ?? event.order_id,
+    trans_id: event.trans_id,
+    type: event.type ?? event.action,
+    status: event.status,
+  }
 }

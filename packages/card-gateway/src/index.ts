@@ -1,12 +1,12 @@
 /** `@paywire/card-gateway`: Checkout (JSON) and the nine S2S CARD actions, signing, typed errors, callbacks. */
 
 // The core symbols every paywire package re-exports, the same list in each: one import covers calls,
-// errors, secrets and the stores of the journal and the callback inbox. (The card gateway answers no
-// ProblemDetails, so it does not re-export core's ProblemDetailsError: its errors are CardGatewayError.)
+// errors, secrets and the store of the journal; and, as only the card gateway sends callbacks, the
+// callback inbox's store and dead letters. (The card gateway answers no ProblemDetails, so it does
+// not re-export core's ProblemDetailsError: its errors are CardGatewayError.)
 export type {
   AnswerSchema,
   CallOptions,
-  ClaimState,
   ClaimStore,
   ClientOptions,
   Intent,
@@ -26,6 +26,7 @@ export {
   ApiError,
   ApiPromise,
   ConnectionError,
+  DeadLetterError,
   MemoryClaimStore,
   MemoryIntentStore,
   PaywireError,
@@ -40,13 +41,17 @@ export { type AmountForm, type FormatAmountOptions, formatAmount } from './amoun
 export type { CallbackEvent, CallbackOptions, CallbackStatus, CallbackType } from './callback-event.js'
 export { CHECKOUT_CALLBACK_FIELDS, dedupeKey, isFinal, isRefundEvent, isStuckChallenge } from './callback-event.js'
 export type {
+  CallbackContext,
   CallbackHandlerOptions,
   CallbackResponse,
+  FailedCallback,
+  FieldEncryption,
   NodeRequestLike,
   NodeResponseLike,
 } from './callback-handler.js'
 export { CallbackHandler } from './callback-handler.js'
 export { MAX_CALLBACK_DEPTH, MAX_CALLBACK_FIELDS } from './callback-limits.js'
+export { CALLBACK_STORED_FIELDS, orderOf } from './callback-record.js'
 export type { Callbacks } from './callbacks.js'
 export type {
   Checkout,

@@ -2,14 +2,22 @@
  * The callback inbox on card-md5-strrev from the attacker's side: that scheme's S2S callback hash
  * covers only the trans_id and the payer, so a genuine body replayed with an edited status, result or
  * action verifies. The inbox must act on the gateway's state (a status lookup through the real
- * transport against the simulator), never the claimed one; a failed lookup is answered 503, an
- * unknown transaction 400, and `onEvent` runs for neither.
+ * transport against the simulator), never the claimed one. The lookup runs after the 200 (five
+ * time-outs block the callback URL), from the record: one that cannot be made is tried again with
+ * backoff, one the gateway refuses is counted and set aside; `onEvent` runs for neither.
  */
 
 import { once } from 'node:events'
 import { createServer } from 'node:net'
+import { createTestClock } from '@paywire/core/testing'
 import { describe, expect, it } from 'vitest'
-import { type CallbackEvent, CardGateway, type CardGatewayOptions, type PayerCard } from '../src/index.js'
+import {
+  type CallbackEvent,
+  CardGateway,
+  type CardGatewayOptions,
+  DeadLetterError,
+  type PayerCard,
+} from '../src/index.js'
 import { TEST_CARDS } from '../src/testing/index.js'
 import { orderId, setup } from './helpers.js'
 
@@ -45,17 +53,24 @@ function edited(body: string, changes: Record<string, string>): string {
   return params.toString()
 }
 
-function inbox(gw: CardGateway) {
+function inbox(gw: CardGateway, maxAttempts?: number) {
   const events: CallbackEvent[] = []
   const errors: { error: unknown; event: CallbackEvent | undefined }[] = []
+  const clock = createTestClock()
   const handler = gw.callbacks.handler({
+    clock,
+    recoverEveryMs: 0,
+    ...(maxAttempts === undefined ? {} : { maxAttempts }),
     onEvent: (event) => {
       events.push(event)
     },
     onError: (error, event) => errors.push({ error, event }),
   })
-  return { handler, events, errors }
+  return { handler, events, errors, clock }
 }
+
+/** The messages of what `onError` heard. */
+const messages = (errors: { error: unknown }[]) => errors.map(({ error }) => String((error as Error).message))
 
 describe('the inbox confirms card-md5-strrev S2S callbacks by a status lookup before it acts', () => {
   it('a genuine callback, then replays with an edited status, action or result: onEvent runs once, with the gateway’s state', async () => {
@@ -111,24 +126,24 @@ describe('the inbox confirms card-md5-strrev S2S callbacks by a status lookup be
     await ctx.gw.close()
   })
 
-  it('the lookup fails (gateway error): 503 lookup_unavailable, nothing claimed, onEvent not run; the redelivery then runs once', async () => {
+  it('the lookup fails (gateway error): answered 200 at once, onEvent not run; the lookup is tried again from the record and then runs it once', async () => {
     const ctx = await strrevPayment()
     await ctx.gw.s2s.capture({ trans_id: ctx.paid.trans_id })
     const genuine = lastS2sCallback(ctx.simulator.callbacks)
-    const { handler, events, errors } = inbox(ctx.gw)
+    const { handler, events, errors, clock } = inbox(ctx.gw)
     ctx.simulator.failNext({ path: '/post' })
-    expect(await handler.handle(genuine)).toMatchObject({ status: 503, body: 'lookup_unavailable' })
-    await handler.drain()
-    expect(events).toHaveLength(0)
-    expect(errors).toHaveLength(1)
-    // Not claimed: the gateway's next delivery is processed.
     expect(await handler.handle(genuine)).toMatchObject({ status: 200, body: 'OK' })
     await handler.drain()
+    expect(events).toHaveLength(0)
+    expect(messages(errors)).toEqual([expect.stringMatching(/the status lookup confirming this callback failed/)])
+    // No redelivery needed: recovery tries the lookup again once its backoff ends.
+    clock.advance(1_200)
+    expect(await handler.recover()).toBe(1)
     expect(events.map((e) => e.status)).toEqual(['SETTLED'])
     await ctx.gw.close()
   })
 
-  it('the lookup cannot connect (closed port): 503, onEvent not run', async () => {
+  it('the lookup cannot connect (closed port): answered 200, not counted as an attempt, tried again for as long as it fails', async () => {
     const ctx = await strrevPayment()
     await ctx.gw.s2s.capture({ trans_id: ctx.paid.trans_id })
     const genuine = lastS2sCallback(ctx.simulator.callbacks)
@@ -138,29 +153,44 @@ describe('the inbox confirms card-md5-strrev S2S callbacks by a status lookup be
     closed.close()
     await once(closed, 'close')
     const gw = new CardGateway({ ...ctx.clientOptions, maxRetries: 0, s2sUrl: `http://127.0.0.1:${port}` })
-    const { handler, events } = inbox(gw)
-    expect(await handler.handle(genuine)).toMatchObject({ status: 503, body: 'lookup_unavailable' })
+    const { handler, events, errors, clock } = inbox(gw, 1)
+    expect(await handler.handle(genuine)).toMatchObject({ status: 200, body: 'OK' })
     await handler.drain()
+    for (let round = 0; round < 3; round++) {
+      clock.advance(15 * 60 * 1000)
+      expect(await handler.recover()).toBe(1)
+    }
     expect(events).toHaveLength(0)
+    expect(await handler.failedEvents()).toEqual([]) // one attempt allowed, none used up
+    expect(errors).toHaveLength(4)
     await gw.close()
     await ctx.gw.close()
   })
 
-  it('a callback whose transaction the gateway does not know (its hash refused for it): 400 unknown_transaction, onEvent never runs', async () => {
+  it('a callback whose confirming lookup the gateway refuses (its hash: a configuration fault): 200, loud onError, counted, set aside after maxAttempts; never 400, onEvent never runs', async () => {
     const ctx = await strrevPayment({ payerLookup: () => CARD })
     await ctx.gw.s2s.capture({ trans_id: ctx.paid.trans_id })
     const genuine = lastS2sCallback(ctx.simulator.callbacks)
     // The gateway forgets the payment; the merchant's own records still verify the callback.
     ctx.simulator.payments.splice(ctx.simulator.payments.indexOf(ctx.paid), 1)
-    const { handler, events } = inbox(ctx.gw)
+    const { handler, events, errors, clock } = inbox(ctx.gw, 2)
     expect(ctx.gw.callbacks.verify(genuine).trans_id).toBe(ctx.paid.trans_id)
-    expect(await handler.handle(genuine)).toMatchObject({ status: 400, body: 'unknown_transaction' })
+    expect(await handler.handle(genuine)).toMatchObject({ status: 200, body: 'OK' })
     await handler.drain()
+    clock.advance(1_200)
+    expect(await handler.recover()).toBe(1)
     expect(events).toHaveLength(0)
+    expect(messages(errors)).toEqual([
+      expect.stringMatching(/refused the confirming status lookup's hash: a configuration fault/),
+      expect.stringMatching(/refused the confirming status lookup's hash: a configuration fault/),
+      expect.stringMatching(/set aside after 2 attempts/),
+    ])
+    expect(errors[2]?.error).toBeInstanceOf(DeadLetterError)
+    expect((await handler.failedEvents()).map((f) => f.event?.trans_id)).toEqual([ctx.paid.trans_id])
     await ctx.gw.close()
   })
 
-  it('a lookup answered "Transaction does not exist.": 400 unknown_transaction, onEvent never runs', async () => {
+  it('a lookup answered "Transaction does not exist.": 200, counted, set aside after maxAttempts; onEvent never runs', async () => {
     const ctx = await strrevPayment()
     await ctx.gw.s2s.capture({ trans_id: ctx.paid.trans_id })
     const genuine = lastS2sCallback(ctx.simulator.callbacks)
@@ -173,10 +203,14 @@ describe('the inbox confirms card-md5-strrev S2S callbacks by a status lookup be
           { status: 400 },
         ),
     })
-    const { handler, events } = inbox(gw)
-    expect(await handler.handle(genuine)).toMatchObject({ status: 400, body: 'unknown_transaction' })
+    const { handler, events, errors } = inbox(gw, 1)
+    expect(await handler.handle(genuine)).toMatchObject({ status: 200, body: 'OK' })
     await handler.drain()
     expect(events).toHaveLength(0)
+    expect(messages(errors)).toEqual([
+      expect.stringMatching(/knows no transaction by this callback trans_id/),
+      expect.stringMatching(/set aside after 1 attempt /),
+    ])
     await gw.close()
     await ctx.gw.close()
   })

@@ -4,9 +4,10 @@
  * gateway puts there never reaches a subscriber.
  */
 import * as diagnostics from 'node:diagnostics_channel'
-import { type ClaimStore, MemoryClaimStore, PAYWIRE_CHANNELS } from '@paywire/core'
+import { MemoryClaimStore, PAYWIRE_CHANNELS } from '@paywire/core'
 import { createTestClock, faults } from '@paywire/core/testing'
 import { afterEach, describe, expect, it } from 'vitest'
+import { storeWith } from '../../../tests/support/store-with.js'
 import { SIMULATOR_CREDENTIALS, signCallback } from '../src/testing/index.js'
 import { faultGateway } from './helpers.js'
 
@@ -137,18 +138,16 @@ describe('callback telemetry against hostile deliveries and a lossy claim store'
     expect(text.length).toBeLessThan(5_000)
   })
 
-  it('a claim whose reply is lost still ends the callback span once, with the answer sent', async () => {
+  it('a record whose reply is lost still ends the callback span once, with the answer sent', async () => {
     const inner = new MemoryClaimStore()
     let calls = 0
-    const lossy: ClaimStore = {
-      async claim(key, token, holdMs) {
-        const state = await inner.claim(key, token, holdMs)
-        if (++calls === 1) throw new Error('reply lost after the claim was made')
+    const lossy = storeWith(inner, {
+      async record(...args) {
+        const state = await inner.record(...args)
+        if (++calls === 1) throw new Error('reply lost after the record was made')
         return state
       },
-      complete: (key, token, keepMs) => inner.complete(key, token, keepMs),
-      release: (key, token) => inner.release(key, token),
-    }
+    })
     const { gw } = await faultGateway(faults.json(200, {}))
     const handler = gw.callbacks.handler({ onEvent: () => {}, store: lossy })
     const { ended, all } = listenCallbacks()
@@ -157,18 +156,16 @@ describe('callback telemetry against hostile deliveries and a lossy claim store'
     expect(ended).toHaveLength(1)
     expect(ended[0]).toMatchObject({ status: response.status, answer: response.body.split(':')[0] })
     expect(response.status).toBe(200)
-    expect(ended[0]).toMatchObject({ claim: 'claimed', eventType: 'sale', eventStatus: 'success' })
+    expect(ended[0]).toMatchObject({ claim: 'recorded', eventType: 'sale', eventStatus: 'success' })
     expect(all.join('\n')).not.toContain('reply lost')
   })
 
-  it('a claim store that always fails ends the callback span with 503 store_unavailable', async () => {
-    const failing: ClaimStore = {
-      claim: async () => {
+  it('a store that always fails ends the callback span with 503 store_unavailable', async () => {
+    const failing = storeWith(new MemoryClaimStore(), {
+      record: async () => {
         throw new Error(`store down, key ${PAN}`)
       },
-      complete: async () => true,
-      release: async () => {},
-    }
+    })
     const { gw } = await faultGateway(faults.json(200, {}))
     const handler = gw.callbacks.handler({
       onEvent: () => {},

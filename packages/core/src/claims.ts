@@ -175,7 +175,11 @@ export class MemoryClaimStore implements ClaimStore {
     this.#clock = options.clock ?? systemClock
     const max = options.maxEvents ?? DEFAULT_MAX_EVENTS
     if (!Number.isSafeInteger(max) || max < 1) {
-      throw new RequestValidationError('MemoryClaimStore', [{ path: 'maxEvents', message: 'must be a whole number >= 1' }], 'options')
+      throw new RequestValidationError(
+        'MemoryClaimStore',
+        [{ path: 'maxEvents', message: 'must be a whole number >= 1' }],
+        'options',
+      )
     }
     this.#maxEvents = max
     if (!warned && !underTest()) {

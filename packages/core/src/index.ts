@@ -8,6 +8,17 @@ export type { AnswerSchema } from './answer-schema.js'
 export type { WithResponse } from './api-promise.js'
 export { ApiPromise } from './api-promise.js'
 export type { OperationOptions, RequestInput, ResultOf } from './call-input.js'
+export type {
+  ClaimStore,
+  Lease,
+  NewEvent,
+  RecordAnswer,
+  ReleaseOptions,
+  StoredEvent,
+  StoredEventState,
+  TakenEvent,
+} from './claims.js'
+export { MemoryClaimStore } from './claims.js'
 export type { Query, QueryValue } from './encode.js'
 export type {
   ApiErrorInit,
@@ -36,6 +47,7 @@ export {
 export type { ErrorEvent, Hooks, Logger, RequestEvent, ResponseEvent, RetryEvent } from './hooks.js'
 export type { CallOptions, ClientOptions, Clock } from './http-client.js'
 export { systemClock, WINDOW_MARGIN_MS } from './http-client.js'
+export { DeadLetterError } from './inbox.js'
 export type { ServiceDedupOptions } from './options.js'
 export type { ProblemDetails } from './problem-details.js'
 export type { ProblemReason } from './problem-error.js'
@@ -46,17 +58,6 @@ export { DEFAULT_SETTLE_AFTER_MS } from './reconcile.js'
 export type { BackoffOptions } from './retry.js'
 export { DEFAULT_BACKOFF } from './retry.js'
 export { redactHeaders, Secret } from './secret.js'
-export type {
-  ClaimStore,
-  Lease,
-  NewEvent,
-  RecordAnswer,
-  ReleaseOptions,
-  StoredEvent,
-  StoredEventState,
-  TakenEvent,
-} from './claims.js'
-export { MemoryClaimStore } from './claims.js'
 export type { Intent, IntentOutcome, IntentStore } from './stores.js'
 export { MemoryIntentStore } from './stores.js'
 export type {

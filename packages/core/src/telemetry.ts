@@ -23,7 +23,7 @@ export const PAYWIRE_CHANNELS = {
   retry: 'paywire:retry',
   /** Channel: an intent was written to or closed in the journal. */
   intent: 'paywire:intent',
-  /** Channel: the callback inbox claimed, completed or released a dedupe key. */
+  /** Channel: the callback inbox recorded, took, renewed, completed or released an event, or recovered due ones. */
   claim: 'paywire:claim',
 } as const
 
@@ -102,9 +102,13 @@ export interface IntentMessage {
 
 /** `paywire:claim` message: the callback inbox and its claim store. */
 export interface ClaimMessage {
-  readonly action: 'claim' | 'complete' | 'release'
+  readonly action: 'record' | 'take' | 'renew' | 'complete' | 'release' | 'recover'
   readonly service: string
-  /** For `claim`: what the store answered (`claimed`, `held`, `done`); `undefined` when it failed. */
+  /**
+   * What the store answered: for `record` `taken`, `recorded`, `known`, `done` or `held`; for `take`
+   * `taken`, `dead` or `none`; for `renew` `held` or `lost`; for `complete` and `release` `true` or
+   * `false`; for `recover` how many events it took. `undefined` when the store failed.
+   */
   readonly state: string | undefined
   readonly ok: boolean
   readonly errorType: string | undefined
@@ -121,7 +125,10 @@ export interface CallbackMessage {
   eventType: string | undefined
   /** The event's status (`SETTLED`), once verified. */
   eventStatus: string | undefined
-  /** The claim store's answer, once claimed. */
+  /**
+   * What the inbox made of the delivery: `recorded` (now or before: 200), `done` (ran already: 200),
+   * `held` (a former version's claim holds it: 503), `unavailable` (the store could not record it: 503).
+   */
   claim: string | undefined
   /** The class of the error `handle` threw, if it threw. */
   errorType: string | undefined
@@ -382,4 +389,23 @@ export function retryDecided(
 /** The error class of `error` for a message: its constructor's name, never its message. */
 export function errorClass(error: unknown): string {
   return error instanceof Error ? error.constructor.name || error.name : typeof error
+}
+
+/** Publishes an inbox store step on `paywire:claim` when someone subscribes: the action and its answer only. */
+export function publishClaim(
+  service: string,
+  action: ClaimMessage['action'],
+  state: string | undefined,
+  error?: unknown,
+): void {
+  const channel = channelIfObserved('claim')
+  if (channel === undefined) return
+  const message: ClaimMessage = {
+    action,
+    service,
+    state,
+    ok: error === undefined,
+    errorType: error === undefined ? undefined : errorClass(error),
+  }
+  channel.publish(message)
 }
