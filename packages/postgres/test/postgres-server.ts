@@ -46,8 +46,12 @@ export interface PostgresServer {
   readonly port: number
   /** A pool of `max` connections to `port` (default: the server's). */
   pool(options?: { port?: number; max?: number }): pg.Pool
-  /** Stops the server (fast shutdown: every connection is cut, in-flight transactions roll back) and starts it again on the same port and data. */
-  restart(): Promise<void>
+  /**
+   * Stops the server and starts it again on the same port and data: a fast shutdown (every
+   * connection cut, in-flight transactions rolled back), or with `immediate` an immediate one (no
+   * checkpoint: the next start recovers from the WAL, as after a crash).
+   */
+  restart(options?: { immediate?: boolean }): Promise<void>
   stop(): Promise<void>
 }
 
@@ -113,10 +117,10 @@ export async function startPostgres(): Promise<PostgresServer> {
   await start()
   const onExit = () => child?.kill('SIGKILL')
   process.once('exit', onExit)
-  const stopChild = async () => {
+  const stopChild = async (signal: 'SIGINT' | 'SIGQUIT' = 'SIGINT') => {
     const c = child
     if (!c) return
-    c.kill('SIGINT') // fast shutdown: roll back and disconnect every session
+    c.kill(signal) // SIGINT: fast shutdown (roll back, disconnect every session); SIGQUIT: immediate
     await exited(c)
     child = undefined
   }
@@ -138,8 +142,8 @@ export async function startPostgres(): Promise<PostgresServer> {
       pool.on('error', () => {}) // an idle connection cut by a test is expected
       return pool
     },
-    async restart() {
-      await stopChild()
+    async restart(options = {}) {
+      await stopChild(options.immediate ? 'SIGQUIT' : 'SIGINT')
       const keep = port
       // Same port: the pools of the test reconnect to it.
       for (let attempt = 0; ; attempt++) {
