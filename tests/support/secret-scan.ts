@@ -63,6 +63,31 @@ export function jsonFields(value: unknown, path = '$'): ScannedText[] {
 }
 
 /**
+ * `value` with every field named in `known`, at any depth, checked to hold exactly its known value
+ * and then left out: a value the run made up that could equal a secret by chance (a port 55576 is
+ * five digits of a test phone number), and once checked can hide nothing. Fails when no such field
+ * is there, so a renamed field is noticed instead of scanned unchecked.
+ */
+export function withoutKnown(value: unknown, known: Readonly<Record<string, unknown>>): unknown {
+  let seen = 0
+  const strip = (item: unknown, path: string): unknown => {
+    if (Array.isArray(item)) return item.map((v, i) => strip(v, `${path}[${i}]`))
+    if (item === null || typeof item !== 'object') return item
+    const kept: Record<string, unknown> = {}
+    for (const [key, v] of Object.entries(item)) {
+      if (Object.hasOwn(known, key)) {
+        expect(v, `${path}.${key}`).toEqual(known[key])
+        seen += 1
+      } else kept[key] = strip(v, `${path}.${key}`)
+    }
+    return kept
+  }
+  const stripped = strip(value, '$')
+  expect(seen, `a field named ${Object.keys(known).join(' or ')}`).toBeGreaterThan(0)
+  return stripped
+}
+
+/**
  * The forms a text is scanned in: as written, and percent-decoded (with `+` as a space) when that
  * decodes, so `cvv%20737` reads as `cvv 737`. A backslash escape (`\n`, `\u00a0` in JSON or
  * `util.inspect` output) separates tokens as the character it stands for would.
