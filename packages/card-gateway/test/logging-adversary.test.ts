@@ -5,11 +5,19 @@
  * signature hashes, tokens and payer data.
  */
 
+import { hostname } from 'node:os'
 import { Writable } from 'node:stream'
 import { inspect } from 'node:util'
 import { faults, startFaultServer } from '@paywire/core/testing'
 import pino from 'pino'
 import { afterEach, describe, expect, it, vi } from 'vitest'
+import {
+  expectNoSecret,
+  jsonFields,
+  type ScannedText,
+  type SecretScan,
+  secretsIn,
+} from '../../../tests/support/secret-scan.js'
 import { CardGateway, type CardGatewayOptions } from '../src/index.js'
 import { SIMULATOR_CREDENTIALS, signCallback, TEST_CARDS } from '../src/testing/index.js'
 import { orderId, setup } from './helpers.js'
@@ -109,27 +117,51 @@ async function echoingError(client: Partial<CardGatewayOptions>) {
 }
 
 /**
- * The log text holds none of the secrets. The loopback server's port is blanked first: a random port
- * such as 40737 holds the test CVV `737` without anything having leaked (it failed once that way).
+ * The secrets a log must not hold, for tests/support/secret-scan.ts. The CVV and the card number's
+ * middle six are digits by format: a scan for them anywhere in a line failed on pino's `time`
+ * 1795737682327 (and before on the loopback port 40737) with nothing leaked, so they are looked for as
+ * tokens that are pieces of the card data; the rest (keys, the whole card number, the token, the
+ * e-mail address, the signature hashes sent) no generated number or id can hold, so anywhere.
  */
-function expectNoSecret(text: string, secrets: readonly string[]): void {
-  const withoutPorts = text.replace(/(127\.0\.0\.1|localhost|\[::1\]):\d+/g, '$1:PORT')
-  for (const secret of secrets) expect(withoutPorts, secret).not.toContain(secret)
+function forbidden(sent: string): SecretScan {
+  const hashes = [...sent.matchAll(/hash=([^&\s]+)/g)].map((m) => decodeURIComponent(m[1] as string))
+  return {
+    anywhere: [
+      SIMULATOR_CREDENTIALS.password,
+      SIMULATOR_CREDENTIALS.merchantKey,
+      SIMULATOR_CREDENTIALS.clientKey,
+      PAN,
+      TOKEN,
+      EMAIL,
+      ...hashes,
+    ],
+    digits: [
+      { digits: CVV, of: CVV },
+      { digits: PAN.slice(6, 12), of: PAN },
+    ],
+  }
 }
 
-function forbidden(sent: string): string[] {
-  const hashes = [...sent.matchAll(/hash=([^&\s]+)/g)].map((m) => decodeURIComponent(m[1] as string))
-  return [
-    SIMULATOR_CREDENTIALS.password,
-    SIMULATOR_CREDENTIALS.merchantKey,
-    SIMULATOR_CREDENTIALS.clientKey,
-    PAN,
-    PAN.slice(6, 12),
-    CVV,
-    TOKEN,
-    EMAIL,
-    ...hashes,
-  ]
+/**
+ * Each pino line read field by field. pino's own fields (`level`, `time`, `pid`, `hostname`) are
+ * numbers and a name from the process and the clock, not from the SDK: each is checked to be exactly
+ * that (a pid or a host name could equal a CVV by chance: `737`, `ci-737`) and then left out. A line
+ * must read back as written, so a duplicate key cannot hide a value from the scan.
+ */
+function pinoFields(written: string): ScannedText[] {
+  const levels = new Set(Object.values(pino.levels.values))
+  const lines = written.split('\n').filter((line) => line !== '')
+  expect(lines.length).toBeGreaterThan(0)
+  return lines.flatMap((line, i) => {
+    const parsed = JSON.parse(line) as Record<string, unknown>
+    expect(JSON.stringify(parsed), `line ${i} reads back as written`).toBe(line)
+    const { level, time, pid, hostname: host, ...rest } = parsed
+    expect(levels.has(level as number), `line ${i} level ${String(level)}`).toBe(true)
+    // Within a minute of now (not since the test began: a wall clock may be stepped back).
+    expect(Math.abs((time as number) - Date.now()), `line ${i} time ${String(time)}`).toBeLessThan(60_000)
+    expect({ pid, host }, `line ${i}`).toEqual({ pid: process.pid, host: hostname() })
+    return jsonFields(rest, `line ${i}`)
+  })
 }
 
 describe('logs never carry a secret, card data or payer data', () => {
@@ -148,9 +180,8 @@ describe('logs never carry a secret, card data or payer data', () => {
     const { logger, lines } = pinoCapture()
     const { sent } = await fullPurchase({ logger })
     await echoingError({ logger })
-    const text = lines.join('')
-    expect(text).toContain('checkout.purchase')
-    expectNoSecret(text, forbidden(sent))
+    expect(lines.join('')).toContain('checkout.purchase')
+    expectNoSecret(pinoFields(lines.join('')), forbidden(sent))
   })
 
   it('a logger that looks like pino (child and levels.values) but is not still gets nothing secret', async () => {
@@ -165,5 +196,50 @@ describe('logs never carry a secret, card data or payer data', () => {
     const text = seen.map((args) => args.map((a) => inspect(a, { depth: 20, showHidden: true })).join(' ')).join('\n')
     expect(seen.length).toBeGreaterThan(0)
     expectNoSecret(text, forbidden(''))
+  })
+})
+
+describe('the scan itself', () => {
+  const scan = forbidden('hash=e11b7c248af09320dea8a8bda1083f6e62d6c339')
+  const line = (fields: Record<string, unknown>) =>
+    JSON.stringify({ level: 20, time: Date.now(), pid: process.pid, hostname: hostname(), ...fields })
+
+  it('passes numbers and ids the run generated that hold the CVV or the middle six by chance', () => {
+    const chance = [
+      '{"level":20,"time":1795737682327,"operation":"checkout.purchase"}', // the CI failure: time held 737
+      "url: 'http://127.0.0.1:40737/api/v1/session'", // the loopback port
+      '{"content-length":"1737","date":"Fri, 27 Nov 2026 07:37:00 GMT"}',
+      '{"min":0.06111111907,"time":[1795738958,111111402]}',
+      '{"intentId":"e111111f-7370-4aa5-9737-111111111f07"}',
+    ]
+    for (const text of chance) expect(secretsIn(text, scan), text).toEqual([])
+  })
+
+  it('fails on the CVV or card digits written whole, cut short or beside words', () => {
+    const leaks = [
+      'cvv 737',
+      '{"cvv":"737"}',
+      '{"cvv":737}',
+      'cvv=737&x=1',
+      'cvv%20737',
+      "'card_number … cvv\\n737'",
+      '{"card":"411111111111"}',
+      'last digits 1111111111',
+      '{"card":"4111111111111111"}',
+      'sim-password',
+      'hash e11b7c248af09320dea8a8bda1083f6e62d6c339',
+    ]
+    for (const text of leaks) expect(secretsIn(text, scan), text).not.toEqual([])
+  })
+
+  it("reads pino's own fields only as pino writes them", () => {
+    expect(() => pinoFields(`${line({ msg: 'ok' })}\n`)).not.toThrow()
+    for (const written of [
+      line({ pid: 737 }), // a pid field the SDK wrote would replace pino's
+      line({ hostname: 'cvv 737' }),
+      line({ time: 737 }),
+      `{"level":20,"cvv":"737","cvv":"x","time":${Date.now()},"pid":${process.pid},"hostname":"${hostname()}"}`,
+    ])
+      expect(() => pinoFields(written), written).toThrow()
   })
 })
