@@ -254,7 +254,7 @@ describe('@paywire/otel with the real SDK', () => {
       'http.response.status_code': 200,
       'paywire.callback.answer': 'OK',
       'paywire.callback.event_type': 'sale',
-      'paywire.callback.claim': 'claimed',
+      'paywire.callback.claim': 'recorded',
     })
     const text = await t.everything()
     expect(text).not.toContain(PAYER.email)
