@@ -168,5 +168,24 @@ describeWithPostgres('two processes racing duplicate callbacks', (server) => {
       const ran = [...keys.filter((_, i) => answers[i] === 'taken'), ...taken.map((t) => t.event.key)]
       expect(ran.sort()).toStrictEqual([...keys].sort())
     }, 60_000)
+
+    it('a done key past its keep, recorded again by 10 tokens at once from 3 pools (20 keys in parallel): exactly one takes it over', async () => {
+      const keys = Array.from({ length: 20 }, (_, i) => `kept-${i}-${randomUUID()}`)
+      for (const [i, key] of keys.entries()) {
+        const first = randomUUID()
+        expect(await store(i).record(event(key), first, 60_000)).toBe('taken')
+        expect(await store(i).complete(key, first, 60_000)).toBe(true)
+      }
+      await pool.query(`UPDATE race_store.claims SET expires_at = now() - interval '1 second' WHERE state = 'done'`)
+      const results = await Promise.all(
+        keys.map((key) =>
+          Promise.all(Array.from({ length: 10 }, (_, i) => store(i).record(event(key), randomUUID(), 60_000))),
+        ),
+      )
+      for (const answers of results) {
+        expect(answers.filter((a) => a === 'taken')).toHaveLength(1)
+        expect(answers.filter((a) => a === 'known')).toHaveLength(9)
+      }
+    }, 60_000)
   })
 })
