@@ -164,7 +164,7 @@ describeWithPostgres('migrate, options and runOnce', (server) => {
     for (const [key, token] of [
       ['short', 't1'],
       ['long', 't2'],
-    ]) {
+    ] as const) {
       expect(await claims.record(event(key), token, 60_000)).toBe('taken')
       expect(await claims.complete(key, token, 60_000)).toBe(true)
     }
