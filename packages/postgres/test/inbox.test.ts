@@ -5,7 +5,7 @@
 
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { RequestValidationError } from '@paywire/core'
+import { type ClaimStore, MemoryClaimStore, RequestValidationError } from '@paywire/core'
 import type pg from 'pg'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import {
@@ -17,6 +17,7 @@ import {
   PostgresIntentStore,
   SCHEMA_VERSION,
 } from '../src/index.js'
+import { eventually } from './helpers.js'
 import { describeWithPostgres } from './postgres-server.js'
 
 describeWithPostgres('migrate, options and runOnce', (server) => {
@@ -188,6 +189,28 @@ describeWithPostgres('migrate, options and runOnce', (server) => {
     await pool.query(`UPDATE prune.effects SET done_at = now() - interval '2 days'`)
     expect(await inbox.prune(24 * 3600_000)).toBe(1)
     expect(await inbox.isDone('done-2')).toBe(false)
+  })
+
+  it("an event set aside after its runs ended with no outcome reads the reason core's store gives, word for word", async () => {
+    await migrate(pool, { schema: 'reason' })
+    const reasonOf = async (store: ClaimStore) => {
+      const event = { key: 'poison', previousKeys: [], fields: '{}', ref: 'order:1' }
+      expect(await store.record(event, 'first', 1)).toBe('taken')
+      let reason: string | undefined
+      await eventually(
+        async () => {
+          const taken = await store.take('poison', { token: 'second', ms: 60_000, maxAttempts: 1 })
+          reason = taken?.event.lastError
+          return taken?.dead === true
+        },
+        5_000,
+        'the 1 ms lease ends',
+      )
+      return reason
+    }
+    const core = await reasonOf(new MemoryClaimStore())
+    expect(core).toMatch(/^each of its 1 runs ended with no outcome recorded/)
+    expect(await reasonOf(new PostgresClaimStore({ pool, schema: 'reason' }))).toBe(core)
   })
 
   it("the claim store's prune deletes a backlog in batches of 1,000 rows, one statement each", async () => {
