@@ -28,7 +28,7 @@ ALTER TABLE paywire.claims
   ADD CONSTRAINT claims_v1_sees_held
     CHECK (state IS NULL OR state = 'done' OR (NOT done AND expires_at = 'infinity')) NOT VALID;
 -- takeDue: the events due to run, oldest due first.
-CREATE INDEX claims_due ON paywire.claims (due_at) WHERE state IN ('pending', 'running');
+CREATE INDEX claims_due ON paywire.claims (due_at, key_hash) WHERE state IN ('pending', 'running');
 -- failedEvents: the dead events, oldest received first.
 CREATE INDEX claims_dead ON paywire.claims (received_at, key_hash) WHERE state = 'dead';
 -- forget(ref): every record of one payment.
