@@ -339,7 +339,8 @@ describeWithPostgres('connections cut mid-statement, and a server restart', (ser
     running = false
     await load
     expect(failures.length).toBeGreaterThan(0)
-    for (const message of failures) expect(message).toMatch(/terminat|connect|ECONNREFUSED|ECONNRESET|shut|starting up|Connection/i)
+    for (const message of failures)
+      expect(message).toMatch(/terminat|connect|ECONNREFUSED|ECONNRESET|shut|starting up|Connection/i)
     // Every acknowledged event is there to run, once; a record that failed may or may not have landed.
     const taken = new Map<string, number>()
     for (;;) {
