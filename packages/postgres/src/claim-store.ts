@@ -1,96 +1,242 @@
-/** Callback claims on PostgreSQL: at most one holder of a dedupe key across every instance sharing the database. */
+/** The callback inbox's store on PostgreSQL: every event recorded before it is acknowledged, shared by every instance. */
 
-import { type ClaimState, type ClaimStore, RequestValidationError } from '@paywire/core'
+import type {
+  ClaimStore,
+  Lease,
+  NewEvent,
+  RecordAnswer,
+  ReleaseOptions,
+  StoredEvent,
+  StoredEventState,
+  TakenEvent,
+} from '@paywire/core'
+import { checkEvent, checkLease, checkLimit, checkReleaseOptions, checkToken } from './claim-checks.js'
+import { claimStatements } from './claim-sql.js'
 import { checkMs, checkStoreOptions, hashOf, keyBytes, type PgPool, type PostgresStoreOptions } from './pool.js'
 
-const STATES: ReadonlySet<unknown> = new Set(['claimed', 'held', 'done'])
+const STATES: ReadonlySet<unknown> = new Set<StoredEventState>(['pending', 'running', 'done', 'dead'])
+
+/** How many rows one prune statement deletes at most: a huge backlog never takes one giant lock. */
+const PRUNE_BATCH = 1_000
+
+/** The dead letter's reason when every run ended with no outcome recorded (core's wording; `%s`: the runs). */
+const OUTCOMELESS =
+  'each of its %s runs ended with no outcome recorded (the process running it died, or lost the store)'
 
 /**
- * Core's `ClaimStore` on PostgreSQL, in the table `<schema>.claims` (one row per dedupe key, unique
- * on the key). Every operation is one statement, so two instances racing on a key are ordered by the
- * row lock: a claim inserts the row, or takes it over once its hold or keep has expired, and answers
- * what it found in the same statement. Expiry is measured on the database server's clock. Each
- * operation is safe to send again after a lost reply.
+ * Core's `ClaimStore` on PostgreSQL, in the table `<schema>.claims` at schema version 2 (one row per
+ * dedupe key, unique on the key's SHA-256): the event's fields, payment, receive time, state and
+ * attempts. Every operation is one statement, so instances racing on a key are ordered by its row
+ * lock, and every time (due, lease, keep, receive) is the database server's `statement_timestamp()`,
+ * never this process's clock. Each operation is safe to send again after a lost reply. Rows written
+ * by `@paywire/postgres` 1 (its `claim`, `complete` and `release`, from a database at version 1 or
+ * an instance still running it during an upgrade) are read as it wrote them: a done key is done,
+ * and a held one answers `held` until its hold ends.
  */
 export class PostgresClaimStore implements ClaimStore {
   readonly #pool: PgPool
-  readonly #table: string
+  readonly #sql: ReturnType<typeof claimStatements>
 
   constructor(options: PostgresStoreOptions) {
     const schema = checkStoreOptions('PostgresClaimStore', options)
     this.#pool = options.pool
-    this.#table = `${schema}.claims`
-  }
-
-  /** Claims `key` for `token` for `holdMs`: `claimed` (now or already this token's), `held` by another token, or `done`. */
-  async claim(key: string, token: string, holdMs: number): Promise<ClaimState> {
-    const bytes = keyBytes('PostgresClaimStore.claim', 'key', key)
-    const checked = checkToken('PostgresClaimStore.claim', token)
-    const ms = checkMs('PostgresClaimStore.claim', 'holdMs', holdMs)
-    // One statement: insert, or take over an expired row, or keep the row as it is; the RETURNING
-    // reads the row as it now stands, under its lock, so the answer is never a stale read.
-    const result = await this.#pool.query(
-      `INSERT INTO ${this.#table} AS c (key_hash, key, token, done, expires_at)
-       VALUES ($1, $2, $3, false, statement_timestamp() + $4 * interval '1 millisecond')
-       ON CONFLICT (key_hash) DO UPDATE SET
-         token = CASE WHEN c.expires_at <= statement_timestamp() THEN EXCLUDED.token ELSE c.token END,
-         done = CASE WHEN c.expires_at <= statement_timestamp() THEN false ELSE c.done END,
-         expires_at = CASE WHEN c.expires_at <= statement_timestamp() THEN EXCLUDED.expires_at ELSE c.expires_at END
-       RETURNING CASE WHEN c.done THEN 'done' WHEN c.token = $3 THEN 'claimed' ELSE 'held' END AS state`,
-      [hashOf(bytes), bytes, checked, ms],
-    )
-    const state = result.rows[0]?.state
-    if (STATES.has(state)) return state as ClaimState
-    throw new Error(`PostgresClaimStore.claim: the claim statement answered ${JSON.stringify(state)}`)
+    this.#sql = claimStatements(`${schema}.claims`, `${schema}.effects`)
   }
 
   /**
-   * Marks `key` done for `keepMs` when `token` holds it (or nobody does, or its claim expired): `true`,
-   * also when it was already done by `token`. `false` when another token holds or completed it (left as is).
+   * Records `event` in one statement: `done` when a previous key is done, `held` when a v1 claim
+   * holds a previous key (or the key itself); else the key's row as it stands under its lock decides:
+   * `done`, `taken`/`recorded` when it is this token's first write still as it left it (a retry
+   * after a lost reply), `known` otherwise; no row (or a done key past its keep) is written anew,
+   * leased to `token` for `leaseMs` (attempt 1) or pending and due now.
    */
-  async complete(key: string, token: string, keepMs: number): Promise<boolean> {
-    const bytes = keyBytes('PostgresClaimStore.complete', 'key', key)
-    const ms = checkMs('PostgresClaimStore.complete', 'keepMs', keepMs)
-    const checked = checkToken('PostgresClaimStore.complete', token)
-    const result = await this.#pool.query(
-      `INSERT INTO ${this.#table} AS c (key_hash, key, token, done, expires_at)
-       VALUES ($1, $2, $3, true, statement_timestamp() + $4 * interval '1 millisecond')
-       ON CONFLICT (key_hash) DO UPDATE SET token = EXCLUDED.token, done = true, expires_at = EXCLUDED.expires_at
-         WHERE c.token = EXCLUDED.token OR c.expires_at <= statement_timestamp()
-       RETURNING 1 AS ok`,
-      [hashOf(bytes), bytes, checked, ms],
-    )
+  async record(event: NewEvent, token: string, leaseMs: number | undefined): Promise<RecordAnswer> {
+    const op = 'PostgresClaimStore.record'
+    const checked = checkEvent(op, event)
+    checkToken(op, token)
+    const lease = leaseMs === undefined ? null : checkMs(op, 'leaseMs', leaseMs)
+    const result = await this.#pool.query(this.#sql.record, [
+      hashOf(checked.key),
+      checked.key,
+      token,
+      lease,
+      checked.fields,
+      hashOf(checked.ref),
+      checked.ref,
+      checked.previousKeys.map(hashOf),
+    ])
+    const row = result.rows[0]
+    if (row === undefined) throw new Error(`${op}: the record statement answered no row`)
+    if (row.prev_done === true) return 'done'
+    if (row.prev_held === true) return 'held'
+    if (row.state === undefined) throw new Error(`${op}: the record statement neither wrote nor found the key`)
+    if (row.done === true) return 'done'
+    if (row.legacy === true) {
+      // A v1 claim still holding the key; one past its hold was taken over above.
+      if (row.alive === true) return 'held'
+      throw new Error(`${op}: the key's v1 claim expired and was not taken over`)
+    }
+    if (row.mine === true) {
+      if (lease !== null && row.state === 'running' && row.attempts === 1) return 'taken'
+      if (lease === null && row.state === 'pending' && row.attempts === 0) return 'recorded'
+    }
+    return 'known'
+  }
+
+  /** Takes `key` when it is due (pending past its retry time, running past its lease); dead instead when its attempts are used up. */
+  async take(key: string, lease: Lease): Promise<TakenEvent | undefined> {
+    const op = 'PostgresClaimStore.take'
+    const bytes = keyBytes(op, 'key', key)
+    const checked = checkLease(op, lease)
+    const result = await this.#pool.query(this.#sql.take, [
+      hashOf(bytes),
+      checked.token,
+      checked.maxAttempts,
+      checked.ms,
+      OUTCOMELESS,
+    ])
+    const row = result.rows[0]
+    return row === undefined ? undefined : taken(op, row)
+  }
+
+  /** Takes up to `limit` due events, oldest due first, in one statement that skips rows another instance is taking (`SKIP LOCKED`). */
+  async takeDue(lease: Lease, limit: number): Promise<TakenEvent[]> {
+    const op = 'PostgresClaimStore.takeDue'
+    const checked = checkLease(op, lease)
+    const n = checkLimit(op, limit)
+    if (n === 0) return []
+    const result = await this.#pool.query(this.#sql.takeDue, [
+      n,
+      checked.token,
+      checked.maxAttempts,
+      checked.ms,
+      OUTCOMELESS,
+    ])
+    return result.rows.map((row) => taken(op, row))
+  }
+
+  /** Extends `token`'s lease of `key` to `ms` from now (server time); `false` when `token` no longer holds it running. */
+  async renew(key: string, token: string, ms: number): Promise<boolean> {
+    const op = 'PostgresClaimStore.renew'
+    const bytes = keyBytes(op, 'key', key)
+    checkToken(op, token)
+    const checked = checkMs(op, 'ms', ms)
+    const result = await this.#pool.query(this.#sql.renew, [hashOf(bytes), token, checked])
     return result.rows.length === 1
   }
 
-  /** Frees `key` for the next delivery when `token` still holds it; a completed or re-claimed key is left as is. */
-  async release(key: string, token: string): Promise<void> {
-    const bytes = keyBytes('PostgresClaimStore.release', 'key', key)
-    const checked = checkToken('PostgresClaimStore.release', token)
-    await this.#pool.query(`DELETE FROM ${this.#table} WHERE key_hash = $1 AND token = $2 AND NOT done`, [
-      hashOf(bytes),
-      checked,
-    ])
+  /**
+   * Marks `key` done for `keepMs` and drops its fields when `token` holds it running: `true`, also
+   * when `token` already completed it (its keep unchanged). `false` when another token took it.
+   */
+  async complete(key: string, token: string, keepMs: number): Promise<boolean> {
+    const op = 'PostgresClaimStore.complete'
+    const bytes = keyBytes(op, 'key', key)
+    checkToken(op, token)
+    const ms = checkMs(op, 'keepMs', keepMs)
+    const result = await this.#pool.query(this.#sql.complete, [hashOf(bytes), token, ms])
+    return result.rows.length === 1
   }
 
-  /** Deletes claims whose hold or keep ended (they answer as absent already): run it now and then to keep the table small. */
-  async prune(): Promise<number> {
-    const result = await this.#pool.query(`DELETE FROM ${this.#table} WHERE expires_at <= statement_timestamp()`)
+  /**
+   * Ends `token`'s run of `key` without success: pending again `retryInMs` from now, or dead; an
+   * uncounted attempt is given back. `true` when it did, or `token`'s event is already pending or
+   * dead (sent again after a lost reply: nothing changes twice); `false` when another token holds it.
+   */
+  async release(key: string, token: string, next: ReleaseOptions): Promise<boolean> {
+    const op = 'PostgresClaimStore.release'
+    const bytes = keyBytes(op, 'key', key)
+    checkToken(op, token)
+    const checked = checkReleaseOptions(op, next)
+    const result = await this.#pool.query(this.#sql.release, [
+      hashOf(bytes),
+      token,
+      checked.dead,
+      checked.retryInMs,
+      checked.counted,
+      checked.error,
+    ])
+    return result.rows.length === 1
+  }
+
+  /** The dead events, oldest received first, at most `limit`, with their fields and last error. */
+  async failedEvents(limit: number): Promise<StoredEvent[]> {
+    const op = 'PostgresClaimStore.failedEvents'
+    const n = checkLimit(op, limit)
+    if (n === 0) return []
+    const result = await this.#pool.query(this.#sql.failedEvents, [n])
+    return result.rows.map((row) => storedEvent(op, row))
+  }
+
+  /** Makes dead `key` pending and due now, its attempts reset and its receive time kept; `false` when it is not dead. */
+  async retry(key: string): Promise<boolean> {
+    const op = 'PostgresClaimStore.retry'
+    const bytes = keyBytes(op, 'key', key)
+    const result = await this.#pool.query(this.#sql.retry, [hashOf(bytes)])
+    return result.rows.length === 1
+  }
+
+  /**
+   * Deletes every row of the payment `ref`, in any state; answers how many. (A claim written by
+   * version 1 names no payment: it is not among them, and ends with its hold or keep.)
+   */
+  async forget(ref: string): Promise<number> {
+    const op = 'PostgresClaimStore.forget'
+    const bytes = keyBytes(op, 'ref', ref)
+    const result = await this.#pool.query(this.#sql.forget, [hashOf(bytes), bytes])
     return result.rowCount ?? 0
+  }
+
+  /**
+   * Deletes done keys past their keep and v1 claims past their hold, then `runOnce`'s done marks
+   * (`<schema>.effects`) older than `keepMs`, each in batches of 1,000 rows (one statement each, so a
+   * huge backlog never holds one long lock); answers how many rows it deleted in all.
+   */
+  async prune(keepMs: number): Promise<number> {
+    const ms = checkMs('PostgresClaimStore.prune', 'keepMs', keepMs)
+    let deleted = 0
+    for (const [statement, values] of [
+      [this.#sql.pruneClaims, [PRUNE_BATCH]],
+      [this.#sql.pruneEffects, [PRUNE_BATCH, ms]],
+    ] as const) {
+      for (;;) {
+        const result = await this.#pool.query(statement, [...values])
+        const n = result.rowCount ?? 0
+        deleted += n
+        if (n < PRUNE_BATCH) break
+      }
+    }
+    return deleted
   }
 }
 
-/** A token is a non-empty string without a lone surrogate: the only proof of who holds a claim. */
-function checkToken(operation: string, token: unknown): string {
-  keyBytes(operation, 'token', token)
-  if (token === '') {
-    throw new RequestValidationError(operation, [
-      { path: 'token', message: 'must be a non-empty string (a fresh random one per attempt at the work)' },
-    ])
+/** A row of take or takeDue: dead when the statement set it aside instead of leasing it. */
+function taken(op: string, row: Record<string, unknown>): TakenEvent {
+  const event = storedEvent(op, row)
+  return { event, dead: event.state === 'dead' }
+}
+
+/** An event as a statement read it back; a row of another shape is an error naming it. */
+function storedEvent(op: string, row: Record<string, unknown>): StoredEvent {
+  const { key, fields, ref, received_ms: receivedAt, attempts, state, last_error: lastError } = row
+  if (
+    !Buffer.isBuffer(key) ||
+    !Buffer.isBuffer(ref) ||
+    !(fields === null || Buffer.isBuffer(fields)) ||
+    typeof receivedAt !== 'number' ||
+    typeof attempts !== 'number' ||
+    !STATES.has(state) ||
+    !(lastError === null || typeof lastError === 'string')
+  ) {
+    throw new Error(`${op}: a row of the claims table is not an event written by @paywire/postgres 2`)
   }
-  // PostgreSQL text cannot hold NUL; a token with one is no random token.
-  if ((token as string).includes('\u0000')) {
-    throw new RequestValidationError(operation, [{ path: 'token', message: 'must not contain NUL' }])
+  return {
+    key: key.toString('utf8'),
+    fields: fields === null ? undefined : fields.toString('utf8'),
+    ref: ref.toString('utf8'),
+    receivedAt,
+    attempts,
+    state: state as StoredEventState,
+    lastError: lastError ?? undefined,
   }
-  return token as string
 }

@@ -1,4 +1,4 @@
-/** `@paywire/postgres`: core's intent journal and callback claims on PostgreSQL, and exactly-once effects with `runOnce`. */
+/** `@paywire/postgres`: core's intent journal and the callback inbox's store on PostgreSQL, and exactly-once effects with `runOnce`. */
 
 export { PostgresClaimStore } from './claim-store.js'
 export { lockPayment, PostgresInbox, type RunOnceResult } from './inbox.js'

@@ -125,7 +125,7 @@ export function hashOf(bytes: Buffer): Buffer {
 }
 
 /** The longest hold, keep or age: 100 years (a longer one would overflow PostgreSQL's timestamps). */
-const MAX_MS = 100 * 365 * 24 * 3600 * 1000
+export const MAX_MS = 100 * 365 * 24 * 3600 * 1000
 
 /** A duration: a finite number of ms above 0 and at most 100 years, rounded up to a whole ms. */
 export function checkMs(operation: string, path: string, value: unknown): number {

@@ -37,6 +37,41 @@ CREATE TABLE {schema}.effects (
   done_at timestamptz NOT NULL DEFAULT now()
 );
 CREATE INDEX effects_done_at ON {schema}.effects (done_at);`,
+  `-- Version 2: the callback inbox records each event before it is acknowledged. The v1 claims
+-- table is altered, not replaced: its rows stay (a v1 done key still answers done), and an instance
+-- of version 1 still running its statements during a rolling upgrade keeps working on it.
+-- state: pending | running | done | dead; NULL on a row a v1 statement inserted.
+-- done (v1's column) is kept equal to "state is done" by every v2 write, so v1 statements read v2
+--   rows rightly; a row whose done disagrees (state NULL, or 'done' with done false after a v1
+--   claim took over an expired done key) was last written by v1, and is read as v1 reads it.
+-- expires_at keeps its v1 meaning, "held or done until then", read by v1 instances and by both
+--   prunes: a done key's keep end, and infinity for a pending, running or dead event, so that a v1
+--   claim finds it held (never takes it over) and a v1 prune never deletes it.
+-- due_at: when a pending event may run, or when a running event's lease ends; NULL otherwise.
+-- fields: the inbox's encoded fields as UTF-8 bytes (bytea: NUL round-trips, text cannot hold it),
+--   dropped once done; ref and its SHA-256 ref_hash: the payment, for forget(ref).
+-- The constraints are NOT VALID: every v1 row passes them (its state is NULL), so no scan is
+-- needed; they hold for every row written from now on, by v1 statements too.
+ALTER TABLE {schema}.claims
+  ADD COLUMN state text,
+  ADD COLUMN due_at timestamptz,
+  ADD COLUMN fields bytea,
+  ADD COLUMN ref bytea,
+  ADD COLUMN ref_hash bytea,
+  ADD COLUMN received_at timestamptz,
+  ADD COLUMN attempts integer NOT NULL DEFAULT 0,
+  ADD COLUMN last_error text,
+  ADD CONSTRAINT claims_state CHECK (state IN ('pending', 'running', 'done', 'dead')) NOT VALID,
+  ADD CONSTRAINT claims_v1_sees_held
+    CHECK (state IS NULL OR state = 'done' OR (NOT done AND expires_at = 'infinity')) NOT VALID;
+-- takeDue: the events due to run, oldest due first.
+CREATE INDEX claims_due ON {schema}.claims (due_at, key_hash) WHERE state IN ('pending', 'running');
+-- failedEvents: the dead events, oldest received first.
+CREATE INDEX claims_dead ON {schema}.claims (received_at, key_hash) WHERE state = 'dead';
+-- forget(ref): every record of one payment.
+CREATE INDEX claims_ref ON {schema}.claims (ref_hash) WHERE ref_hash IS NOT NULL;
+-- prune: done keys and v1 claims past their time (every other row's expires_at is infinity).
+CREATE INDEX claims_expiry ON {schema}.claims (expires_at) WHERE expires_at < 'infinity';`,
 ]
 
 /** The schema version this release of the package reads and writes. */
@@ -52,12 +87,20 @@ function checkSchema(operation: string, schema: unknown): string {
 }
 
 /**
- * The SQL of every step from `from` (exclusive) to the current version, for a DBA to review and run
- * by hand instead of `migrate()`; it records the version it reaches.
+ * The SQL of every step from `from` (exclusive; the version the database is at, 0 for none) to the
+ * current version, in one transaction, for a DBA to review and run by hand instead of `migrate()`;
+ * it records the version it reaches. `migrationSql({ from: 1 })` upgrades a version-1 database.
  */
 export function migrationSql(options: { schema?: string; from?: number } = {}): string {
   const schema = checkSchema('migrationSql', options.schema)
   const from = options.from ?? 0
+  if (!Number.isSafeInteger(from) || from < 0 || from > SCHEMA_VERSION) {
+    throw new RequestValidationError(
+      'migrationSql',
+      [{ path: 'from', message: `must be a schema version this package knows, 0 to ${SCHEMA_VERSION}` }],
+      'options',
+    )
+  }
   const parts = STEPS.slice(from).map(
     (step, i) =>
       `-- @paywire/postgres schema version ${from + i + 1}\n${step.replaceAll('{schema}', schema)}\nINSERT INTO ${schema}.schema_version (version) VALUES (${from + i + 1});\n`,

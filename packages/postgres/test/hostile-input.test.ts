@@ -20,13 +20,64 @@ function recordingPool(): PgPool & { sent: string[] } {
   }
 }
 
+const event = (over: Record<string, unknown> = {}) =>
+  ({ key: 'k', previousKeys: [], fields: '{}', ref: 'order:1', ...over }) as never
+const lease = (over: Record<string, unknown> = {}) => ({ token: 't', ms: 1000, maxAttempts: 3, ...over }) as never
+const release = (over: Record<string, unknown> = {}) =>
+  ({ retryInMs: 1000, counted: true, error: undefined, dead: false, ...over }) as never
+const claims = (pool: PgPool) => new PostgresClaimStore({ pool })
+
 const cases: [string, (pool: PgPool) => Promise<unknown>, string][] = [
-  ['holdMs far past any date', (pool) => new PostgresClaimStore({ pool }).claim('k', 't', 1e300), 'holdMs'],
-  ['holdMs NaN', (pool) => new PostgresClaimStore({ pool }).claim('k', 't', Number.NaN), 'holdMs'],
-  ['keepMs negative', (pool) => new PostgresClaimStore({ pool }).complete('k', 't', -1), 'keepMs'],
-  ['a key with a lone surrogate', (pool) => new PostgresClaimStore({ pool }).claim('k\ud800', 't', 1000), 'key'],
-  ['a token with NUL', (pool) => new PostgresClaimStore({ pool }).release('k', 't\u0000'), 'token'],
-  ['an empty token', (pool) => new PostgresClaimStore({ pool }).complete('k', '', 1000), 'token'],
+  ['leaseMs far past any date', (pool) => claims(pool).record(event(), 't', 1e300), 'leaseMs'],
+  ['a lease of NaN ms', (pool) => claims(pool).take('k', lease({ ms: Number.NaN })), 'lease.ms'],
+  ['keepMs negative', (pool) => claims(pool).complete('k', 't', -1), 'keepMs'],
+  ['renew by 0 ms', (pool) => claims(pool).renew('k', 't', 0), 'ms'],
+  ['prune with keepMs 0', (pool) => claims(pool).prune(0), 'keepMs'],
+  ['a key with a lone surrogate', (pool) => claims(pool).take('k\ud800', lease()), 'key'],
+  [
+    'an event key with a lone surrogate',
+    (pool) => claims(pool).record(event({ key: 'k\udc00' }), 't', 1000),
+    'event.key',
+  ],
+  [
+    'a previous key with a lone surrogate',
+    (pool) => claims(pool).record(event({ previousKeys: ['ok', 'k\ud800'] }), 't', 1000),
+    'event.previousKeys[1]',
+  ],
+  [
+    'previous keys not an array',
+    (pool) => claims(pool).record(event({ previousKeys: 'k' }), 't', 1000),
+    'event.previousKeys',
+  ],
+  [
+    'fields with a lone surrogate',
+    (pool) => claims(pool).record(event({ fields: '{"a":"\ud800"}' }), 't', 1000),
+    'event.fields',
+  ],
+  [
+    'fields that are not a string',
+    (pool) => claims(pool).record(event({ fields: { a: 1 } }), 't', 1000),
+    'event.fields',
+  ],
+  ['a ref that is not a string', (pool) => claims(pool).record(event({ ref: 7 }), 't', 1000), 'event.ref'],
+  ['a ref to forget with a lone surrogate', (pool) => claims(pool).forget('order \udfff'), 'ref'],
+  ['a key to retry that is not a string', (pool) => claims(pool).retry(undefined as never), 'key'],
+  ['a token with NUL', (pool) => claims(pool).release('k', 't\u0000', release()), 'token'],
+  ['a lease token with NUL', (pool) => claims(pool).takeDue(lease({ token: 'a\u0000b' }), 10), 'lease.token'],
+  ['an empty token', (pool) => claims(pool).complete('k', '', 1000), 'token'],
+  ['an empty record token', (pool) => claims(pool).record(event(), '', undefined), 'token'],
+  ['maxAttempts 0', (pool) => claims(pool).takeDue(lease({ maxAttempts: 0 }), 10), 'lease.maxAttempts'],
+  ['maxAttempts 1.5', (pool) => claims(pool).take('k', lease({ maxAttempts: 1.5 })), 'lease.maxAttempts'],
+  ['a limit of -1', (pool) => claims(pool).takeDue(lease(), -1), 'limit'],
+  ['a limit of 2.5', (pool) => claims(pool).failedEvents(2.5), 'limit'],
+  ['a limit of NaN', (pool) => claims(pool).failedEvents(Number.NaN), 'limit'],
+  ['a negative retry time', (pool) => claims(pool).release('k', 't', release({ retryInMs: -5 })), 'next.retryInMs'],
+  ['counted not a boolean', (pool) => claims(pool).release('k', 't', release({ counted: 'yes' })), 'next.counted'],
+  [
+    'an error that is not a string',
+    (pool) => claims(pool).release('k', 't', release({ error: new Error('x') })),
+    'next.error',
+  ],
   [
     'params with NaN',
     (pool) => new PostgresIntentStore({ pool }).open(intentOf({ params: { amount: Number.NaN } })),
@@ -46,3 +97,10 @@ for (const [what, send, path] of cases) {
     expect(pool.sent).toStrictEqual([])
   })
 }
+
+it('a limit of 0 answers nothing, and sends nothing', async () => {
+  const pool = recordingPool()
+  expect(await claims(pool).takeDue(lease(), 0)).toStrictEqual([])
+  expect(await claims(pool).failedEvents(0)).toStrictEqual([])
+  expect(pool.sent).toStrictEqual([])
+})

@@ -5,7 +5,7 @@
 
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { RequestValidationError } from '@paywire/core'
+import { type ClaimStore, MemoryClaimStore, RequestValidationError } from '@paywire/core'
 import type pg from 'pg'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import {
@@ -17,6 +17,7 @@ import {
   PostgresIntentStore,
   SCHEMA_VERSION,
 } from '../src/index.js'
+import { eventually } from './helpers.js'
 import { describeWithPostgres } from './postgres-server.js'
 
 describeWithPostgres('migrate, options and runOnce', (server) => {
@@ -33,7 +34,7 @@ describeWithPostgres('migrate, options and runOnce', (server) => {
     expect([a, b].map((r) => r.from).sort()).toStrictEqual([0, SCHEMA_VERSION])
     expect(await migrate(pool, { schema: 'mig' })).toStrictEqual({ from: SCHEMA_VERSION, to: SCHEMA_VERSION })
     const versions = await pool.query('SELECT version FROM mig.schema_version ORDER BY version')
-    expect(versions.rows.map((r) => r.version)).toStrictEqual([1])
+    expect(versions.rows.map((r) => r.version)).toStrictEqual(Array.from({ length: SCHEMA_VERSION }, (_, i) => i + 1))
   })
 
   it('a database at a newer version than the package is refused, and left as it is', async () => {
@@ -45,10 +46,10 @@ describeWithPostgres('migrate, options and runOnce', (server) => {
   })
 
   it('the SQL file shipped for DBAs is migrationSql(), and running it by hand gives the schema migrate() gives', async () => {
-    const file = readFileSync(join(import.meta.dirname, '..', 'sql', 'schema-v1.sql'), 'utf8')
+    const file = readFileSync(join(import.meta.dirname, '..', 'sql', `schema-v${SCHEMA_VERSION}.sql`), 'utf8')
     expect(file).toBe(migrationSql())
     await pool.query(migrationSql({ schema: 'by_hand' }))
-    expect(await migrate(pool, { schema: 'by_hand' })).toStrictEqual({ from: 1, to: 1 })
+    expect(await migrate(pool, { schema: 'by_hand' })).toStrictEqual({ from: SCHEMA_VERSION, to: SCHEMA_VERSION })
     const intents = new PostgresIntentStore({ pool, schema: 'by_hand' })
     expect(await intents.openIntents('x')).toStrictEqual([])
   })
@@ -107,7 +108,7 @@ describeWithPostgres('migrate, options and runOnce', (server) => {
     expect(results.filter((r) => r.ran)).toHaveLength(1)
   })
 
-  it('50 claims of one key at once from 5 pools, 20 keys in parallel: exactly one token claims each key', async () => {
+  it('50 records of one key at once from 5 pools, 20 keys in parallel: exactly one token records each key', async () => {
     await migrate(pool, { schema: 'race_claims' })
     const pools = Array.from({ length: 5 }, () => server().pool({ max: 10 }))
     try {
@@ -117,14 +118,19 @@ describeWithPostgres('migrate, options and runOnce', (server) => {
         keys.map((key) =>
           Promise.all(
             Array.from({ length: 50 }, (_, i) =>
-              (stores[i % 5] as PostgresClaimStore).claim(key, `token-${i}`, 60_000),
+              (stores[i % 5] as PostgresClaimStore).record(
+                { key, previousKeys: [], fields: '{}', ref: `order:${key}` },
+                `token-${i}`,
+                // Half lease it at once (the inbox running it now), half leave it pending.
+                i % 2 === 0 ? 60_000 : undefined,
+              ),
             ),
           ),
         ),
       )
-      for (const states of results) {
-        expect(states.filter((state) => state === 'claimed')).toHaveLength(1)
-        expect(states.filter((state) => state === 'held')).toHaveLength(49)
+      for (const answers of results) {
+        expect(answers.filter((answer) => answer === 'taken' || answer === 'recorded')).toHaveLength(1)
+        expect(answers.filter((answer) => answer === 'known')).toHaveLength(49)
       }
     } finally {
       await Promise.all(pools.map((p) => p.end()))
@@ -151,21 +157,88 @@ describeWithPostgres('migrate, options and runOnce', (server) => {
     await expect(lockPayment(pool, '\udc00')).rejects.toBeInstanceOf(RequestValidationError)
   })
 
-  it('prune forgets expired claims and old done marks only', async () => {
+  it("the claim store's prune deletes done keys past their keep and runOnce's marks older than the keep, and no recorded event", async () => {
     await migrate(pool, { schema: 'prune' })
     const claims = new PostgresClaimStore({ pool, schema: 'prune' })
     const inbox = new PostgresInbox({ pool, schema: 'prune' })
-    await claims.claim('short', 't1', 60_000)
-    await claims.claim('long', 't2', 60_000)
+    const event = (key: string) => ({ key, previousKeys: [], fields: '{}', ref: `order:${key}` })
+    for (const [key, token] of [
+      ['short', 't1'],
+      ['long', 't2'],
+    ] as const) {
+      expect(await claims.record(event(key), token, 60_000)).toBe('taken')
+      expect(await claims.complete(key, token, 60_000)).toBe(true)
+    }
+    expect(await claims.record(event('pending'), 't3', undefined)).toBe('recorded')
+    expect(await claims.record(event('dead'), 't4', 60_000)).toBe('taken')
+    await claims.release('dead', 't4', { retryInMs: 0, counted: true, error: 'Error: x', dead: true })
     await inbox.runOnce('done-1', () => undefined)
-    // Its hold over on the server's clock, without waiting for it.
+    await inbox.runOnce('done-2', () => undefined)
+    // Its keep over on the server's clock, without waiting for it.
     await pool.query(`UPDATE prune.claims SET expires_at = now() - interval '1 second' WHERE token = 't1'`)
-    expect(await claims.prune()).toBe(1)
-    expect(await claims.claim('long', 't3', 60_000)).toBe('held')
+    expect(await claims.prune(60_000)).toBe(1)
+    expect(await claims.record(event('long'), 't5', 60_000)).toBe('done')
+    expect(await claims.record(event('pending'), 't5', 60_000)).toBe('known')
+    expect(await claims.record(event('dead'), 't5', 60_000)).toBe('known')
+    expect(await claims.record(event('short'), 't5', 60_000)).toBe('taken')
+    await pool.query(`UPDATE prune.effects SET done_at = now() - interval '2 days' WHERE key = 'done-1'::bytea`)
+    expect(await claims.prune(24 * 3600_000)).toBe(1)
+    expect(await inbox.isDone('done-1')).toBe(false)
+    expect(await inbox.isDone('done-2')).toBe(true)
     expect(await inbox.prune(60_000)).toBe(0)
-    expect(await inbox.isDone('done-1')).toBe(true)
     await pool.query(`UPDATE prune.effects SET done_at = now() - interval '2 days'`)
     expect(await inbox.prune(24 * 3600_000)).toBe(1)
-    expect(await inbox.isDone('done-1')).toBe(false)
+    expect(await inbox.isDone('done-2')).toBe(false)
+  })
+
+  it("an event set aside after its runs ended with no outcome reads the reason core's store gives, word for word", async () => {
+    await migrate(pool, { schema: 'reason' })
+    const reasonOf = async (store: ClaimStore) => {
+      const event = { key: 'poison', previousKeys: [], fields: '{}', ref: 'order:1' }
+      expect(await store.record(event, 'first', 1)).toBe('taken')
+      let reason: string | undefined
+      await eventually(
+        async () => {
+          const taken = await store.take('poison', { token: 'second', ms: 60_000, maxAttempts: 1 })
+          reason = taken?.event.lastError
+          return taken?.dead === true
+        },
+        5_000,
+        'the 1 ms lease ends',
+      )
+      return reason
+    }
+    const core = await reasonOf(new MemoryClaimStore())
+    expect(core).toMatch(/^each of its 1 runs ended with no outcome recorded/)
+    expect(await reasonOf(new PostgresClaimStore({ pool, schema: 'reason' }))).toBe(core)
+  })
+
+  it("the claim store's prune deletes a backlog in batches of 1,000 rows, one statement each", async () => {
+    await migrate(pool, { schema: 'backlog' })
+    await pool.query(
+      `INSERT INTO backlog.claims (key_hash, key, token, done, expires_at, state)
+       SELECT sha256(k), k, 't', true, now() - interval '1 hour', 'done'
+       FROM (SELECT ('bulk-' || i)::bytea AS k FROM generate_series(1, 2500) AS i) AS keys`,
+    )
+    await pool.query(
+      `INSERT INTO backlog.effects (key_hash, key, done_at)
+       SELECT sha256(k), k, now() - interval '2 days'
+       FROM (SELECT ('mark-' || i)::bytea AS k FROM generate_series(1, 1200) AS i) AS keys`,
+    )
+    const sent: string[] = []
+    const counting = {
+      query: (text: string, values?: unknown[]) => {
+        sent.push(text)
+        return pool.query(text, values)
+      },
+      connect: () => pool.connect(),
+    }
+    expect(await new PostgresClaimStore({ pool: counting, schema: 'backlog' }).prune(24 * 3600_000)).toBe(3_700)
+    const deletes = (table: string) => sent.filter((text) => text.startsWith(`DELETE FROM backlog.${table} `)).length
+    expect([deletes('claims'), deletes('effects')]).toStrictEqual([3, 2])
+    const left = await pool.query(
+      'SELECT (SELECT count(*) FROM backlog.claims) + (SELECT count(*) FROM backlog.effects) AS n',
+    )
+    expect(Number(left.rows[0]?.n)).toBe(0)
   })
 })

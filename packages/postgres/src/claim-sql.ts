@@ -1,0 +1,174 @@
+/**
+ * The statements of `PostgresClaimStore`, one per operation, over `<schema>.claims` at schema version
+ * 2 (its columns are described in schema.ts). Each is one statement, so instances racing on a key are
+ * ordered by its row lock; every time is the server's `statement_timestamp()`.
+ */
+
+/** A row written by a v2 statement and not touched by v1 since: its `done` agrees with its state. */
+const V2_ROW = `(c.state IS NOT NULL AND c.done = (c.state = 'done'))`
+
+/** The columns an event is read back from, in `StoredEvent`'s order (`received_ms` in ms since the epoch). */
+const EVENT = `c.key, c.fields, c.ref, (extract(epoch FROM c.received_at) * 1000)::float8 AS received_ms,
+  c.attempts, c.state, c.last_error`
+
+/** A number of ms as an interval: `$n` is a double precision. */
+const ms = (n: number) => `($${n}::float8 * interval '1 millisecond')`
+
+/**
+ * The columns `record` writes, and what a new event holds in each: `$4` is the lease in ms, NULL
+ * for a pending event. `expires_at` is infinity (a v1 instance finds the key held).
+ */
+const RECORDED: readonly (readonly [string, string])[] = [
+  ['key', '$2::bytea'],
+  ['token', '$3::text'],
+  ['done', 'false'],
+  ['expires_at', `'infinity'::timestamptz`],
+  ['state', `CASE WHEN $4::float8 IS NULL THEN 'pending' ELSE 'running' END`],
+  ['due_at', `statement_timestamp() + coalesce($4::float8, 0) * interval '1 millisecond'`],
+  ['fields', '$5::bytea'],
+  ['ref_hash', '$6::bytea'],
+  ['ref', '$7::bytea'],
+  ['received_at', `date_trunc('milliseconds', statement_timestamp())`],
+  ['attempts', `CASE WHEN $4::float8 IS NULL THEN 0 ELSE 1 END`],
+  ['last_error', 'NULL::text'],
+]
+
+/**
+ * The SQL of every operation on `table` (`<schema>.claims`). The parameters are named in each
+ * statement's comment; key and ref hashes are SHA-256 of their UTF-8 bytes.
+ */
+export function claimStatements(table: string, effects: string) {
+  // Only a done key past its keep, or a v1 claim past its hold, has a finite expires_at: such a row
+  // counts as absent, and record takes it over.
+  const gone = `c.expires_at <= statement_timestamp()`
+  return {
+    /**
+     * $1 key_hash, $2 key, $3 token, $4 lease ms or NULL, $5 fields, $6 ref_hash, $7 ref,
+     * $8 previous keys' hashes. Answers prev_done, prev_held (a previous key's row done, or held by
+     * a v1 claim, as the statement's snapshot shows it) and, unless those blocked it, the key's row
+     * as it stands after the upsert, read under its lock: mine (its token is $3), state, done,
+     * attempts, legacy (written by v1), alive (not past its expires_at).
+     *
+     * Why an upsert whose every column is `CASE WHEN gone THEN new ELSE old END`, rather than a
+     * `DO UPDATE … WHERE gone` or a SELECT first: under READ COMMITTED a SELECT cannot see a row
+     * that a concurrent record committed after this statement's snapshot, and `DO UPDATE … WHERE`
+     * returns no row when its condition is false. This way the insert either lands, or waits for
+     * the concurrent insert of the same key and then locks the row, which RETURNING reads as it now
+     * stands: the answer is derived from the row itself (its token is ours or not).
+     */
+    record: `WITH prev AS (
+  SELECT coalesce(bool_or(c.done), false) AS done,
+    coalesce(bool_or(NOT c.done AND NOT ${V2_ROW}), false) AS held
+  FROM ${table} AS c
+  WHERE c.key_hash = ANY($8::bytea[]) AND c.key_hash <> $1 AND c.expires_at > statement_timestamp()
+), put AS (
+  INSERT INTO ${table} AS c (key_hash, ${RECORDED.map(([column]) => column).join(', ')})
+  SELECT $1::bytea, ${RECORDED.map(([, value]) => value).join(', ')} FROM prev WHERE NOT prev.done AND NOT prev.held
+  ON CONFLICT (key_hash) DO UPDATE SET
+    ${RECORDED.map(([column]) => `${column} = CASE WHEN ${gone} THEN EXCLUDED.${column} ELSE c.${column} END`).join(',\n    ')}
+  RETURNING c.token = $3 AS mine, c.state, c.done, c.attempts, NOT ${V2_ROW} AS legacy,
+    c.expires_at > statement_timestamp() AS alive
+)
+SELECT prev.done AS prev_done, prev.held AS prev_held, put.* FROM prev LEFT JOIN put ON true`,
+
+    /**
+     * $1 key_hash, $2 token, $3 maxAttempts, $4 lease ms, $5 the dead letter's reason (`%s`: the
+     * attempts). The UPDATE locks the row and, when a concurrent take changed it first, checks its
+     * WHERE again on the new version (a lease now running is not due): one taker wins.
+     */
+    take: `UPDATE ${table} AS c SET ${takeSet()}
+WHERE c.key_hash = $1 AND c.state IN ('pending', 'running') AND c.due_at <= statement_timestamp()
+RETURNING ${EVENT}`,
+
+    /**
+     * $1 limit, $2 token, $3 maxAttempts, $4 lease ms, $5 the dead letter's reason. The due rows are
+     * locked by `FOR UPDATE SKIP LOCKED`, so instances taking at once skip each other's rows instead
+     * of waiting, and a row another instance took since this statement's snapshot fails the due
+     * check again when it is locked. Answered oldest due first.
+     */
+    takeDue: `WITH due AS (
+  SELECT c.key_hash, c.due_at FROM ${table} AS c
+  WHERE c.state IN ('pending', 'running') AND c.due_at <= statement_timestamp()
+  ORDER BY c.due_at, c.key_hash
+  LIMIT $1
+  FOR UPDATE SKIP LOCKED
+), taken AS (
+  UPDATE ${table} AS c SET ${takeSet()}
+  FROM due
+  WHERE c.key_hash = due.key_hash AND c.state IN ('pending', 'running') AND c.due_at <= statement_timestamp()
+  RETURNING ${EVENT}, due.due_at AS was_due, c.key_hash
+)
+SELECT * FROM taken ORDER BY was_due, key_hash`,
+
+    /** $1 key_hash, $2 token, $3 ms. Only a running event, only by its holder. */
+    renew: `UPDATE ${table} AS c SET due_at = statement_timestamp() + ${ms(3)}
+WHERE c.key_hash = $1 AND c.token = $2 AND c.state = 'running'
+RETURNING 1 AS ok`,
+
+    /**
+     * $1 key_hash, $2 token, $3 keep ms. The holder's running event becomes done, its fields and
+     * error dropped; its own done row answers again unchanged (a complete sent again after a lost
+     * reply keeps the first keep).
+     */
+    complete: `UPDATE ${table} AS c SET state = 'done', done = true, fields = NULL, last_error = NULL, due_at = NULL,
+  expires_at = CASE WHEN c.state = 'done' THEN c.expires_at ELSE statement_timestamp() + ${ms(3)} END
+WHERE c.key_hash = $1 AND c.token = $2 AND (c.state = 'running' OR (c.state = 'done' AND c.done))
+RETURNING 1 AS ok`,
+
+    /**
+     * $1 key_hash, $2 token, $3 dead, $4 retry ms (NULL when dead), $5 counted, $6 error. Changes
+     * only a running event; the holder's event already pending or dead (its release sent again
+     * after a lost reply) answers again unchanged, so an uncounted attempt is given back once.
+     */
+    release: `UPDATE ${table} AS c SET
+  state = CASE WHEN c.state <> 'running' THEN c.state WHEN $3::boolean THEN 'dead' ELSE 'pending' END,
+  due_at = CASE WHEN c.state <> 'running' THEN c.due_at WHEN $3::boolean THEN NULL
+    ELSE statement_timestamp() + ${ms(4)} END,
+  attempts = CASE WHEN c.state = 'running' AND NOT $5::boolean THEN greatest(c.attempts - 1, 0) ELSE c.attempts END,
+  last_error = CASE WHEN c.state = 'running' THEN $6::text ELSE c.last_error END
+WHERE c.key_hash = $1 AND c.token = $2 AND c.state IN ('running', 'pending', 'dead')
+RETURNING 1 AS ok`,
+
+    /** $1 limit. */
+    failedEvents: `SELECT ${EVENT} FROM ${table} AS c WHERE c.state = 'dead'
+ORDER BY c.received_at, c.key_hash LIMIT $1`,
+
+    /** $1 key_hash. Token, receive time and last error are kept. */
+    retry: `UPDATE ${table} AS c SET state = 'pending', attempts = 0, due_at = statement_timestamp()
+WHERE c.key_hash = $1 AND c.state = 'dead'
+RETURNING 1 AS ok`,
+
+    /** $1 ref_hash, $2 ref (compared too: a hash collision erases nothing else). */
+    forget: `DELETE FROM ${table} AS c WHERE c.ref_hash = $1 AND c.ref = $2`,
+
+    /**
+     * $1 batch size. Done keys past their keep and v1 claims past their hold; `SKIP LOCKED` passes
+     * over a row a record is taking over at that moment (its expires_at is about to change).
+     */
+    pruneClaims: `DELETE FROM ${table} WHERE key_hash IN (
+  SELECT c.key_hash FROM ${table} AS c
+  WHERE c.expires_at < 'infinity' AND c.expires_at <= statement_timestamp()
+  LIMIT $1 FOR UPDATE SKIP LOCKED
+)`,
+
+    /** $1 batch size, $2 keep ms: runOnce's done marks older than the keep. */
+    pruneEffects: `DELETE FROM ${effects} WHERE key_hash IN (
+  SELECT e.key_hash FROM ${effects} AS e
+  WHERE e.done_at < statement_timestamp() - ${ms(2)}
+  LIMIT $1 FOR UPDATE SKIP LOCKED
+)`,
+  }
+}
+
+/**
+ * take's and takeDue's SET: an event whose runs are used up ($3) becomes dead with the reason $5,
+ * its token kept; any other is leased to $2 for $4 ms, the attempt counted before it runs.
+ */
+function takeSet(): string {
+  const spent = `c.attempts >= $3`
+  return `state = CASE WHEN ${spent} THEN 'dead' ELSE 'running' END,
+  token = CASE WHEN ${spent} THEN c.token ELSE $2 END,
+  attempts = CASE WHEN ${spent} THEN c.attempts ELSE c.attempts + 1 END,
+  due_at = CASE WHEN ${spent} THEN NULL ELSE statement_timestamp() + ${ms(4)} END,
+  last_error = CASE WHEN ${spent} THEN format($5::text, c.attempts) ELSE c.last_error END`
+}
