@@ -36,175 +36,193 @@ function callback(id: string): string {
   )
 }
 
-describeWithPostgres('the durable inbox on PostgreSQL under SIGKILL, restarts, a poison event and a burst', (server) => {
-  let pool: pg.Pool
-  beforeAll(async () => {
-    pool = server().pool()
-  })
-  afterAll(async () => {
-    await pool.end()
-  })
+describeWithPostgres(
+  'the durable inbox on PostgreSQL under SIGKILL, restarts, a poison event and a burst',
+  (server) => {
+    let pool: pg.Pool
+    beforeAll(async () => {
+      pool = server().pool()
+    })
+    afterAll(async () => {
+      await pool.end()
+    })
 
-  async function schemaFor(name: string): Promise<string> {
-    const schema = await freshSchema(pool, name)
-    await pool.query(`CREATE TABLE ${schema}.effects_seen (id text NOT NULL, pid integer NOT NULL)`)
-    return schema
-  }
+    async function schemaFor(name: string): Promise<string> {
+      const schema = await freshSchema(pool, name)
+      await pool.query(`CREATE TABLE ${schema}.effects_seen (id text NOT NULL, pid integer NOT NULL)`)
+      return schema
+    }
 
-  /** Starts one merchant instance and resolves once it listens. */
-  async function instance(schema: string, maxAttempts = 8): Promise<Instance> {
-    const child = await spawnFixture('storm-merchant.ts', [String(server().port), schema, PASSWORD, String(maxAttempts)])
-    const url = await new Promise<string>((resolve, reject) => {
-      void lines(child, (line) => resolve(String(line.url))).then((code) =>
-        reject(new Error(`the merchant exited (${code}) before listening`)),
+    /** Starts one merchant instance and resolves once it listens. */
+    async function instance(schema: string, maxAttempts = 8): Promise<Instance> {
+      const child = await spawnFixture('storm-merchant.ts', [
+        String(server().port),
+        schema,
+        PASSWORD,
+        String(maxAttempts),
+      ])
+      const url = await new Promise<string>((resolve, reject) => {
+        void lines(child, (line) => resolve(String(line.url))).then((code) =>
+          reject(new Error(`the merchant exited (${code}) before listening`)),
+        )
+      })
+      return { url, kill: () => sigkill(child) }
+    }
+
+    /** Rows of the merchant's own effects table, by payment id. */
+    async function effects(schema: string): Promise<Map<string, number>> {
+      const rows = await pool.query(`SELECT id, count(*)::int AS n FROM ${schema}.effects_seen GROUP BY id`)
+      return new Map(rows.rows.map((r) => [String(r.id), Number(r.n)]))
+    }
+
+    /** Waits until every acknowledged payment has its effect, then checks none has two; answers the figures. */
+    async function judge(schema: string, ids: readonly string[], acknowledged: ReadonlySet<number>) {
+      const ran = () => effects(schema)
+      let seen = new Map<string, number>()
+      await eventually(
+        async () => {
+          seen = await ran()
+          return [...acknowledged].every((i) => seen.has(ids[i] as string))
+        },
+        60_000,
+        () => `${[...acknowledged].filter((i) => !seen.has(ids[i] as string)).length} acknowledged callbacks never ran`,
       )
-    })
-    return { url, kill: () => sigkill(child) }
-  }
+      const neverRan = [...acknowledged].filter((i) => !seen.has(ids[i] as string)).length
+      const doubles = [...seen.values()].filter((n) => n > 1).length
+      return { neverRan, doubles }
+    }
 
-  /** Rows of the merchant's own effects table, by payment id. */
-  async function effects(schema: string): Promise<Map<string, number>> {
-    const rows = await pool.query(`SELECT id, count(*)::int AS n FROM ${schema}.effects_seen GROUP BY id`)
-    return new Map(rows.rows.map((r) => [String(r.id), Number(r.n)]))
-  }
-
-  /** Waits until every acknowledged payment has its effect, then checks none has two; answers the figures. */
-  async function judge(schema: string, ids: readonly string[], acknowledged: ReadonlySet<number>) {
-    const ran = () => effects(schema)
-    let seen = new Map<string, number>()
-    await eventually(
-      async () => {
-        seen = await ran()
-        return [...acknowledged].every((i) => seen.has(ids[i] as string))
-      },
-      60_000,
-      () => `${[...acknowledged].filter((i) => !seen.has(ids[i] as string)).length} acknowledged callbacks never ran`,
-    )
-    const neverRan = [...acknowledged].filter((i) => !seen.has(ids[i] as string)).length
-    const doubles = [...seen.values()].filter((n) => n > 1).length
-    return { neverRan, doubles }
-  }
-
-  it('SIGKILL storm: 3 instances, one killed every 150–500 ms, 600 callbacks: 0 acknowledged never ran, 0 double effects', async () => {
-    const schema = await schemaFor('storm_kill')
-    const ids = Array.from({ length: 600 }, (_, i) => `pay-${i}`)
-    const instances = await Promise.all([instance(schema), instance(schema), instance(schema)])
-    const result = await deliverUnderStorm({
-      bodies: ids.map(callback),
-      instances,
-      inFlight: 12,
-      disrupt: async (live) => {
-        const victim = Math.floor(Math.random() * live.length)
-        await live[victim]?.kill()
-        live[victim] = await instance(schema)
-        return 'sigkill'
-      },
-    })
-    const { neverRan, doubles } = await judge(schema, ids, result.acknowledged)
-    console.info(
-      `postgres SIGKILL storm: ${result.acknowledged.size} acknowledged, ${result.disruptions.sigkill ?? 0} kills, answers ${JSON.stringify(result.answers)}, ${neverRan} never ran, ${doubles} double, ${result.elapsedMs} ms`,
-    )
-    expect(result.acknowledged.size).toBe(600)
-    expect(result.disruptions.sigkill ?? 0).toBeGreaterThanOrEqual(15)
-    expect(neverRan).toBe(0)
-    expect(doubles).toBe(0)
-    await Promise.all(instances.map((i) => i.kill()))
-  }, 180_000)
-
-  it('PostgreSQL restarted in immediate mode again and again under 500 callbacks: 0 acknowledged never ran, 0 double effects', async () => {
-    const schema = await schemaFor('storm_restart')
-    const ids = Array.from({ length: 500 }, (_, i) => `pay-${i}`)
-    const instances = await Promise.all([instance(schema), instance(schema), instance(schema)])
-    const result = await deliverUnderStorm({
-      bodies: ids.map(callback),
-      instances,
-      inFlight: 12,
-      everyMs: [700, 1_500],
-      disrupt: async () => {
-        await server().restart({ immediate: true })
-        return 'restart'
-      },
-    })
-    const { neverRan, doubles } = await judge(schema, ids, result.acknowledged)
-    console.info(
-      `postgres restart storm: ${result.acknowledged.size} acknowledged, ${result.disruptions.restart ?? 0} immediate restarts, answers ${JSON.stringify(result.answers)}, ${neverRan} never ran, ${doubles} double, ${result.elapsedMs} ms`,
-    )
-    expect(result.acknowledged.size).toBe(500)
-    expect(result.disruptions.restart ?? 0).toBeGreaterThanOrEqual(3)
-    expect(neverRan).toBe(0)
-    expect(doubles).toBe(0)
-    await Promise.all(instances.map((i) => i.kill()))
-  }, 180_000)
-
-  it('a poison event that kills every process running it is set aside after maxAttempts; every other event runs once', async () => {
-    const schema = await schemaFor('storm_poison')
-    const ids = ['poison', ...Array.from({ length: 50 }, (_, i) => `pay-${i}`)]
-    const instances = await Promise.all([instance(schema, 3), instance(schema, 3), instance(schema, 3)])
-    let deaths = 0
-    try {
+    it('SIGKILL storm: 3 instances, one killed every 150–500 ms, 600 callbacks: 0 acknowledged never ran, 0 double effects', async () => {
+      const schema = await schemaFor('storm_kill')
+      const ids = Array.from({ length: 600 }, (_, i) => `pay-${i}`)
+      const instances = await Promise.all([instance(schema), instance(schema), instance(schema)])
       const result = await deliverUnderStorm({
         bodies: ids.map(callback),
         instances,
-        inFlight: 4,
-        everyMs: [100, 200],
-        // No disruption of ours: whichever instance the poison killed is replaced, as a supervisor would.
+        inFlight: 12,
         disrupt: async (live) => {
-          for (const [i, inst] of live.entries()) {
-            const alive = await fetch(inst.url, { method: 'POST', body: '' }).then(
-              () => true,
-              () => false,
-            )
-            if (!alive) {
-              deaths++
-              live[i] = await instance(schema, 3)
-            }
-          }
-          return 'watch'
+          const victim = Math.floor(Math.random() * live.length)
+          await live[victim]?.kill()
+          live[victim] = await instance(schema)
+          return 'sigkill'
         },
       })
-      const store = new PostgresClaimStore({ pool, schema })
-      await eventually(async () => (await store.failedEvents(10)).length === 1, 60_000, () => 'the poison is never set aside')
-      const [dead] = await store.failedEvents(10)
-      const { neverRan, doubles } = await judge(
-        schema,
-        ids,
-        new Set([...result.acknowledged].filter((i) => ids[i] !== 'poison')),
+      const { neverRan, doubles } = await judge(schema, ids, result.acknowledged)
+      console.info(
+        `postgres SIGKILL storm: ${result.acknowledged.size} acknowledged, ${result.disruptions.sigkill ?? 0} kills, answers ${JSON.stringify(result.answers)}, ${neverRan} never ran, ${doubles} double, ${result.elapsedMs} ms`,
       )
-      console.info(`postgres poison: set aside after ${dead?.attempts} runs (${deaths} processes died), ${neverRan} never ran, ${doubles} double`)
-      expect(dead?.attempts).toBe(3)
-      expect(dead?.lastError).toMatch(/no outcome recorded/)
+      expect(result.acknowledged.size).toBe(600)
+      expect(result.disruptions.sigkill ?? 0).toBeGreaterThanOrEqual(15)
       expect(neverRan).toBe(0)
       expect(doubles).toBe(0)
-      expect((await effects(schema)).has('poison')).toBe(false)
-    } finally {
-      await Promise.all(instances.map((i) => i.kill().catch(() => {})))
-    }
-  }, 180_000)
+      await Promise.all(instances.map((i) => i.kill()))
+    }, 180_000)
 
-  it('1,000 callbacks at once to 3 instances: all acknowledged, each effect once, and the store keeps only keys (no fields) once done', async () => {
-    const schema = await schemaFor('storm_burst')
-    const ids = Array.from({ length: 1_000 }, (_, i) => `pay-${i}`)
-    const instances = await Promise.all([instance(schema), instance(schema), instance(schema)])
-    const result = await deliverUnderStorm({
-      bodies: ids.map(callback),
-      instances,
-      inFlight: 1_000,
-      disrupt: async () => 'none',
-    })
-    const { neverRan, doubles } = await judge(schema, ids, result.acknowledged)
-    const rows = await pool.query(
-      `SELECT count(*)::int AS n, count(fields)::int AS with_fields FROM ${schema}.claims`,
-    )
-    console.info(
-      `postgres burst: ${result.acknowledged.size} acknowledged in ${result.elapsedMs} ms, answers ${JSON.stringify(result.answers)}, ${neverRan} never ran, ${doubles} double; ${rows.rows[0]?.n} rows, ${rows.rows[0]?.with_fields} with fields`,
-    )
-    expect(result.acknowledged.size).toBe(1_000)
-    expect(neverRan).toBe(0)
-    expect(doubles).toBe(0)
-    await eventually(async () => {
-      const r = await pool.query(`SELECT count(fields)::int AS n FROM ${schema}.claims`)
-      return r.rows[0]?.n === 0
-    }, 30_000, () => 'fields still stored after every event was done')
-    await Promise.all(instances.map((i) => i.kill()))
-  }, 180_000)
-})
+    it('PostgreSQL restarted in immediate mode again and again under 500 callbacks: 0 acknowledged never ran, 0 double effects', async () => {
+      const schema = await schemaFor('storm_restart')
+      const ids = Array.from({ length: 500 }, (_, i) => `pay-${i}`)
+      const instances = await Promise.all([instance(schema), instance(schema), instance(schema)])
+      const result = await deliverUnderStorm({
+        bodies: ids.map(callback),
+        instances,
+        inFlight: 12,
+        everyMs: [700, 1_500],
+        disrupt: async () => {
+          await server().restart({ immediate: true })
+          return 'restart'
+        },
+      })
+      const { neverRan, doubles } = await judge(schema, ids, result.acknowledged)
+      console.info(
+        `postgres restart storm: ${result.acknowledged.size} acknowledged, ${result.disruptions.restart ?? 0} immediate restarts, answers ${JSON.stringify(result.answers)}, ${neverRan} never ran, ${doubles} double, ${result.elapsedMs} ms`,
+      )
+      expect(result.acknowledged.size).toBe(500)
+      expect(result.disruptions.restart ?? 0).toBeGreaterThanOrEqual(3)
+      expect(neverRan).toBe(0)
+      expect(doubles).toBe(0)
+      await Promise.all(instances.map((i) => i.kill()))
+    }, 180_000)
+
+    it('a poison event that kills every process running it is set aside after maxAttempts; every other event runs once', async () => {
+      const schema = await schemaFor('storm_poison')
+      const ids = ['poison', ...Array.from({ length: 50 }, (_, i) => `pay-${i}`)]
+      const instances = await Promise.all([instance(schema, 3), instance(schema, 3), instance(schema, 3)])
+      let deaths = 0
+      try {
+        const result = await deliverUnderStorm({
+          bodies: ids.map(callback),
+          instances,
+          inFlight: 4,
+          everyMs: [100, 200],
+          // No disruption of ours: whichever instance the poison killed is replaced, as a supervisor would.
+          disrupt: async (live) => {
+            for (const [i, inst] of live.entries()) {
+              const alive = await fetch(inst.url, { method: 'POST', body: '' }).then(
+                () => true,
+                () => false,
+              )
+              if (!alive) {
+                deaths++
+                live[i] = await instance(schema, 3)
+              }
+            }
+            return 'watch'
+          },
+        })
+        const store = new PostgresClaimStore({ pool, schema })
+        await eventually(
+          async () => (await store.failedEvents(10)).length === 1,
+          60_000,
+          () => 'the poison is never set aside',
+        )
+        const [dead] = await store.failedEvents(10)
+        const { neverRan, doubles } = await judge(
+          schema,
+          ids,
+          new Set([...result.acknowledged].filter((i) => ids[i] !== 'poison')),
+        )
+        console.info(
+          `postgres poison: set aside after ${dead?.attempts} runs (${deaths} processes died), ${neverRan} never ran, ${doubles} double`,
+        )
+        expect(dead?.attempts).toBe(3)
+        expect(dead?.lastError).toMatch(/no outcome recorded/)
+        expect(neverRan).toBe(0)
+        expect(doubles).toBe(0)
+        expect((await effects(schema)).has('poison')).toBe(false)
+      } finally {
+        await Promise.all(instances.map((i) => i.kill().catch(() => {})))
+      }
+    }, 180_000)
+
+    it('1,000 callbacks at once to 3 instances: all acknowledged, each effect once, and the store keeps only keys (no fields) once done', async () => {
+      const schema = await schemaFor('storm_burst')
+      const ids = Array.from({ length: 1_000 }, (_, i) => `pay-${i}`)
+      const instances = await Promise.all([instance(schema), instance(schema), instance(schema)])
+      const result = await deliverUnderStorm({
+        bodies: ids.map(callback),
+        instances,
+        inFlight: 1_000,
+        disrupt: async () => 'none',
+      })
+      const { neverRan, doubles } = await judge(schema, ids, result.acknowledged)
+      const rows = await pool.query(
+        `SELECT count(*)::int AS n, count(fields)::int AS with_fields FROM ${schema}.claims`,
+      )
+      console.info(
+        `postgres burst: ${result.acknowledged.size} acknowledged in ${result.elapsedMs} ms, answers ${JSON.stringify(result.answers)}, ${neverRan} never ran, ${doubles} double; ${rows.rows[0]?.n} rows, ${rows.rows[0]?.with_fields} with fields`,
+      )
+      expect(result.acknowledged.size).toBe(1_000)
+      expect(neverRan).toBe(0)
+      expect(doubles).toBe(0)
+      await eventually(
+        async () => {
+          const r = await pool.query(`SELECT count(fields)::int AS n FROM ${schema}.claims`)
+          return r.rows[0]?.n === 0
+        },
+        30_000,
+        () => 'fields still stored after every event was done',
+      )
+      await Promise.all(instances.map((i) => i.kill()))
+    }, 180_000)
+  },
+)

@@ -125,10 +125,20 @@ describeWithRedis('the durable inbox on Redis under SIGKILL, a poison event and 
         },
       })
       const store = new RedisClaimStore({ client: redis, keyPrefix: prefix })
-      await eventually(async () => (await store.failedEvents(10)).length === 1, 60_000, () => 'the poison is never set aside')
+      await eventually(
+        async () => (await store.failedEvents(10)).length === 1,
+        60_000,
+        () => 'the poison is never set aside',
+      )
       const [dead] = await store.failedEvents(10)
-      const { neverRan } = await judge(prefix, ids, new Set([...result.acknowledged].filter((i) => ids[i] !== 'poison')))
-      console.info(`redis poison: set aside after ${dead?.attempts} runs (${deaths} processes died), ${neverRan} never ran`)
+      const { neverRan } = await judge(
+        prefix,
+        ids,
+        new Set([...result.acknowledged].filter((i) => ids[i] !== 'poison')),
+      )
+      console.info(
+        `redis poison: set aside after ${dead?.attempts} runs (${deaths} processes died), ${neverRan} never ran`,
+      )
       expect(dead?.attempts).toBe(3)
       expect(dead?.lastError).toMatch(/no outcome recorded/)
       expect(neverRan).toBe(0)
