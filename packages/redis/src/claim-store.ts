@@ -83,6 +83,18 @@ end
 `
 
 /**
+ * Whether an index entry's key can be read as an event: a hash, or gone. Anything else was written
+ * by another program (a keyPrefix shared with it): the walks over an index skip it rather than fail
+ * on WRONGTYPE, which would stop every later `takeDue`, `failedEvents` or `prune` at that entry.
+ */
+const OURS = `local function ours(key)
+  local kind = redis.call('TYPE', key)
+  kind = type(kind) == 'table' and kind.ok or kind
+  return kind == 'hash' or kind == 'none'
+end
+`
+
+/**
  * The member of `P inbox:done` for a done key: the ref's length in bytes, a colon, the ref, then the
  * key. Once Redis expired the event hash, this is the only place that still names its ref, and the
  * sweep needs it to take the key out of that ref's set.
@@ -98,7 +110,7 @@ end
  * after the keep, under the same ref) keeps its ref set entry. Answers how many index entries went.
  * ARGV[1] prefix.
  */
-const SWEEP = `local function sweep(done, limit)
+const SWEEP = `${OURS}local function sweep(done, limit)
   local members = redis.call('ZRANGEBYSCORE', done, '-inf', now, 'LIMIT', 0, limit)
   for _, member in ipairs(members) do
     local colon = string.find(member, ':', 1, true)
@@ -107,7 +119,8 @@ const SWEEP = `local function sweep(done, limit)
       local ref = string.sub(member, colon + 1, colon + length)
       local key = string.sub(member, colon + length + 1)
       local hash = ARGV[1] .. 'inbox:event:' .. key
-      local v = redis.call('HMGET', hash, 'state', 'until', 'ref')
+      local v = {false, false, false}
+      if ours(hash) then v = redis.call('HMGET', hash, 'state', 'until', 'ref') end
       local ended = v[1] == 'done' and tonumber(v[2]) <= now
       if ended then redis.call('DEL', hash) end
       if ended or v[3] ~= ref then redis.call('SREM', ARGV[1] .. 'inbox:ref:' .. ref, key) end
@@ -177,18 +190,19 @@ return take(KEYS[3], ARGV[1])`
 /**
  * Take due = the oldest due entries and the take of each in one step, so two instances sending it
  * at once never take the same event: the second runs after the first and finds it leased. An entry
- * whose record is no longer pending or running (deleted behind the store's back) is dropped.
- * KEYS[1] due, [2] dead; ARGV[1] prefix, [2] token, [3] ms, [4] maxAttempts, [5] limit.
+ * whose record is no longer pending or running (deleted or overwritten behind the store's back) is
+ * dropped. KEYS[1] due, [2] dead; ARGV[1] prefix, [2] token, [3] ms, [4] maxAttempts, [5] limit.
  */
-const TAKE_DUE = `${NOW}${EVENT}${TAKE}
+const TAKE_DUE = `${NOW}${EVENT}${TAKE}${OURS}
 local taken = {}
 for _, key in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, tonumber(ARGV[5]))) do
   local hash = ARGV[1] .. 'inbox:event:' .. key
-  local one = take(hash, key)
+  local readable = ours(hash)
+  local one = readable and take(hash, key)
   if one then
     taken[#taken + 1] = one
   else
-    local state = redis.call('HGET', hash, 'state')
+    local state = readable and redis.call('HGET', hash, 'state')
     if state ~= 'pending' and state ~= 'running' then redis.call('ZREM', KEYS[1], key) end
   end
 end
@@ -257,14 +271,14 @@ return 1`
 
 /**
  * Failed events = the index and the records read in one step, so no event is listed half-changed.
- * An index entry whose record is not dead (deleted behind the store's back) is dropped.
- * KEYS[1] dead; ARGV[1] prefix, [2] limit.
+ * An index entry whose record is not dead (deleted or overwritten behind the store's back) is
+ * dropped. KEYS[1] dead; ARGV[1] prefix, [2] limit.
  */
-const FAILED = `${EVENT}
+const FAILED = `${EVENT}${OURS}
 local listed = {}
 for _, key in ipairs(redis.call('ZRANGE', KEYS[1], 0, tonumber(ARGV[2]) - 1)) do
   local hash = ARGV[1] .. 'inbox:event:' .. key
-  if redis.call('HGET', hash, 'state') == 'dead' then
+  if ours(hash) and redis.call('HGET', hash, 'state') == 'dead' then
     listed[#listed + 1] = event(hash, key, 1)
   else
     redis.call('ZREM', KEYS[1], key)
@@ -286,11 +300,11 @@ return 1`
  * (only taken out of this set). Counts the records erased (a done key past its keep is no longer
  * one). KEYS[1] due, [2] dead, [3] done, [4] the ref's set; ARGV[1] prefix, [2] ref.
  */
-const FORGET = `${NOW}${DONE_MEMBER}
+const FORGET = `${NOW}${DONE_MEMBER}${OURS}
 local erased = 0
 for _, key in ipairs(redis.call('SMEMBERS', KEYS[4])) do
   local hash = ARGV[1] .. 'inbox:event:' .. key
-  local v = redis.call('HMGET', hash, 'ref', 'state', 'until')
+  local v = ours(hash) and redis.call('HMGET', hash, 'ref', 'state', 'until') or {}
   if v[1] == ARGV[2] then
     if v[2] ~= 'done' or tonumber(v[3]) > now then erased = erased + 1 end
     redis.call('DEL', hash)
