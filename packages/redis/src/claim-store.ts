@@ -1,6 +1,20 @@
-/** Callback claims on Redis: at most one holder of a key across every instance sharing the server. */
+/**
+ * The callback inbox's store on Redis: a verified event is recorded before its delivery is
+ * acknowledged, and every run starts from the record, across every instance sharing the server.
+ */
 
-import { type ClaimState, type ClaimStore, RequestValidationError } from '@paywire/core'
+import type {
+  ClaimStore,
+  Lease,
+  NewEvent,
+  RecordAnswer,
+  ReleaseOptions,
+  StoredEvent,
+  StoredEventState,
+  TakenEvent,
+} from '@paywire/core'
+import { checkEvent, checkLease, checkLimit, checkRelease, checkToken } from './claim-checks.js'
+import { COMPLETE, FAILED, FORGET, PRUNE, RECORD, RELEASE, RENEW, RETRY, TAKE_DUE, TAKE_ONE } from './claim-scripts.js'
 import {
   checkKeyPart,
   checkMs,
@@ -11,110 +25,261 @@ import {
   text,
 } from './client.js'
 
-/**
- * The two values a claim key holds: `held:<token>` while claimed, `done:<token>` once completed.
- * Disjoint whatever the token, so no token passed to `release` can match a completed key.
- */
-const HELD = 'held:'
-const DONE = 'done:'
+/** Done keys swept per `prune` script: a larger backlog takes several, so no one script holds Redis long. */
+const PRUNE_BATCH = 500
+
+const ANSWERS: ReadonlySet<string> = new Set<RecordAnswer>(['taken', 'recorded', 'known', 'done', 'held'])
+const STATES: ReadonlySet<string> = new Set<StoredEventState>(['pending', 'running', 'done', 'dead'])
 
 /**
- * Claim = one step that tells the three states apart: a free key is taken, a key this token already
- * holds answers `claimed` again (the same claim sent after its reply was lost on a dropped connection
- * must recognise itself, not find "someone else"), a completed key answers `done`, anything else
- * `held`. KEYS[1] key; ARGV held value, holdMs.
- */
-const CLAIM = `local current = redis.call('GET', KEYS[1])
-if not current then
-  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-  return 'claimed'
-end
-if current == ARGV[1] then return 'claimed' end
-if string.sub(current, 1, 5) == 'done:' then return 'done' end
-return 'held'`
-
-const STATES: ReadonlySet<string> = new Set(['claimed', 'held', 'done'])
-
-/**
- * Complete = compare-and-set: the check of the current value and the write must be one step, or a
- * new holder could take the key between them and have its claim overwritten. Only the holder
- * completes, or anyone once the key is gone (an expired claim nobody took since is still the
- * holder's), as core's `MemoryClaimStore` does. KEYS[1] key; ARGV held value, done value, keepMs.
- */
-const COMPLETE = `local held = redis.call('GET', KEYS[1])
-if held and held ~= ARGV[1] and held ~= ARGV[2] then return 0 end
-redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
-return 1`
-
-/**
- * Release = compare-and-delete, one step for the same reason: a GET then DEL from the client could
- * delete the claim of a new holder that took the key after this holder's claim expired.
- */
-const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0`
-
-/**
- * Core's `ClaimStore` on Redis, under `<keyPrefix>claim:<key>`: a claim sets `held:<token>` for
- * `holdMs` when the key is free (one Lua script, which also answers `claimed` to the same token
- * again), `complete` sets `done:<token>` for `keepMs` so every redelivery in that time is answered
- * `done`, `release` deletes the key when the token still holds it. Each of the three is safe to send
- * again after a lost reply.
+ * Core's `ClaimStore` (the callback inbox's store) on Redis. Each recorded event is a hash
+ * `<keyPrefix>inbox:event:<key>` (state, token, attempts, lease or due time, receive time, ref,
+ * fields, last error), indexed by the sorted sets `<keyPrefix>inbox:due`, `<keyPrefix>inbox:dead`
+ * and `<keyPrefix>inbox:done` and the set `<keyPrefix>inbox:ref:<ref>`. Every operation is one Lua
+ * script timed on Redis's clock, safe to send again after a lost reply. A done event keeps only its
+ * state, token, ref and keep end, and Redis deletes it when the keep ends. Keys the store's former
+ * version wrote (`<keyPrefix>claim:<key>`) are read by `record`: done there is done here, a claim
+ * still held there answers `held`. Needs `maxmemory-policy noeviction` and, for an acknowledged event
+ * to outlive Redis itself, `appendonly yes` with `appendfsync always` (README, "What Redis must be
+ * set up for").
  */
 export class RedisClaimStore implements ClaimStore {
   readonly #client: RedisClient
   readonly #prefix: string
+  readonly #due: string
+  readonly #dead: string
+  readonly #done: string
 
   constructor(options: RedisStoreOptions) {
     checkStoreOptions('RedisClaimStore', options)
     this.#client = options.client
-    this.#prefix = `${options.keyPrefix ?? DEFAULT_KEY_PREFIX}claim:`
-  }
-
-  /** Claims `key` for `token` for `holdMs`: `claimed` (now or already this token's), `held` by another token, or `done`. */
-  async claim(key: string, token: string, holdMs: number): Promise<ClaimState> {
-    const redisKey = this.#key('RedisClaimStore.claim', key)
-    const checked = checkToken('RedisClaimStore.claim', token)
-    const ms = checkMs('RedisClaimStore.claim', 'holdMs', holdMs)
-    const reply = text(await this.#client.eval(CLAIM, { keys: [redisKey], arguments: [HELD + checked, String(ms)] }))
-    if (reply !== null && STATES.has(reply)) return reply as ClaimState
-    // Anything else is not this script's answer: refuse rather than guess who holds the key.
-    throw new Error(`RedisClaimStore.claim: the claim script answered ${JSON.stringify(reply)}`)
+    this.#prefix = options.keyPrefix ?? DEFAULT_KEY_PREFIX
+    this.#due = `${this.#prefix}inbox:due`
+    this.#dead = `${this.#prefix}inbox:dead`
+    this.#done = `${this.#prefix}inbox:done`
   }
 
   /**
-   * Marks `key` done for `keepMs` when `token` holds it (or nobody does): `true`, also when it was
-   * already done by `token`. `false` when another token holds or completed it (left as is).
+   * Records `event` for `token` unless its key is known: `done` when it, or one of its previous
+   * keys, is done (here, or in the former version's keys), `known` when it is recorded and not done,
+   * `held` when the former version still holds a claim on it; else it writes it, leased to `token`
+   * with `leaseMs` (`taken`, attempt 1) or pending and due now (`recorded`). Sent again with the same
+   * token after a lost reply, it answers as the first time while the event stands as it left it.
    */
-  async complete(key: string, token: string, keepMs: number): Promise<boolean> {
-    const redisKey = this.#key('RedisClaimStore.complete', key)
-    const ms = checkMs('RedisClaimStore.complete', 'keepMs', keepMs)
-    const checked = checkToken('RedisClaimStore.complete', token)
-    const reply = await this.#client.eval(COMPLETE, {
-      keys: [redisKey],
-      arguments: [HELD + checked, DONE + checked, String(ms)],
+  async record(event: NewEvent, token: string, leaseMs: number | undefined): Promise<RecordAnswer> {
+    const operation = 'RedisClaimStore.record'
+    const checked = checkEvent(operation, event)
+    const holder = checkToken(operation, token)
+    const lease = leaseMs === undefined ? '' : String(checkMs(operation, 'leaseMs', leaseMs))
+    const keys = [
+      this.#due,
+      this.#dead,
+      this.#done,
+      this.#event(checked.key),
+      this.#former(checked.key),
+      this.#ref(checked.ref),
+    ]
+    for (const previous of checked.previousKeys) keys.push(this.#event(previous), this.#former(previous))
+    const reply = text(
+      await this.#client.eval(RECORD, {
+        keys,
+        arguments: [this.#prefix, checked.key, holder, lease, checked.fields, checked.ref],
+      }),
+    )
+    if (reply !== null && ANSWERS.has(reply)) return reply as RecordAnswer
+    // Anything else is not this script's answer: refuse rather than guess whether it was recorded.
+    throw new Error(`${operation}: the record script answered ${JSON.stringify(reply)}`)
+  }
+
+  /**
+   * Takes `key` for `lease.token` when it is due (pending past its retry time, or running past its
+   * lease), counting the attempt; one that used `lease.maxAttempts` is set dead and answered with
+   * `dead: true`. `undefined` when it is not due, or not there.
+   */
+  async take(key: string, lease: Lease): Promise<TakenEvent | undefined> {
+    const operation = 'RedisClaimStore.take'
+    const checkedKey = checkKeyPart(operation, 'key', key)
+    const { token, ms, maxAttempts } = checkLease(operation, lease)
+    const reply = await this.#client.eval(TAKE_ONE, {
+      keys: [this.#due, this.#dead, this.#event(checkedKey)],
+      arguments: [checkedKey, token, String(ms), String(maxAttempts)],
+    })
+    return reply === null || reply === undefined ? undefined : taken(operation, reply)
+  }
+
+  /**
+   * Takes up to `limit` due events, oldest due first, each as `take` does, in one script: two
+   * instances taking at once never get the same event.
+   */
+  async takeDue(lease: Lease, limit: number): Promise<TakenEvent[]> {
+    const operation = 'RedisClaimStore.takeDue'
+    const { token, ms, maxAttempts } = checkLease(operation, lease)
+    const count = checkLimit(operation, limit)
+    if (count === 0) return []
+    const reply = await this.#client.eval(TAKE_DUE, {
+      keys: [this.#due, this.#dead],
+      arguments: [this.#prefix, token, String(ms), String(maxAttempts), String(count)],
+    })
+    return list(operation, reply).map((one) => taken(operation, one))
+  }
+
+  /** Moves the end of `token`'s lease of `key` to `ms` from now; `false` when `token` does not hold it. */
+  async renew(key: string, token: string, ms: number): Promise<boolean> {
+    const operation = 'RedisClaimStore.renew'
+    const checkedKey = checkKeyPart(operation, 'key', key)
+    const holder = checkToken(operation, token)
+    const checkedMs = checkMs(operation, 'ms', ms)
+    const reply = await this.#client.eval(RENEW, {
+      keys: [this.#due, this.#event(checkedKey)],
+      arguments: [checkedKey, holder, String(checkedMs)],
     })
     return Number(reply) === 1
   }
 
-  /** Frees `key` for the next delivery when `token` still holds it; a completed or re-claimed key is left as is. */
-  async release(key: string, token: string): Promise<void> {
-    const redisKey = this.#key('RedisClaimStore.release', key)
-    const checked = checkToken('RedisClaimStore.release', token)
-    await this.#client.eval(RELEASE, { keys: [redisKey], arguments: [HELD + checked] })
+  /**
+   * Marks `key` done for `keepMs` when `token` holds it, dropping its fields: `true`, also when
+   * `token` already did. `false` when another runner took it since, or it is not running.
+   */
+  async complete(key: string, token: string, keepMs: number): Promise<boolean> {
+    const operation = 'RedisClaimStore.complete'
+    const checkedKey = checkKeyPart(operation, 'key', key)
+    const holder = checkToken(operation, token)
+    const keep = checkMs(operation, 'keepMs', keepMs)
+    const reply = await this.#client.eval(COMPLETE, {
+      keys: [this.#due, this.#done, this.#event(checkedKey)],
+      arguments: [this.#prefix, checkedKey, holder, String(keep)],
+    })
+    return Number(reply) === 1
   }
 
-  #key(operation: string, key: string): string {
-    return this.#prefix + checkKeyPart(operation, 'key', key)
+  /**
+   * Ends `token`'s run of `key` without success: pending again in `retryInMs`, or dead; an
+   * uncounted release gives the attempt back. `true` when it did or had already; `false` when
+   * `token` no longer holds it.
+   */
+  async release(key: string, token: string, next: ReleaseOptions): Promise<boolean> {
+    const operation = 'RedisClaimStore.release'
+    const checkedKey = checkKeyPart(operation, 'key', key)
+    const holder = checkToken(operation, token)
+    const { retryInMs, counted, error, dead } = checkRelease(operation, next)
+    const reply = await this.#client.eval(RELEASE, {
+      keys: [this.#due, this.#dead, this.#event(checkedKey)],
+      arguments: [
+        checkedKey,
+        holder,
+        String(retryInMs),
+        counted ? '1' : '0',
+        error ?? '',
+        error === undefined ? '0' : '1',
+        dead ? '1' : '0',
+      ],
+    })
+    return Number(reply) === 1
+  }
+
+  /** The dead events, oldest received first, at most `limit`, with their fields and last error. */
+  async failedEvents(limit: number): Promise<StoredEvent[]> {
+    const operation = 'RedisClaimStore.failedEvents'
+    const count = checkLimit(operation, limit)
+    if (count === 0) return [] // ZRANGE 0 -1 would list them all
+    const reply = await this.#client.eval(FAILED, { keys: [this.#dead], arguments: [this.#prefix, String(count)] })
+    return list(operation, reply).map((one) => taken(operation, one).event)
+  }
+
+  /** Makes the dead event `key` pending and due now, attempts reset, receive time kept; `false` when it is not dead. */
+  async retry(key: string): Promise<boolean> {
+    const checkedKey = checkKeyPart('RedisClaimStore.retry', 'key', key)
+    const reply = await this.#client.eval(RETRY, {
+      keys: [this.#due, this.#dead, this.#event(checkedKey)],
+      arguments: [checkedKey],
+    })
+    return Number(reply) === 1
+  }
+
+  /** Erases every record of the payment `ref` (pending, running, dead or done) and its index entries; answers how many records. */
+  async forget(ref: string): Promise<number> {
+    const checkedRef = checkKeyPart('RedisClaimStore.forget', 'ref', ref)
+    const reply = await this.#client.eval(FORGET, {
+      keys: [this.#due, this.#dead, this.#done, this.#ref(checkedRef)],
+      arguments: [this.#prefix, checkedRef],
+    })
+    return Number(reply)
+  }
+
+  /**
+   * Removes the done keys whose keep ended: the index entries Redis cannot expire by itself, and
+   * the hash when Redis has not expired it yet; answers how many. `keepMs` is checked but not
+   * needed: each done key carries its own keep end.
+   */
+  async prune(keepMs: number): Promise<number> {
+    checkMs('RedisClaimStore.prune', 'keepMs', keepMs)
+    let removed = 0
+    for (;;) {
+      const batch = Number(
+        await this.#client.eval(PRUNE, { keys: [this.#done], arguments: [this.#prefix, String(PRUNE_BATCH)] }),
+      )
+      removed += batch
+      // A short batch was the last; so is a reply that is not a count, rather than looping on it.
+      if (!(batch >= PRUNE_BATCH)) return removed
+    }
+  }
+
+  #event(key: string): string {
+    return `${this.#prefix}inbox:event:${key}`
+  }
+
+  /** The key the store's former version (claim/complete/release) wrote for `key`: read, never written. */
+  #former(key: string): string {
+    return `${this.#prefix}claim:${key}`
+  }
+
+  #ref(ref: string): string {
+    return `${this.#prefix}inbox:ref:${ref}`
   }
 }
 
-/** A token is a non-empty string without a lone surrogate: the only proof of who holds a claim. */
-function checkToken(operation: string, token: unknown): string {
-  const checked = checkKeyPart(operation, 'token', token)
-  if (checked === '') {
-    throw new RequestValidationError(operation, [
-      { path: 'token', message: 'must be a non-empty string (a fresh random one per attempt at the work)' },
-    ])
+/** A script's array reply; anything else is not this store's script answering. */
+function list(operation: string, reply: unknown): unknown[] {
+  if (!Array.isArray(reply)) throw new Error(`${operation}: the script answered ${describe(reply)}, not a list`)
+  return reply
+}
+
+/** An event as the scripts answer it (`EVENT` in the Lua above), checked field by field. */
+function taken(operation: string, reply: unknown): TakenEvent {
+  const parts = list(operation, reply)
+  const [key, fields, ref, receivedAt, attempts, state, lastError, dead] = parts.map((part, i) =>
+    i === 7 ? part : text(part),
+  )
+  const stateText = state as string | null
+  if (
+    parts.length !== 8 ||
+    typeof key !== 'string' ||
+    typeof ref !== 'string' ||
+    stateText === null ||
+    !STATES.has(stateText) ||
+    !Number.isSafeInteger(Number(receivedAt)) ||
+    !Number.isSafeInteger(Number(attempts))
+  ) {
+    throw new Error(`${operation}: the script answered an event it could not read: ${describe(reply)}`)
   }
-  return checked
+  return {
+    event: {
+      key,
+      fields: (fields as string | null) ?? undefined,
+      ref,
+      receivedAt: Number(receivedAt),
+      attempts: Number(attempts),
+      state: stateText as StoredEventState,
+      lastError: (lastError as string | null) ?? undefined,
+    },
+    dead: Number(dead) === 1,
+  }
+}
+
+/** A short description of an unexpected reply, never its whole content (it may hold event fields). */
+function describe(reply: unknown): string {
+  const shown = JSON.stringify(reply, (_k, v: unknown) =>
+    typeof v === 'string' && v.length > 40 ? `${v.slice(0, 40)}…` : v,
+  )
+  return shown === undefined ? String(reply) : shown.length > 200 ? `${shown.slice(0, 200)}…` : shown
 }

@@ -1,4 +1,4 @@
-/** `@paywire/redis`: core's intent journal and callback claims on Redis, shared by every instance of a service. */
+/** `@paywire/redis`: core's intent journal and callback inbox store on Redis, shared by every instance of a service. */
 
 export { RedisClaimStore } from './claim-store.js'
 export type { RedisClient, RedisSetOptions, RedisStoreOptions, RedisTransaction } from './client.js'

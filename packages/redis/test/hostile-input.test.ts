@@ -4,10 +4,14 @@ import { rejection } from '@paywire/core/testing'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { type JournalOrphan, RedisClaimStore, type RedisClient, RedisIntentStore } from '../src/index.js'
 import { intentOf } from './contract.js'
-import { type Connected, connect } from './helpers.js'
+import { type Connected, connect, eventually } from './helpers.js'
 import { describeWithRedis } from './redis-server.js'
 
 const PREFIX = 'hostile:'
+
+interface Raw {
+  type(key: string): Promise<string>
+}
 
 describeWithRedis('hostile input against a real Redis', (server) => {
   let client: Connected
@@ -48,18 +52,62 @@ describeWithRedis('hostile input against a real Redis', (server) => {
     expect(await keys()).toStrictEqual(before)
   })
 
-  it('a claim key made to look like another namespace stays a claim key: claims never touch the journal', async () => {
+  it('an event key or ref made to look like another namespace stays an event key: the inbox never touches the journal or its own indexes', async () => {
     const claims = new RedisClaimStore({ client, keyPrefix: PREFIX })
     const journal = new RedisIntentStore({ client, keyPrefix: PREFIX })
     const intent = intentOf({ service: `svc-${randomUUID()}` })
     await journal.open(intent)
-    // The claim key lands at hostile:claim:<key>, never at hostile:intent:<id> or hostile:open:<service>.
-    for (const key of [`../intent:${intent.id}`, `\r\nintent:${intent.id}`, `:open:${intent.service}`]) {
+    // An event lands at hostile:inbox:event:<key>, a ref's set at hostile:inbox:ref:<ref>: never at
+    // hostile:intent:<id>, hostile:open:<service>, or one of the inbox's indexes.
+    const hostile = [
+      `../intent:${intent.id}`,
+      `\r\nintent:${intent.id}`,
+      `:open:${intent.service}`,
+      'due',
+      ':due',
+      '../due',
+    ]
+    for (const key of hostile) {
       const token = randomUUID()
-      await claims.claim(key, token, 60_000)
-      await claims.complete(key, token, 60_000)
+      expect(await claims.record({ key, previousKeys: [key], fields: '{}', ref: key }, token, 60_000)).toBe('taken')
+      expect(await claims.complete(key, token, 60_000)).toBe(true)
+      expect(await claims.forget(key)).toBe(1)
     }
     expect(await journal.openIntents(intent.service)).toStrictEqual([intent])
+    for (const index of ['due', 'dead', 'done']) {
+      expect(['zset', 'none']).toContain(await (client as unknown as Raw).type(`${PREFIX}inbox:${index}`))
+    }
+  })
+
+  it('an event record another program overwrote is skipped by takeDue, failedEvents, prune and forget, never blocking the others; operations on that key itself are refused', async () => {
+    const p = `${PREFIX}${randomUUID()}:`
+    const claims = new RedisClaimStore({ client, keyPrefix: p })
+    const ref = `order-${randomUUID()}`
+    const event = (key: string) => ({ key, previousKeys: [], fields: `{"id":"${key}"}`, ref })
+    const [due, dead, done, fine, fineDead] = ['due', 'dead', 'done', 'fine', 'fine-dead'].map(
+      (k) => `${k}-${randomUUID()}`,
+    )
+    const holder = randomUUID()
+    for (const key of [due, fine]) await claims.record(event(key as string), randomUUID(), undefined)
+    for (const key of [dead, fineDead]) {
+      await claims.record(event(key as string), holder, 60_000)
+      await claims.release(key as string, holder, { retryInMs: 1, counted: true, error: 'Error: x', dead: true })
+    }
+    await claims.record(event(done as string), holder, 60_000)
+    await claims.complete(done as string, holder, 1)
+    for (const key of [due, dead, done]) await client.set(`${p}inbox:event:${key}`, 'not a hash', undefined as never)
+
+    const taken = await claims.takeDue({ token: randomUUID(), ms: 60_000, maxAttempts: 3 }, 10)
+    expect(taken.map((t) => t.event.key)).toStrictEqual([fine])
+    expect((await claims.failedEvents(10)).map((e) => e.key)).toStrictEqual([fineDead])
+    await eventually(async () => (await claims.prune(1)) >= 1, 5_000, 'prune past the keep of the done key')
+    expect(await claims.forget(ref)).toBe(2) // fine (running) and fineDead: the overwritten keys are not its records
+    for (const key of [due, dead, done]) {
+      expect(await client.get(`${p}inbox:event:${key}`)).toBe('not a hash') // left for a person to look at
+      expect(String(await rejection(claims.take(key as string, { token: 't', ms: 1_000, maxAttempts: 3 })))).toMatch(
+        /WRONGTYPE/,
+      )
+    }
   })
 
   it('open rejects, naming the refusal and leaving no record, when Redis refuses part of its transaction, on node-redis 5 and 6', async () => {

@@ -117,16 +117,24 @@ describe('onOrphan', () => {
 })
 
 describe('refused input sends nothing to Redis', () => {
-  it('holdMs and keepMs must be finite ms above 0 (PX takes whole ms: 0.5 becomes 1)', async () => {
+  it('every duration must be finite ms above 0 (PX takes whole ms: 0.5 becomes 1); retryInMs may be 0', async () => {
     const client = recordingClient()
     const store = new RedisClaimStore({ client })
-    for (const ms of [0, -5, Number.NaN, Number.POSITIVE_INFINITY]) {
-      expect((await rejection(store.claim('k', 't', ms))) as RequestValidationError).toMatchObject({
-        issues: [{ path: 'holdMs' }],
-      })
-      expect((await rejection(store.complete('k', 't', ms))) as RequestValidationError).toMatchObject({
-        issues: [{ path: 'keepMs' }],
-      })
+    const event = { key: 'k', previousKeys: [], fields: '{}', ref: 'r' }
+    const release = { retryInMs: 1, counted: true, error: undefined, dead: false }
+    for (const ms of [0, -5, Number.NaN, Number.POSITIVE_INFINITY, '5' as never]) {
+      const cases: [Promise<unknown>, string][] = [
+        [store.record(event, 't', ms), 'leaseMs'],
+        [store.take('k', { token: 't', ms, maxAttempts: 3 }), 'lease.ms'],
+        [store.takeDue({ token: 't', ms, maxAttempts: 3 }, 10), 'lease.ms'],
+        [store.renew('k', 't', ms), 'ms'],
+        [store.complete('k', 't', ms), 'keepMs'],
+        [store.prune(ms), 'keepMs'],
+      ]
+      if (ms !== 0) cases.push([store.release('k', 't', { ...release, retryInMs: ms }), 'next.retryInMs'])
+      for (const [promise, path] of cases) {
+        expect((await rejection(promise)) as RequestValidationError).toMatchObject({ issues: [{ path }] })
+      }
     }
     expect(client.sent).toEqual([])
     const sent: string[][] = []
@@ -134,11 +142,66 @@ describe('refused input sends nothing to Redis', () => {
       ...client,
       eval: async (_script, { arguments: args }) => {
         sent.push(args)
-        return 'claimed'
+        return 'taken'
       },
     }
-    expect(await new RedisClaimStore({ client: accepting }).claim('k', 't', 0.5)).toBe('claimed')
-    expect(sent).toEqual([['held:t', '1']])
+    expect(await new RedisClaimStore({ client: accepting }).record(event, 't', 0.5)).toBe('taken')
+    expect(sent).toEqual([['paywire:', 'k', 't', '1', '{}', 'r']])
+    await new RedisClaimStore({ client: accepting }).release('k', 't', { ...release, retryInMs: 0 })
+    expect(sent[1]?.[2]).toBe('0')
+  })
+
+  it('a lease needs a whole maxAttempts >= 1, a limit is a whole number >= 0, a release says counted and dead', async () => {
+    const client = recordingClient()
+    const store = new RedisClaimStore({ client })
+    for (const maxAttempts of [0, -1, 1.5, Number.NaN, '3' as never]) {
+      expect(
+        (await rejection(store.take('k', { token: 't', ms: 1000, maxAttempts }))) as RequestValidationError,
+      ).toMatchObject({
+        issues: [{ path: 'lease.maxAttempts' }],
+      })
+    }
+    for (const limit of [-1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, '10' as never]) {
+      const lease = { token: 't', ms: 1000, maxAttempts: 3 }
+      expect((await rejection(store.takeDue(lease, limit))) as RequestValidationError).toMatchObject({
+        issues: [{ path: 'limit' }],
+      })
+      expect((await rejection(store.failedEvents(limit))) as RequestValidationError).toMatchObject({
+        issues: [{ path: 'limit' }],
+      })
+    }
+    const bad = { retryInMs: 1, counted: 'yes', error: 42, dead: undefined } as never
+    expect(paths((await rejection(store.release('k', 't', bad))) as RequestValidationError)).toEqual([
+      'next.counted',
+      'next.dead',
+      'next.error',
+    ])
+    expect(paths((await rejection(store.take('k', null as never))) as RequestValidationError)).toEqual(['lease'])
+    expect(paths((await rejection(store.release('k', 't', null as never))) as RequestValidationError)).toEqual(['next'])
+    expect(client.sent).toEqual([])
+    // A limit of 0 answers none without asking Redis (ZRANGE 0 -1 would list every dead event).
+    expect(await store.takeDue({ token: 't', ms: 1000, maxAttempts: 3 }, 0)).toEqual([])
+    expect(await store.failedEvents(0)).toEqual([])
+    expect(client.sent).toEqual([])
+  })
+
+  it('an event must have a string key, previous keys, fields and ref; fields must come back as written', async () => {
+    const client = recordingClient()
+    const store = new RedisClaimStore({ client })
+    const event = { key: 'k', previousKeys: [], fields: '{}', ref: 'r' }
+    const cases: [unknown, string][] = [
+      [null, 'event'],
+      [{ ...event, key: 1 }, 'event.key'],
+      [{ ...event, previousKeys: 'k0' }, 'event.previousKeys'],
+      [{ ...event, previousKeys: ['k0', 2] }, 'event.previousKeys[1]'],
+      [{ ...event, fields: { id: 1 } }, 'event.fields'],
+      [{ ...event, fields: '{"a":"\ud800"}' }, 'event.fields'],
+      [{ ...event, ref: undefined }, 'event.ref'],
+    ]
+    for (const [bad, path] of cases) {
+      expect(paths((await rejection(store.record(bad as never, 't', 1000))) as RequestValidationError)).toEqual([path])
+    }
+    expect(client.sent).toEqual([])
   })
 
   it('keys, tokens, ids and services with a lone surrogate are refused: as UTF-8 they would collide with U+FFFD', async () => {
@@ -147,11 +210,24 @@ describe('refused input sends nothing to Redis', () => {
     const journal = new RedisIntentStore({ client })
     const lone = 'evt\udc00'
     const cases: [Promise<unknown>, string][] = [
-      [claims.claim(lone, 't', 1000), 'key'],
-      [claims.claim('k', lone, 1000), 'token'],
-      [claims.claim('k', '', 1000), 'token'],
+      [claims.record({ key: lone, previousKeys: [], fields: '{}', ref: 'r' }, 't', 1000), 'event.key'],
+      [
+        claims.record({ key: 'k', previousKeys: ['ok', lone], fields: '{}', ref: 'r' }, 't', 1000),
+        'event.previousKeys[1]',
+      ],
+      [claims.record({ key: 'k', previousKeys: [], fields: lone, ref: 'r' }, 't', 1000), 'event.fields'],
+      [claims.record({ key: 'k', previousKeys: [], fields: '{}', ref: lone }, 't', 1000), 'event.ref'],
+      [claims.record({ key: 'k', previousKeys: [], fields: '{}', ref: 'r' }, lone, 1000), 'token'],
+      [claims.record({ key: 'k', previousKeys: [], fields: '{}', ref: 'r' }, '', 1000), 'token'],
+      [claims.take(lone, { token: 't', ms: 1000, maxAttempts: 3 }), 'key'],
+      [claims.take('k', { token: '', ms: 1000, maxAttempts: 3 }), 'token'],
+      [claims.takeDue({ token: lone, ms: 1000, maxAttempts: 3 }, 1), 'token'],
+      [claims.renew(lone, 't', 1000), 'key'],
       [claims.complete(lone, 't', 1000), 'key'],
-      [claims.release('k', lone), 'token'],
+      [claims.complete('k', '', 1000), 'token'],
+      [claims.release('k', lone, { retryInMs: 1, counted: true, error: undefined, dead: false }), 'token'],
+      [claims.retry(lone), 'key'],
+      [claims.forget(lone), 'ref'],
       [journal.open(intentOf({ id: lone })), 'intent.id'],
       [journal.open(intentOf({ service: lone })), 'intent.service'],
       [journal.close(lone, 'applied'), 'id'],
@@ -218,10 +294,16 @@ describe('refused input sends nothing to Redis', () => {
     expect(client.sent).toEqual([])
   })
 
-  it('a client whose claim script answers anything but claimed, held or done is not trusted', async () => {
-    const client = { ...recordingClient(), eval: async () => 'QUEUED' }
-    expect(String(await rejection(new RedisClaimStore({ client }).claim('k', 't', 1000)))).toContain(
-      'the claim script answered "QUEUED"',
+  it("a client whose scripts answer anything but the store's own answers is not trusted", async () => {
+    const event = { key: 'k', previousKeys: [], fields: '{}', ref: 'r' }
+    const queued = new RedisClaimStore({ client: { ...recordingClient(), eval: async () => 'QUEUED' } })
+    expect(String(await rejection(queued.record(event, 't', 1000)))).toContain('the record script answered "QUEUED"')
+    expect(String(await rejection(queued.takeDue({ token: 't', ms: 1000, maxAttempts: 3 }, 5)))).toContain(
+      'RedisClaimStore.takeDue: the script answered "QUEUED", not a list',
+    )
+    const garbled = new RedisClaimStore({ client: { ...recordingClient(), eval: async () => ['k', '{}', 'r', 'x'] } })
+    expect(String(await rejection(garbled.take('k', { token: 't', ms: 1000, maxAttempts: 3 })))).toContain(
+      'RedisClaimStore.take: the script answered an event it could not read',
     )
   })
 
