@@ -27,6 +27,11 @@ export interface StormOptions {
   readonly inFlight: number
   /** The disruption's pause range, in ms (default 150–500). */
   readonly everyMs?: readonly [number, number]
+  /**
+   * Spreads the first deliveries over this long (callback `i` is not sent before `i / n` of it), as
+   * a gateway's traffic comes over time: so the disruptions fall all along the run. Default 0.
+   */
+  readonly spreadOverMs?: number
 }
 
 export interface StormResult {
@@ -56,8 +61,12 @@ export async function deliverUnderStorm(options: StormOptions): Promise<StormRes
     }
   })()
   let next = 0
+  const spread = options.spreadOverMs ?? 0
   const worker = async () => {
     for (let i = next++; i < options.bodies.length; i = next++) {
+      const notBefore = started + (spread * i) / options.bodies.length
+      const wait = notBefore - performance.now()
+      if (wait > 0) await sleep(wait)
       for (;;) {
         const live = options.instances
         const target = live[Math.floor(Math.random() * live.length)]

@@ -318,6 +318,23 @@ export function claimStoreContract(subject: () => StoreSubject): void {
       expect(listed?.lastError).toMatch(/no outcome/)
     })
 
+    it('takeDue sets aside, rather than runs, a due event whose attempts are used up (its runs all died)', async () => {
+      const s = subject()
+      const key = fresh('poison-due')
+      await s.claims().record(event(key), token(), s.holdMs)
+      let due: TakenEvent | undefined
+      await s.pass(s.holdMs, async () => {
+        due = (await s.claims().takeDue({ token: token(), ms: LONG, maxAttempts: 1 }, 1_000)).find(
+          (t) => t.event.key === key,
+        )
+        return due !== undefined
+      })
+      expect(due?.dead).toBe(true)
+      expect(due?.event).toMatchObject({ state: 'dead', attempts: 1 })
+      expect((await s.claims().failedEvents(10_000)).map((e) => e.key)).toContain(key)
+      expect((await s.claims().takeDue(lease(), 1_000)).map((t) => t.event.key)).not.toContain(key)
+    })
+
     it('takeDue takes only due events, at most the limit, and two instances taking at once never share one', async () => {
       const s = subject()
       const keys = Array.from({ length: 40 }, (_, i) => fresh(`due-${i}`))

@@ -161,6 +161,44 @@ describe('an acknowledged event always runs', () => {
     expect((await store.failedEvents(10)).map((e) => e.attempts)).toEqual([3])
   })
 
+  it('an event that dies beside a poison one is not set aside with it: events that ran before run one at a time in recovery', async () => {
+    const clock = createTestClock()
+    const store = new MemoryClaimStore({ clock })
+    const ran: string[] = []
+    const settle = async () => {
+      for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve))
+    }
+    // Every instance dies when it runs the poison, and with it whatever runs beside it.
+    let poisonRuns = 1
+    // One instance: once it runs the poison, it is dead, and every run beside it (still running a
+    // moment later) dies with it.
+    const instance = () => {
+      let dead = false
+      return async (event: CallbackEvent) => {
+        if (event.id === 'poison') {
+          poisonRuns++
+          dead = true
+        }
+        await new Promise((resolve) => setImmediate(resolve))
+        if (dead) return never()
+        ran.push(event.id ?? '')
+      }
+    }
+    const options = { store, clock, holdMs: 1_000, maxAttempts: 3 }
+    const first = handler({ ...options, onEvent: never }) // dies with both
+    await first.handle(signed({ ...FIELDS, id: 'poison', order_number: 'order-p' }))
+    await first.handle(signed({ ...FIELDS, id: 'innocent', order_number: 'order-i' }))
+    for (let n = 2; n <= 5; n++) {
+      clock.advance(1_000)
+      void handler({ ...options, onEvent: instance() }).recover()
+      await settle()
+    }
+    expect(ran).toEqual(['innocent'])
+    expect(poisonRuns).toBe(3)
+    const dead = await store.failedEvents(10)
+    expect(dead.map((e) => JSON.parse(e.fields ?? '{}').id)).toEqual(['poison'])
+  })
+
   it('a run that fails while the store is down does not use up an attempt: the failure is the store’s, not the code’s', async () => {
     const clock = createTestClock()
     const inner = new MemoryClaimStore({ clock })

@@ -114,6 +114,8 @@ export class Inbox {
   #busy = 0
   #timer: ReturnType<typeof setTimeout> | undefined
   #recovering: Promise<number> | undefined
+  /** The run of an event that ran before (a suspect of killing its process), while one runs here. */
+  #suspect: Promise<void> | undefined
   #lastPrune: number
   #closed = false
   #idle: (() => void)[] = []
@@ -189,8 +191,8 @@ export class Inbox {
 
   /**
    * Takes every due event (a dead holder's, or a failed run's whose retry time came) and runs it,
-   * up to `concurrency` at once; resolves with how many were taken once their runs have ended.
-   * Instances calling it together never take the same event.
+   * up to `concurrency` at once; resolves with how many were taken once the runs it started have
+   * ended. Instances calling it together never take the same event.
    */
   recover(): Promise<number> {
     this.#recovering ??= this.#recoverAll().finally(() => {
@@ -293,19 +295,21 @@ export class Inbox {
     this.#settleIdle()
   }
 
-  /** Starts a taken event, or reports one whose attempts were used up (the slot is already counted). */
-  #begin(taken: TakenEvent, token: string): void {
+  /** Starts a taken event and answers its run, or reports one whose attempts were used up (the slot is already counted). */
+  #begin(taken: TakenEvent, token: string): Promise<void> | undefined {
     if (taken.dead) {
       this.#free()
       this.#config.report(new DeadLetterError(this.#config.operation, taken.event, undefined), taken.event)
-      return
+      return undefined
     }
-    this.#start(taken.event, token)
+    return this.#start(taken.event, token)
   }
 
   /** Runs `event` in the slot reserved for it. */
-  #start(event: StoredEvent, token: string): void {
-    this.#track(this.#runHeld(event, token).finally(() => this.#free()))
+  #start(event: StoredEvent, token: string): Promise<void> {
+    const run = this.#runHeld(event, token).finally(() => this.#free())
+    this.#track(run)
+    return run
   }
 
   async #runHeld(event: StoredEvent, token: string): Promise<void> {
@@ -424,30 +428,82 @@ export class Inbox {
     }
   }
 
+  /**
+   * One round at the store: takes up to `limit` due events (the slots are reserved first) and starts
+   * them; answers the runs it started, and how many events it took and did not hand back (dead ones
+   * included).
+   */
+  async #takeDue(limit: number): Promise<{ taken: number; runs: Promise<void>[] }> {
+    const lease = this.#lease()
+    this.#busy += limit
+    let batch: TakenEvent[]
+    try {
+      batch = await this.#config.store.takeDue(lease, limit)
+    } catch (error) {
+      this.#busy -= limit
+      publishClaim(this.#config.service, 'recover', undefined, error)
+      throw error
+    }
+    // Slots reserved and not used go back.
+    publishClaim(this.#config.service, 'recover', String(batch.length))
+    this.#busy -= limit - batch.length
+    const runs: Promise<void>[] = []
+    let handedBack = 0
+    for (const item of batch) {
+      // An event that ran before and is due again may be what killed its last process, and it
+      // would take every event running beside it down too (each then a step nearer the dead
+      // letters). So such events run one at a time here: the others go back, untouched, for a
+      // later round.
+      const suspect = !item.dead && item.event.attempts > 1
+      if (suspect && this.#suspect !== undefined) {
+        handedBack++
+        void this.#putBack(item.event, lease.token)
+        continue
+      }
+      const run = this.#begin(item, lease.token)
+      if (run === undefined) continue
+      if (suspect) {
+        this.#suspect = run
+        void run.finally(() => {
+          if (this.#suspect === run) this.#suspect = undefined
+        })
+      }
+      runs.push(run)
+    }
+    this.#settleIdle()
+    return { taken: batch.length - handedBack, runs }
+  }
+
+  /** Hands a taken event back without running it: due at once, its attempt given back, its last error kept. */
+  async #putBack(event: StoredEvent, token: string): Promise<void> {
+    try {
+      await this.#config.store.release(event.key, token, {
+        retryInMs: 0,
+        counted: false,
+        error: event.lastError,
+        dead: false,
+      })
+    } catch {
+      // Left leased: its lease ends and recovery takes it then.
+    } finally {
+      this.#free()
+    }
+  }
+
+  /** `recover()`: rounds until nothing is due, each as large as the free slots; then waits for the runs it started (only those). */
   async #recoverAll(): Promise<number> {
     let taken = 0
+    const runs: Promise<void>[] = []
     while (taken < RECOVER_BATCH) {
-      const room = Math.max(1, this.#config.concurrency - this.#busy)
-      const lease = this.#lease()
-      this.#busy += room
-      let batch: TakenEvent[]
-      try {
-        batch = await this.#config.store.takeDue(lease, Math.min(room, RECOVER_BATCH - taken))
-      } catch (error) {
-        this.#busy -= room
-        publishClaim(this.#config.service, 'recover', undefined, error)
-        throw error
-      }
-      publishClaim(this.#config.service, 'recover', String(batch.length))
-      // Slots reserved and not used go back.
-      this.#busy -= room - batch.length
-      for (const item of batch) this.#begin(item, lease.token)
-      taken += batch.length
-      if (batch.length === 0) break
-      // Wait for a slot before taking more, so recovery never exceeds the bound either.
+      // Never above the bound: wait for a slot before each round.
       while (this.#busy >= this.#config.concurrency) await this.#nextFree()
+      const round = await this.#takeDue(Math.min(this.#config.concurrency - this.#busy, RECOVER_BATCH - taken))
+      taken += round.taken
+      runs.push(...round.runs)
+      // Nothing due, or only events handed back to wait for the suspect running here.
+      if (round.taken === 0) break
     }
-    await this.#whenRunsEnd()
+    await Promise.allSettled(runs)
     return taken
   }
 
@@ -462,9 +518,14 @@ export class Inbox {
     this.#timer.unref?.()
   }
 
+  /**
+   * The interval's round: takes as many due events as there are free slots and leaves them running
+   * (it never waits for a run: one that hangs must not stop recovery), and prunes now and then.
+   */
   async #tick(): Promise<void> {
     try {
-      await this.recover()
+      const free = this.#config.concurrency - this.#busy
+      if (free > 0) await this.#takeDue(free)
       if (this.#config.clock.now() - this.#lastPrune >= PRUNE_EVERY_MS) {
         this.#lastPrune = this.#config.clock.now()
         await this.prune()
@@ -506,10 +567,6 @@ export class Inbox {
       this.#running.delete(run)
       this.#settleIdle()
     })
-  }
-
-  async #whenRunsEnd(): Promise<void> {
-    while (this.#running.size > 0) await Promise.allSettled([...this.#running])
   }
 
   #settleIdle(): void {

@@ -266,7 +266,7 @@ describeWithPostgres('connections cut mid-statement, and a server restart', (ser
     })
   }
 
-  it('the card callback handler on a connection cut after the claim ran and after the done mark ran: onEvent once, the effect once', async () => {
+  it('the card callback handler on a connection cut after the record ran and after the done mark ran: onEvent once, the effect once', async () => {
     const gw = new CardGateway({
       checkoutUrl: 'https://checkout.example',
       s2sUrl: 'https://s2s.example',
@@ -278,11 +278,10 @@ describeWithPostgres('connections cut mid-statement, and a server restart', (ser
     let runs = 0
     const handler = gw.callbacks.handler({
       store: new PostgresClaimStore({ pool, schema }),
-      onEvent: async (event) => {
+      recoverEveryMs: 0,
+      onEvent: async (event, { key }) => {
         runs++
-        await inbox.runOnce(`callback:${event.id}`, (tx) =>
-          tx.query(`INSERT INTO ${schema}.payments_seen (id) VALUES ($1)`, [event.id]),
-        )
+        await inbox.runOnce(key, (tx) => tx.query(`INSERT INTO ${schema}.payments_seen (id) VALUES ($1)`, [event.id]))
       },
     })
     const id = `pay-handler-${randomUUID()}`
@@ -299,16 +298,17 @@ describeWithPostgres('connections cut mid-statement, and a server restart', (ser
       },
       'pw',
     )
-    const claimCut = proxy.arm(/INSERT INTO cuts\.claims .* false/s, 'reply')
+    const recordCut = proxy.arm(/INSERT INTO cuts\.claims AS c/s, 'reply')
     expect(await handler.handle(body)).toMatchObject({ status: 200 })
-    await claimCut
-    const completeCut = proxy.arm(/INSERT INTO cuts\.claims .* true/s, 'reply')
+    await recordCut
+    const completeCut = proxy.arm(/UPDATE cuts\.claims AS c SET state = 'done'/s, 'reply')
     await handler.drain()
     await completeCut
     expect(await handler.handle(body)).toMatchObject({ status: 200 })
     await handler.drain()
     expect(runs).toBe(1)
     expect(await seen(id)).toBe(1)
+    await handler.close()
     await gw.close()
   })
 

@@ -1,12 +1,15 @@
 /** What the PostgreSQL tests share: the stores over a pool, polling with a deadline, fixture processes. */
 
-import { type ChildProcess, spawn } from 'node:child_process'
-import { rmSync } from 'node:fs'
+import type { ChildProcess } from 'node:child_process'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { build } from 'esbuild'
 import type pg from 'pg'
 import { expect } from 'vitest'
+import {
+  type FixturePackage,
+  killFixtures,
+  spawnFixture as spawnPackageFixture,
+} from '../../../tests/support/fixture-process.js'
 import type { StoreSubject } from '../../../tests/support/store-conformance.js'
 import { migrate, PostgresClaimStore, PostgresIntentStore } from '../src/index.js'
 
@@ -44,65 +47,18 @@ export async function freshSchema(pool: pg.Pool, name: string): Promise<string> 
 }
 
 const here = dirname(fileURLToPath(import.meta.url))
-const packageDir = join(here, '..')
-const running = new Set<ChildProcess>()
-
-const bundles = new Map<string, Promise<string>>()
+const fixtures: FixturePackage = { packageDir: join(here, '..'), external: ['pg'] }
 
 /**
- * `test/fixtures/<name>` bundled once per test file by esbuild (`pg` left external, resolved from
- * this package's node_modules): a process then starts in ~0.3 s instead of ~1.5 s through tsx,
- * which is what makes 60 kill points affordable.
+ * Runs `test/fixtures/<name>` in a new Node process, as a merchant's separate process would (bundled
+ * once per file: see tests/support/fixture-process.ts). With `stepped`, its stdin is a pipe the test
+ * writes one line to per step it lets the fixture take.
  */
-function bundled(name: string): Promise<string> {
-  let made = bundles.get(name)
-  if (!made) {
-    const outfile = join(
-      packageDir,
-      'node_modules',
-      '.paywire-fixtures',
-      `${process.pid}-${name.replace(/\.ts$/, '.mjs')}`,
-    )
-    made = build({
-      entryPoints: [join(here, 'fixtures', name)],
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      target: 'node20',
-      external: ['pg'],
-      tsconfig: join(packageDir, 'tsconfig.json'),
-      outfile,
-      logLevel: 'warning',
-    }).then(() => {
-      // This test process's bundles go with it.
-      process.once('exit', () => rmSync(outfile, { force: true }))
-      return outfile
-    })
-    bundles.set(name, made)
-  }
-  return made
+export function spawnFixture(name: string, args: string[], stepped = false): Promise<ChildProcess> {
+  return spawnPackageFixture(fixtures, name, args, stepped)
 }
 
-/**
- * Runs `test/fixtures/<name>` in a new Node process, as a merchant's separate process would. With
- * `stepped`, its stdin is a pipe the test writes one line to per step it lets the fixture take.
- */
-export async function spawnFixture(name: string, args: string[], stepped = false): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [await bundled(name), ...args], {
-    cwd: packageDir,
-    stdio: [stepped ? 'pipe' : 'ignore', 'pipe', 'pipe'],
-  })
-  // A step granted to a process killed a moment before fails with EPIPE: nothing to do about it.
-  child.stdin?.on('error', () => {})
-  running.add(child)
-  child.once('exit', () => running.delete(child))
-  return child
-}
-
-/** Kills every fixture process still running (after a failed test). */
-export function killFixtures(): void {
-  for (const child of running) child.kill('SIGKILL')
-}
+export { killFixtures }
 
 /** Calls `onLine` with each JSON line `child` prints; resolves with its exit code. */
 export function lines(child: ChildProcess, onLine: (line: Record<string, unknown>) => void): Promise<number | null> {

@@ -49,9 +49,9 @@ export interface PostgresServer {
   /**
    * Stops the server and starts it again on the same port and data: a fast shutdown (every
    * connection cut, in-flight transactions rolled back), or with `immediate` an immediate one (no
-   * checkpoint: the next start recovers from the WAL, as after a crash).
+   * checkpoint: the next start recovers from the WAL, as after a crash), staying down `downMs`.
    */
-  restart(options?: { immediate?: boolean }): Promise<void>
+  restart(options?: { immediate?: boolean; downMs?: number }): Promise<void>
   stop(): Promise<void>
 }
 
@@ -144,6 +144,7 @@ export async function startPostgres(): Promise<PostgresServer> {
     },
     async restart(options = {}) {
       await stopChild(options.immediate ? 'SIGQUIT' : 'SIGINT')
+      if (options.downMs) await new Promise((resolve) => setTimeout(resolve, options.downMs))
       const keep = port
       // Same port: the pools of the test reconnect to it.
       for (let attempt = 0; ; attempt++) {

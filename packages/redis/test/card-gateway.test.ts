@@ -69,7 +69,7 @@ describeWithRedis('@paywire/card-gateway with the Redis stores', (server) => {
       const { trans_id } = sim.simulator.pay('order-crash-1', { card: TEST_CARDS.number, expiry: TEST_CARDS.success })
 
       const prefix = `crash-card-${trans_id}:`
-      const child = spawnFixture('capture-child.ts', [
+      const child = await spawnFixture('capture-child.ts', [
         server().url,
         prefix,
         JSON.stringify({ ...sim.clientOptions, s2sUrl: proxyUrl }),

@@ -43,7 +43,7 @@ describeWithRedis('processes killed with SIGKILL', (server) => {
   it('a runner killed while holding a lease: nobody takes the event before the lease ends, one runner does after; its stale token changes nothing', async () => {
     const key = `callback ${randomUUID()}:payment:success`
     const stores = clients.map((client) => new RedisClaimStore({ client, keyPrefix: PREFIX }))
-    const holder = spawnFixture('claim-holder.ts', [server().url, PREFIX, key, String(HOLD)])
+    const holder = await spawnFixture('claim-holder.ts', [server().url, PREFIX, key, String(HOLD)])
     const { token: stale, before } = await nextLine<{ token: string; before: number }>(holder)
     expect(stale).toEqual(expect.any(String))
     await sigkill(holder)
@@ -110,11 +110,11 @@ describeWithRedis('processes killed with SIGKILL', (server) => {
       idempotencyKey: undefined,
       params: { trans_id: 'T 1:ü', amount: '10.00', nested: { list: [{ a: 1 }, { b: [null, 'x'] }] } },
     })
-    const writer = spawnFixture('journal.ts', ['open', server().url, PREFIX, pack(intent)])
+    const writer = await spawnFixture('journal.ts', ['open', server().url, PREFIX, pack(intent)])
     expect(await nextLine(writer)).toStrictEqual({ opened: intent.id })
     await sigkill(writer)
 
-    const reader = spawnFixture('journal.ts', ['recover', server().url, PREFIX, service])
+    const reader = await spawnFixture('journal.ts', ['recover', server().url, PREFIX, service])
     const { found, remaining } = await nextLine<{ found: string; remaining: string }>(reader)
     expect(unpack(found)).toStrictEqual([intent])
     expect(unpack(remaining)).toStrictEqual([])

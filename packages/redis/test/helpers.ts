@@ -1,12 +1,17 @@
 /** What the Redis tests share: clients of node-redis 6 and 5, polling with a deadline, fixture processes. */
 
-import { type ChildProcess, spawn } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { deserialize, serialize } from 'node:v8'
 import { createClient } from 'redis'
 import { createClient as createClient5 } from 'redis-5'
 import { expect } from 'vitest'
+import {
+  type FixturePackage,
+  killFixtures,
+  spawnFixture as spawnPackageFixture,
+} from '../../../tests/support/fixture-process.js'
 import { RedisClaimStore, type RedisClient, RedisIntentStore } from '../src/index.js'
 import type { StoreSubject } from './contract.js'
 
@@ -48,28 +53,17 @@ export function redisSubject(clients: RedisClient[], keyPrefix: string, holdMs =
 }
 
 const here = dirname(fileURLToPath(import.meta.url))
-const packageDir = join(here, '..')
-const running = new Set<ChildProcess>()
+const fixtures: FixturePackage = { packageDir: join(here, '..'), external: ['redis'] }
 
 /**
- * Runs `test/fixtures/<name>` in a new Node process (TypeScript through tsx, `@paywire/core` from
- * source through the package's tsconfig paths), as a merchant's separate process would.
+ * Runs `test/fixtures/<name>` in a new Node process, as a merchant's separate process would (bundled
+ * once per file: see tests/support/fixture-process.ts).
  */
-export function spawnFixture(name: string, args: string[]): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(here, 'fixtures', name), ...args], {
-    cwd: packageDir,
-    env: { ...process.env, TSX_TSCONFIG_PATH: join(packageDir, 'tsconfig.json') },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  running.add(child)
-  child.once('exit', () => running.delete(child))
-  return child
+export function spawnFixture(name: string, args: string[]): Promise<ChildProcess> {
+  return spawnPackageFixture(fixtures, name, args)
 }
 
-/** Kills every fixture process still running (after a failed test). */
-export function killFixtures(): void {
-  for (const child of running) child.kill('SIGKILL')
-}
+export { killFixtures }
 
 /** The next line `child` prints, parsed as JSON; rejects with its stderr when it exits first or 30 s pass. */
 export function nextLine<T>(child: ChildProcess): Promise<T> {

@@ -47,7 +47,7 @@ describeWithRedis('the durable inbox on Redis under SIGKILL, a poison event and 
 
   /** Starts one merchant instance and resolves once it listens. */
   async function instance(prefix: string, maxAttempts = 8): Promise<Instance> {
-    const child = spawnFixture('storm-merchant.ts', [server().url, prefix, PASSWORD, String(maxAttempts)])
+    const child = await spawnFixture('storm-merchant.ts', [server().url, prefix, PASSWORD, String(maxAttempts)])
     const { url } = await nextLine<{ url: string }>(child)
     return { url, kill: () => sigkill(child) }
   }
@@ -73,14 +73,15 @@ describeWithRedis('the durable inbox on Redis under SIGKILL, a poison event and 
     return { neverRan, reruns }
   }
 
-  it('SIGKILL storm: 3 instances, one killed every 150–500 ms, 600 callbacks: 0 acknowledged never ran', async () => {
+  it('SIGKILL storm: 3 instances, one killed every 150–500 ms, 900 callbacks over 12 s: 0 acknowledged never ran', async () => {
     const prefix = `storm-kill-${Date.now()}:`
-    const ids = Array.from({ length: 600 }, (_, i) => `pay-${i}`)
+    const ids = Array.from({ length: 900 }, (_, i) => `pay-${i}`)
     const instances = await Promise.all([instance(prefix), instance(prefix), instance(prefix)])
     const result = await deliverUnderStorm({
       bodies: ids.map(callback),
       instances,
       inFlight: 12,
+      spreadOverMs: 12_000,
       disrupt: async (live) => {
         const victim = Math.floor(Math.random() * live.length)
         await live[victim]?.kill()
@@ -92,7 +93,7 @@ describeWithRedis('the durable inbox on Redis under SIGKILL, a poison event and 
     console.info(
       `redis SIGKILL storm: ${result.acknowledged.size} acknowledged, ${result.disruptions.sigkill ?? 0} kills, answers ${JSON.stringify(result.answers)}, ${neverRan} never ran, ${reruns} ran twice (killed between the effect and the done mark), ${result.elapsedMs} ms`,
     )
-    expect(result.acknowledged.size).toBe(600)
+    expect(result.acknowledged.size).toBe(900)
     expect(result.disruptions.sigkill ?? 0).toBeGreaterThanOrEqual(15)
     expect(neverRan).toBe(0)
     await Promise.all(instances.map((i) => i.kill()))
@@ -103,32 +104,35 @@ describeWithRedis('the durable inbox on Redis under SIGKILL, a poison event and 
     const ids = ['poison', ...Array.from({ length: 50 }, (_, i) => `pay-${i}`)]
     const instances = await Promise.all([instance(prefix, 3), instance(prefix, 3), instance(prefix, 3)])
     let deaths = 0
+    let supervising = true
+    // A supervisor, as in production: whichever instance the poison killed is replaced.
+    const supervisor = (async () => {
+      while (supervising) {
+        for (const [i, inst] of instances.entries()) {
+          const alive = await fetch(inst.url, { method: 'POST', body: '' }).then(
+            () => true,
+            () => false,
+          )
+          if (!alive) {
+            deaths++
+            instances[i] = await instance(prefix, 3)
+          }
+        }
+        await new Promise((resolve) => setTimeout(resolve, 100))
+      }
+    })()
     try {
       const result = await deliverUnderStorm({
         bodies: ids.map(callback),
         instances,
         inFlight: 4,
-        everyMs: [100, 200],
-        // No disruption of ours: whichever instance the poison killed is replaced, as a supervisor would.
-        disrupt: async (live) => {
-          for (const [i, inst] of live.entries()) {
-            const alive = await fetch(inst.url, { method: 'POST', body: '' }).then(
-              () => true,
-              () => false,
-            )
-            if (!alive) {
-              deaths++
-              live[i] = await instance(prefix, 3)
-            }
-          }
-          return 'watch'
-        },
+        disrupt: async () => 'none',
       })
       const store = new RedisClaimStore({ client: redis, keyPrefix: prefix })
       await eventually(
         async () => (await store.failedEvents(10)).length === 1,
         60_000,
-        () => 'the poison is never set aside',
+        () => `the poison is never set aside (${deaths} deaths)`,
       )
       const [dead] = await store.failedEvents(10)
       const { neverRan } = await judge(
@@ -140,10 +144,13 @@ describeWithRedis('the durable inbox on Redis under SIGKILL, a poison event and 
         `redis poison: set aside after ${dead?.attempts} runs (${deaths} processes died), ${neverRan} never ran`,
       )
       expect(dead?.attempts).toBe(3)
+      expect(deaths).toBe(3)
       expect(dead?.lastError).toMatch(/no outcome recorded/)
       expect(neverRan).toBe(0)
       expect((await runs(prefix)).has('poison')).toBe(false)
     } finally {
+      supervising = false
+      await supervisor
       await Promise.all(instances.map((i) => i.kill().catch(() => {})))
     }
   }, 180_000)
