@@ -5,6 +5,8 @@
  * state the gateway answers to `GET_TRANS_STATUS`, never on the state the callback claims.
  */
 
+import { PaywireError } from '@paywire/core'
+import type { Acceptance, RunOutcome } from '@paywire/core/engine'
 import { type CallbackEvent, isRefundEvent, refundAmountKey } from './callback-event.js'
 import { CardGatewayError } from './errors.js'
 import type { S2sGetTransStatusResult } from './s2s-action.js'
@@ -83,4 +85,62 @@ export function confirmedDedupeKey(event: CallbackEvent): string {
   const key = [event.trans_id ?? '', 'confirmed', event.status ?? '']
   if (!isRefundEvent(event)) return JSON.stringify(key)
   return JSON.stringify([...key, 'refund', refundAmountKey(event.amount), event.creditvoid_date ?? ''])
+}
+
+/**
+ * Confirms an S2S callback on card-md5-strrev by a status lookup, after the answer (its hash
+ * leaves the state unsigned, so a replayed genuine body with an edited status would otherwise
+ * pass), and files the confirmed event under the key of the state the gateway reports: that
+ * record is what runs `onEvent`, once per confirmed state. A lookup that cannot be made is tried
+ * again with backoff (not counted); one the gateway refuses (no such transaction, or the lookup's
+ * own hash refused: a configuration fault) is counted, and set aside after `maxAttempts`.
+ */
+export async function confirmAndFile(
+  event: CallbackEvent,
+  lookup: TransStatusLookup | undefined,
+  inbox: { file(confirmed: CallbackEvent): Promise<Acceptance>; report(error: unknown, event: CallbackEvent): void },
+): Promise<RunOutcome> {
+  const confirmation = lookup
+    ? await confirmByLookup(event, lookup)
+    : { kind: 'failed' as const, error: new PaywireError('no status lookup is configured') }
+  if (confirmation.kind === 'confirmed') {
+    if (confirmation.disagreements.length > 0) {
+      // Names only: the claimed values are an attacker's or a stale delivery's, never repeated.
+      const fields = confirmation.disagreements.join(', ')
+      inbox.report(
+        new PaywireError(
+          `callbacks.handler: the callback's ${fields} differ from the gateway's status lookup; the event carries the confirmed state`,
+        ),
+        confirmation.event,
+      )
+    }
+    const filed = await inbox.file(confirmation.event)
+    if (filed === 'recorded' || filed === 'done') return { kind: 'done' }
+    return {
+      kind: 'later',
+      counted: false,
+      error: new PaywireError(`callbacks.handler: the confirmed event could not be filed (${filed}); tried again`),
+    }
+  }
+  if (confirmation.kind === 'failed') {
+    return {
+      kind: 'later',
+      counted: false,
+      error: new PaywireError(
+        'callbacks.handler: the status lookup confirming this callback failed; it is tried again with backoff',
+        { cause: confirmation.error },
+      ),
+    }
+  }
+  const hashRefused = confirmation.error instanceof CardGatewayError && confirmation.error.reason === 'hash_invalid'
+  return {
+    kind: 'later',
+    counted: true,
+    error: new PaywireError(
+      hashRefused
+        ? "callbacks.handler: the gateway refused the confirming status lookup's hash: a configuration fault (the password, the signature scheme, or payerLookup's data for this transaction); tried again, and set aside after maxAttempts"
+        : 'callbacks.handler: the gateway knows no transaction by this callback trans_id; tried again, and set aside after maxAttempts',
+      { cause: confirmation.error },
+    ),
+  }
 }

@@ -16,8 +16,8 @@ export { brandErrorClass, statusMayHaveActed } from './errors.js'
 export { logLine } from './hooks.js'
 export type { HttpClientConfig } from './http-client.js'
 export { HttpClient } from './http-client.js'
-export type { Acceptance, InboxBackoff, InboxConfig, RunOutcome } from './inbox.js'
-export { Inbox } from './inbox.js'
+export type { Acceptance, InboxBackoff, InboxConfig, RunOutcome } from './inbox/config.js'
+export { Inbox } from './inbox/runner.js'
 export { decodeIntentRecord, encodeIntentRecord } from './intent-record.js'
 export { jsonObjectIssues } from './json-check.js'
 export type { Idempotency, Operation, ReconcileRule, RejectAnswer, SentRequest } from './operation.js'
@@ -51,7 +51,6 @@ export {
   channelIfObserved,
   errorClass,
   fillError,
-  publishClaim,
   telemetryWord,
   traced,
   tracingIfObserved,

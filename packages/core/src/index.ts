@@ -8,17 +8,6 @@ export type { AnswerSchema } from './answer-schema.js'
 export type { WithResponse } from './api-promise.js'
 export { ApiPromise } from './api-promise.js'
 export type { OperationOptions, RequestInput, ResultOf } from './call-input.js'
-export type {
-  ClaimStore,
-  Lease,
-  NewEvent,
-  RecordAnswer,
-  ReleaseOptions,
-  StoredEvent,
-  StoredEventState,
-  TakenEvent,
-} from './claims.js'
-export { MemoryClaimStore } from './claims.js'
 export type { Query, QueryValue } from './encode.js'
 export type {
   ApiErrorInit,
@@ -47,7 +36,18 @@ export {
 export type { ErrorEvent, Hooks, Logger, RequestEvent, ResponseEvent, RetryEvent } from './hooks.js'
 export type { CallOptions, ClientOptions, Clock } from './http-client.js'
 export { systemClock, WINDOW_MARGIN_MS } from './http-client.js'
-export { DeadLetterError } from './inbox.js'
+export { DeadLetterError } from './inbox/dead-letter.js'
+export { MemoryClaimStore } from './inbox/memory-store.js'
+export type {
+  ClaimStore,
+  Lease,
+  NewEvent,
+  RecordAnswer,
+  ReleaseOptions,
+  StoredEvent,
+  StoredEventState,
+  TakenEvent,
+} from './inbox/store.js'
 export type { ServiceDedupOptions } from './options.js'
 export type { ProblemDetails } from './problem-details.js'
 export type { ProblemReason } from './problem-error.js'

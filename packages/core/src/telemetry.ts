@@ -390,22 +390,3 @@ export function retryDecided(
 export function errorClass(error: unknown): string {
   return error instanceof Error ? error.constructor.name || error.name : typeof error
 }
-
-/** Publishes an inbox store step on `paywire:claim` when someone subscribes: the action and its answer only. */
-export function publishClaim(
-  service: string,
-  action: ClaimMessage['action'],
-  state: string | undefined,
-  error?: unknown,
-): void {
-  const channel = channelIfObserved('claim')
-  if (channel === undefined) return
-  const message: ClaimMessage = {
-    action,
-    service,
-    state,
-    ok: error === undefined,
-    errorType: error === undefined ? undefined : errorClass(error),
-  }
-  channel.publish(message)
-}

@@ -60,7 +60,7 @@ describe('MemoryClaimStore stays bounded', () => {
   })
 
   it('warns once at construction outside a test runner, saying what a crash loses; never under one', () => {
-    const claims = fileURLToPath(new URL('../src/claims.ts', import.meta.url))
+    const claims = fileURLToPath(new URL('../src/inbox/memory-store.ts', import.meta.url))
     const script = `import { MemoryClaimStore } from ${JSON.stringify(claims)}; new MemoryClaimStore(); new MemoryClaimStore()`
     const stderr = (env: Record<string, string>) =>
       spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {

@@ -258,9 +258,9 @@ describe('@paywire/otel with the real SDK', () => {
     })
     const text = await t.everything()
     expect(text).not.toContain(PAYER.email)
-    // The claim and its done mark went out on paywire:claim.
-    expect(text).toContain('{"action":"claim","service":"card-gateway","state":"claimed","ok":true}')
-    expect(text).toContain('{"action":"complete","service":"card-gateway","ok":true}')
+    // The record (taken by this instance) and its done mark went out on paywire:claim.
+    expect(text).toContain('{"action":"record","service":"card-gateway","state":"taken","ok":true}')
+    expect(text).toContain('{"action":"complete","service":"card-gateway","state":"true","ok":true}')
   })
 
   it('no exported byte holds a PAN, expiry, password, key, hash, token or payer data', async () => {

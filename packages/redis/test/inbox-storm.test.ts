@@ -53,7 +53,9 @@ describeWithRedis('the durable inbox on Redis under SIGKILL, a poison event and 
   }
 
   async function runs(prefix: string): Promise<Map<string, number>> {
-    const all = (await redis.hGetAll(`${prefix}effects`)) as Record<string, string>
+    // The connection is a node-redis client; the stores only type the commands they send.
+    const client = redis as unknown as { hGetAll(key: string): Promise<Record<string, string>> }
+    const all = await client.hGetAll(`${prefix}effects`)
     return new Map(Object.entries(all).map(([id, n]) => [id, Number(n)]))
   }
 

@@ -9,102 +9,19 @@
  * on `recover()`. Service-neutral: the card gateway's handler is built on it.
  */
 
-import { nodeCrypto } from './builtins.js'
-import type { ClaimStore, Lease, NewEvent, RecordAnswer, StoredEvent, TakenEvent } from './claims.js'
-import type { Clock } from './clock.js'
-import { PaywireError, RequestValidationError } from './errors.js'
-import { publishClaim } from './telemetry.js'
+import { nodeCrypto } from '../builtins.js'
+import { PaywireError } from '../errors.js'
+import type { Acceptance, InboxConfig, RunOutcome } from './config.js'
+import { DeadLetterError, failureReason } from './dead-letter.js'
+import type { Lease, NewEvent, RecordAnswer, StoredEvent, TakenEvent } from './store.js'
+import { checkStore, publishClaim, recordWithin, renewWhileRunning, untilAcknowledged } from './store-calls.js'
 
-/** How a run ended, when it did not throw: done, or to be run again later. */
-export type RunOutcome =
-  | { readonly kind: 'done' }
-  /**
-   * Not done yet: run again in `inMs` (default: the backoff of this attempt). `counted: false` gives
-   * the attempt back (a temporary failure, such as a lookup that could not be made); `error` is
-   * why, for `failedEvents()` and `onError`.
-   */
-  | { readonly kind: 'later'; readonly inMs?: number; readonly counted: boolean; readonly error: unknown }
-
-/** What the delivery is answered after `accept`: 200 once recorded (or done); 503 when it could not be. */
-export type Acceptance = 'recorded' | 'done' | 'held' | 'unavailable'
-
-/** Retry delays of failed runs: `baseDelayMs` times 4 per attempt, at most `maxDelayMs`, each ±20 %. */
-export interface InboxBackoff {
-  readonly baseDelayMs: number
-  readonly maxDelayMs: number
-}
-
-/** The runner's settings; the service's handler checks the merchant's options and fills them in. */
-export interface InboxConfig {
-  /** Who publishes, in telemetry and in messages (`card-gateway`, `callbacks.handler`). */
-  readonly service: string
-  readonly operation: string
-  readonly store: ClaimStore
-  /** Runs at once on this instance. */
-  readonly concurrency: number
-  /** A run's lease, renewed every third of it while the run lasts. */
-  readonly holdMs: number
-  /** How long a done key is kept, so redeliveries are answered without running. */
-  readonly keepMs: number
-  /** Runs allowed before an event is set aside as dead. */
-  readonly maxAttempts: number
-  readonly backoff: InboxBackoff
-  /** Recovery's interval (jittered ±50 %); 0: none (call `recover()` from a scheduler). */
-  readonly recoverEveryMs: number
-  /** Times retries of the store and the pauses between them (tests inject one). */
-  readonly clock: Clock
-  /** Runs one event from its record; throwing is a failed (counted) attempt. */
-  readonly run: (event: StoredEvent, attempt: number) => Promise<RunOutcome>
-  /** Hears every failure and every event set aside; never throws into the runner. */
-  readonly report: (error: unknown, event: StoredEvent | undefined) => void
-}
-
-/** A run set aside after its attempts were used up; `onError` hears it, `failedEvents()` lists it. */
-export class DeadLetterError extends PaywireError {
-  override readonly name: string = 'DeadLetterError'
-  /** The event's dedupe key: what `retry(key)` takes. */
-  readonly key: string
-  readonly attempts: number
-
-  constructor(operation: string, event: StoredEvent, cause: unknown) {
-    super(
-      `${operation}: event ${JSON.stringify(event.key)} is set aside after ${event.attempts} attempt${event.attempts === 1 ? '' : 's'} (${event.lastError ?? 'no reason recorded'}); list it with failedEvents() and run it again with retry(key) once the cause is fixed`,
-      { cause },
-    )
-    this.key = event.key
-    this.attempts = event.attempts
-  }
-}
-
-/** A record is sent this many times (one token) before the delivery is answered 503. */
-const RECORD_ATTEMPTS = 3
-/** The longest a delivery waits for its record: past it, 503 (five callback time-outs block the URL). */
-const RECORD_DEADLINE_MS = 5_000
-/** Pauses between attempts at the store: doubling from the first, never above the last. */
-const FIRST_PAUSE_MS = 20
-const MAX_PAUSE_MS = 1_000
 /** Events this instance recorded and will take when a slot frees; past it, recovery finds them. */
 const MAX_QUEUED = 10_000
 /** Events one `recover()` takes at most, so a scheduler's call ends. */
 const RECOVER_BATCH = 1_000
 /** Done keys and old marks are pruned at most this often, on the recovery interval. */
 const PRUNE_EVERY_MS = 60 * 60 * 1000
-
-/** What a store must do for the inbox. */
-const STORE_METHODS = [
-  'record',
-  'take',
-  'takeDue',
-  'renew',
-  'complete',
-  'release',
-  'failedEvents',
-  'retry',
-  'forget',
-  'prune',
-] as const
-
-const ANSWERS: ReadonlySet<unknown> = new Set<RecordAnswer>(['taken', 'recorded', 'known', 'done', 'held'])
 
 /** The inbox runner of one handler. */
 export class Inbox {
@@ -121,21 +38,7 @@ export class Inbox {
   #idle: (() => void)[] = []
 
   constructor(config: InboxConfig) {
-    const missing = STORE_METHODS.filter(
-      (name) => typeof (config.store as unknown as Record<string, unknown>)?.[name] !== 'function',
-    )
-    if (missing.length > 0) {
-      throw new RequestValidationError(
-        config.operation,
-        [
-          {
-            path: 'store',
-            message: `must be a ClaimStore (MemoryClaimStore, RedisClaimStore, PostgresClaimStore); it lacks ${missing.join(', ')} (a store written for the former claim/complete/release interface cannot record events)`,
-          },
-        ],
-        'options',
-      )
-    }
+    checkStore(config.operation, config.store)
     this.#config = config
     this.#lastPrune = config.clock.now()
     if (config.recoverEveryMs > 0) this.#schedule()
@@ -154,7 +57,7 @@ export class Inbox {
     if (leased) this.#busy++
     let answer: RecordAnswer
     try {
-      answer = await this.#record(event, token, leased ? this.#config.holdMs : undefined)
+      answer = await recordWithin(this.#config, event, token, leased ? this.#config.holdMs : undefined)
     } catch (error) {
       if (leased) this.#free()
       publishClaim(this.#config.service, 'record', undefined, error)
@@ -238,30 +141,6 @@ export class Inbox {
     return this.#config.store.prune(this.#config.keepMs)
   }
 
-  /** The record, sent again with the same token after a failure, within the delivery's deadline. */
-  async #record(event: NewEvent, token: string, leaseMs: number | undefined): Promise<RecordAnswer> {
-    const clock = this.#config.clock
-    const deadline = clock.now() + RECORD_DEADLINE_MS
-    for (let attempt = 1; ; attempt++) {
-      try {
-        const answer = await withDeadline(this.#config.store.record(event, token, leaseMs), deadline - clock.now())
-        if (ANSWERS.has(answer)) return answer
-        // Anything else is no answer of this interface: never guess whether the event is recorded.
-        throw new RequestValidationError(this.#config.operation, [
-          {
-            path: 'store.record',
-            message: `answered ${JSON.stringify(answer)}, not one of ${[...ANSWERS].join(', ')}`,
-          },
-        ])
-      } catch (error) {
-        if (attempt >= RECORD_ATTEMPTS || error instanceof RequestValidationError) throw error
-        const pause = Math.min(FIRST_PAUSE_MS * 2 ** (attempt - 1), deadline - clock.now())
-        if (pause <= 0) throw error
-        await clock.sleep(pause)
-      }
-    }
-  }
-
   #lease(): Lease {
     return { token: nodeCrypto().randomUUID(), ms: this.#config.holdMs, maxAttempts: this.#config.maxAttempts }
   }
@@ -314,7 +193,7 @@ export class Inbox {
 
   async #runHeld(event: StoredEvent, token: string): Promise<void> {
     const { store, keepMs } = this.#config
-    const renewal = this.#renewWhileRunning(event, token)
+    const renewal = renewWhileRunning(this.#config, event, token)
     let outcome: RunOutcome
     try {
       outcome = await this.#config.run(event, event.attempts)
@@ -324,7 +203,9 @@ export class Inbox {
       renewal.stop()
     }
     if (outcome.kind === 'done') {
-      const done = await this.#untilAcknowledged(() => store.complete(event.key, token, keepMs), event, 'complete')
+      const done = await untilAcknowledged(this.#config, event, 'complete', () =>
+        store.complete(event.key, token, keepMs),
+      )
       if (done?.value === false) {
         this.#config.report(
           new PaywireError(
@@ -338,93 +219,22 @@ export class Inbox {
     if (outcome.error !== undefined) this.#config.report(outcome.error, event)
     // The attempt counts only if the store answers the first release: a run that failed while the
     // store was down failed for the store's sake, not the code's, and must not use up attempts.
-    const reason = describe(outcome.error)
+    const reason = failureReason(outcome.error)
     const deadNow = outcome.counted && event.attempts >= this.#config.maxAttempts
-    const released = await this.#untilAcknowledged(
-      (attempt) => {
-        const counted = outcome.counted && attempt === 1
-        return store.release(event.key, token, {
-          retryInMs: outcome.inMs ?? this.#delay(event.attempts),
-          counted,
-          error: reason,
-          dead: counted && deadNow,
-        })
-      },
-      event,
-      'release',
-    )
+    const released = await untilAcknowledged(this.#config, event, 'release', (attempt) => {
+      const counted = outcome.counted && attempt === 1
+      return store.release(event.key, token, {
+        retryInMs: outcome.inMs ?? this.#delay(event.attempts),
+        counted,
+        error: reason,
+        dead: counted && deadNow,
+      })
+    })
     if (deadNow && released?.attempt === 1 && released.value) {
       this.#config.report(
         new DeadLetterError(this.#config.operation, { ...event, state: 'dead', lastError: reason }, outcome.error),
         event,
       )
-    }
-  }
-
-  /** Renews the lease every third of it until stopped; a lease lost to another instance is reported once. */
-  #renewWhileRunning(event: StoredEvent, token: string): { stop(): void } {
-    const { store, holdMs } = this.#config
-    let lost = false
-    const timer = setInterval(
-      () => {
-        store.renew(event.key, token, holdMs).then(
-          (held) => {
-            publishClaim(this.#config.service, 'renew', held ? 'held' : 'lost')
-            if (!held && !lost) {
-              lost = true
-              this.#config.report(
-                new PaywireError(
-                  `${this.#config.operation}: the lease of ${JSON.stringify(event.key)} was lost while its run lasted (the store was unreachable for longer than holdMs); another instance may run it too`,
-                ),
-                event,
-              )
-            }
-          },
-          (error: unknown) => publishClaim(this.#config.service, 'renew', undefined, error),
-        )
-      },
-      Math.max(1, Math.floor(holdMs / 3)),
-    )
-    timer.unref?.()
-    return { stop: () => clearInterval(timer) }
-  }
-
-  /**
-   * Sends a done mark or a release until the store acknowledges it: the same token makes a repeat
-   * harmless, and a mark lost with a dropped connection would let the lease end and another instance
-   * run the event again. Tried for two leases (past the first, another instance may take the event,
-   * and the store then refuses the late mark by its token); then reported, never silent.
-   */
-  async #untilAcknowledged<T>(
-    send: (attempt: number) => Promise<T>,
-    event: StoredEvent,
-    what: 'complete' | 'release',
-  ): Promise<{ value: T; attempt: number } | undefined> {
-    const clock = this.#config.clock
-    const ends = clock.now() + 2 * this.#config.holdMs
-    for (let attempt = 1; ; attempt++) {
-      try {
-        const value = await send(attempt)
-        publishClaim(this.#config.service, what, String(value))
-        return { value, attempt }
-      } catch (error) {
-        publishClaim(this.#config.service, what, undefined, error)
-        const left = ends - clock.now()
-        if (left <= 0 || error instanceof RequestValidationError) {
-          const consequence =
-            what === 'complete'
-              ? 'the event is not marked done, so another instance may run it again once its lease ends'
-              : 'the event stays leased until its lease ends; recovery then runs it again'
-          this.#config.report(
-            new PaywireError(`${this.#config.operation}: the store failed ${what} ${attempt} times: ${consequence}`, {
-              cause: error,
-            }),
-            event,
-          )
-          return undefined
-        }
-        await clock.sleep(Math.min(FIRST_PAUSE_MS * 2 ** (attempt - 1), MAX_PAUSE_MS, left))
-      }
     }
   }
 
@@ -572,30 +382,4 @@ export class Inbox {
   #settleIdle(): void {
     if (this.#running.size === 0 && this.#queue.length === 0) for (const wake of this.#idle.splice(0)) wake()
   }
-}
-
-/** Rejects when `promise` has not settled within `ms` (the work itself may still land later). */
-function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
-  if (ms <= 0) return Promise.reject(new Error('no time left for the store'))
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the store did not answer within ${ms} ms`)), ms)
-    timer.unref?.()
-    promise.then(
-      (value) => {
-        clearTimeout(timer)
-        resolve(value)
-      },
-      (error: unknown) => {
-        clearTimeout(timer)
-        reject(error)
-      },
-    )
-  })
-}
-
-/** An error's class and message, for a dead letter's reason: never event data. */
-function describe(error: unknown): string | undefined {
-  if (error === undefined) return undefined
-  const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error)
-  return text.length > 500 ? `${text.slice(0, 500)}…` : text
 }
