@@ -108,10 +108,20 @@ export class PostgresInbox {
  * Takes the transaction-scoped advisory lock of one payment: every transaction that takes it for the
  * same id waits for the one holding it, so reading a payment's state and moving it forward is one
  * step (no two callbacks of one payment move its state at once, so it never goes backwards). Released
- * at commit or rollback. Call it on `runOnce`'s `tx`, before reading the payment's row.
+ * at commit or rollback. Call it on `runOnce`'s `tx`, before reading the payment's row, with the
+ * payment's order (`orderOf(event)` of `@paywire/card-gateway`: `trans_id` changes under cascading).
+ * An empty id is refused: it would put every event without one on one shared lock.
  */
 export async function lockPayment(tx: PgQueryable, paymentId: string): Promise<void> {
   const bytes = keyBytes('lockPayment', 'paymentId', paymentId)
+  if (bytes.length === 0) {
+    throw new RequestValidationError('lockPayment', [
+      {
+        path: 'paymentId',
+        message: "must not be empty: lock by the payment's order (orderOf(event)); an empty id would make every such event wait for every other",
+      },
+    ])
+  }
   // A 64-bit lock id from the id's SHA-256; a collision only makes two payments wait for each other.
   const id = createHash('sha256').update('paywire:payment:').update(bytes).digest().readBigInt64BE(0)
   await tx.query('SELECT pg_advisory_xact_lock($1)', [id.toString()])

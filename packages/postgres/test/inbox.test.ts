@@ -155,6 +155,8 @@ describeWithPostgres('migrate, options and runOnce', (server) => {
     const { rows } = await pool.query(`SELECT rank FROM fwd.payments WHERE id = 'pay-1'`)
     expect(Number(rows[0]?.rank)).toBe(54)
     await expect(lockPayment(pool, '\udc00')).rejects.toBeInstanceOf(RequestValidationError)
+    // The recipe once read `lockPayment(tx, event.id ?? '')`: every event without an id on one lock.
+    await expect(lockPayment(pool, '')).rejects.toThrow(/paymentId: must not be empty: lock by the payment's order/)
   })
 
   it("the claim store's prune deletes done keys past their keep and runOnce's marks older than the keep, and no recorded event", async () => {

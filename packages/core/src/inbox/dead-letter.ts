@@ -1,6 +1,6 @@
 /** Dead letters: events set aside after their attempts were used up, and the reason a run failed. */
 
-import { PaywireError } from '../errors.js'
+import { brandErrorClass, PaywireError } from '../errors.js'
 import type { StoredEvent } from './store.js'
 
 /** A run set aside after its attempts were used up; `onError` hears it, `failedEvents()` lists it. */
@@ -19,6 +19,8 @@ export class DeadLetterError extends PaywireError {
     this.attempts = event.attempts
   }
 }
+
+brandErrorClass(DeadLetterError, 'DeadLetterError')
 
 /** An error's class and message, as a dead letter's reason: never event data; at most 500 characters. */
 export function failureReason(error: unknown): string | undefined {
