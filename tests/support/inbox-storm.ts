@@ -8,6 +8,8 @@
  */
 
 import { setTimeout as sleep } from 'node:timers/promises'
+import { signCallback } from '@paywire/card-gateway/testing'
+import { STORM_PASSWORD } from './storm-options.js'
 
 /** A merchant instance listening for callbacks. */
 export interface Instance {
@@ -108,4 +110,79 @@ export async function eventually(until: () => Promise<boolean>, deadlineMs: numb
     await sleep(50)
   }
   throw new Error(`${what()}: still not true after ${deadlineMs} ms`)
+}
+
+export { STORM_PASSWORD } from './storm-options.js'
+
+/** The signed Checkout callback of payment `id` (each payment its own order). */
+export function stormCallback(id: string): string {
+  return signCallback(
+    {
+      id,
+      order_number: `order-${id}`,
+      order_amount: '10.00',
+      order_currency: 'USD',
+      order_description: 'Filters',
+      order_status: 'settled',
+      type: 'sale',
+      status: 'success',
+    },
+    STORM_PASSWORD,
+  )
+}
+
+/**
+ * Waits until every acknowledged payment ran (its effect is in `ran()`, a count per payment id);
+ * answers how many never ran and how many ran more than once.
+ */
+export async function judgeStorm(
+  ids: readonly string[],
+  acknowledged: ReadonlySet<number>,
+  ran: () => Promise<Map<string, number>>,
+): Promise<{ neverRan: number; doubles: number }> {
+  let seen = new Map<string, number>()
+  const missing = () => [...acknowledged].filter((i) => !seen.has(ids[i] as string)).length
+  await eventually(
+    async () => {
+      seen = await ran()
+      return missing() === 0
+    },
+    60_000,
+    () => `${missing()} acknowledged callbacks never ran`,
+  )
+  return { neverRan: missing(), doubles: [...seen.values()].filter((n) => n > 1).length }
+}
+
+/**
+ * A supervisor, as in production: every 100 ms, whichever instance is dead (an empty POST no longer
+ * answers) is replaced by `start()`. `deaths()` says how many it replaced; `stop()` ends it.
+ */
+export function supervise(
+  instances: Instance[],
+  start: () => Promise<Instance>,
+): { deaths(): number; stop(): Promise<void> } {
+  let deaths = 0
+  let running = true
+  const loop = (async () => {
+    while (running) {
+      for (const [i, instance] of instances.entries()) {
+        const alive = await fetch(instance.url, { method: 'POST', body: '' }).then(
+          () => true,
+          () => false,
+        )
+        if (!alive) {
+          deaths++
+          instances[i] = await start()
+        }
+      }
+      await sleep(100)
+    }
+  })()
+  return {
+    deaths: () => deaths,
+    async stop() {
+      running = false
+      await loop
+    },
+  }
 }

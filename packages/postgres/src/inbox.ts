@@ -118,7 +118,8 @@ export async function lockPayment(tx: PgQueryable, paymentId: string): Promise<v
     throw new RequestValidationError('lockPayment', [
       {
         path: 'paymentId',
-        message: "must not be empty: lock by the payment's order (orderOf(event)); an empty id would make every such event wait for every other",
+        message:
+          "must not be empty: lock by the payment's order (orderOf(event)); an empty id would make every such event wait for every other",
       },
     ])
   }

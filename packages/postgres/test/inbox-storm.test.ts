@@ -7,34 +7,22 @@
  * what the gateway was told: every acknowledged callback runs, and its effect lands exactly once.
  */
 
-import { signCallback } from '@paywire/card-gateway/testing'
 import type pg from 'pg'
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest'
-import { deliverUnderStorm, eventually, type Instance } from '../../../tests/support/inbox-storm.js'
+import {
+  deliverUnderStorm,
+  eventually,
+  type Instance,
+  judgeStorm,
+  STORM_PASSWORD,
+  stormCallback,
+  supervise,
+} from '../../../tests/support/inbox-storm.js'
 import { PostgresClaimStore } from '../src/index.js'
 import { freshSchema, killFixtures, lines, sigkill, spawnFixture } from './helpers.js'
 import { describeWithPostgres } from './postgres-server.js'
 
 afterEach(killFixtures)
-
-const PASSWORD = 'storm-password'
-
-/** The signed Checkout callback of payment `id` (each payment its own order). */
-function callback(id: string): string {
-  return signCallback(
-    {
-      id,
-      order_number: `order-${id}`,
-      order_amount: '10.00',
-      order_currency: 'USD',
-      order_description: 'Filters',
-      order_status: 'settled',
-      type: 'sale',
-      status: 'success',
-    },
-    PASSWORD,
-  )
-}
 
 describeWithPostgres(
   'the durable inbox on PostgreSQL under SIGKILL, restarts, a poison event and a burst',
@@ -55,12 +43,8 @@ describeWithPostgres(
 
     /** Starts one merchant instance and resolves once it listens. */
     async function instance(schema: string, maxAttempts = 8): Promise<Instance> {
-      const child = await spawnFixture('storm-merchant.ts', [
-        String(server().port),
-        schema,
-        PASSWORD,
-        String(maxAttempts),
-      ])
+      const args = [String(server().port), schema, STORM_PASSWORD, String(maxAttempts)]
+      const child = await spawnFixture('storm-merchant.ts', args)
       const url = await new Promise<string>((resolve, reject) => {
         void lines(child, (line) => resolve(String(line.url))).then((code) =>
           reject(new Error(`the merchant exited (${code}) before listening`)),
@@ -75,29 +59,12 @@ describeWithPostgres(
       return new Map(rows.rows.map((r) => [String(r.id), Number(r.n)]))
     }
 
-    /** Waits until every acknowledged payment has its effect, then checks none has two; answers the figures. */
-    async function judge(schema: string, ids: readonly string[], acknowledged: ReadonlySet<number>) {
-      const ran = () => effects(schema)
-      let seen = new Map<string, number>()
-      await eventually(
-        async () => {
-          seen = await ran()
-          return [...acknowledged].every((i) => seen.has(ids[i] as string))
-        },
-        60_000,
-        () => `${[...acknowledged].filter((i) => !seen.has(ids[i] as string)).length} acknowledged callbacks never ran`,
-      )
-      const neverRan = [...acknowledged].filter((i) => !seen.has(ids[i] as string)).length
-      const doubles = [...seen.values()].filter((n) => n > 1).length
-      return { neverRan, doubles }
-    }
-
     it('SIGKILL storm: 3 instances, one killed every 150–500 ms, 900 callbacks over 12 s: 0 acknowledged never ran, 0 double effects', async () => {
       const schema = await schemaFor('storm_kill')
       const ids = Array.from({ length: 900 }, (_, i) => `pay-${i}`)
       const instances = await Promise.all([instance(schema), instance(schema), instance(schema)])
       const result = await deliverUnderStorm({
-        bodies: ids.map(callback),
+        bodies: ids.map(stormCallback),
         instances,
         inFlight: 12,
         spreadOverMs: 12_000,
@@ -108,7 +75,7 @@ describeWithPostgres(
           return 'sigkill'
         },
       })
-      const { neverRan, doubles } = await judge(schema, ids, result.acknowledged)
+      const { neverRan, doubles } = await judgeStorm(ids, result.acknowledged, () => effects(schema))
       console.info(
         `postgres SIGKILL storm: ${result.acknowledged.size} acknowledged, ${result.disruptions.sigkill ?? 0} kills, answers ${JSON.stringify(result.answers)}, ${neverRan} never ran, ${doubles} double, ${result.elapsedMs} ms`,
       )
@@ -124,7 +91,7 @@ describeWithPostgres(
       const ids = Array.from({ length: 600 }, (_, i) => `pay-${i}`)
       const instances = await Promise.all([instance(schema), instance(schema), instance(schema)])
       const result = await deliverUnderStorm({
-        bodies: ids.map(callback),
+        bodies: ids.map(stormCallback),
         instances,
         inFlight: 12,
         spreadOverMs: 10_000,
@@ -135,7 +102,7 @@ describeWithPostgres(
           return 'restart'
         },
       })
-      const { neverRan, doubles } = await judge(schema, ids, result.acknowledged)
+      const { neverRan, doubles } = await judgeStorm(ids, result.acknowledged, () => effects(schema))
       console.info(
         `postgres restart storm: ${result.acknowledged.size} acknowledged, ${result.disruptions.restart ?? 0} immediate restarts, answers ${JSON.stringify(result.answers)}, ${neverRan} never ran, ${doubles} double, ${result.elapsedMs} ms`,
       )
@@ -150,27 +117,10 @@ describeWithPostgres(
       const schema = await schemaFor('storm_poison')
       const ids = ['poison', ...Array.from({ length: 50 }, (_, i) => `pay-${i}`)]
       const instances = await Promise.all([instance(schema, 3), instance(schema, 3), instance(schema, 3)])
-      let deaths = 0
-      let supervising = true
-      // A supervisor, as in production: whichever instance the poison killed is replaced.
-      const supervisor = (async () => {
-        while (supervising) {
-          for (const [i, inst] of instances.entries()) {
-            const alive = await fetch(inst.url, { method: 'POST', body: '' }).then(
-              () => true,
-              () => false,
-            )
-            if (!alive) {
-              deaths++
-              instances[i] = await instance(schema, 3)
-            }
-          }
-          await new Promise((resolve) => setTimeout(resolve, 100))
-        }
-      })()
+      const supervisor = supervise(instances, () => instance(schema, 3))
       try {
         const result = await deliverUnderStorm({
-          bodies: ids.map(callback),
+          bodies: ids.map(stormCallback),
           instances,
           inFlight: 4,
           disrupt: async () => 'none',
@@ -179,26 +129,22 @@ describeWithPostgres(
         await eventually(
           async () => (await store.failedEvents(10)).length === 1,
           60_000,
-          () => `the poison is never set aside (${deaths} deaths)`,
+          () => `the poison is never set aside (${supervisor.deaths()} deaths)`,
         )
         const [dead] = await store.failedEvents(10)
-        const { neverRan, doubles } = await judge(
-          schema,
-          ids,
-          new Set([...result.acknowledged].filter((i) => ids[i] !== 'poison')),
-        )
+        const others = new Set([...result.acknowledged].filter((i) => ids[i] !== 'poison'))
+        const { neverRan, doubles } = await judgeStorm(ids, others, () => effects(schema))
         console.info(
-          `postgres poison: set aside after ${dead?.attempts} runs (${deaths} processes died), ${neverRan} never ran, ${doubles} double`,
+          `postgres poison: set aside after ${dead?.attempts} runs (${supervisor.deaths()} processes died), ${neverRan} never ran, ${doubles} double`,
         )
         expect(dead?.attempts).toBe(3)
-        expect(deaths).toBe(3)
+        expect(supervisor.deaths()).toBe(3)
         expect(dead?.lastError).toMatch(/no outcome recorded/)
         expect(neverRan).toBe(0)
         expect(doubles).toBe(0)
         expect((await effects(schema)).has('poison')).toBe(false)
       } finally {
-        supervising = false
-        await supervisor
+        await supervisor.stop()
         await Promise.all(instances.map((i) => i.kill().catch(() => {})))
       }
     }, 180_000)
@@ -208,28 +154,25 @@ describeWithPostgres(
       const ids = Array.from({ length: 1_000 }, (_, i) => `pay-${i}`)
       const instances = await Promise.all([instance(schema), instance(schema), instance(schema)])
       const result = await deliverUnderStorm({
-        bodies: ids.map(callback),
+        bodies: ids.map(stormCallback),
         instances,
         inFlight: 1_000,
         disrupt: async () => 'none',
       })
-      const { neverRan, doubles } = await judge(schema, ids, result.acknowledged)
-      const rows = await pool.query(
-        `SELECT count(*)::int AS n, count(fields)::int AS with_fields FROM ${schema}.claims`,
-      )
-      console.info(
-        `postgres burst: ${result.acknowledged.size} acknowledged in ${result.elapsedMs} ms, answers ${JSON.stringify(result.answers)}, ${neverRan} never ran, ${doubles} double; ${rows.rows[0]?.n} rows, ${rows.rows[0]?.with_fields} with fields`,
-      )
+      const { neverRan, doubles } = await judgeStorm(ids, result.acknowledged, () => effects(schema))
       expect(result.acknowledged.size).toBe(1_000)
       expect(neverRan).toBe(0)
       expect(doubles).toBe(0)
+      const fields = async () =>
+        (await pool.query(`SELECT count(fields)::int AS n FROM ${schema}.claims`)).rows[0]?.n as number
       await eventually(
-        async () => {
-          const r = await pool.query(`SELECT count(fields)::int AS n FROM ${schema}.claims`)
-          return r.rows[0]?.n === 0
-        },
+        async () => (await fields()) === 0,
         30_000,
         () => 'fields still stored after every event was done',
+      )
+      const rows = (await pool.query(`SELECT count(*)::int AS n FROM ${schema}.claims`)).rows[0]?.n
+      console.info(
+        `postgres burst: ${result.acknowledged.size} acknowledged in ${result.elapsedMs} ms, answers ${JSON.stringify(result.answers)}, ${neverRan} never ran, ${doubles} double; ${rows} rows, none holding fields`,
       )
       await Promise.all(instances.map((i) => i.kill()))
     }, 180_000)
