@@ -7,8 +7,9 @@
 
 import { PaywireError } from '@paywire/core'
 import type { Acceptance, RunOutcome } from '@paywire/core/engine'
-import { type CallbackEvent, isRefundEvent, refundAmountKey } from './callback-event.js'
+import { type CallbackEvent, isRefundEvent, refundAmountKey, reportedState } from './callback-event.js'
 import { CardGatewayError } from './errors.js'
+import { compareStates } from './payment-state.js'
 import type { S2sGetTransStatusResult } from './s2s-action.js'
 
 /** Looks a transaction up by its trans_id (the client's own `s2s.getTransStatus`). */
@@ -104,6 +105,32 @@ export async function confirmAndFile(
     ? await confirmByLookup(event, lookup)
     : { kind: 'failed' as const, error: new PaywireError('no status lookup is configured') }
   if (confirmation.kind === 'confirmed') {
+    const confirmed = reportedState(confirmation.event)
+    if (isRefundEvent(event) && confirmed !== 'settled' && confirmed !== 'refund') {
+      // A refund needs a settled payment (rule States 2): a refund claimed of a payment the gateway
+      // shows in any other state is an edited replay, never run as a refund.
+      inbox.report(
+        new PaywireError(
+          `callbacks.handler: a refund callback of a payment the gateway's status lookup shows as ${confirmation.event.status}: not a refund (a refund needs a settled payment; an edited replay?); nothing run`,
+        ),
+        confirmation.event,
+      )
+      return { kind: 'done' }
+    }
+    const claimed = reportedState(event)
+    // A decline ends its trans_id (with cascading, a retry is another trans_id, rule Platform 24):
+    // nothing later can come, so the declined state is filed. Any other state may still move on.
+    if (!isRefundEvent(event) && confirmed !== 'decline' && compareStates(claimed, confirmed) > 0) {
+      // Never filed under the key of the state the gateway still shows (done already, most often):
+      // the claim is looked up again until the gateway's state catches up, or set aside as stuck.
+      return {
+        kind: 'later',
+        counted: true,
+        error: new PaywireError(
+          `callbacks.handler: the callback claims ${String(claimed).toUpperCase()}, and the gateway's status lookup still says ${String(confirmed).toUpperCase()}: looked up again with backoff until the gateway catches up; set aside as stuck after maxAttempts`,
+        ),
+      }
+    }
     if (confirmation.disagreements.length > 0) {
       // Names only: the claimed values are an attacker's or a stale delivery's, never repeated.
       const fields = confirmation.disagreements.join(', ')

@@ -94,6 +94,14 @@ export interface CallbackEvent {
    * carries it any more, the old passwords can be dropped from the list.
    */
   readonly passwordIndex?: string
+  /**
+   * Set by the inbox, never read from the body: on a refund callback (S2S `CREDITVOID`), why its
+   * amount cannot be taken as it is. A refund's `amount` and `creditvoid_date` are outside every
+   * callback signature, so a genuine body replayed with another amount verifies: when no CREDITVOID
+   * this client sent (this process's record of them, and the journal's open intents) names the
+   * transaction and amount, this says so. Check the refund against your own refund records.
+   */
+  readonly refundDoubt?: string
   readonly [field: string]: string | undefined
 }
 
@@ -130,14 +138,43 @@ const FINAL_ORDER_STATUS: Readonly<Record<string, Readonly<Record<string, string
   fail: { sale: 'decline', recurring: 'decline', debit: 'decline' },
 }
 
+/** The S2S states a payment ends in (rule Platform 9), and the `result` that reports each. */
+const FINAL_S2S_STATUS: Readonly<Record<string, string>> = {
+  SETTLED: 'SUCCESS',
+  VOID: 'SUCCESS',
+  REFUND: 'SUCCESS',
+  REVERSAL: 'SUCCESS',
+  CHARGEBACK: 'SUCCESS',
+  DECLINED: 'DECLINED',
+}
+
 /**
- * Whether a callback reports a final payment state: `type`, `status` and `order_status` must agree
- * (rule Platform 16: a `3ds` callback with `success` is not final).
+ * Whether a callback reports a final payment state. Checkout: `type`, `status` and `order_status`
+ * must agree (rule Platform 16: a `3ds` callback with `success` is not final). S2S CARD (it carries
+ * `action` and no `type`): a final `status` reported by its `result` (`SETTLED` by `SUCCESS`,
+ * `DECLINED` by `DECLINED`, rule Platform 9); on card-md5-strrev, whose S2S hash leaves the state
+ * unsigned, only once a status lookup confirmed it (`confirmedBy: 'lookup'`, set by the inbox).
  */
 export function isFinal(event: CallbackEvent): boolean {
+  if (event.type === undefined && event.action !== undefined) {
+    if (event.authenticated === 'transaction-only' && event.confirmedBy !== 'lookup') return false
+    const status = event.status?.toUpperCase()
+    return status !== undefined && FINAL_S2S_STATUS[status] === event.result?.toUpperCase()
+  }
   if (event.type === undefined || event.status === undefined || event.order_status === undefined) return false
   const expected = FINAL_ORDER_STATUS[event.status]?.[event.type]
   return expected !== undefined && expected === event.order_status
+}
+
+/**
+ * The payment state a callback reports, in the Checkout words (`settled`, `decline`…): its
+ * `order_status`, or an S2S callback's `status` in lower case (`DECLINED` is `decline`).
+ */
+export function reportedState(event: CallbackEvent): string | undefined {
+  if (event.order_status !== undefined) return event.order_status
+  if (event.type !== undefined || event.action === undefined || event.status === undefined) return undefined
+  const status = event.status.toLowerCase()
+  return status === 'declined' ? 'decline' : status
 }
 
 /**

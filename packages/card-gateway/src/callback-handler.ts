@@ -24,7 +24,7 @@ import {
   tracingIfObserved,
 } from '@paywire/core/engine'
 import { confirmAndFile, needsConfirmation, type TransStatusLookup } from './callback-confirm.js'
-import type { CallbackEvent, CallbackOptions } from './callback-event.js'
+import { type CallbackEvent, type CallbackOptions, isRefundEvent } from './callback-event.js'
 import {
   type CallbackHandlerOptions,
   checkHandlerOptions,
@@ -35,6 +35,7 @@ import { DEFAULT_CALLBACK_MAX_BYTES } from './callback-limits.js'
 import { answer, type CallbackResponse, type NodeRequestLike, readFetchBody, readNodeBody } from './callback-read.js'
 import { checkStoreFields, eventOf, type FieldEncryption, peekEvent, recordOf } from './callback-record.js'
 import { callbackMessage, word } from './callback-telemetry.js'
+import type { SentRefunds } from './sent-refunds.js'
 
 /** What the inbox needs of `gw.callbacks`: the verification of a raw body into its event. */
 export interface CallbackVerifier {
@@ -62,6 +63,7 @@ export class CallbackHandler {
   readonly #options: CallbackHandlerOptions
   readonly #logger: Logger | undefined
   readonly #lookup: TransStatusLookup | undefined
+  readonly #refunds: SentRefunds | undefined
   readonly #inbox: Inbox
   readonly #fields: readonly string[]
   readonly #encryption: FieldEncryption | undefined
@@ -74,8 +76,10 @@ export class CallbackHandler {
     options: CallbackHandlerOptions,
     logger?: Logger,
     lookup?: TransStatusLookup,
+    refunds?: SentRefunds,
   ) {
     const checked = checkHandlerOptions(options)
+    this.#refunds = refunds
     this.#callbacks = callbacks
     this.#lookup = lookup
     this.#options = options
@@ -238,11 +242,28 @@ export class CallbackHandler {
           report: (error, about) => this.#report(error, about),
         })
       }
-      await this.#options.onEvent(event, { key: stored.key, attempt, receivedAt: stored.receivedAt })
+      await this.#options.onEvent(await this.#withRefundDoubt(event), {
+        key: stored.key,
+        attempt,
+        receivedAt: stored.receivedAt,
+      })
       return { kind: 'done' }
     } finally {
       this.#current.delete(stored.key)
     }
+  }
+
+  /**
+   * An S2S refund callback (`CREDITVOID`) with `refundDoubt` when no CREDITVOID this client sent
+   * explains it: its amount and date are outside every callback signature, so a genuine body
+   * replayed with another amount verifies.
+   */
+  async #withRefundDoubt(event: CallbackEvent): Promise<CallbackEvent> {
+    if (this.#refunds === undefined || event.type !== undefined || !isRefundEvent(event)) return event
+    if (await this.#refunds.explains(event.trans_id, event.amount)) return event
+    const refundDoubt =
+      'no CREDITVOID this client sent (in this process, or open in its journal) names this transaction and amount, and a refund callback’s amount and date are outside its signature: check this refund against your own refund records before acting on it'
+    return { ...event, refundDoubt }
   }
 
   #eventOf(stored: StoredEvent | undefined): CallbackEvent | undefined {

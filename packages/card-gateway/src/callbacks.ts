@@ -7,6 +7,7 @@ import type { TransStatusLookup } from './callback-confirm.js'
 import { type CallbackEvent, type CallbackOptions, CHECKOUT_CALLBACK_FIELDS } from './callback-event.js'
 import { CallbackHandler, type CallbackHandlerOptions } from './callback-handler.js'
 import { DEFAULT_CALLBACK_MAX_BYTES } from './callback-limits.js'
+import type { SentRefunds } from './sent-refunds.js'
 import { explainSignature, sign } from './signature.js'
 import {
   callbackSignatureFailure,
@@ -33,6 +34,7 @@ export class Callbacks {
   readonly #defaults: CallbackDefaults
   readonly #logger: Logger | undefined
   readonly #lookup: TransStatusLookup | undefined
+  readonly #refunds: SentRefunds | undefined
 
   /** @internal */
   constructor(
@@ -40,11 +42,13 @@ export class Callbacks {
     defaults: CallbackDefaults = {},
     logger?: Logger,
     lookup?: TransStatusLookup,
+    refunds?: SentRefunds,
   ) {
     this.#passwords = passwords
     this.#defaults = defaults
     this.#logger = logger
     this.#lookup = lookup
+    this.#refunds = refunds
   }
 
   /**
@@ -57,7 +61,7 @@ export class Callbacks {
    */
   handler(options: CallbackHandlerOptions): CallbackHandler {
     // The verify options default to this client's inside verify(); the logger hears failures onError does not.
-    return new CallbackHandler(this, options, this.#logger, this.#lookup)
+    return new CallbackHandler(this, options, this.#logger, this.#lookup, this.#refunds)
   }
 
   /**
@@ -272,14 +276,15 @@ function newlineHint(rawBody: string | Buffer | Uint8Array): string {
  * The event with its verification marks set by us alone: a body's own `authenticated`,
  * `confirmedBy` or `passwordIndex` field is dropped, so a sender cannot claim a confirmation it never had.
  */
+/** Marks verification, the inbox and the fold set on an event: a body's own field of the name is dropped, never believed. */
+const SET_BY_THE_SDK = ['authenticated', 'confirmedBy', 'passwordIndex', 'refundDoubt'] as const
+
 function stamped(event: CallbackEvent, authenticated?: 'transaction-only', passwordIndex?: number): CallbackEvent {
-  const claimed = ['authenticated', 'confirmedBy', 'passwordIndex'].some((name) => Object.hasOwn(event, name))
+  const claimed = SET_BY_THE_SDK.some((name) => Object.hasOwn(event, name))
   if (!claimed && authenticated === undefined && passwordIndex === undefined) return event
   // Same prototype as the parsed body (a field named like an Object method stays a plain field).
   const fields = Object.assign(Object.create(Object.getPrototypeOf(event)), event) as Record<string, unknown>
-  delete fields['authenticated']
-  delete fields['confirmedBy']
-  delete fields['passwordIndex']
+  for (const name of SET_BY_THE_SDK) delete fields[name]
   if (authenticated !== undefined) fields['authenticated'] = authenticated
   if (passwordIndex !== undefined) fields['passwordIndex'] = String(passwordIndex)
   return fields as unknown as CallbackEvent

@@ -30,6 +30,7 @@ import { gatewayAnswers } from './errors.js'
 import { type CardReconciled, reconcileCard } from './reconcile.js'
 import { S2s } from './s2s.js'
 import type { GatewayContext } from './schemas.js'
+import { SentRefunds } from './sent-refunds.js'
 import {
   createSigner,
   type DigestName,
@@ -147,7 +148,9 @@ export class CardGateway extends ServiceClient<GatewayContext> {
     this.#signer = signer
     this.#environment = environment
     this.checkout = new Checkout(this.engine)
-    this.s2s = new S2s(this.engine)
+    // The CREDITVOIDs this client sends, and the journal's open ones: what explains a refund callback.
+    const refunds = new SentRefunds(() => this.engine.journal)
+    this.s2s = new S2s(this.engine, refunds)
     this.callbacks = new Callbacks(
       callbackPasswords,
       {
@@ -160,6 +163,7 @@ export class CardGateway extends ServiceClient<GatewayContext> {
       core.logger,
       // The inbox confirms strrev S2S callbacks through this client's own lookup (its transport, signer, retries).
       (transId) => this.s2s.getTransStatus({ trans_id: transId }),
+      refunds,
     )
   }
 

@@ -4,9 +4,12 @@
  */
 
 import { formatAmountLike, toMinorUnits } from './amount.js'
-import { type CallbackEvent, dedupeKey, isFinal, isRefundEvent } from './callback-event.js'
+import { type CallbackEvent, dedupeKey, isFinal, isRefundEvent, reportedState } from './callback-event.js'
 
-/** How far each `order_status` is along a payment's life; later stages never give way to earlier ones. */
+/**
+ * How far each state (`order_status`, or an S2S `status` in the same words) is along a payment's
+ * life; later stages never give way to earlier ones.
+ */
 const STAGE: Readonly<Record<string, number>> = {
   prepare: 0,
   redirect: 1,
@@ -30,12 +33,16 @@ export interface Delivery {
 
 /** The folded state of one payment. */
 export interface PaymentState {
-  /** The furthest `order_status` seen (unknown statuses rank below every known one). */
+  /**
+   * The furthest state seen: a Checkout callback's `order_status`, an S2S callback's `status` in the
+   * same words (`settled`, `decline`); unknown states rank below every known one.
+   */
   readonly status: string | undefined
   /** The event that set it. */
   readonly event: CallbackEvent | undefined
   /**
-   * Whether that event is final: `type`, `status` and `order_status` agree (rule Platform 16). These
+   * Whether that event is final (`isFinal`: Checkout `type`, `status` and `order_status` agree, rule
+   * Platform 16; an S2S state its `result` reports, confirmed by a lookup on card-md5-strrev). These
    * fields are outside the callback signature (rule Platform 15): confirm with the status lookup
    * before fulfilling an order.
    */
@@ -112,6 +119,8 @@ function refundedTotal(
   // Sorted, so the doubt's words do not depend on delivery order either.
   for (const key of [...refunds.keys()].sort()) {
     const event = refunds.get(key) as CallbackEvent
+    // The inbox's doubt about this refund (no CREDITVOID of the client explains it) stands here too.
+    if (event.refundDoubt !== undefined && !doubts.includes(event.refundDoubt)) doubts.push(event.refundDoubt)
     if (event.amount === undefined) {
       whole = true
       continue
@@ -194,7 +203,17 @@ function writeAmount(minor: bigint, currency: string | undefined, form: string):
 }
 
 function stageOf(event: CallbackEvent): number {
-  return event.order_status === undefined ? -1 : (STAGE[event.order_status] ?? -1)
+  const state = reportedState(event)
+  return state === undefined ? -1 : (STAGE[state] ?? -1)
+}
+
+/**
+ * How far `a` is along a payment's life against `b` (states in the words of `reportedState`):
+ * positive when later. An unknown state ranks below every known one.
+ */
+export function compareStates(a: string | undefined, b: string | undefined): number {
+  const rank = (state: string | undefined) => (state === undefined ? -1 : (STAGE[state] ?? -1))
+  return rank(a) - rank(b)
 }
 
 /** A total order on events, so the fold does not depend on delivery order: stage, then final, then content. */
@@ -226,7 +245,7 @@ export function foldPayment(
   // Open: the latest delivery is a challenge and nothing further along the payment's life arrived.
   const challengeOpen = last?.event.transStatus === 'C' && best !== undefined && stageOf(best) <= stageOf(last.event)
   return {
-    status: best?.order_status,
+    status: best === undefined ? undefined : reportedState(best),
     event: best,
     final: best !== undefined && isFinal(best),
     transIds: [...transIds].sort(),

@@ -7,7 +7,7 @@
  * and a lookup that finds nothing counts as `not_applied` only where that proves it.
  */
 
-import { DEFAULT_SETTLE_AFTER_MS, type Reconciled, type ReconcileOptions } from '@paywire/core'
+import { DEFAULT_SETTLE_AFTER_MS, type Reconciled, type ReconcileOptions, RequestValidationError } from '@paywire/core'
 import type { OperationClient, ReconcileSubject } from '@paywire/core/engine'
 import { toMinorUnits } from './amount.js'
 import { Checkout, type CheckoutStatusResult, DEDUP_WINDOW_MS } from './checkout.js'
@@ -290,7 +290,21 @@ export async function reconcileCard(
       return result('applied', state, seen)
     }
     case 's2s.recurringSale': {
-      const looked = await look(() => s2s.getTransStatusByOrder({ order_id: key.value }))
+      const looked = await look(() => s2s.getTransStatusByOrder({ order_id: key.value })).catch((error: unknown) => {
+        // This client cannot sign the lookup (card-md5-strrev publishes no GET_TRANS_STATUS_BY_ORDER
+        // formula): nothing it can send settles the call, which is said, never thrown.
+        if (error instanceof RequestValidationError && error.issues.some((issue) => issue.path === 'signature')) {
+          return { unsignable: error.issues.map((issue) => issue.message).join('; ') }
+        }
+        throw error
+      })
+      if ('unsignable' in looked) {
+        return notReconcilable(
+          subject,
+          `GET_TRANS_STATUS_BY_ORDER cannot be sent by this client: ${looked.unsignable}`,
+          `look order_id ${key.value} up in the gateway's admin portal (or take the recurring sale's trans_id from its callback and call gw.s2s.getTransStatus), then close the intent in the journal; do not send the recurring sale again before that`,
+        )
+      }
       if ('notFound' in looked) {
         return result('not_applied', undefined, `GET_TRANS_STATUS_BY_ORDER finds no order ${key.value}`)
       }

@@ -4,6 +4,7 @@
  */
 
 import type { CallOptions } from '@paywire/core'
+import type { OperationClient } from '@paywire/core/engine'
 import { type EndpointParams, reconcileRule, resource, safe, unsentOnly, withinWindow } from '@paywire/core/engine'
 import * as z from 'zod'
 import { DEDUP_WINDOW_MS } from './checkout.js'
@@ -20,6 +21,7 @@ import {
   uuid,
   withAmountRule,
 } from './schemas.js'
+import type { SentRefunds } from './sent-refunds.js'
 import { wireField } from './wire.js'
 
 /** `interval_unit` platform-default values (rule Platform 12); `platformDefaults.intervalUnits` can allow others. */
@@ -299,7 +301,28 @@ export type S2sCaptureIfPendingResult =
  * The S2S CARD interface: form-encoded actions carrying `client_key` (rules Authentication 1,
  * Platform 13), one method per row of `S2S`, and `captureIfPending`, which combines two of them.
  */
-export class S2s extends resource<GatewayContext, typeof S2S>(S2S) {
+/** The rows' methods, which `S2s` extends. */
+const S2sRows = resource<GatewayContext, typeof S2S>(S2S)
+
+export class S2s extends S2sRows {
+  /**
+   * @internal `refunds`: where the client notes each CREDITVOID as it is sent (rules S2S 1, Platform
+   * 11): a refund callback's amount is outside every callback signature, and the inbox checks it
+   * against the refunds this client sent. Reconcile's lookups pass none.
+   */
+  constructor(ops: OperationClient<GatewayContext>, refunds?: SentRefunds) {
+    super(ops)
+    if (refunds === undefined) return
+    const send = this.creditVoid
+    // Typed as the row's method (its generic answer type is the method's own).
+    const noted = function (this: S2s, ...args: Parameters<typeof send>) {
+      refunds.note(args[0]?.trans_id, args[0]?.amount)
+      return send.apply(this, args)
+    } as typeof send
+    // Not enumerable, like the prototype's methods: nothing shows in inspect or JSON.
+    Object.defineProperty(this, 'creditVoid', { value: noted, writable: true, configurable: true })
+  }
+
   /**
    * Rule States 3 as one call: a status lookup, then CAPTURE only when the status is `PENDING`.
    * It cannot capture twice: the lookup is the only retried step, and CAPTURE is sent at most once
