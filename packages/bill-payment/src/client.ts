@@ -1,8 +1,10 @@
 /** `BillPayment`: the client of the bill payment service (catalog and transactions, two-header auth). */
 
-import type { ClientOptions, Intent, PaywireError, Secret, ServiceDedupOptions } from '@paywire/core'
+import type { ClientOptions, Intent, PaywireError, ReconcileOptions, Secret, ServiceDedupOptions } from '@paywire/core'
 import {
+  accountFingerprint,
   checkBaseUrl,
+  ownedOutcome,
   problemAnswers,
   readCredentials,
   ServiceClient,
@@ -74,6 +76,8 @@ export class BillPayment extends ServiceClient<unknown> {
       requestIdempotencyHeader: IDEMPOTENCY_KEY_HEADER,
       answers: problemAnswers(BillPaymentError),
       endpoints: ENDPOINTS,
+      // The client id says which account (the secret stays out of it: its rotation is not another account).
+      account: accountFingerprint('bill-payment', [credentials.clientId]),
     })
     this.#baseUrl = checkedUrl
     this.#serviceDedups = serviceDedups
@@ -88,8 +92,9 @@ export class BillPayment extends ServiceClient<unknown> {
    * only: it never sends the call again, and advises a resend with the same key only with
    * `serviceDedupsIdempotencyKey: true` (docs/reconciliation.md).
    */
-  async reconcile(subject: PaywireError | Intent): Promise<BillPaymentReconciled> {
-    return reconcileBillPayment(this.reconcileSubject(subject), this.engine, this.#serviceDedups)
+  async reconcile(subject: PaywireError | Intent, options?: ReconcileOptions): Promise<BillPaymentReconciled> {
+    const checked = this.reconcileSubject(subject)
+    return ownedOutcome(checked, await reconcileBillPayment(checked, this.engine, this.#serviceDedups), options)
   }
 
   /** The base URL calls go to (no trailing slash). */

@@ -11,7 +11,7 @@ import type {
   ResultOf,
   Secret,
 } from '@paywire/core'
-import { checkBaseUrl, readCredentials, ServiceClient } from '@paywire/core/engine'
+import { accountFingerprint, checkBaseUrl, ownedOutcome, readCredentials, ServiceClient } from '@paywire/core/engine'
 import pkg from '../package.json' with { type: 'json' }
 import { Callbacks } from './callbacks.js'
 import { Checkout } from './checkout.js'
@@ -139,6 +139,8 @@ export class CardGateway extends ServiceClient<GatewayContext> {
       context,
       answers: gatewayAnswers(environment),
       endpoints: ENDPOINTS,
+      // The keys that say which merchant account a call was for (never the password).
+      account: accountFingerprint('card-gateway', [credentials.merchantKey, credentials.clientKey]),
     })
     this.#checkoutUrl = checkoutBase
     this.#s2sUrl = s2sBase
@@ -201,7 +203,8 @@ export class CardGateway extends ServiceClient<GatewayContext> {
    * finds nothing proves the call did not act only `settleAfterMs` (default 2 minutes) after it.
    */
   async reconcile(subject: PaywireError | Intent, options?: ReconcileOptions): Promise<CardReconciled> {
-    return reconcileCard(this.reconcileSubject(subject), this.engine, options)
+    const checked = this.reconcileSubject(subject)
+    return ownedOutcome(checked, await reconcileCard(checked, this.engine, options), options)
   }
 
   /**

@@ -81,6 +81,8 @@ export interface HttpClientConfig {
   readonly packageVersion: string
   /** Every client option but `journal`, which is the engine's (`OperationClientConfig.journal`). */
   readonly options: Omit<ClientOptions, 'journal'>
+  /** The merchant account's fingerprint (`accountFingerprint`), recorded on every error of a call. */
+  readonly account?: string | undefined
 }
 
 export const DEFAULT_TIMEOUT = 30_000

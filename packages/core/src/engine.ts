@@ -4,6 +4,7 @@
  * code: its names may change in any minor release; what merchants use is `@paywire/core`.
  */
 
+export { accountFingerprint } from './account.js'
 export { checkAnswer } from './answer-schema.js'
 export type { AnswerDecoder, FieldKind, FieldKinds } from './answers.js'
 export { listAnswer, recordAnswer } from './answers.js'
@@ -29,8 +30,8 @@ export { describeProblem, parseProblemDetails } from './problem-details.js'
 export type { ProblemDetailsErrorInit, ProblemErrorClass, ProblemHints } from './problem-error.js'
 export { problemAnswers, problemReason } from './problem-error.js'
 export { buildRawRequest } from './raw.js'
-export type { ReconcileSubject, ReconcileSubjectScope } from './reconcile.js'
-export { openIntentsOf, reconcileJournal, reconcileSubject } from './reconcile.js'
+export type { JournalOwner, ReconcileSubject, ReconcileSubjectScope } from './reconcile.js'
+export { openIntentsOf, ownedOutcome, reconcileJournal, reconcileSubject } from './reconcile.js'
 export type { HttpMethod, HttpRequest, RawResponse, ResponseHandler } from './request.js'
 export type {
   AnyOperation,

@@ -3,6 +3,7 @@
  * call's limits, retried as its policy allows, observed by hooks, ended by a result or one error.
  */
 
+import { markAccount } from './account.js'
 import { ApiPromise, isThenable, type WithResponse } from './api-promise.js'
 import type { AttemptBudget, CallRequest } from './attempt-failure.js'
 import { attemptBudget, type Backoff, type CallState, nextRetryDelay, untilCallEnds } from './call-limits.js'
@@ -66,6 +67,7 @@ export class HttpClient {
   readonly #hooks: Hooks | undefined
   readonly #logger: Logger | undefined
   readonly #service: string
+  readonly #account: string | undefined
   readonly #userAgent: string
   /** What is wrong with the `user-agent` header (the caller's `userAgent` is in it), found once. */
   readonly #userAgentIssues: readonly ValidationIssue[]
@@ -85,6 +87,7 @@ export class HttpClient {
     this.#logger = o.logger ?? resolveEnvLogger()
     this.#observed = o.hooks !== undefined || this.#logger !== undefined
     this.#service = config.packageName
+    this.#account = config.account
     const suffix = o.userAgent ? ` ${o.userAgent}` : ''
     this.#userAgent = `paywire-${config.packageName}/${config.packageVersion} ${runtimeTag()}${suffix}`
     this.#userAgentIssues = headerIssues({ 'user-agent': this.#userAgent })
@@ -105,6 +108,11 @@ export class HttpClient {
   /** The package this client serves (`card-gateway`), as its User-Agent names it. */
   get service(): string {
     return this.#service
+  }
+
+  /** The merchant account this client's calls are made for (a fingerprint of its keys), if known. */
+  get account(): string | undefined {
+    return this.#account
   }
 
   /** The User-Agent this client sends. */
@@ -365,8 +373,10 @@ export class HttpClient {
   }
 
   #fail(req: HttpRequest, error: PaywireError): PaywireError {
-    // Reconciliation counts the settle delay from here, on this client's monotonic clock.
+    // Reconciliation counts the settle delay from here, on this client's monotonic clock, and
+    // settles the error only with a client of the same account.
     if (error.outcomeUnknown) markCallEnded(error, this.#clock)
+    if (this.#account !== undefined) markAccount(error, this.#account)
     emit(this.#hooks, this.#logger, 'onError', { operation: req.operation, method: req.method, url: req.url, error })
     return error
   }

@@ -79,7 +79,10 @@ export function encodeIntentRecord(operation: string, intent: Intent, maxBytes: 
   if (intent.idempotencyKey !== undefined && typeof intent.idempotencyKey !== 'string') {
     issues.push({ path: 'intent.idempotencyKey', message: 'must be a string or undefined' })
   }
-  const { callLimitMs, target } = intent
+  const { callLimitMs, target, account } = intent
+  if (account !== undefined && typeof account !== 'string') {
+    issues.push({ path: 'intent.account', message: 'must be a string or undefined' })
+  }
   if (
     callLimitMs !== undefined &&
     !(typeof callLimitMs === 'number' && Number.isFinite(callLimitMs) && callLimitMs >= 0)
@@ -106,6 +109,7 @@ export function encodeIntentRecord(operation: string, intent: Intent, maxBytes: 
     idempotencyKey,
     callLimitMs,
     target,
+    account,
   })
   const bytes = utf8.encode(json).byteLength
   if (bytes > maxBytes) {
@@ -133,7 +137,8 @@ export function decodeIntentRecord(raw: string, notOurs: string): Intent {
     string,
     unknown
   >
-  const { id, service, operation, createdAt, params, reconciliation, idempotencyKey, callLimitMs, target } = record
+  const { id, service, operation, createdAt, params, reconciliation, idempotencyKey, callLimitMs, target, account } =
+    record
   const valid =
     typeof id === 'string' &&
     typeof service === 'string' &&
@@ -142,6 +147,7 @@ export function decodeIntentRecord(raw: string, notOurs: string): Intent {
     (idempotencyKey === undefined || typeof idempotencyKey === 'string') &&
     (callLimitMs === undefined || typeof callLimitMs === 'number') &&
     (target === undefined || typeof target === 'string') &&
+    (account === undefined || typeof account === 'string') &&
     (reconciliation === undefined || (typeof reconciliation === 'object' && reconciliation !== null))
   if (!valid) throw new PaywireError(notOurs)
   return {
@@ -154,5 +160,6 @@ export function decodeIntentRecord(raw: string, notOurs: string): Intent {
     createdAt,
     ...(callLimitMs === undefined ? {} : { callLimitMs }),
     ...(target === undefined ? {} : { target }),
+    ...(account === undefined ? {} : { account }),
   }
 }

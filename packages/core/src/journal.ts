@@ -64,7 +64,8 @@ export async function journaled<T>(
     // settle delay from it without a wall-clock step of this one moving it.
     createdAt: anchoredDate(clock),
     callLimitMs: http.totalTimeout,
-    target: new URL(request.url).origin,
+    target: request.base ?? new URL(request.url).origin,
+    account: http.account,
   }
   let opened = false
   const open = async () => {

@@ -79,9 +79,14 @@ export class OperationClient<Ctx> {
     return this.#config.http.service
   }
 
-  /** The origins of the client's base URLs: reconciliation settles only calls sent to them. */
-  get origins(): readonly string[] {
-    return [...new Set(Object.values(this.#config.baseUrls).map((url) => new URL(url).origin))]
+  /** The merchant account this client calls for (a fingerprint of its keys), if the service gave one. */
+  get account(): string | undefined {
+    return this.#config.http.account
+  }
+
+  /** The client's base URLs, with their paths: reconciliation settles only calls sent below them. */
+  get bases(): readonly string[] {
+    return Object.values(this.#config.baseUrls)
   }
 
   /**

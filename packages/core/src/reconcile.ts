@@ -3,6 +3,7 @@
  * call again. One result shape for every service, and one `reconcileAll` over the intent journal.
  */
 
+import { accountOf } from './account.js'
 import { anchoredDate, type Clock, msSince, systemClock } from './clock.js'
 import { callEndedMark, PaywireError, type Reconciliation, RequestValidationError } from './errors.js'
 import { forgetIntentMark, intentWrittenMark } from './intent-marks.js'
@@ -66,6 +67,12 @@ export interface ReconcileSubject {
    * error. A lookup's record can be checked against them (its amount), not only against the key.
    */
   readonly params: unknown
+  /**
+   * An intent written before intents recorded their account: it may be another account's (sharing
+   * the journal), so a lookup that finds nothing does not prove it `not_applied` unless the caller
+   * says its unbound intents are its own (`ReconcileOptions.adoptUnboundIntents`).
+   */
+  readonly unbound: boolean
 }
 
 /** Options of `reconcile` and `reconcileAll`. */
@@ -77,6 +84,13 @@ export interface ReconcileOptions {
    * time (a monotonic clock), never on the wall clock.
    */
   readonly settleAfterMs?: number
+  /**
+   * Whether intents written before intents recorded their account (no `account`) are this client's:
+   * true when this journal has only ever been used by this one merchant account. Default false: an
+   * unbound intent is settled `applied` by a lookup that finds it, but a lookup that finds nothing
+   * (which, under another account's keys, says nothing) leaves it `still_unknown`.
+   */
+  readonly adoptUnboundIntents?: boolean
 }
 
 /** The default of `ReconcileOptions.settleAfterMs`. */
@@ -92,7 +106,7 @@ function intentProblem(value: Record<string, unknown>): string | undefined {
   if ('outcomeUnknown' in value || 'occurredAt' in value) {
     return 'is an error saved as JSON, not the error: its settle time and whether its outcome was definite are lost; reconcile the error object itself, or the intent from pendingIntents()'
   }
-  const { id, service, operation, createdAt, reconciliation, idempotencyKey, callLimitMs, target } = value
+  const { id, service, operation, createdAt, reconciliation, idempotencyKey, callLimitMs, target, account } = value
   const str = (v: unknown) => typeof v === 'string' && v !== ''
   const keyed =
     reconciliation === undefined ||
@@ -109,7 +123,8 @@ function intentProblem(value: Record<string, unknown>): string | undefined {
     keyed &&
     (idempotencyKey === undefined || typeof idempotencyKey === 'string') &&
     (callLimitMs === undefined || (typeof callLimitMs === 'number' && callLimitMs >= 0)) &&
-    (target === undefined || typeof target === 'string')
+    (target === undefined || typeof target === 'string') &&
+    (account === undefined || typeof account === 'string')
   return ok ? undefined : `must be an error with outcomeUnknown, or an intent from pendingIntents() ${INTENT_FIELDS}`
 }
 
@@ -128,10 +143,13 @@ export interface ReconcileSubjectScope {
    */
   readonly keys: Readonly<Record<string, readonly string[]>>
   /**
-   * The origins this client sends to: an error or intent of a call sent elsewhere (the production
-   * gateway, given to a sandbox client) is refused, since this client's lookups ask the wrong gateway.
+   * The base URLs this client sends to, with their paths: an error or intent of a call sent
+   * elsewhere (the production gateway, or another path of one host) is refused, since this
+   * client's lookups ask the wrong gateway.
    */
-  readonly origins: readonly string[]
+  readonly bases: readonly string[]
+  /** The merchant account this client calls for (`accountFingerprint`): another account's error or intent is refused. */
+  readonly account: string | undefined
   /** The client's clock (default the system clock). */
   readonly clock?: Clock
 }
@@ -146,11 +164,20 @@ export interface ReconcileSubjectScope {
  * another process, its anchored `createdAt` against this process's `anchoredDate(clock)`.
  */
 export function reconcileSubject(subject: PaywireError | Intent, scope: ReconcileSubjectScope): ReconcileSubject {
-  const { client, service, keys, origins, clock = systemClock } = scope
-  const elsewhere = (url: unknown): string | undefined => {
-    const origin = typeof url === 'string' && URL.canParse(url) ? new URL(url).origin : undefined
-    if (origin === undefined || origins.includes(origin)) return undefined
-    return `was sent to ${origin}, not to this client's ${origins.join(' or ')}: its lookups would ask the wrong gateway; reconcile it with a client of ${origin}`
+  const { client, service, keys, bases, account, clock = systemClock } = scope
+  const elsewhere = (url: unknown, exact: boolean): string | undefined => {
+    if (typeof url !== 'string' || !URL.canParse(url)) return undefined
+    // An intent names its base URL; an error its request's URL, below a base URL. The oldest intents
+    // name an origin alone: that one's host is all that can be checked.
+    const ours = exact
+      ? bases.includes(url) || (new URL(url).origin === url && bases.some((base) => new URL(base).origin === url))
+      : bases.some((base) => url === base || url.startsWith(`${base}/`) || url.startsWith(`${base}?`))
+    if (ours) return undefined
+    return `was sent to ${url}, not below this client's ${bases.join(' or ')}: its lookups would ask the wrong gateway or account; reconcile it with a client of ${url}`
+  }
+  const otherAccount = (written: string | undefined): string | undefined => {
+    if (written === undefined || account === undefined || written === account) return undefined
+    return `was written by another merchant account (keys fingerprint ${written}; this client's is ${account}): a lookup with this client's keys sees nothing of it; reconcile it with that account's client`
   }
   const refuse = (message: string): never => {
     throw new RequestValidationError(`${client}.reconcile`, [{ path: 'subject', message }])
@@ -161,6 +188,7 @@ export function reconcileSubject(subject: PaywireError | Intent, scope: Reconcil
     elapsedMs: number,
     callLimitMs = 0,
     params: unknown = undefined,
+    unbound = false,
   ): ReconcileSubject => ({
     operation,
     reconciliation,
@@ -168,6 +196,7 @@ export function reconcileSubject(subject: PaywireError | Intent, scope: Reconcil
     since: Date.now() - elapsedMs,
     callLimitMs,
     params,
+    unbound,
   })
   if (subject instanceof PaywireError) {
     if (!subject.outcomeUnknown) {
@@ -179,8 +208,10 @@ export function reconcileSubject(subject: PaywireError | Intent, scope: Reconcil
     }
     const wrongKey = keyProblem(operation, subject.reconciliation.key, keys)
     if (wrongKey !== undefined) return refuse(wrongKey)
-    const sentElsewhere = elsewhere((subject as { url?: unknown }).url)
+    const sentElsewhere = elsewhere((subject as { url?: unknown }).url, false)
     if (sentElsewhere !== undefined) return refuse(sentElsewhere)
+    const foreign = otherAccount(accountOf(subject))
+    if (foreign !== undefined) return refuse(foreign)
     return settled(operation, subject.reconciliation, msSince(callEndedMark(subject)))
   }
   if (typeof subject !== 'object' || subject === null || Array.isArray(subject)) {
@@ -196,11 +227,21 @@ export function reconcileSubject(subject: PaywireError | Intent, scope: Reconcil
   }
   const wrongKey = keyProblem(subject.operation, subject.reconciliation.key, keys)
   if (wrongKey !== undefined) return refuse(wrongKey)
-  const sentElsewhere = elsewhere(subject.target)
+  const sentElsewhere = elsewhere(subject.target, true)
   if (sentElsewhere !== undefined) return refuse(sentElsewhere)
+  const foreign = otherAccount(subject.account)
+  if (foreign !== undefined) return refuse(foreign)
   const mark = intentWrittenMark(subject.id)
   const elapsedMs = mark ? msSince(mark) : anchoredDate(clock) - subject.createdAt
-  return settled(subject.operation, subject.reconciliation, elapsedMs, subject.callLimitMs ?? 0, subject.params)
+  const unbound = account !== undefined && subject.account === undefined
+  return settled(
+    subject.operation,
+    subject.reconciliation,
+    elapsedMs,
+    subject.callLimitMs ?? 0,
+    subject.params,
+    unbound,
+  )
 }
 
 /** Why `key` cannot reconcile `operation` on this client, or `undefined` when it can. */
@@ -220,12 +261,42 @@ function keyProblem(
   return undefined
 }
 
-/** The open intents of the engine's journal (`OperationClient`), oldest first (none without a journal). */
-export async function openIntentsOf(engine: {
+/** What the journal steps need of the engine (`OperationClient`): its journal, service and account. */
+export interface JournalOwner {
   readonly journal: IntentStore | undefined
   readonly service: string
-}): Promise<Intent[]> {
-  return engine.journal ? engine.journal.openIntents(engine.service) : []
+  /** The merchant account (`accountFingerprint`); another account's intents are left alone. */
+  readonly account: string | undefined
+}
+
+/**
+ * The open intents of the engine's journal that are this client's: its account's, and those written
+ * before intents recorded one (unbound); oldest first (none without a journal). Another account's
+ * intents sharing the journal are left alone.
+ */
+export async function openIntentsOf(engine: JournalOwner): Promise<Intent[]> {
+  if (engine.journal === undefined) return []
+  const open = await engine.journal.openIntents(engine.service)
+  return open.filter((intent) => intent.account === undefined || intent.account === engine.account)
+}
+
+/**
+ * `result` as far as `subject` proves it: a lookup that found nothing proves an unbound intent (written
+ * before intents recorded their account) `not_applied` only when the caller adopts unbound intents,
+ * since under another account's keys it would find nothing either.
+ */
+export function ownedOutcome<R extends Reconciled>(
+  subject: ReconcileSubject,
+  result: R,
+  options?: ReconcileOptions,
+): R {
+  if (!subject.unbound || result.outcome !== 'not_applied' || options?.adoptUnboundIntents === true) return result
+  return {
+    ...result,
+    outcome: 'still_unknown',
+    evidence: `${result.evidence}; but this intent was written before intents recorded their merchant account, and a lookup with another account's keys would find nothing either`,
+    next: "if this journal has only ever held this account's intents, reconcile it again with { adoptUnboundIntents: true }; otherwise check the call in this account's admin portal and close the intent in the journal by hand",
+  }
 }
 
 /** One open intent and what its lookup showed. */
@@ -248,7 +319,7 @@ export interface IntentReconciled {
  * is one whose close the journal did not acknowledge (`closed: false`, its outcome returned).
  */
 export async function reconcileJournal(
-  engine: { readonly journal: IntentStore | undefined; readonly service: string },
+  engine: JournalOwner,
   client: string,
   reconcile: (intent: Intent) => Promise<Reconciled>,
 ): Promise<IntentReconciled[]> {
@@ -260,12 +331,12 @@ export async function reconcileJournal(
   }
   // paywire:reconcile, only when someone subscribes: the run, then each intent inside it.
   const channel = tracingIfObserved('reconcile')
-  if (channel === undefined) return settleAll(journal, engine.service, reconcile, undefined)
+  if (channel === undefined) return settleAll(journal, engine, reconcile, undefined)
   const run = reconcileMessage('all', engine.service, undefined, undefined)
   return traced(
     channel,
     run,
-    () => settleAll(journal, engine.service, reconcile, run),
+    () => settleAll(journal, engine, reconcile, run),
     (message, result) => {
       if (!result.ok) message.errorType = errorClass(result.error)
     },
@@ -294,12 +365,13 @@ function reconcileMessage(
 
 async function settleAll(
   journal: IntentStore,
-  service: string,
+  engine: JournalOwner,
   reconcile: (intent: Intent) => Promise<Reconciled>,
   run: ReconcileMessage | undefined,
 ): Promise<IntentReconciled[]> {
   const settled: IntentReconciled[] = []
-  const open = await journal.openIntents(service)
+  const service = engine.service
+  const open = await openIntentsOf(engine)
   if (run !== undefined) run.intents = open.length
   for (const intent of open) {
     const channel = run === undefined ? undefined : tracingIfObserved('reconcile')

@@ -103,12 +103,14 @@ export class RequestBuilder<Ctx> {
     const headers: Record<string, string> = { ...auth }
     const keyHeader = idempotency && 'header' in idempotency ? idempotency.header : undefined
     if (keyHeader && key !== undefined) headers[keyHeader] = key
-    const url = this.#baseUrl(row.base, row.name) + (path === NO_PATH ? template : expandPath(template, path, row.name))
+    const base = this.#baseUrl(row.base, row.name)
+    const url = base + (path === NO_PATH ? template : expandPath(template, path, row.name))
     const sent: SentRequest = { wire, path, idempotencyKey: key }
     const request: HttpRequest = {
       operation: row.name,
       method: row.method,
       url: row.query ? withQuery(url, input.query as Query | undefined) : url,
+      base,
       headers,
       body: wire && (row.encoding === 'form' ? formBody(wire as Record<string, string>) : jsonBody(wire)),
       retry: options.retryWithSameKey === true ? keyed : row.retry,
@@ -137,9 +139,11 @@ export class RequestBuilder<Ctx> {
     const headers: Record<string, string> = { ...auth }
     if (keyHeader && key !== undefined) headers[keyHeader] = key
     const managed = keyHeader ? [keyHeader] : []
-    const request = buildRawRequest('request', this.#baseUrl(base, 'request'), rest, headers, managed)
+    const baseUrl = this.#baseUrl(base, 'request')
+    const request = buildRawRequest('request', baseUrl, rest, headers, managed)
     return {
       ...request,
+      base: baseUrl,
       retry: options.retryWithSameKey === true ? keyed : request.retry,
       reconciliation: keyReconciliation(keyHeader ? { header: keyHeader } : undefined, key),
       idempotencyKey: key,

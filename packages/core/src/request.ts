@@ -12,6 +12,8 @@ export interface HttpRequest {
   readonly method: HttpMethod
   /** Absolute URL, path variables already encoded. */
   readonly url: string
+  /** The base URL `url` is below (the client's, with its path): what a journal intent records as its target. */
+  readonly base?: string | undefined
   readonly headers?: Readonly<Record<string, string>>
   readonly body?: { readonly contentType: string; readonly text: string }
   readonly retry: RetryPolicy

@@ -16,6 +16,7 @@ import {
   type IntentReconciled,
   openIntentsOf,
   type Reconciled,
+  type ReconcileOptions,
   type ReconcileSubject,
   reconcileJournal,
   reconcileSubject,
@@ -43,6 +44,11 @@ export interface ServiceClientSetup<Ctx> {
   readonly answers: AnswerReader
   /** The endpoint tables by group: reconciliation accepts, per operation, the key kinds its row declares. */
   readonly endpoints: Readonly<Record<string, Readonly<Record<string, AnyOperation>>>>
+  /**
+   * The merchant account's fingerprint (`accountFingerprint` of the service and its keys, never the
+   * password): recorded on journal intents and errors, so a client settles only its account's.
+   */
+  readonly account: string
 }
 
 /** The base of the three service clients (one way to build a client, in every package). */
@@ -56,7 +62,12 @@ export abstract class ServiceClient<Ctx> {
     this.#client = setup.client
     const { journal, ...options } = setup.options
     const http = asClientOptionError(setup.client, () => {
-      return new HttpClient({ packageName: setup.packageName, packageVersion: setup.packageVersion, options })
+      return new HttpClient({
+        packageName: setup.packageName,
+        packageVersion: setup.packageVersion,
+        options,
+        account: setup.account,
+      })
     })
     this.#http = http
     this.#engine = asClientOptionError(setup.client, () => {
@@ -88,13 +99,14 @@ export abstract class ServiceClient<Ctx> {
       client: this.#client,
       service: this.#http.service,
       keys: this.#keys,
-      origins: this.#engine.origins,
+      bases: this.#engine.bases,
+      account: this.#http.account,
       clock: this.#http.clock,
     })
   }
 
   /** Settles an unknown outcome by the service's safe lookups; never sends the call again. */
-  abstract reconcile(subject: PaywireError | Intent): Promise<Reconciled>
+  abstract reconcile(subject: PaywireError | Intent, options?: ReconcileOptions): Promise<Reconciled>
 
   /**
    * The raw escape hatch: any method and path below one of the client's base URLs, on the same
@@ -109,7 +121,10 @@ export abstract class ServiceClient<Ctx> {
     return this.#engine.request(input, options)
   }
 
-  /** The money-moving calls of the `journal` still open: sent (or about to be) with no definite outcome yet. */
+  /**
+   * The money-moving calls of the `journal` still open: sent (or about to be) with no definite outcome
+   * yet; this account's, and those written before intents recorded their account.
+   */
   pendingIntents(): Promise<Intent[]> {
     return openIntentsOf(this.#engine)
   }
@@ -118,8 +133,8 @@ export abstract class ServiceClient<Ctx> {
    * Reconciles every open intent of the `journal` (after a crash or a restart), oldest first, and
    * closes those now settled; `still_unknown` ones stay open. Lookups only.
    */
-  reconcileAll(): Promise<IntentReconciled[]> {
-    return this.reconcileEach((intent) => this.reconcile(intent))
+  reconcileAll(options?: ReconcileOptions): Promise<IntentReconciled[]> {
+    return this.reconcileEach((intent) => this.reconcile(intent, options))
   }
 
   /** `reconcileAll` with the client's own way of settling one intent (the card's takes options). @internal */

@@ -29,11 +29,19 @@ export interface Intent {
    */
   readonly callLimitMs?: number | undefined
   /**
-   * The origin the call was sent to (`https://s2s.gateway.example`). Clients of one service that
-   * talk to different gateways (sandbox and production) may share a journal: each reconciles only
-   * the intents sent to its own origins. Absent on intents written before it was recorded.
+   * The base URL the call was sent to, with its path (`https://gateway.example/sandbox`; an origin
+   * alone on intents written before paths were recorded). Clients of one service that talk to
+   * different gateways, or to two environments under two paths of one host, may share a journal:
+   * each reconciles only the intents sent to its own base URLs. Absent on the oldest intents.
    */
   readonly target?: string | undefined
+  /**
+   * The merchant account that wrote it: a fingerprint of the client's keys (never the keys: see
+   * `accountFingerprint`). Two accounts on one gateway may share a journal: each reconciles only its
+   * own intents, since a lookup with the other account's keys sees nothing of them. Absent on
+   * intents written before it was recorded ("unbound": docs/reconciliation.md says how they settle).
+   */
+  readonly account?: string | undefined
 }
 
 /** How an intent ended: the service acted on it, or provably did not. */

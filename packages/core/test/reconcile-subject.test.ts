@@ -54,7 +54,8 @@ const scope = (service = 'card-gateway') => ({
   client: 'Test',
   service,
   keys: { 's2s.capture': ['trans_id'], 'checkout.purchase': ['order_id'] },
-  origins: ['https://s2s.example'],
+  bases: ['https://s2s.example'],
+  account: undefined,
 })
 
 const refused = (subject: unknown, service?: string) => {

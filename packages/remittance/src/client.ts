@@ -4,12 +4,15 @@ import {
   type ClientOptions,
   type Intent,
   type PaywireError,
+  type ReconcileOptions,
   RequestValidationError,
   type Secret,
   type ServiceDedupOptions,
 } from '@paywire/core'
 import {
+  accountFingerprint,
   checkBaseUrl,
+  ownedOutcome,
   problemAnswers,
   readCredentials,
   ServiceClient,
@@ -86,6 +89,7 @@ export class Remittance extends ServiceClient<RemittanceRules> {
       authHeaders: () => ({ 'x-code': key.reveal() }),
       answers: problemAnswers(RemittanceError),
       endpoints: ENDPOINTS,
+      account: accountFingerprint('remittance', [key]),
     })
     this.#baseUrl = checkedUrl
     this.#serviceDedups = serviceDedups
@@ -106,8 +110,9 @@ export class Remittance extends ServiceClient<RemittanceRules> {
    * A beneficiary write is `not_reconcilable`. Lookups only: it never sends the call again, and
    * advises a resend with the same `agentTransactionRef` only with `serviceDedupsIdempotencyKey: true`.
    */
-  async reconcile(subject: PaywireError | Intent): Promise<RemittanceReconciled> {
-    return reconcileRemittance(this.reconcileSubject(subject), this.engine, this.#serviceDedups)
+  async reconcile(subject: PaywireError | Intent, options?: ReconcileOptions): Promise<RemittanceReconciled> {
+    const checked = this.reconcileSubject(subject)
+    return ownedOutcome(checked, await reconcileRemittance(checked, this.engine, this.#serviceDedups), options)
   }
 
   /** Base URL only: the key never prints. */
