@@ -203,7 +203,7 @@ export class CardGateway extends ServiceClient<GatewayContext> {
    * finds nothing proves the call did not act only `settleAfterMs` (default 2 minutes) after it.
    */
   async reconcile(subject: PaywireError | Intent, options?: ReconcileOptions): Promise<CardReconciled> {
-    const checked = this.reconcileSubject(subject)
+    const checked = this.reconcileSubject(subject, options)
     return ownedOutcome(checked, await reconcileCard(checked, this.engine, options), options)
   }
 
@@ -212,7 +212,7 @@ export class CardGateway extends ServiceClient<GatewayContext> {
    * closes those now settled; `still_unknown` ones stay open. Lookups only.
    */
   override reconcileAll(options?: ReconcileOptions): Promise<IntentReconciled[]> {
-    return this.reconcileEach((intent) => this.reconcile(intent, options))
+    return this.reconcileEach((intent) => this.reconcile(intent, options), options)
   }
 
   /** The Checkout base URL (no trailing slash). */

@@ -5,7 +5,13 @@
 
 import { accountOf } from './account.js'
 import { anchoredDate, type Clock, msSince, systemClock } from './clock.js'
-import { callEndedMark, PaywireError, type Reconciliation, RequestValidationError } from './errors.js'
+import {
+  callEndedMark,
+  PaywireError,
+  type Reconciliation,
+  RequestValidationError,
+  type ValidationIssue,
+} from './errors.js'
 import { forgetIntentMark, intentWrittenMark } from './intent-marks.js'
 import type { Intent, IntentStore } from './stores.js'
 import { errorClass, type ReconcileMessage, traced, tracingIfObserved } from './telemetry.js'
@@ -91,6 +97,29 @@ export interface ReconcileOptions {
    * (which, under another account's keys, says nothing) leaves it `still_unknown`.
    */
   readonly adoptUnboundIntents?: boolean
+}
+
+/**
+ * Refuses options that would prove `not_applied` at once (`settleAfterMs` NaN, negative or
+ * infinite) or say nothing (`adoptUnboundIntents` not a boolean), by name, before any lookup.
+ */
+export function checkReconcileOptions(client: string, options: ReconcileOptions | undefined): void {
+  if (options === undefined) return
+  const issues: ValidationIssue[] = []
+  if (typeof options !== 'object' || options === null) {
+    throw new RequestValidationError(`${client}.reconcile`, [{ path: 'options', message: 'must be an object' }])
+  }
+  const { settleAfterMs, adoptUnboundIntents } = options
+  if (settleAfterMs !== undefined && !(Number.isFinite(settleAfterMs) && settleAfterMs >= 0)) {
+    issues.push({
+      path: 'settleAfterMs',
+      message: `must be a finite number of ms >= 0 (got ${String(settleAfterMs)}): a lookup that finds nothing proves the call did not act only that long after it`,
+    })
+  }
+  if (adoptUnboundIntents !== undefined && typeof adoptUnboundIntents !== 'boolean') {
+    issues.push({ path: 'adoptUnboundIntents', message: 'must be true or false' })
+  }
+  if (issues.length > 0) throw new RequestValidationError(`${client}.reconcile`, issues)
 }
 
 /** The default of `ReconcileOptions.settleAfterMs`. */

@@ -13,6 +13,7 @@ import { type PaywireError, RequestValidationError } from './errors.js'
 import { HttpClient } from './http-client.js'
 import { type AnswerReader, OperationClient } from './operation-client.js'
 import {
+  checkReconcileOptions,
   type IntentReconciled,
   openIntentsOf,
   type Reconciled,
@@ -94,7 +95,8 @@ export abstract class ServiceClient<Ctx> {
    * `outcomeUnknown`) or one of its journal's intents, keyed by a kind its row declares, sent to one
    * of its base URLs. Anything else is refused before any lookup. @internal
    */
-  protected reconcileSubject(subject: PaywireError | Intent): ReconcileSubject {
+  protected reconcileSubject(subject: PaywireError | Intent, options?: ReconcileOptions): ReconcileSubject {
+    checkReconcileOptions(this.#client, options)
     return reconcileSubject(subject, {
       client: this.#client,
       service: this.#http.service,
@@ -134,11 +136,15 @@ export abstract class ServiceClient<Ctx> {
    * closes those now settled; `still_unknown` ones stay open. Lookups only.
    */
   reconcileAll(options?: ReconcileOptions): Promise<IntentReconciled[]> {
-    return this.reconcileEach((intent) => this.reconcile(intent, options))
+    return this.reconcileEach((intent) => this.reconcile(intent, options), options)
   }
 
-  /** `reconcileAll` with the client's own way of settling one intent (the card's takes options). @internal */
-  protected reconcileEach(reconcile: (intent: Intent) => Promise<Reconciled>): Promise<IntentReconciled[]> {
+  /** `reconcileAll` with the client's own way of settling one intent; bad `options` are refused first. @internal */
+  protected async reconcileEach(
+    reconcile: (intent: Intent) => Promise<Reconciled>,
+    options?: ReconcileOptions,
+  ): Promise<IntentReconciled[]> {
+    checkReconcileOptions(this.#client, options)
     return reconcileJournal(this.#engine, this.#client, reconcile)
   }
 
