@@ -9,7 +9,7 @@
 
 import { readFileSync } from 'node:fs'
 import { type ClientOptions, type Intent, MemoryIntentStore, PaywireError, RequestValidationError } from '@paywire/core'
-import type { AnyOperation } from '@paywire/core/engine'
+import { type AnyOperation, retryPolicyOf } from '@paywire/core/engine'
 import type { RecordedRequest } from '@paywire/core/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type FaultProxy, OP_HEADER, type ProxyMode, startFaultProxy } from '../reliability/support/servers.js'
@@ -44,6 +44,8 @@ export interface ChecklistPackage<Client extends ChecklistClient, Setup> {
   readonly effects: (simulator: ChecklistSimulator) => number
   /** Docs pages that must name every method as `group.method`. */
   readonly docs: readonly string[]
+  /** What a row whose retry policy is the client's choice is given: the default client's context (its rules). */
+  readonly context?: unknown
 }
 
 interface Row {
@@ -183,7 +185,8 @@ export function describeEndpointChecklist<Client extends ChecklistClient, Setup>
             const options = { headers: { [OP_HEADER]: opId } }
             const { error } = await settle(methodOf(client, entry)(...withOptions(entry.row, args, options)))
             const sent = proxy.log.filter((record) => record.opId === opId).length
-            const kind = entry.row.retry.kind
+            // A policy the client chooses (a function of its context) is read for the default client.
+            const kind = retryPolicyOf(entry.row, pkg.context).kind
             if (kind === 'safe' || kind === 'keyed') {
               expect(error, `${entry.row.name} is retry-safe: the lost answer is asked again`).toBeUndefined()
               expect(sent).toBe(2)

@@ -37,6 +37,14 @@ export interface CardGatewayPlatformDefaults {
    * them with `formatAmount(minor, currency, { form: 'per-currency' })`.
    */
   readonly amountForm?: AmountForm
+  /**
+   * Whether the gateway deduplicates S2S RECURRING_SALE by `order_id` for 15 s, as it does Checkout
+   * purchases (rule Limits 1 names `merchant_key`, which S2S does not send, so this is not
+   * published). Default `false`: a RECURRING_SALE whose request may have arrived is never sent again;
+   * its error says `outcomeUnknown` and `reconcile()` settles it. `true` (only when your account's
+   * documentation confirms it): retried like a purchase, inside the window, with the identical body.
+   */
+  readonly recurringSaleDedup?: boolean
 }
 
 /** Options of `new CardGateway(...)`; every platform default (the Platform rules) can be overridden here. */
@@ -167,12 +175,15 @@ export function resolveRules(allowPrivate: unknown, given: CardGatewayPlatformDe
   if (!AMOUNT_FORMS.includes(amountForm)) {
     invalid('platformDefaults.amountForm', 'must be "two-decimals" (the default) or "per-currency"')
   }
+  const recurringSaleDedup = overrides.recurringSaleDedup ?? DEFAULT_RULES.recurringSaleDedup
+  if (typeof recurringSaleDedup !== 'boolean') invalid('platformDefaults.recurringSaleDedup', 'must be true or false')
   return {
     allowPrivateRedirectUrls: allowPrivate === true,
     intervalUnits: Object.freeze([...units]),
     orderDescriptionLength: Object.freeze({ min: description.min, max: description.max }),
     orderNumberMaxLength: numberMax,
     amountForm,
+    recurringSaleDedup,
   }
 }
 

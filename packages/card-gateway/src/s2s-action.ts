@@ -69,7 +69,7 @@ interface ActionRow<
   readonly hashInputs: H
   /** The action's params schema, built from the client's rules on its first call. */
   readonly params: (ctx: GatewayContext) => S
-  readonly retry: RetryPolicy
+  readonly retry: RetryPolicy | ((ctx: GatewayContext) => RetryPolicy)
   /** How an unknown outcome is settled; lookups have none (nothing to settle). */
   readonly reconcile?: ReconcileRule
 }

@@ -186,7 +186,10 @@ export const S2S = {
         'order_amount',
         'order_currency',
       ),
-    retry: withinWindow(DEDUP_WINDOW_MS), // carries order_id: the gateway dedups within 15 s
+    // The gateway's duplicate rule (rule Limits 1) names merchant_key, which S2S does not send: a
+    // repeat after a possibly-sent failure may charge twice, so it is reconciled, not retried,
+    // unless the merchant's account documents S2S deduplication (platformDefaults.recurringSaleDedup).
+    retry: (ctx) => (ctx.rules.recurringSaleDedup ? withinWindow(DEDUP_WINDOW_MS) : unsentOnly),
     reconcile: reconcileBy(
       'order_id',
       'order_id',

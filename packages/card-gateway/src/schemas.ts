@@ -94,6 +94,8 @@ export interface RequestRules {
   readonly orderNumberMaxLength: number
   /** How amounts are written and checked: two decimals (default), or per currency by opt-in. */
   readonly amountForm: AmountForm
+  /** Whether RECURRING_SALE is retried inside the 15 s dedup window (opt-in) or only when provably not sent. */
+  readonly recurringSaleDedup: boolean
 }
 
 /** The platform defaults: `interval_unit` day|month, description 2–1024 characters, number at most 255. */
@@ -103,6 +105,7 @@ export const DEFAULT_RULES: RequestRules = Object.freeze({
   orderDescriptionLength: Object.freeze({ min: 2, max: 1024 }),
   orderNumberMaxLength: 255,
   amountForm: 'two-decimals',
+  recurringSaleDedup: false,
 })
 
 const REDIRECT_RULE = 'platform rule: redirect targets must be public HTTPS URLs answering 2xx quickly'

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url'
 import type { ChecklistPackage } from '../../../tests/support/endpoint-checklist.js'
 import { ENDPOINTS } from '../src/endpoints.js'
 import { CardGateway } from '../src/index.js'
+import { DEFAULT_RULES } from '../src/schemas.js'
 import { EXAMPLES, type ExampleSetup } from '../src/testing/examples.js'
 import { type StartedCardGatewaySimulator, startCardGatewaySimulator } from '../src/testing/index.js'
 
@@ -23,4 +24,6 @@ export const CARD_KIT: ChecklistPackage<CardGateway, ExampleSetup> = {
   setup: (gw, simulator) => ({ gw, simulator: (simulator as StartedCardGatewaySimulator).simulator }),
   effects: (simulator) => (simulator as StartedCardGatewaySimulator).simulator.ledger.length,
   docs: [fileURLToPath(new URL('../../../docs/getting-started-card-gateway.md', import.meta.url))],
+  // A default client's rules: RECURRING_SALE's retry policy is the client's choice (platformDefaults).
+  context: { rules: DEFAULT_RULES },
 }

@@ -79,6 +79,7 @@ async function scene() {
   return { ctx, edge, gw }
 }
 
+/** An intent written by hand, as an earlier version did (no account): adopted by the one client reconciling it. */
 function intentOf(operation: string, order_id: string, lookup: string): Intent {
   return {
     id: `intent-${order_id}`,
@@ -97,14 +98,16 @@ it('a purchase booked after a first lookup is applied, never not_applied from a 
   const number = orderId('stale-purchase')
   const intent = intentOf('checkout.purchase', number, `gw.checkout.status({ order_id: "${number}" })`)
   // Past the settle delay (settleAfterMs 0): "no order" would be read as proof that it never arrived.
-  expect(await gw.reconcile(intent, { settleAfterMs: 0 })).toMatchObject({ outcome: 'not_applied' })
+  expect(await gw.reconcile(intent, { settleAfterMs: 0, adoptUnboundIntents: true })).toMatchObject({
+    outcome: 'not_applied',
+  })
 
   await ctx.gw.checkout.purchase({
     order: { number, amount: '10.00', currency: 'USD', description: 'Booked late' },
     success_url: 'https://shop.example/ok',
     cancel_url: 'https://shop.example/cancel',
   })
-  const late = await gw.reconcile(intent, { settleAfterMs: 0 })
+  const late = await gw.reconcile(intent, { settleAfterMs: 0, adoptUnboundIntents: true })
   expect(`${late.outcome} (${late.evidence})`).toMatch(/^applied/)
   expect(edge.perConnection).toEqual([1, 1])
 })
@@ -114,7 +117,9 @@ it('a recurring sale booked after a first lookup is applied, never not_applied f
   const first = await paidPayment(ctx, { capture: true, recurring: true })
   const order_id = orderId('stale-recurring')
   const intent = intentOf('s2s.recurringSale', order_id, `gw.s2s.getTransStatusByOrder({ order_id: "${order_id}" })`)
-  expect(await gw.reconcile(intent, { settleAfterMs: 0 })).toMatchObject({ outcome: 'not_applied' })
+  expect(await gw.reconcile(intent, { settleAfterMs: 0, adoptUnboundIntents: true })).toMatchObject({
+    outcome: 'not_applied',
+  })
 
   await ctx.gw.s2s.recurringSale({
     order_id,
@@ -123,7 +128,7 @@ it('a recurring sale booked after a first lookup is applied, never not_applied f
     recurring_first_trans_id: first.trans_id,
     recurring_token: first.recurring_token as string,
   })
-  const late = await gw.reconcile(intent, { settleAfterMs: 0 })
+  const late = await gw.reconcile(intent, { settleAfterMs: 0, adoptUnboundIntents: true })
   expect(`${late.outcome} (${late.evidence})`).toMatch(/^applied/)
   expect(edge.perConnection).toEqual([1, 1])
 })

@@ -58,11 +58,29 @@ describe('retries: purchase, credit and RECURRING_SALE only inside the 15 s dedu
     expect(server.requests).toHaveLength(1)
   })
 
-  it('retries RECURRING_SALE inside the window, identical body', async () => {
+  it('does not retry RECURRING_SALE after a possibly-sent failure by default: its duplicate rule names merchant_key, which S2S does not send', async () => {
     const server = await faultServer((req, res, n) =>
       n === 1 ? faults.json(502, {})(req, res, n) : faults.json(200, { result: 'SUCCESS' })(req, res, n),
     )
-    const { gw, clock } = await client(server.url)
+    const { gw } = await client(server.url)
+    const error = await gw.s2s
+      .recurringSale({
+        order_id: 'r-0',
+        order_amount: '1.00',
+        order_description: 'Plan',
+        recurring_first_trans_id: 't',
+        recurring_token: 'tok',
+      })
+      .catch((e: unknown) => e)
+    expect(server.requests).toHaveLength(1)
+    expect(error).toMatchObject({ outcomeUnknown: true, reconciliation: { key: 'order_id', value: 'r-0' } })
+  })
+
+  it('retries RECURRING_SALE inside the window, identical body, when the account opts in (platformDefaults.recurringSaleDedup)', async () => {
+    const server = await faultServer((req, res, n) =>
+      n === 1 ? faults.json(502, {})(req, res, n) : faults.json(200, { result: 'SUCCESS' })(req, res, n),
+    )
+    const { gw, clock } = await client(server.url, { platformDefaults: { recurringSaleDedup: true } })
     await gw.s2s.recurringSale({
       order_id: 'r-1',
       order_amount: '1.00',

@@ -37,6 +37,11 @@ export interface ReconcileRule {
   readonly of: (sent: SentRequest) => Reconciliation | undefined
 }
 
+/** The retry policy of `row` for a client with context `ctx`. */
+export function retryPolicyOf<Ctx>(row: Pick<Operation<Ctx>, 'retry'>, ctx: Ctx): RetryPolicy {
+  return typeof row.retry === 'function' ? row.retry(ctx) : row.retry
+}
+
 /** Declares a reconcile rule (frozen, like the rows that hold it). */
 export function reconcileRule(
   keys: readonly string[],
@@ -73,7 +78,11 @@ export interface Operation<
   readonly query?: Q
   /** Body encoding; default `json`. A `form` wire object must hold strings only. */
   readonly encoding?: 'json' | 'form'
-  readonly retry: RetryPolicy
+  /**
+   * The retry policy; a function of the client's context when the client chooses it (the card's
+   * RECURRING_SALE retries inside the dedup window only when the merchant opts in).
+   */
+  readonly retry: RetryPolicy | ((ctx: Ctx) => RetryPolicy)
   readonly idempotency?: Idempotency
   /**
    * The business key and the safe lookup that settle an unknown outcome, and the key kinds

@@ -20,7 +20,7 @@ import {
 } from './call-input.js'
 import { formBody, jsonBody, type Query, withQuery } from './encode.js'
 import { type Reconciliation, RequestValidationError } from './errors.js'
-import type { Idempotency, Operation, SentRequest } from './operation.js'
+import { type Idempotency, type Operation, retryPolicyOf, type SentRequest } from './operation.js'
 import { buildRawRequest } from './raw.js'
 import type { HttpRequest } from './request.js'
 import { keyed } from './retry.js'
@@ -113,7 +113,7 @@ export class RequestBuilder<Ctx> {
       base,
       headers,
       body: wire && (row.encoding === 'form' ? formBody(wire as Record<string, string>) : jsonBody(wire)),
-      retry: options.retryWithSameKey === true ? keyed : row.retry,
+      retry: options.retryWithSameKey === true ? keyed : retryPolicyOf(row, ctx),
       reconciliation: row.reconcile ? row.reconcile.of(sent) : keyReconciliation(idempotency, key),
       idempotencyKey: key,
       credentialHeaders: auth && this.#credentialNames(auth),
