@@ -286,7 +286,9 @@ export async function reconcileCard(
       const problem = checkoutUnproven(operation, state, key.value)
       if (problem !== undefined) return unknown(problem, state)
       const seen = `the status lookup finds ${what} ${key.value} (${String(state.status)})`
-      if (operation === 'checkout.purchase') return result('applied', state, seen, redirectBack(elapsedMs))
+      if (operation === 'checkout.purchase') {
+        return result('applied', state, seen, redirectBack(subject.sinceFirstSentMs ?? elapsedMs))
+      }
       return result('applied', state, seen)
     }
     case 's2s.recurringSale': {
@@ -338,12 +340,13 @@ export async function reconcileCard(
 /**
  * `next` of an applied purchase: the status lookup does not carry the payer's `redirect_url`, and
  * only an identical resend inside the 15 s dedup window answers the same session again (rule
- * Limits 1). The window runs from when the gateway received the first attempt, which is no later
- * than when the call ended, so its end is given as "at the latest".
+ * Limits 1). The window runs from when the gateway received the first attempt, which is no earlier
+ * than when that attempt was sent: counted from there (`sinceFirstSentMs`), never from when the call
+ * ended (with a 30 s timeout, the whole window would have passed), its end is "at the latest".
  */
-function redirectBack(elapsedMs: number): string {
+function redirectBack(sinceFirstSentMs: number): string {
   const lost = "the status lookup does not give the payer's redirect_url back"
-  const left = DEDUP_WINDOW_MS - elapsedMs
+  const left = DEDUP_WINDOW_MS - sinceFirstSentMs
   if (left > 0) {
     const latest = new Date(Date.now() + left).toISOString()
     return `${lost}: send the identical purchase again (the same body, same order_id) within the gateway's 15 s dedup window from when it was first sent, at the latest ${latest}, and it answers the same session with its redirect_url, without opening a second one`

@@ -7,7 +7,14 @@ import { brandErrorClass, PaywireError, type Reconciliation } from './paywire-er
 import type { RetryPolicy } from './retry.js'
 
 export type { PaywireErrorOptions, Reconciliation } from './paywire-error.js'
-export { brandErrorClass, callEndedMark, markCallEnded, PaywireError } from './paywire-error.js'
+export {
+  brandErrorClass,
+  callEndedMark,
+  firstSentMark,
+  markCallEnded,
+  markFirstSent,
+  PaywireError,
+} from './paywire-error.js'
 export type { SignatureErrorReason } from './signature-error.js'
 export { SignatureVerificationError } from './signature-error.js'
 

@@ -21,6 +21,7 @@ import { type Clock, systemClock } from './clock.js'
 import {
   ConnectionError,
   markCallEnded,
+  markFirstSent,
   PaywireError,
   RequestValidationError,
   TimeoutError,
@@ -214,7 +215,7 @@ export class HttpClient {
       // attempt, and an attempt with no time left is never handed to undici (it could still be written).
       const startedAt = this.#clock.now()
       const budget = attemptBudget(req.retry, state, startedAt)
-      if (budget.ms <= 0) throw this.#fail(req, lastError ?? this.#expiredError(request, state, attempt, budget))
+      if (budget.ms <= 0) throw this.#fail(req, lastError ?? this.#expiredError(request, state, attempt, budget), state)
       const tracedAttempt = attemptStarted(op, req, this.#service, attempt)
       const outcome = await this.#transport.attempt({
         request,
@@ -244,11 +245,12 @@ export class HttpClient {
         }
         // Success is 2xx only: a 1xx leftover, a 3xx (never followed) or a 304 is no answer to act on.
         if (response.status >= 200 && response.status < 300) {
-          const data = this.#decode(handler, response, request)
+          const data = this.#decode(handler, response, request, state)
           if (!isThenable(data)) return { data, response }
           // The service answered 2xx: an abort or time-out while the schema checks says it may have acted.
           const answered = { attempts: attempt, requestSent: true, mayHaveActed: true }
-          return { data: await this.#untilCallEnds(data, request, state.deadline, call.signal, answered), response }
+          const checked = this.#untilCallEnds(data, request, state.deadline, call.signal, answered, state)
+          return { data: await checked, response }
         }
         const error = handler.toError(response, request)
         state.mayHaveActed ||= error.outcomeUnknown
@@ -256,7 +258,7 @@ export class HttpClient {
         const retryAfterMs = retryAfter === undefined ? undefined : parseRetryAfter(retryAfter, this.#wallClock())
         const failure: AttemptFailure = { kind: 'status', status: response.status, retryAfterMs }
         const delay = nextRetryDelay(req.retry, failure, attempt, state, this.#backoff)
-        if (delay === undefined) throw this.#fail(req, error)
+        if (delay === undefined) throw this.#fail(req, error, state)
         lastError = error
         this.#retrying(req, attempt, delay, `HTTP ${response.status}`, op)
         await this.#sleep(delay, req, state, call.signal)
@@ -265,7 +267,7 @@ export class HttpClient {
 
       state.mayHaveActed ||= outcome.error.outcomeUnknown
       const delay = outcome.failure && nextRetryDelay(req.retry, outcome.failure, attempt, state, this.#backoff)
-      if (delay === undefined) throw this.#fail(req, outcome.error)
+      if (delay === undefined) throw this.#fail(req, outcome.error, state)
       lastError = outcome.error
       this.#retrying(req, attempt, delay, outcome.error.message, op, errorClass(outcome.error))
       await this.#sleep(delay, req, state, call.signal)
@@ -322,6 +324,7 @@ export class HttpClient {
     deadline: number,
     signal: AbortSignal | undefined,
     sent: { readonly attempts: number; readonly requestSent: boolean; readonly mayHaveActed: boolean },
+    state?: CallState,
   ): Promise<T> {
     return untilCallEnds(work, deadline, this.#clock, signal, (why) => {
       const ended = { ...req, ...sent }
@@ -335,14 +338,14 @@ export class HttpClient {
               elapsedMs: this.#clock.now() - (deadline - this.#totalTimeout),
             })
           : new UserAbortError({ ...ended, cause: signal?.reason })
-      return this.#fail(req, error)
+      return this.#fail(req, error, state)
     })
   }
 
   /** A 2xx the service package cannot read is an error like any other: observers hear of it. */
-  #decode<T>(handler: ResponseHandler<T>, response: RawResponse, req: HttpRequest): T | Promise<T> {
+  #decode<T>(handler: ResponseHandler<T>, response: RawResponse, req: HttpRequest, state: CallState): T | Promise<T> {
     const fail = (error: unknown): never => {
-      throw error instanceof PaywireError ? this.#fail(req, error) : error
+      throw error instanceof PaywireError ? this.#fail(req, error, state) : error
     }
     try {
       const data = handler.decode(response, req)
@@ -372,10 +375,13 @@ export class HttpClient {
     })
   }
 
-  #fail(req: HttpRequest, error: PaywireError): PaywireError {
+  #fail(req: HttpRequest, error: PaywireError, state?: CallState): PaywireError {
     // Reconciliation counts the settle delay from here, on this client's monotonic clock, and
     // settles the error only with a client of the same account.
     if (error.outcomeUnknown) markCallEnded(error, this.#clock)
+    // A resend inside a dedup window must arrive within the window from the first attempt that
+    // could have reached the service, not from this error.
+    if (state?.firstArrival !== undefined) markFirstSent(error, { clock: this.#clock, at: state.firstArrival })
     if (this.#account !== undefined) markAccount(error, this.#account)
     emit(this.#hooks, this.#logger, 'onError', { operation: req.operation, method: req.method, url: req.url, error })
     return error

@@ -88,3 +88,19 @@ export function markCallEnded(error: PaywireError, clock: Clock): void {
 export function callEndedMark(error: PaywireError): MonotonicMark {
   return callEnded.get(error) ?? markNow(systemClock)
 }
+
+/** When each error's call first sent an attempt that could have reached the service, on a monotonic clock. */
+const firstSent = new WeakMap<PaywireError, MonotonicMark>()
+
+/** Records when `error`'s call first sent an attempt that could have arrived (the transport does). */
+export function markFirstSent(error: PaywireError, mark: MonotonicMark): void {
+  firstSent.set(error, mark)
+}
+
+/**
+ * When `error`'s call first sent an attempt that could have reached the service, if it did: a dedup
+ * window that a resend must arrive in runs from there, not from when the call ended.
+ */
+export function firstSentMark(error: PaywireError): MonotonicMark | undefined {
+  return firstSent.get(error)
+}

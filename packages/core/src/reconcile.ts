@@ -7,6 +7,7 @@ import { accountOf } from './account.js'
 import { anchoredDate, type Clock, msSince, systemClock } from './clock.js'
 import {
   callEndedMark,
+  firstSentMark,
   PaywireError,
   type Reconciliation,
   RequestValidationError,
@@ -79,6 +80,12 @@ export interface ReconcileSubject {
    * says its unbound intents are its own (`ReconcileOptions.adoptUnboundIntents`).
    */
   readonly unbound: boolean
+  /**
+   * Real time since the call's first attempt that could have reached the service was sent, in ms
+   * (an intent is written right before it): a dedup window a resend must arrive in runs from there,
+   * not from when the call ended. `undefined` when no attempt was sent.
+   */
+  readonly sinceFirstSentMs: number | undefined
 }
 
 /** Options of `reconcile` and `reconcileAll`. */
@@ -218,6 +225,7 @@ export function reconcileSubject(subject: PaywireError | Intent, scope: Reconcil
     callLimitMs = 0,
     params: unknown = undefined,
     unbound = false,
+    sinceFirstSentMs: number | undefined = elapsedMs,
   ): ReconcileSubject => ({
     operation,
     reconciliation,
@@ -226,6 +234,7 @@ export function reconcileSubject(subject: PaywireError | Intent, scope: Reconcil
     callLimitMs,
     params,
     unbound,
+    sinceFirstSentMs,
   })
   if (subject instanceof PaywireError) {
     if (!subject.outcomeUnknown) {
@@ -241,7 +250,9 @@ export function reconcileSubject(subject: PaywireError | Intent, scope: Reconcil
     if (sentElsewhere !== undefined) return refuse(sentElsewhere)
     const foreign = otherAccount(accountOf(subject))
     if (foreign !== undefined) return refuse(foreign)
-    return settled(operation, subject.reconciliation, msSince(callEndedMark(subject)))
+    const sent = firstSentMark(subject)
+    const elapsedMs = msSince(callEndedMark(subject))
+    return settled(operation, subject.reconciliation, elapsedMs, 0, undefined, false, sent && msSince(sent))
   }
   if (typeof subject !== 'object' || subject === null || Array.isArray(subject)) {
     return refuse(`must be an error with outcomeUnknown, or an intent from pendingIntents() ${INTENT_FIELDS}`)
