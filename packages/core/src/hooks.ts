@@ -1,7 +1,10 @@
-/** Observability without leaks: hooks and a logger see redacted headers only; silent by default. */
+/**
+ * Observability without leaks: hooks and a logger see known-safe headers only, and a request's path
+ * template, never its values; silent by default.
+ */
 
 import { ApiError, formatMs, type PaywireError } from './errors.js'
-import { redactHeaders } from './secret.js'
+import { shownHeaders } from './secret.js'
 import { telemetryCode, telemetryWord } from './telemetry.js'
 
 interface EventBase {
@@ -12,7 +15,7 @@ interface EventBase {
 
 export interface RequestEvent extends EventBase {
   readonly attempt: number
-  /** Request headers with credential headers redacted. */
+  /** Request headers: only those known safe in clear (`SHOWN_HEADERS`), every other one `[redacted]`. */
   readonly headers: Readonly<Record<string, string>>
 }
 
@@ -20,7 +23,7 @@ export interface ResponseEvent extends EventBase {
   readonly attempt: number
   readonly status: number
   readonly requestId: string | undefined
-  /** Response headers with credential headers redacted. */
+  /** Response headers: only those known safe in clear (`SHOWN_HEADERS`), every other one `[redacted]`. */
   readonly headers: Readonly<Record<string, string>>
 }
 
@@ -106,10 +109,9 @@ export function emit<K extends keyof Hooks>(
   logger: Logger | undefined,
   kind: K,
   event: EventOf[K],
-  credentialHeaders?: readonly string[],
 ): void {
   if (!hooks?.[kind] && !logger) return
-  const safe = 'headers' in event ? { ...event, headers: redactHeaders(event.headers, credentialHeaders) } : event
+  const safe = 'headers' in event ? { ...event, headers: shownHeaders(event.headers) } : event
   try {
     ;(hooks?.[kind] as ((e: EventOf[K]) => void) | undefined)?.(safe as EventOf[K])
   } catch {

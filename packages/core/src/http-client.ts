@@ -195,19 +195,13 @@ export class HttpClient {
           : { ...req, earlierAttemptMayHaveActed: state.mayHaveActed }
       this.#refuseUnsendable(request, state, attempt, call.signal)
       if (this.#observed) {
-        emit(
-          this.#hooks,
-          this.#logger,
-          'onRequest',
-          {
-            operation: req.operation,
-            method: req.method,
-            url: req.url,
-            attempt,
-            headers,
-          },
-          req.credentialHeaders,
-        )
+        emit(this.#hooks, this.#logger, 'onRequest', {
+          operation: req.operation,
+          method: req.method,
+          url: req.shownUrl ?? req.url,
+          attempt,
+          headers,
+        })
         // The hook ran in the attempt's time and may have aborted or closed: look again.
         this.#refuseUnsendable(request, state, attempt, call.signal)
       }
@@ -236,7 +230,7 @@ export class HttpClient {
           emit(this.#hooks, this.#logger, 'onResponse', {
             operation: req.operation,
             method: req.method,
-            url: req.url,
+            url: req.shownUrl ?? req.url,
             attempt,
             status: response.status,
             requestId: response.requestId,
@@ -368,7 +362,7 @@ export class HttpClient {
     emit(this.#hooks, this.#logger, 'onRetry', {
       operation: req.operation,
       method: req.method,
-      url: req.url,
+      url: req.shownUrl ?? req.url,
       attempt,
       delayMs,
       reason,
@@ -383,7 +377,12 @@ export class HttpClient {
     // could have reached the service, not from this error.
     if (state?.firstArrival !== undefined) markFirstSent(error, { clock: this.#clock, at: state.firstArrival })
     if (this.#account !== undefined) markAccount(error, this.#account)
-    emit(this.#hooks, this.#logger, 'onError', { operation: req.operation, method: req.method, url: req.url, error })
+    emit(this.#hooks, this.#logger, 'onError', {
+      operation: req.operation,
+      method: req.method,
+      url: req.shownUrl ?? req.url,
+      error,
+    })
     return error
   }
 

@@ -111,6 +111,7 @@ export class RequestBuilder<Ctx> {
       method: row.method,
       url: row.query ? withQuery(url, input.query as Query | undefined) : url,
       base,
+      shownUrl: base + template,
       headers,
       body: wire && (row.encoding === 'form' ? formBody(wire as Record<string, string>) : jsonBody(wire)),
       retry: options.retryWithSameKey === true ? keyed : retryPolicyOf(row, ctx),
@@ -144,6 +145,8 @@ export class RequestBuilder<Ctx> {
     return {
       ...request,
       base: baseUrl,
+      // The caller wrote this path: it is shown as written, without its query.
+      shownUrl: request.url.split('?')[0],
       retry: options.retryWithSameKey === true ? keyed : request.retry,
       reconciliation: keyReconciliation(keyHeader ? { header: keyHeader } : undefined, key),
       idempotencyKey: key,

@@ -14,6 +14,11 @@ export interface HttpRequest {
   readonly url: string
   /** The base URL `url` is below (the client's, with its path): what a journal intent records as its target. */
   readonly base?: string | undefined
+  /**
+   * The URL as hooks and logs show it: the base URL and the path template (`/beneficiaries/telephone/{telephone}`),
+   * never the values in the path or the query (a payer's telephone, an account number).
+   */
+  readonly shownUrl?: string | undefined
   readonly headers?: Readonly<Record<string, string>>
   readonly body?: { readonly contentType: string; readonly text: string }
   readonly retry: RetryPolicy

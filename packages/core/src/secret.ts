@@ -78,3 +78,43 @@ export function redactHeaders(
   }
   return safe
 }
+
+/**
+ * Headers whose values hooks and logs show: standard framing, content and tracing headers that
+ * never carry a credential or personal data. Any other header, a caller's own included (an
+ * `x-api-key` passed as a call option), shows as `[redacted]` there.
+ */
+export const SHOWN_HEADERS: ReadonlySet<string> = new Set([
+  'accept',
+  'accept-encoding',
+  'accept-language',
+  'age',
+  'cache-control',
+  'connection',
+  'content-encoding',
+  'content-language',
+  'content-length',
+  'content-type',
+  'date',
+  'etag',
+  'expires',
+  'idempotency-key',
+  'keep-alive',
+  'last-modified',
+  'retry-after',
+  'server',
+  'traceparent',
+  'tracestate',
+  'transfer-encoding',
+  'user-agent',
+  'vary',
+  'x-request-id',
+])
+
+/** A copy of `headers` for hooks and logs: the values of `SHOWN_HEADERS` in clear, every other `[redacted]`. */
+export function shownHeaders(headers: Readonly<Record<string, string>>): Record<string, string> {
+  const shown: Record<string, string> = {}
+  for (const [name, value] of Object.entries(headers))
+    shown[name] = SHOWN_HEADERS.has(name.toLowerCase()) ? value : REDACTED
+  return shown
+}

@@ -102,7 +102,7 @@ describe('reconcileSubject: only what was made for it', () => {
 
   it('refuses an intent or error of a call sent to another origin than the client sends to', () => {
     expect(refused(intentOf({ target: 'https://s2s.production.example' }))).toBe(
-      "was sent to https://s2s.production.example, not to this client's https://s2s.example: its lookups would ask the wrong gateway; reconcile it with a client of https://s2s.production.example",
+      "was sent to https://s2s.production.example, not below this client's https://s2s.example: its lookups would ask the wrong gateway or account; reconcile it with a client of https://s2s.production.example",
     )
     const error = Object.assign(unknownError(), { url: 'https://s2s.production.example/post' })
     expect(refused(error)).toMatch(/was sent to https:\/\/s2s.production.example/)
