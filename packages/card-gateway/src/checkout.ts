@@ -139,7 +139,9 @@ function creditParams(rules: RequestRules) {
       /** The cardholder's name; not empty. */
       name: nonEmpty(),
     }),
-    rules.amountForm,
+    // The credit endpoint takes two decimals in every currency (rule Resources, credit
+    // `order_amount`): the per-currency opt-in of purchases does not reach it.
+    'two-decimals',
     'order_amount',
     'order_currency',
   )

@@ -30,8 +30,9 @@ export interface CardGatewayPlatformDefaults {
    */
   readonly callbackUppercase?: UppercaseMode
   /**
-   * How every amount (purchase `order.amount`, credit `order_amount`, RECURRING_SALE `order_amount`,
-   * CAPTURE and CREDITVOID `amount`) is checked before sending. Default `'two-decimals'`: the
+   * How amounts (purchase `order.amount`, RECURRING_SALE `order_amount`, CAPTURE and CREDITVOID
+   * `amount`) are checked before sending; credit's `order_amount` is always two decimals (the credit
+   * endpoint's own rule, whatever this says). Default `'two-decimals'`: the
    * gateway's rule, two decimals in every currency (`10.50` KWD, `100.00` ISK). `'per-currency'`
    * opts in to the platform's forms (rule Platform 22: `10.500` KWD, `100` ISK, `1000.00` JPY); write
    * them with `formatAmount(minor, currency, { form: 'per-currency' })`.

@@ -154,7 +154,7 @@ describe('simulator: strict by default (what the live gateway refuses)', () => {
     }
   })
 
-  it('a credit the SDK sends with amountForm \'per-currency\' ("5.250" KWD) refunds part of the KWD sale', async () => {
+  it('a credit of "1.500" KWD is refused as the credit endpoint refuses it (two decimals in every currency); "1.50" KWD refunds', async () => {
     const ctx = await setup({ client: { platformDefaults: { amountForm: 'per-currency' } } })
     const number = orderId('kwd')
     await ctx.gw.checkout.purchase({
@@ -164,15 +164,39 @@ describe('simulator: strict by default (what the live gateway refuses)', () => {
     })
     const paid = ctx.simulator.pay(number, { card: TEST_CARDS.number, expiry: TEST_CARDS.success, capture: true })
     const token = String(ctx.simulator.payment(paid.trans_id)?.card_token)
-    await ctx.gw.checkout.credit({
+    const credit = (order_amount: string) => ({
       order_id: orderId('kwd-credit'),
-      order_amount: '5.250',
+      order_amount,
       order_currency: 'KWD',
       order_description: 'Part refund',
       card_token: token,
       name: 'A Payer',
     })
-    expect(ctx.simulator.payment(paid.trans_id)).toMatchObject({ status: 'settled', refundedAmount: '5.250' })
+    // The SDK: the per-currency opt-in of purchases does not reach credit; nothing is sent.
+    const before = ctx.server.requests.length
+    const refused = await ctx.gw.checkout.credit(credit('1.500')).catch((e: unknown) => e)
+    expect(refused).toMatchObject({
+      name: 'RequestValidationError',
+      issues: [expect.objectContaining({ path: 'order_amount' })],
+    })
+    expect(ctx.server.requests.length).toBe(before)
+    // The strict simulator, sent the body around the SDK: refused as the gateway refuses it, nothing refunded.
+    const id = orderId('kwd-raw')
+    const answer = await postJson(ctx.url, '/api/v1/payment/card/credit', {
+      merchant_key: merchantKey,
+      operation: 'credit',
+      order_id: id,
+      order_amount: '1.500',
+      order_currency: 'KWD',
+      order_description: 'Part refund',
+      card_token: token,
+      hash: simulatorHash([id, '1.500', 'KWD', 'Part refund'], password),
+    })
+    expect(answer.body).toMatchObject(invalid('order_amount'))
+    expect(ctx.simulator.payment(paid.trans_id)).toMatchObject({ status: 'settled' })
+    expect(ctx.simulator.payment(paid.trans_id)?.refundedAmount).toBeUndefined()
+    await ctx.gw.checkout.credit(credit('1.50'))
+    expect(ctx.simulator.payment(paid.trans_id)).toMatchObject({ status: 'settled', refundedAmount: '1.500' })
   })
 
   it('lenient: true accepts a credit amount with one decimal ("5.5" EUR), as it does a session\'s', async () => {

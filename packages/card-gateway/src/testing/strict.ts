@@ -35,7 +35,9 @@ export function strictProblems(body: Record<string, unknown>, paymentCurrency?: 
       continue
     }
     const currency = currencyField === undefined ? paymentCurrency : readPath(body, currencyField)
-    const problem = amountFormProblem(value, currency)
+    // The credit endpoint takes two decimals only; elsewhere the currency's own form is accepted too.
+    const problem =
+      body['operation'] === 'credit' ? twoDecimalsProblem(value, currency) : amountFormProblem(value, currency)
     if (problem) problems.push(`${field}: This value is not valid: ${value} ${problem}`)
   }
   for (const field of REDIRECT_FIELDS) {
@@ -61,6 +63,11 @@ function amountFormProblem(amount: string, currency: string | undefined): string
   if (amountProblem(amount, currency, 'per-currency') === undefined) return undefined
   // The simulator answers as the gateway, for clients in any language: no SDK function is named.
   return twoDecimals.replace(SDK_HELPER_HINT, '')
+}
+
+/** The credit endpoint's rule: a decimal string with two decimals (`10.00`), in every currency. */
+function twoDecimalsProblem(amount: string, currency: string | undefined): string | undefined {
+  return amountProblem(amount, currency, 'two-decimals')?.replace(SDK_HELPER_HINT, '')
 }
 
 /** The SDK's pointer to its own helper at the end of an amount problem. */
