@@ -34,6 +34,12 @@ export interface StormOptions {
    * a gateway's traffic comes over time: so the disruptions fall all along the run. Default 0.
    */
   readonly spreadOverMs?: number
+  /**
+   * The least number of disruptions: the storm goes on after the last acknowledgement until it
+   * reached this many (on a slow machine, restarting an instance takes longer and fewer fit in the
+   * deliveries' time). Default 0.
+   */
+  readonly minDisruptions?: number
 }
 
 export interface StormResult {
@@ -54,12 +60,14 @@ export async function deliverUnderStorm(options: StormOptions): Promise<StormRes
   const disruptions: Record<string, number> = {}
   const [low, high] = options.everyMs ?? [150, 500]
   let delivering = true
+  let count = 0
   const storm = (async () => {
-    while (delivering) {
+    while (delivering || count < (options.minDisruptions ?? 0)) {
       await sleep(low + Math.random() * (high - low))
-      if (!delivering) break
+      if (!delivering && count >= (options.minDisruptions ?? 0)) break
       const what = await options.disrupt(options.instances)
       disruptions[what] = (disruptions[what] ?? 0) + 1
+      count++
     }
   })()
   let next = 0

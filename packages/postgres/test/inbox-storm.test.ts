@@ -68,6 +68,7 @@ describeWithPostgres(
         instances,
         inFlight: 12,
         spreadOverMs: 12_000,
+        minDisruptions: 15,
         disrupt: async (live) => {
           const victim = Math.floor(Math.random() * live.length)
           await live[victim]?.kill()
@@ -95,6 +96,7 @@ describeWithPostgres(
         instances,
         inFlight: 12,
         spreadOverMs: 10_000,
+        minDisruptions: 5,
         everyMs: [500, 1_000],
         disrupt: async () => {
           // Down long enough that deliveries are answered 503 and runs in progress lose the store.

@@ -57,6 +57,7 @@ describeWithRedis('the durable inbox on Redis under SIGKILL, a poison event and 
       instances,
       inFlight: 12,
       spreadOverMs: 12_000,
+      minDisruptions: 15,
       disrupt: async (live) => {
         const victim = Math.floor(Math.random() * live.length)
         await live[victim]?.kill()
