@@ -459,14 +459,33 @@ export function intentOf(over: Partial<Intent> = {}): Intent {
   }
 }
 
+/** What a store lists, without the `writtenAt` a store with a clock of its own adds (checked on its own). */
+async function listed(store: IntentStore, service: string): Promise<Intent[]> {
+  return (await store.openIntents(service)).map(({ writtenAt: _, ...intent }) => intent)
+}
+
 export function intentStoreContract(subject: () => StoreSubject): void {
   describe('IntentStore contract', () => {
+    it('a store with a clock of its own (now()) stamps each intent with writtenAt on it, when it was written', async () => {
+      const s = subject()
+      const store = s.intents()
+      if (store.now === undefined) return // a store of one process: reconciliation uses that process's clock
+      const service = fresh('svc-clock')
+      const before = await store.now()
+      await store.open(intentOf({ service, createdAt: 1_000 })) // a writer whose clock is far off
+      const after = await store.now()
+      const [intent] = await store.openIntents(service)
+      expect(intent?.writtenAt).toBeGreaterThanOrEqual(before)
+      expect(intent?.writtenAt).toBeLessThanOrEqual(after)
+      expect(intent?.createdAt).toBe(1_000)
+    })
+
     it('an opened intent is listed by openIntents of its service, exactly as written, by another instance too', async () => {
       const s = subject()
       const service = fresh('svc')
       const intent = intentOf({ service })
       await s.intents().open(intent)
-      expect(await s.intents().openIntents(service)).toStrictEqual([intent])
+      expect(await listed(s.intents(), service)).toStrictEqual([intent])
     })
 
     it('round-trips undefined reconciliation, idempotencyKey and params, and nested params', async () => {
@@ -487,7 +506,7 @@ export function intentStoreContract(subject: () => StoreSubject): void {
       })
       await s.intents().open(bare)
       await s.intents().open(nested)
-      expect(await s.intents().openIntents(service)).toStrictEqual([bare, nested])
+      expect(await listed(s.intents(), service)).toStrictEqual([bare, nested])
     })
 
     it('close removes the intent; closing it again, or an unknown id, changes nothing', async () => {
@@ -500,9 +519,9 @@ export function intentStoreContract(subject: () => StoreSubject): void {
       await s.intents().close(closed.id, 'applied')
       await s.intents().close(closed.id, 'applied')
       await s.intents().close(randomUUID(), 'not_applied')
-      expect(await s.intents().openIntents(service)).toStrictEqual([kept])
+      expect(await listed(s.intents(), service)).toStrictEqual([kept])
       await s.intents().close(kept.id, 'not_applied')
-      expect(await s.intents().openIntents(service)).toStrictEqual([])
+      expect(await listed(s.intents(), service)).toStrictEqual([])
     })
 
     it('openIntents lists oldest first by createdAt, whatever the order they were opened in', async () => {
@@ -521,7 +540,7 @@ export function intentStoreContract(subject: () => StoreSubject): void {
       await s.intents().open(mine)
       await s.intents().open(intentOf({ service: `${a}:other` }))
       await s.intents().open(intentOf({ service: a.slice(0, -1) }))
-      expect(await s.intents().openIntents(a)).toStrictEqual([mine])
+      expect(await listed(s.intents(), a)).toStrictEqual([mine])
       expect(await s.intents().openIntents(fresh('nobody'))).toStrictEqual([])
     })
 
@@ -532,7 +551,7 @@ export function intentStoreContract(subject: () => StoreSubject): void {
       const again = { ...first, params: { replaced: true }, createdAt: first.createdAt + 10 }
       await s.intents().open(first)
       await s.intents().open(again)
-      expect(await s.intents().openIntents(service)).toStrictEqual([again])
+      expect(await listed(s.intents(), service)).toStrictEqual([again])
     })
 
     it('opening the same id under another service moves it there', async () => {
@@ -542,11 +561,11 @@ export function intentStoreContract(subject: () => StoreSubject): void {
       const moved = { ...first, service: to }
       await s.intents().open(first)
       await s.intents().open(moved)
-      expect(await s.intents().openIntents(from)).toStrictEqual([])
-      expect(await s.intents().openIntents(to)).toStrictEqual([moved])
+      expect(await listed(s.intents(), from)).toStrictEqual([])
+      expect(await listed(s.intents(), to)).toStrictEqual([moved])
       await s.intents().close(first.id, 'applied')
-      expect(await s.intents().openIntents(from)).toStrictEqual([])
-      expect(await s.intents().openIntents(to)).toStrictEqual([])
+      expect(await listed(s.intents(), from)).toStrictEqual([])
+      expect(await listed(s.intents(), to)).toStrictEqual([])
     })
 
     it('ids and services with spaces, colons and unicode round-trip and stay distinct', async () => {
@@ -557,9 +576,9 @@ export function intentStoreContract(subject: () => StoreSubject): void {
         intentOf({ service, id: `id ${i}: ${base} ✓ \u00e9 ${'z'.repeat(i)}`, createdAt: 1_000 + i }),
       )
       for (const intent of intents) await s.intents().open(intent)
-      for (const intent of intents) expect(await s.intents().openIntents(intent.service)).toStrictEqual([intent])
+      for (const intent of intents) expect(await listed(s.intents(), intent.service)).toStrictEqual([intent])
       for (const intent of intents) await s.intents().close(intent.id, 'applied')
-      for (const intent of intents) expect(await s.intents().openIntents(intent.service)).toStrictEqual([])
+      for (const intent of intents) expect(await listed(s.intents(), intent.service)).toStrictEqual([])
     })
 
     it('params of 1 MB round-trip exactly', async () => {
@@ -569,7 +588,7 @@ export function intentStoreContract(subject: () => StoreSubject): void {
       expect(Buffer.byteLength(blob)).toBe(1_000_000)
       const intent = intentOf({ service, params: { blob, list: Array.from({ length: 1000 }, (_, i) => ({ i })) } })
       await s.intents().open(intent)
-      expect(await s.intents().openIntents(service)).toStrictEqual([intent])
+      expect(await listed(s.intents(), service)).toStrictEqual([intent])
     })
   })
 }

@@ -93,7 +93,7 @@ export class BillPayment extends ServiceClient<unknown> {
    * `serviceDedupsIdempotencyKey: true` (docs/reconciliation.md).
    */
   async reconcile(subject: PaywireError | Intent, options?: ReconcileOptions): Promise<BillPaymentReconciled> {
-    const checked = this.reconcileSubject(subject, options)
+    const checked = await this.reconcileSubject(subject, options)
     return ownedOutcome(checked, await reconcileBillPayment(checked, this.engine, this.#serviceDedups), options)
   }
 

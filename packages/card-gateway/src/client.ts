@@ -203,7 +203,7 @@ export class CardGateway extends ServiceClient<GatewayContext> {
    * finds nothing proves the call did not act only `settleAfterMs` (default 2 minutes) after it.
    */
   async reconcile(subject: PaywireError | Intent, options?: ReconcileOptions): Promise<CardReconciled> {
-    const checked = this.reconcileSubject(subject, options)
+    const checked = await this.reconcileSubject(subject, options)
     return ownedOutcome(checked, await reconcileCard(checked, this.engine, options), options)
   }
 

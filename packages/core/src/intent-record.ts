@@ -137,8 +137,19 @@ export function decodeIntentRecord(raw: string, notOurs: string): Intent {
     string,
     unknown
   >
-  const { id, service, operation, createdAt, params, reconciliation, idempotencyKey, callLimitMs, target, account } =
-    record
+  const {
+    id,
+    service,
+    operation,
+    createdAt,
+    params,
+    reconciliation,
+    idempotencyKey,
+    callLimitMs,
+    target,
+    account,
+    writtenAt,
+  } = record
   const valid =
     typeof id === 'string' &&
     typeof service === 'string' &&
@@ -148,6 +159,7 @@ export function decodeIntentRecord(raw: string, notOurs: string): Intent {
     (callLimitMs === undefined || typeof callLimitMs === 'number') &&
     (target === undefined || typeof target === 'string') &&
     (account === undefined || typeof account === 'string') &&
+    (writtenAt === undefined || typeof writtenAt === 'number') &&
     (reconciliation === undefined || (typeof reconciliation === 'object' && reconciliation !== null))
   if (!valid) throw new PaywireError(notOurs)
   return {
@@ -161,5 +173,7 @@ export function decodeIntentRecord(raw: string, notOurs: string): Intent {
     ...(callLimitMs === undefined ? {} : { callLimitMs }),
     ...(target === undefined ? {} : { target }),
     ...(account === undefined ? {} : { account }),
+    // Set by a store with a clock of its own when it wrote the record, never by the client.
+    ...(writtenAt === undefined ? {} : { writtenAt }),
   }
 }

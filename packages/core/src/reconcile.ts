@@ -142,7 +142,8 @@ function intentProblem(value: Record<string, unknown>): string | undefined {
   if ('outcomeUnknown' in value || 'occurredAt' in value) {
     return 'is an error saved as JSON, not the error: its settle time and whether its outcome was definite are lost; reconcile the error object itself, or the intent from pendingIntents()'
   }
-  const { id, service, operation, createdAt, reconciliation, idempotencyKey, callLimitMs, target, account } = value
+  const { id, service, operation, createdAt, reconciliation, idempotencyKey, callLimitMs, target, account, writtenAt } =
+    value
   const str = (v: unknown) => typeof v === 'string' && v !== ''
   const keyed =
     reconciliation === undefined ||
@@ -160,7 +161,8 @@ function intentProblem(value: Record<string, unknown>): string | undefined {
     (idempotencyKey === undefined || typeof idempotencyKey === 'string') &&
     (callLimitMs === undefined || (typeof callLimitMs === 'number' && callLimitMs >= 0)) &&
     (target === undefined || typeof target === 'string') &&
-    (account === undefined || typeof account === 'string')
+    (account === undefined || typeof account === 'string') &&
+    (writtenAt === undefined || (typeof writtenAt === 'number' && Number.isFinite(writtenAt)))
   return ok ? undefined : `must be an error with outcomeUnknown, or an intent from pendingIntents() ${INTENT_FIELDS}`
 }
 
@@ -186,6 +188,11 @@ export interface ReconcileSubjectScope {
   readonly bases: readonly string[]
   /** The merchant account this client calls for (`accountFingerprint`): another account's error or intent is refused. */
   readonly account: string | undefined
+  /**
+   * The journal's clock now (`IntentStore.now()`), when it has one: an intent that records its
+   * `writtenAt` on that clock is timed on it alone, never on this process's wall clock.
+   */
+  readonly storeNow?: number | undefined
   /** The client's clock (default the system clock). */
   readonly clock?: Clock
 }
@@ -272,7 +279,16 @@ export function reconcileSubject(subject: PaywireError | Intent, scope: Reconcil
   const foreign = otherAccount(subject.account)
   if (foreign !== undefined) return refuse(foreign)
   const mark = intentWrittenMark(subject.id)
-  const elapsedMs = mark ? msSince(mark) : anchoredDate(clock) - subject.createdAt
+  // Written by this process: its own monotonic clock. By another, on a shared store with a clock of
+  // its own: that clock alone (a reconciler whose clock runs ahead would otherwise take a call still
+  // on its way for one long gone). Else the writer's anchored wall clock against this one's.
+  const written = subject.writtenAt
+  const { storeNow } = scope
+  const elapsedMs = mark
+    ? msSince(mark)
+    : storeNow !== undefined && typeof written === 'number'
+      ? storeNow - written
+      : anchoredDate(clock) - subject.createdAt
   const unbound = account !== undefined && subject.account === undefined
   return settled(
     subject.operation,

@@ -9,7 +9,7 @@ import type { AnswerSchema } from './answer-schema.js'
 import type { ApiPromise } from './api-promise.js'
 import type { OperationOptions, RequestInput, ResultOf } from './call-input.js'
 import type { ClientOptions } from './client-options.js'
-import { type PaywireError, RequestValidationError } from './errors.js'
+import { PaywireError, RequestValidationError } from './errors.js'
 import { HttpClient } from './http-client.js'
 import { type AnswerReader, OperationClient } from './operation-client.js'
 import {
@@ -95,9 +95,17 @@ export abstract class ServiceClient<Ctx> {
    * `outcomeUnknown`) or one of its journal's intents, keyed by a kind its row declares, sent to one
    * of its base URLs. Anything else is refused before any lookup. @internal
    */
-  protected reconcileSubject(subject: PaywireError | Intent, options?: ReconcileOptions): ReconcileSubject {
+  protected async reconcileSubject(
+    subject: PaywireError | Intent,
+    options?: ReconcileOptions,
+  ): Promise<ReconcileSubject> {
     checkReconcileOptions(this.#client, options)
+    // An intent the journal timed on its own clock is measured on that clock (read now).
+    const journal = this.#engine.journal
+    const timed = !(subject instanceof PaywireError) && typeof (subject as Intent)?.writtenAt === 'number'
+    const storeNow = timed && journal?.now ? await journal.now() : undefined
     return reconcileSubject(subject, {
+      storeNow,
       client: this.#client,
       service: this.#http.service,
       keys: this.#keys,

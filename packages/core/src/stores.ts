@@ -42,6 +42,13 @@ export interface Intent {
    * intents written before it was recorded ("unbound": docs/reconciliation.md says how they settle).
    */
   readonly account?: string | undefined
+  /**
+   * When the store recorded it, in ms since the epoch on the store's own clock (Redis `TIME`,
+   * PostgreSQL's `statement_timestamp()`), set by stores that have one when they list it. With the
+   * store's `now()`, the time since it was written is measured on one clock: no process's clock
+   * (the writer's or the reconciler's, which may run ahead) decides when "not found" proves anything.
+   */
+  readonly writtenAt?: number | undefined
 }
 
 /** How an intent ended: the service acted on it, or provably did not. */
@@ -57,6 +64,12 @@ export interface IntentStore {
   close(id: string, outcome: IntentOutcome): Promise<void>
   /** Every open intent of `service`, oldest first (intents written in the same millisecond: in any order). */
   openIntents(service: string): Promise<Intent[]>
+  /**
+   * The store's clock, in ms since the epoch, for a store shared by several processes: with each
+   * intent's `writtenAt`, what reconciliation measures the time since a call on. Optional: without
+   * it, a process's own clock is used.
+   */
+  now?(): Promise<number>
 }
 
 /** The journal of one process: lost with it, so only for tests and single-process tools. */

@@ -20,23 +20,33 @@ const DEFAULT_MAX_INTENT_BYTES = 1024 * 1024
  * Open = one script, so the record and its index entry are written together or not at all: a
  * `MULTI` whose `EXEC` reply is lost leaves the client unable to tell which, and one whose index
  * key holds another type would run its `SET` anyway (EXEC has no rollback). The index's type is
- * checked before anything is written. KEYS record, index; ARGV json, score, id.
+ * checked before anything is written. The record gains `writtenAt`, Redis's own clock when it is
+ * written (`TIME`, ms), appended to the JSON object as text (the client wrote it, so it ends with
+ * `}`): reconciliation measures it against `now()`, so no process's clock decides how long ago a
+ * call was made. KEYS record, index; ARGV json, score (createdAt), id.
  */
 const OPEN = `local kind = redis.call('TYPE', KEYS[2])
 kind = type(kind) == 'table' and kind.ok or kind
 if kind ~= 'zset' and kind ~= 'none' then
   return redis.error_reply('WRONGTYPE the index ' .. KEYS[2] .. ' holds a ' .. kind .. ', not a sorted set')
 end
-redis.call('SET', KEYS[1], ARGV[1])
+local t = redis.call('TIME')
+local written = string.format('%d', t[1] * 1000 + math.floor(t[2] / 1000))
+redis.call('SET', KEYS[1], string.sub(ARGV[1], 1, -2) .. ',"writtenAt":' .. written .. '}')
 redis.call('ZADD', KEYS[2], ARGV[2], ARGV[3])
 return 1`
+
+/** Redis's clock, in ms since the epoch. */
+const NOW = "local t = redis.call('TIME') return t[1] * 1000 + math.floor(t[2] / 1000)"
 
 /**
  * Forget = the undo of an open whose outcome is unknown and whose call is therefore not sent:
  * both keys or neither, and only when the record is still the one this open wrote.
  * KEYS record, index; ARGV json, id.
  */
-const FORGET = `if redis.call('GET', KEYS[1]) == ARGV[1] then
+const FORGET = `local written = redis.call('GET', KEYS[1])
+local mine = string.sub(ARGV[1], 1, -2) .. ',"writtenAt":'
+if written and string.sub(written, 1, #mine) == mine then
   redis.call('DEL', KEYS[1])
   redis.call('ZREM', KEYS[2], ARGV[2])
   return 1
@@ -164,6 +174,11 @@ export class RedisIntentStore implements IntentStore {
    * Removes the intent from its service's open index and deletes its record, in one transaction.
    * The outcome is not kept (a closed intent needs nothing more). An unknown id changes nothing.
    */
+  /** Redis's clock (`TIME`), in ms since the epoch: what each intent's `writtenAt` is on. */
+  async now(): Promise<number> {
+    return Number(await this.#client.eval(NOW, { keys: [], arguments: [] }))
+  }
+
   async close(id: string, _outcome: IntentOutcome): Promise<void> {
     const key = this.#record(checkKeyPart('RedisIntentStore.close', 'id', id))
     // Two steps, no script: the read only learns the service (which index to update) and nothing but

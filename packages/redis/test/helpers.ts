@@ -4,6 +4,7 @@ import type { ChildProcess } from 'node:child_process'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { deserialize, serialize } from 'node:v8'
+import type { Intent } from '@paywire/core'
 import { createClient } from 'redis'
 import { createClient as createClient5 } from 'redis-5'
 import { expect } from 'vitest'
@@ -113,3 +114,18 @@ export async function sigkill(child: ChildProcess): Promise<void> {
 /** A value as `structuredClone` keeps it (undefined members too), for passing to and from a fixture. */
 export const pack = (value: unknown): string => serialize(value).toString('base64')
 export const unpack = <T>(text: string): T => deserialize(Buffer.from(text, 'base64')) as T
+
+/**
+ * What a `RedisIntentStore` lists, each intent without the `writtenAt` Redis stamped on it (checked
+ * here to be a time on Redis's clock): for comparing with the intents as written.
+ */
+export async function listed(
+  store: { openIntents(service: string): Promise<Intent[]> },
+  service: string,
+): Promise<Intent[]> {
+  const intents = await store.openIntents(service)
+  return intents.map(({ writtenAt, ...intent }) => {
+    expect(Number.isFinite(writtenAt), `writtenAt of ${intent.id}`).toBe(true)
+    return intent
+  })
+}

@@ -4,7 +4,7 @@ import { rejection } from '@paywire/core/testing'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { type JournalOrphan, RedisClaimStore, type RedisClient, RedisIntentStore } from '../src/index.js'
 import { intentOf } from './contract.js'
-import { type Connected, connect, eventually } from './helpers.js'
+import { type Connected, connect, eventually, listed } from './helpers.js'
 import { describeWithRedis } from './redis-server.js'
 
 const PREFIX = 'hostile:'
@@ -34,11 +34,11 @@ describeWithRedis('hostile input against a real Redis', (server) => {
       /intent\.params: the intent is 2000\d{3} bytes as JSON, over maxIntentBytes \(1048576\)/,
     )
     expect(await client.get(`${PREFIX}intent:${intent.id}`)).toBeNull()
-    expect(await journal.openIntents(service)).toStrictEqual([])
+    expect(await listed(journal, service)).toStrictEqual([])
 
     const roomy = new RedisIntentStore({ client, keyPrefix: PREFIX, maxIntentBytes: 4 * 1024 * 1024 })
     await roomy.open(intent)
-    expect(await roomy.openIntents(service)).toStrictEqual([intent])
+    expect(await listed(roomy, service)).toStrictEqual([intent])
     await roomy.close(intent.id, 'applied')
   })
 
@@ -73,7 +73,7 @@ describeWithRedis('hostile input against a real Redis', (server) => {
       expect(await claims.complete(key, token, 60_000)).toBe(true)
       expect(await claims.forget(key)).toBe(1)
     }
-    expect(await journal.openIntents(intent.service)).toStrictEqual([intent])
+    expect(await listed(journal, intent.service)).toStrictEqual([intent])
     for (const index of ['due', 'dead', 'done']) {
       expect(['zset', 'none']).toContain(await (client as unknown as Raw).type(`${PREFIX}inbox:${index}`))
     }
@@ -137,7 +137,7 @@ describeWithRedis('hostile input against a real Redis', (server) => {
     const key = `${PREFIX}intent:${intent.id}`
     for (const garbage of ['not json', '{"id":1}', 'null', '[]']) {
       await client.set(key, garbage, undefined as never)
-      expect(await journal.openIntents(service)).toStrictEqual([other])
+      expect(await listed(journal, service)).toStrictEqual([other])
       expect(reported.pop()).toMatchObject({
         service,
         id: intent.id,
@@ -155,7 +155,7 @@ describeWithRedis('hostile input against a real Redis', (server) => {
     const intent = intentOf({ service: `svc-${randomUUID()}` })
     await journal.open(intent)
     await (client as unknown as { del(key: string): Promise<number> }).del(`${PREFIX}intent:${intent.id}`)
-    expect(await journal.openIntents(intent.service)).toStrictEqual([])
+    expect(await listed(journal, intent.service)).toStrictEqual([])
     expect(reported).toHaveLength(1)
     expect(reported[0]?.message).toContain(`without its record ${PREFIX}intent:${intent.id}; the entry was removed`)
     expect(reported[0]?.message).toContain('check it by hand')
@@ -182,6 +182,6 @@ describeWithRedis('hostile input against a real Redis', (server) => {
         return client.mGet(keys)
       },
     }
-    expect(await new RedisIntentStore({ client: racing, keyPrefix: PREFIX }).openIntents(service)).toStrictEqual([kept])
+    expect(await listed(new RedisIntentStore({ client: racing, keyPrefix: PREFIX }), service)).toStrictEqual([kept])
   })
 })

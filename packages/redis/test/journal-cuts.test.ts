@@ -13,6 +13,7 @@ import { afterAll, beforeAll, expect, it, vi } from 'vitest'
 import { type JournalOrphan, type RedisClient, RedisIntentStore } from '../src/index.js'
 import { intentOf } from './contract.js'
 import { type CutKind, cutRig } from './cut-proxy.js'
+import { listed } from './helpers.js'
 import { describeWithRedis } from './redis-server.js'
 
 /** What each step of the journal's life sends with no cut: open A, open B, close A. */
@@ -52,18 +53,17 @@ for (const major of [6, 5] as const) {
       const check = async (step: string) => {
         const lost = await orphans(prefix, service)
         if (lost.length > 0) problems.push(`${step}: index entries without a record: ${lost.length}`)
-        let listed: Intent[]
+        let found: Intent[]
         try {
-          listed = await scanner.openIntents(service)
+          found = await listed(scanner, service)
         } catch (error) {
           problems.push(`${step}: openIntents threw: ${String(error)}`)
           return
         }
         for (const intent of open) {
-          if (!listed.some((i) => i.id === intent.id))
-            problems.push(`${step}: opened intent ${intent.id} is not listed`)
+          if (!found.some((i) => i.id === intent.id)) problems.push(`${step}: opened intent ${intent.id} is not listed`)
         }
-        for (const intent of listed) {
+        for (const intent of found) {
           const known = [...open, ...maybe].find((i) => i.id === intent.id)
           if (!known) problems.push(`${step}: ${intent.id} is listed, closed or never opened`)
           else expect(intent).toStrictEqual(known)
@@ -172,7 +172,7 @@ for (const major of [6, 5] as const) {
         expect(String(error), what).toMatch(/failed 3 times writing intent .*; the call is not sent/)
         expect(rig.proxy.cuts, what).toBe(cut.size)
         expect(await orphans(prefix, 'card-gateway'), what).toEqual([])
-        expect(await scanner.openIntents('card-gateway'), what).toStrictEqual(left === 'whole' ? [intent] : [])
+        expect(await listed(scanner, 'card-gateway'), what).toStrictEqual(left === 'whole' ? [intent] : [])
       }
     })
   })
@@ -202,7 +202,7 @@ describeWithRedis(
       await journal.open(kept)
       const index = `${prefix}open:card-gateway`
       await client.zAdd(index, { score: 1_000, value: 'lost-id' })
-      expect(await journal.openIntents('card-gateway')).toStrictEqual([kept])
+      expect(await listed(journal, 'card-gateway')).toStrictEqual([kept])
       expect(await client.zScore(index, 'lost-id')).toBeNull() // repaired
       expect(reported).toEqual([
         expect.objectContaining({ service: 'card-gateway', id: 'lost-id', createdAt: 1_000, repaired: true }),
@@ -220,7 +220,7 @@ describeWithRedis(
         journal,
       })
       try {
-        expect(await gw.pendingIntents()).toStrictEqual([kept])
+        expect((await gw.pendingIntents()).map(({ writtenAt: _, ...rest }) => rest)).toStrictEqual([kept])
         await journal.close(kept.id, 'applied')
         await client.zAdd(index, { score: 3_000, value: 'lost-third' })
         expect(await gw.reconcileAll()).toEqual([])
@@ -243,7 +243,7 @@ describeWithRedis(
       await journal.open(bad)
       await journal.open(good)
       await client.set(`${prefix}intent:${bad.id}`, 'not json')
-      expect(await journal.openIntents('card-gateway')).toStrictEqual([good])
+      expect(await listed(journal, 'card-gateway')).toStrictEqual([good])
       expect(reported).toEqual([expect.objectContaining({ id: bad.id, repaired: false })])
       expect(await client.get(`${prefix}intent:${bad.id}`)).toBe('not json')
     })

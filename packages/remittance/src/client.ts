@@ -111,7 +111,7 @@ export class Remittance extends ServiceClient<RemittanceRules> {
    * advises a resend with the same `agentTransactionRef` only with `serviceDedupsIdempotencyKey: true`.
    */
   async reconcile(subject: PaywireError | Intent, options?: ReconcileOptions): Promise<RemittanceReconciled> {
-    const checked = this.reconcileSubject(subject, options)
+    const checked = await this.reconcileSubject(subject, options)
     return ownedOutcome(checked, await reconcileRemittance(checked, this.engine, this.#serviceDedups), options)
   }
 

@@ -5,8 +5,8 @@
  * path's template, and every header not known safe as `[redacted]`.
  */
 
+import type { ErrorEvent, RequestEvent, ResponseEvent } from '@paywire/core'
 import { describe, expect, it } from 'vitest'
-import type { ErrorEvent, RequestEvent, ResponseEvent } from '../src/index.js'
 import { Remittance } from '../src/index.js'
 import { setup } from './helpers.js'
 
