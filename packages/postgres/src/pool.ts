@@ -23,33 +23,9 @@ export interface PgPoolClient extends PgQueryable {
 }
 
 /**
- * Checks out a connection for a transaction, listening for its `error` while it is held: a connection
- * that drops between two queries (server restart, network cut) would otherwise crash the process
- * with an unhandled `error` event. Answers the client, the first such error seen, and the release,
- * which destroys a connection that failed or whose transaction state is unknown.
- */
-export async function checkOut(
-  pool: PgPool,
-): Promise<{ client: PgPoolClient; dropped(): Error | undefined; release(broken?: Error): void }> {
-  const client = await pool.connect()
-  let dropped: Error | undefined
-  const onError = (error: Error) => {
-    dropped ??= error
-  }
-  client.on?.('error', onError)
-  return {
-    client,
-    dropped: () => dropped,
-    release(broken) {
-      client.off?.('error', onError)
-      client.release(broken ?? dropped)
-    },
-  }
-}
-
-/**
  * The part of a `pg.Pool` (node-postgres 8) the stores use, created and ended by you. The stores only
- * send parameterized queries, and check out one connection per `runOnce` transaction.
+ * send parameterized queries, each on a connection they check out for it (one per `runOnce`
+ * transaction), so that a connection whose statement stalls can be destroyed.
  */
 export interface PgPool extends PgQueryable {
   connect(): Promise<PgPoolClient>
@@ -61,6 +37,14 @@ export interface PostgresStoreOptions {
   pool: PgPool
   /** The schema holding the tables (default `paywire`): lower-case letters, digits and `_`, as `migrate()` created it. */
   schema?: string
+  /**
+   * The longest one statement of the store may wait for PostgreSQL's answer, in ms (default 30 000),
+   * getting its connection included. Past it the call rejects naming the statement, and the
+   * connection is destroyed, never returned to the pool: a connection that stalls (a partition, no
+   * reply and no RST) would otherwise hold the call for the hours TCP takes to notice. In
+   * `runOnce`'s transaction the server applies it too (`statement_timeout`).
+   */
+  statementTimeoutMs?: number
 }
 
 export const DEFAULT_SCHEMA = 'paywire'
@@ -71,12 +55,37 @@ const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/
 /** In `u` mode a pair is one code point, so this matches only a surrogate without its partner. */
 const LONE_SURROGATE = /[\uD800-\uDFFF]/u
 
-/** Checks a store's options; refuses them with every issue named. Answers the schema to use. */
-export function checkStoreOptions(store: string, options: unknown, extra: ValidationIssue[] = []): string {
+/** A store's options as checked: the schema and the statement deadline to use. */
+export interface CheckedStoreOptions {
+  readonly schema: string
+  readonly statementTimeoutMs: number
+}
+
+/**
+ * How long one statement may wait for PostgreSQL's answer, when a store's options say nothing: far
+ * above what a store statement takes (one indexed row, milliseconds) or a runOnce waits for another
+ * runner of its key, far below the hours a stalled TCP connection takes to be noticed, and below the
+ * inbox's default lease (60 s), so a run stuck on a stalled connection fails and is retried rather
+ * than renewing its lease for ever.
+ */
+export const DEFAULT_STATEMENT_TIMEOUT_MS = 30_000
+
+/** Node's timers fire at once past this many ms (a 32-bit signed int). */
+export const MAX_TIMER_MS = 2_147_483_647
+
+/** A timeout option: a whole number of ms from 1 to Node's timer limit, or an issue naming it. */
+export function timeoutIssues(path: string, value: unknown): ValidationIssue[] {
+  if (value === undefined) return []
+  if (Number.isSafeInteger(value) && (value as number) >= 1 && (value as number) <= MAX_TIMER_MS) return []
+  return [{ path, message: `must be a whole number of ms from 1 to ${MAX_TIMER_MS}` }]
+}
+
+/** Checks a store's options; refuses them with every issue named. */
+export function checkStoreOptions(store: string, options: unknown, extra: ValidationIssue[] = []): CheckedStoreOptions {
   if (typeof options !== 'object' || options === null) {
     throw new RequestValidationError(store, [{ path: '(options)', message: 'pass { pool }' }], 'options')
   }
-  const { pool, schema } = options as Record<string, unknown>
+  const { pool, schema, statementTimeoutMs } = options as Record<string, unknown>
   const issues: ValidationIssue[] = []
   if (
     typeof pool !== 'object' ||
@@ -87,9 +96,13 @@ export function checkStoreOptions(store: string, options: unknown, extra: Valida
     issues.push({ path: 'pool', message: 'pass your pg.Pool (node-postgres 8): it needs query() and connect()' })
   }
   issues.push(...schemaIssues(schema))
+  issues.push(...timeoutIssues('statementTimeoutMs', statementTimeoutMs))
   issues.push(...extra)
   if (issues.length > 0) throw new RequestValidationError(store, issues, 'options')
-  return (schema as string | undefined) ?? DEFAULT_SCHEMA
+  return {
+    schema: (schema as string | undefined) ?? DEFAULT_SCHEMA,
+    statementTimeoutMs: (statementTimeoutMs as number | undefined) ?? DEFAULT_STATEMENT_TIMEOUT_MS,
+  }
 }
 
 export function schemaIssues(schema: unknown): ValidationIssue[] {
