@@ -40,9 +40,10 @@ function intentEvent(
  * `not_applied` on an error that proves the service did not act; an unknown outcome leaves it open
  * for `reconcileAll()`. A failed close leaves it open too: reconciling it later is safe (lookups only).
  * The write runs inside the call's deadline and signal (`send`'s first step): when it does not
- * finish in time the call ends with nothing sent, and the intent, which may still land, is left for
- * `reconcileAll()` to settle as not applied. It records `callLimitMs`, so no lookup settles the call
- * as not applied while it may still be on its way.
+ * finish in time the call ends with nothing sent, and a close as `not_applied` is chained onto the
+ * pending write, so an intent that lands after the call gave up on it does not stay open for ever
+ * (for a lookup that cannot prove absence it would be `still_unknown` for ever). It records
+ * `callLimitMs`, so no lookup settles the call as not applied while it may still be on its way.
  */
 export async function journaled<T>(
   journal: IntentStore,
@@ -67,10 +68,18 @@ export async function journaled<T>(
     target: new URL(request.url).origin,
   }
   let opened = false
+  /** Whether the write landed, once the store answered it: set as soon as `open` starts. */
+  let landed: Promise<boolean> | undefined
   const open = async () => {
     markIntentWritten(intent.id, clock)
+    // A store that throws instead of rejecting is a rejection like any other.
+    const writing = Promise.resolve().then(() => journal.open(intent))
+    landed = writing.then(
+      () => true,
+      () => false,
+    )
     try {
-      await journal.open(intent)
+      await writing
     } catch (cause) {
       forgetIntentMark(intent.id)
       intentEvent('open', intent, undefined, cause ?? 'failed')
@@ -88,6 +97,12 @@ export async function journaled<T>(
   } catch (error) {
     const definite = error instanceof PaywireError && !error.outcomeUnknown
     if (opened && definite) await closeBy(deadline, clock, journal, intent, 'not_applied')
+    else if (!opened && landed !== undefined) {
+      // The call gave up on a write that has not answered (its deadline or abort won): it sent
+      // nothing, since nothing is sent before the write lands. Should the write land after all, its
+      // intent is closed then; the caller does not wait for it.
+      void landed.then((wrote) => (wrote ? closeQuietly(journal, intent, 'not_applied') : undefined))
+    }
     throw error
   }
   await closeBy(deadline, clock, journal, intent, 'applied')
