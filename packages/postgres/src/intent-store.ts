@@ -4,7 +4,15 @@ import type { Intent, IntentOutcome, IntentStore, ValidationIssue } from '@paywi
 import { PaywireError, RequestValidationError } from '@paywire/core'
 import { decodeIntentRecord, encodeIntentRecord } from '@paywire/core/engine'
 import { type StatementDeadline, statement } from './connection.js'
-import { checkStoreOptions, hashOf, isRefusal, keyBytes, type PgPool, type PostgresStoreOptions } from './pool.js'
+import {
+  checkStoreOptions,
+  hashOf,
+  isRefusal,
+  keyBytes,
+  type PgPool,
+  type PgQueryable,
+  type PostgresStoreOptions,
+} from './pool.js'
 
 /** PostgreSQL's text values stop at 1 GB; the default cap is far below, as wire params are small. */
 const MAX_RECORD_BYTES = 512 * 1024 * 1024
@@ -108,6 +116,24 @@ export class PostgresIntentStore implements IntentStore {
   async close(id: string, _outcome: IntentOutcome): Promise<void> {
     const bytes = keyBytes('PostgresIntentStore.close', 'id', id)
     await this.#send('PostgresIntentStore.close', `DELETE FROM ${this.#table} WHERE id_hash = $1`, [hashOf(bytes)])
+  }
+
+  /**
+   * Closes the intent `id` in your transaction: the same DELETE as `close`, sent on `tx` (the client
+   * of a transaction you opened, or `runOnce`'s `tx`), so it commits with your write of the call's
+   * result, or not at all. For calls made with `keepIntentOpen: true`, whose intent stays open until
+   * you record the outcome: a crash before your commit leaves it open, for `reconcileAll()` to
+   * settle by lookup. Use the same schema as the journal. An id that is not open changes nothing.
+   */
+  async closeIn(tx: PgQueryable, id: string, _outcome: IntentOutcome): Promise<void> {
+    const operation = 'PostgresIntentStore.closeIn'
+    if (typeof (tx as Partial<PgQueryable> | null)?.query !== 'function') {
+      throw new RequestValidationError(operation, [
+        { path: 'tx', message: "must be your transaction's client (it needs query())" },
+      ])
+    }
+    const bytes = keyBytes(operation, 'id', id)
+    await tx.query(`DELETE FROM ${this.#table} WHERE id_hash = $1`, [hashOf(bytes)])
   }
 
   /** Every open intent of `service`, oldest first (equal `createdAt` in id order). */
