@@ -29,6 +29,9 @@ export interface PgPoolClient extends PgQueryable {
  */
 export interface PgPool extends PgQueryable {
   connect(): Promise<PgPoolClient>
+  /** `pg.Pool` is an EventEmitter: it emits `error` when one of its idle connections fails. */
+  on?(event: 'error', listener: (error: Error) => void): unknown
+  listenerCount?(event: 'error'): number
 }
 
 /** What every store takes. */
@@ -45,6 +48,16 @@ export interface PostgresStoreOptions {
    * `runOnce`'s transaction the server applies it too (`statement_timeout`).
    */
   statementTimeoutMs?: number
+  /**
+   * Hears the errors of the pool's idle connections (a server restart, a network cut), when the pool
+   * had no `error` listener when the first store was made on it: the store then adds one, since
+   * node-postgres emits `error` on the pool and an `error` event nobody listens to ends the process.
+   * Every store made on that pool with an `onError` hears each error once. Default, when none of
+   * them has one: `console.warn` naming the error's class, code and message (never the connection's
+   * settings), unless a listener of yours was added since. With a listener of your own from the
+   * start, the pool's errors are yours alone.
+   */
+  onError?: (error: Error) => void
 }
 
 export const DEFAULT_SCHEMA = 'paywire'
@@ -85,7 +98,7 @@ export function checkStoreOptions(store: string, options: unknown, extra: Valida
   if (typeof options !== 'object' || options === null) {
     throw new RequestValidationError(store, [{ path: '(options)', message: 'pass { pool }' }], 'options')
   }
-  const { pool, schema, statementTimeoutMs } = options as Record<string, unknown>
+  const { pool, schema, statementTimeoutMs, onError } = options as Record<string, unknown>
   const issues: ValidationIssue[] = []
   if (
     typeof pool !== 'object' ||
@@ -97,12 +110,58 @@ export function checkStoreOptions(store: string, options: unknown, extra: Valida
   }
   issues.push(...schemaIssues(schema))
   issues.push(...timeoutIssues('statementTimeoutMs', statementTimeoutMs))
+  if (onError !== undefined && typeof onError !== 'function') {
+    issues.push({ path: 'onError', message: 'must be a function (error) => void' })
+  }
   issues.push(...extra)
   if (issues.length > 0) throw new RequestValidationError(store, issues, 'options')
+  reportPoolErrors(pool as PgPool, onError as ((error: Error) => void) | undefined)
   return {
     schema: (schema as string | undefined) ?? DEFAULT_SCHEMA,
     statementTimeoutMs: (statementTimeoutMs as number | undefined) ?? DEFAULT_STATEMENT_TIMEOUT_MS,
   }
+}
+
+/** The pools the stores listen on, each with the `onError` of every store made on it that gave one. */
+const adopted = new WeakMap<PgPool, Set<(error: Error) => void>>()
+
+/**
+ * Makes the pool's idle-connection errors survivable: node-postgres emits `error` on the pool when an
+ * idle connection fails (a server restart cuts every one), and an `error` event with no listener
+ * throws, which from a socket's callback ends the process. When the pool has no listener, one is
+ * added that reports to the stores' `onError`; a pool with a listener of the merchant's is left
+ * alone (its errors are the merchant's). A pool that is not an EventEmitter has nothing to add to.
+ */
+function reportPoolErrors(pool: PgPool, onError: ((error: Error) => void) | undefined): void {
+  if (typeof pool.on !== 'function' || typeof pool.listenerCount !== 'function') return
+  let reporters = adopted.get(pool)
+  if (reporters === undefined) {
+    if (pool.listenerCount('error') > 0) return
+    const heard = new Set<(error: Error) => void>()
+    reporters = heard
+    adopted.set(pool, heard)
+    const listener = (error: Error) => {
+      if (heard.size > 0) {
+        for (const report of heard) {
+          // A throw here would be an exception inside an event listener: it must not end the process either.
+          try {
+            report(error)
+          } catch {}
+        }
+        // A listener the merchant added since handles it; else the warning, so the error is not silent.
+      } else if ((pool.listenerCount?.('error') ?? 0) <= 1) console.warn(poolWarning(error))
+    }
+    pool.on('error', listener)
+  }
+  if (onError !== undefined) reporters.add(onError)
+}
+
+/** What the default report says: the error's class, code and message; never the pool's settings. */
+function poolWarning(error: unknown): string {
+  const { code } = (error ?? {}) as { code?: unknown }
+  const kind = error instanceof Error ? error.constructor.name : typeof error
+  const text = error instanceof Error ? error.message : String(error)
+  return `@paywire/postgres: an idle connection of the pool failed (${kind}${typeof code === 'string' ? ` ${code}` : ''}: ${text}); the pool opens a new one when it needs it. Pass onError to the store, or listen on the pool, to handle it yourself.`
 }
 
 export function schemaIssues(schema: unknown): ValidationIssue[] {
