@@ -23,7 +23,8 @@ if (!url) {
 }
 
 const pool = new pg.Pool({ connectionString: url })
-// An idle connection cut by a server restart is reported here; without a listener it would end the process.
+// An idle connection cut by a server restart is reported here. (Without a listener it would end the
+// process: the stores add a warning one to a pool that has none, but migrate() runs before them.)
 pool.on('error', (error) => console.warn('postgres connection lost (the pool reconnects):', error.message))
 await migrate(pool) // the paywire schema: intents, callback events, done marks
 // The merchant's own tables.
