@@ -10,6 +10,12 @@ export function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T
 export interface WithResponse<T> {
   readonly data: T
   readonly response: ResponseInfo
+  /**
+   * The id of the intent the journal wrote for this call (a money-moving call of a client with a
+   * `journal`): already closed, or still open with `keepIntentOpen: true`, for you to close with
+   * your own write of the result.
+   */
+  readonly intentId?: string
 }
 
 /**
@@ -36,7 +42,7 @@ export class ApiPromise<T> extends Promise<T> {
 
   /** The same call with its result mapped; `.withResponse()` keeps working. */
   map<U>(transform: (data: T) => U): ApiPromise<U> {
-    return new ApiPromise(this.#inner.then(({ data, response }) => ({ data: transform(data), response })))
+    return new ApiPromise(this.#inner.then((result) => ({ ...result, data: transform(result.data) })))
   }
 
   /** The same call with its error replaced or enriched (e.g. with a reconciliation key). */

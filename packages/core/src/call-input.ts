@@ -36,6 +36,15 @@ export interface OperationOptions<S extends AnswerSchema | undefined = undefined
    * refused on operations without a key. Default `false`.
    */
   readonly retryWithSameKey?: boolean
+  /**
+   * Leaves this call's journal intent open whatever its outcome, for you to close in the same
+   * transaction that records the result (`PostgresIntentStore.closeIn(tx, intentId, outcome)`;
+   * `store.close(id, outcome)` on other stores), so a crash between the answer and your write
+   * cannot lose the outcome: until you close it, `reconcileAll()` settles it by lookup. The intent's
+   * id is `intentId` of `.withResponse()`, and of the error. Only on a money-moving call of a client
+   * with a `journal`; default `false` (the SDK closes the intent as soon as it has a definite answer).
+   */
+  readonly keepIntentOpen?: boolean
 }
 
 /** The result type: the schema's output when one is given, otherwise the operation's own type. */
@@ -75,7 +84,7 @@ export function refuseKeylessResend(
 /** The core call options, without the engine's own. */
 export function callOptions(options: OperationOptions<AnswerSchema | undefined> | undefined): CallOptions | undefined {
   if (!options) return undefined
-  const { schema: _schema, idempotencyKey: _key, retryWithSameKey: _retry, ...call } = options
+  const { schema: _schema, idempotencyKey: _key, retryWithSameKey: _retry, keepIntentOpen: _keep, ...call } = options
   return call
 }
 
@@ -86,7 +95,10 @@ function isStandardSchema(schema: unknown): boolean {
 
 export function optionIssues(options: OperationOptions<AnswerSchema | undefined>, keyed: boolean): ValidationIssue[] {
   const issues: ValidationIssue[] = []
-  const { idempotencyKey: key, retryWithSameKey: sameKey, schema } = options
+  const { idempotencyKey: key, retryWithSameKey: sameKey, schema, keepIntentOpen } = options
+  if (keepIntentOpen !== undefined && typeof keepIntentOpen !== 'boolean') {
+    issues.push({ path: 'keepIntentOpen', message: 'must be true or false' })
+  }
   if (key !== undefined) {
     if (!keyed) issues.push({ path: 'idempotencyKey', message: 'this operation carries no idempotency key' })
     else if (typeof key !== 'string' || !KEY_PATTERN.test(key)) {

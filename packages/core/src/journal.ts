@@ -40,9 +40,13 @@ function intentEvent(
  * `not_applied` on an error that proves the service did not act; an unknown outcome leaves it open
  * for `reconcileAll()`. A failed close leaves it open too: reconciling it later is safe (lookups only).
  * The write runs inside the call's deadline and signal (`send`'s first step): when it does not
- * finish in time the call ends with nothing sent, and the intent, which may still land, is left for
- * `reconcileAll()` to settle as not applied. It records `callLimitMs`, so no lookup settles the call
- * as not applied while it may still be on its way.
+ * finish in time the call ends with nothing sent, and a close as `not_applied` is chained onto the
+ * pending write, so an intent that lands after the call gave up on it does not stay open for ever
+ * (for a lookup that cannot prove absence it would be `still_unknown` for ever). It records
+ * `callLimitMs`, so no lookup settles the call as not applied while it may still be on its way.
+ * With `keepOpen` (the call's `keepIntentOpen`) a written intent is never closed here: the caller
+ * closes it in the transaction that records the result, so the two commit together. The result
+ * and the error carry the intent's id.
  */
 export async function journaled<T>(
   journal: IntentStore,
@@ -50,6 +54,7 @@ export async function journaled<T>(
   request: HttpRequest,
   params: unknown,
   send: (open: () => Promise<void>) => ApiPromise<T>,
+  keepOpen = false,
 ): Promise<WithResponse<T>> {
   const clock = http.clock
   const deadline = clock.now() + http.totalTimeout
@@ -68,10 +73,18 @@ export async function journaled<T>(
     account: http.account,
   }
   let opened = false
+  /** Whether the write landed, once the store answered it: set as soon as `open` starts. */
+  let landed: Promise<boolean> | undefined
   const open = async () => {
     markIntentWritten(intent.id, clock)
+    // A store that throws instead of rejecting is a rejection like any other.
+    const writing = Promise.resolve().then(() => journal.open(intent))
+    landed = writing.then(
+      () => true,
+      () => false,
+    )
     try {
-      await journal.open(intent)
+      await writing
     } catch (cause) {
       forgetIntentMark(intent.id)
       intentEvent('open', intent, undefined, cause ?? 'failed')
@@ -88,11 +101,32 @@ export async function journaled<T>(
     outcome = await send(open).withResponse()
   } catch (error) {
     const definite = error instanceof PaywireError && !error.outcomeUnknown
-    if (opened && definite) await closeBy(deadline, clock, journal, intent, 'not_applied')
+    if (opened) {
+      if (error instanceof PaywireError)
+        Object.defineProperty(error, 'intentId', { value: intent.id, enumerable: true })
+      if (keepOpen) handedOver(intent)
+      else if (definite) await closeBy(deadline, clock, journal, intent, 'not_applied')
+    } else if (landed !== undefined) {
+      // The call gave up on a write that has not answered (its deadline or abort won): it sent
+      // nothing, since nothing is sent before the write lands. Should the write land after all, its
+      // intent is closed then (with keepOpen too: the caller, told nothing was written, has no intent
+      // to close, and a close of its own could run before the write lands); the caller does not wait.
+      void landed.then((wrote) => (wrote ? closeQuietly(journal, intent, 'not_applied') : undefined))
+    }
     throw error
   }
-  await closeBy(deadline, clock, journal, intent, 'applied')
-  return outcome
+  if (keepOpen) handedOver(intent)
+  else await closeBy(deadline, clock, journal, intent, 'applied')
+  return { ...outcome, intentId: intent.id }
+}
+
+/**
+ * An intent left open for the caller to close in its own transaction: this process will not see
+ * that close, so its mark is dropped now rather than kept for ever. Reconciling it here still
+ * measures exactly: its anchored `createdAt` and this client's clock share one anchor.
+ */
+function handedOver(intent: Intent): void {
+  forgetIntentMark(intent.id)
 }
 
 /**

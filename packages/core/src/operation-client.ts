@@ -14,7 +14,7 @@ import {
   type RequestInput,
   type ResultOf,
 } from './call-input.js'
-import type { ApiError, ValidationIssue } from './errors.js'
+import { type ApiError, RequestValidationError, type ValidationIssue } from './errors.js'
 import type { HttpClient } from './http-client.js'
 import { checkJournal, journaled } from './journal.js'
 import type { Operation, RejectAnswer } from './operation.js'
@@ -123,9 +123,20 @@ export class OperationClient<Ctx> {
     const handler = this.#handler(row.decode, options?.schema, false) as ResponseHandler<ResultOf<S, Result>>
     const { http } = this.#config
     const journal = this.#journal
-    if (journal === undefined || request.retry.kind === 'safe') return http.send(request, handler, callOptions(options))
+    const keepOpen = options?.keepIntentOpen === true
+    if (journal === undefined || request.retry.kind === 'safe') {
+      if (keepOpen) return ApiPromise.rejected(notJournaled(row.name, journal === undefined))
+      return http.send(request, handler, callOptions(options))
+    }
     return new ApiPromise(
-      journaled(journal, http, request, params, (open) => http.send(request, handler, callOptions(options), open)),
+      journaled(
+        journal,
+        http,
+        request,
+        params,
+        (open) => http.send(request, handler, callOptions(options), open),
+        keepOpen,
+      ),
     )
   }
 
@@ -144,6 +155,7 @@ export class OperationClient<Ctx> {
     } catch (error) {
       return ApiPromise.rejected(error)
     }
+    if (options?.keepIntentOpen === true) return ApiPromise.rejected(notJournaled('request', false))
     const handler = this.#handler(undefined, options?.schema, true)
     return this.#config.http.send(request, handler as ResponseHandler<ResultOf<S, unknown>>, callOptions(options))
   }
@@ -178,4 +190,15 @@ export class OperationClient<Ctx> {
       toError: (response, request) => answers.toError(response, request),
     }
   }
+}
+
+/**
+ * `keepIntentOpen` on a call that writes no intent: there would be no intent for the caller to
+ * close, and its `closeIn` of an id that does not exist would hide the mistake.
+ */
+function notJournaled(operation: string, noJournal: boolean): RequestValidationError {
+  const why = noJournal
+    ? 'this client has no journal, so the call writes no intent'
+    : 'only money-moving calls are journaled: this call writes no intent'
+  return new RequestValidationError(operation, [{ path: 'keepIntentOpen', message: why }])
 }

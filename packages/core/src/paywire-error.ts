@@ -62,6 +62,13 @@ export class PaywireError extends Error {
    * wall-clock step cannot end the settle delay early (docs/reconciliation.md).
    */
   readonly occurredAt: number = Date.now()
+  /**
+   * The id of the intent the journal wrote for this call, when it wrote one (a money-moving call of
+   * a client with a `journal`). Open when the outcome is unknown, or with `keepIntentOpen: true`:
+   * close it with your own write of what you recorded, or leave it to `reconcileAll()`. Set by the
+   * journal step, only on the errors of journaled calls.
+   */
+  declare readonly intentId?: string
 
   constructor(message: string, options: PaywireErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause })

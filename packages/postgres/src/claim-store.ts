@@ -12,7 +12,16 @@ import type {
 } from '@paywire/core'
 import { checkEvent, checkLease, checkLimit, checkReleaseOptions, checkToken } from './claim-checks.js'
 import { claimStatements } from './claim-sql.js'
-import { checkMs, checkStoreOptions, hashOf, keyBytes, type PgPool, type PostgresStoreOptions } from './pool.js'
+import { statement } from './connection.js'
+import {
+  checkMs,
+  checkStoreOptions,
+  hashOf,
+  keyBytes,
+  type PgPool,
+  type PgResult,
+  type PostgresStoreOptions,
+} from './pool.js'
 
 const STATES: ReadonlySet<unknown> = new Set<StoredEventState>(['pending', 'running', 'done', 'dead'])
 
@@ -36,11 +45,18 @@ const OUTCOMELESS =
 export class PostgresClaimStore implements ClaimStore {
   readonly #pool: PgPool
   readonly #sql: ReturnType<typeof claimStatements>
+  readonly #timeoutMs: number
 
   constructor(options: PostgresStoreOptions) {
-    const schema = checkStoreOptions('PostgresClaimStore', options)
+    const { schema, statementTimeoutMs } = checkStoreOptions('PostgresClaimStore', options)
     this.#pool = options.pool
     this.#sql = claimStatements(`${schema}.claims`, `${schema}.effects`)
+    this.#timeoutMs = statementTimeoutMs
+  }
+
+  /** One statement of `operation`, bounded by `statementTimeoutMs`. */
+  #send(operation: string, text: string, values: unknown[]): Promise<PgResult> {
+    return statement(this.#pool, { operation, timeoutMs: this.#timeoutMs }, text, values)
   }
 
   /**
@@ -55,7 +71,7 @@ export class PostgresClaimStore implements ClaimStore {
     const checked = checkEvent(op, event)
     checkToken(op, token)
     const lease = leaseMs === undefined ? null : checkMs(op, 'leaseMs', leaseMs)
-    const result = await this.#pool.query(this.#sql.record, [
+    const result = await this.#send(op, this.#sql.record, [
       hashOf(checked.key),
       checked.key,
       token,
@@ -88,7 +104,7 @@ export class PostgresClaimStore implements ClaimStore {
     const op = 'PostgresClaimStore.take'
     const bytes = keyBytes(op, 'key', key)
     const checked = checkLease(op, lease)
-    const result = await this.#pool.query(this.#sql.take, [
+    const result = await this.#send(op, this.#sql.take, [
       hashOf(bytes),
       checked.token,
       checked.maxAttempts,
@@ -105,7 +121,7 @@ export class PostgresClaimStore implements ClaimStore {
     const checked = checkLease(op, lease)
     const n = checkLimit(op, limit)
     if (n === 0) return []
-    const result = await this.#pool.query(this.#sql.takeDue, [
+    const result = await this.#send(op, this.#sql.takeDue, [
       n,
       checked.token,
       checked.maxAttempts,
@@ -121,7 +137,7 @@ export class PostgresClaimStore implements ClaimStore {
     const bytes = keyBytes(op, 'key', key)
     checkToken(op, token)
     const checked = checkMs(op, 'ms', ms)
-    const result = await this.#pool.query(this.#sql.renew, [hashOf(bytes), token, checked])
+    const result = await this.#send(op, this.#sql.renew, [hashOf(bytes), token, checked])
     return result.rows.length === 1
   }
 
@@ -134,7 +150,7 @@ export class PostgresClaimStore implements ClaimStore {
     const bytes = keyBytes(op, 'key', key)
     checkToken(op, token)
     const ms = checkMs(op, 'keepMs', keepMs)
-    const result = await this.#pool.query(this.#sql.complete, [hashOf(bytes), token, ms])
+    const result = await this.#send(op, this.#sql.complete, [hashOf(bytes), token, ms])
     return result.rows.length === 1
   }
 
@@ -148,7 +164,7 @@ export class PostgresClaimStore implements ClaimStore {
     const bytes = keyBytes(op, 'key', key)
     checkToken(op, token)
     const checked = checkReleaseOptions(op, next)
-    const result = await this.#pool.query(this.#sql.release, [
+    const result = await this.#send(op, this.#sql.release, [
       hashOf(bytes),
       token,
       checked.dead,
@@ -164,7 +180,7 @@ export class PostgresClaimStore implements ClaimStore {
     const op = 'PostgresClaimStore.failedEvents'
     const n = checkLimit(op, limit)
     if (n === 0) return []
-    const result = await this.#pool.query(this.#sql.failedEvents, [n])
+    const result = await this.#send(op, this.#sql.failedEvents, [n])
     return result.rows.map((row) => storedEvent(op, row))
   }
 
@@ -172,7 +188,7 @@ export class PostgresClaimStore implements ClaimStore {
   async retry(key: string): Promise<boolean> {
     const op = 'PostgresClaimStore.retry'
     const bytes = keyBytes(op, 'key', key)
-    const result = await this.#pool.query(this.#sql.retry, [hashOf(bytes)])
+    const result = await this.#send(op, this.#sql.retry, [hashOf(bytes)])
     return result.rows.length === 1
   }
 
@@ -183,7 +199,7 @@ export class PostgresClaimStore implements ClaimStore {
   async forget(ref: string): Promise<number> {
     const op = 'PostgresClaimStore.forget'
     const bytes = keyBytes(op, 'ref', ref)
-    const result = await this.#pool.query(this.#sql.forget, [hashOf(bytes), bytes])
+    const result = await this.#send(op, this.#sql.forget, [hashOf(bytes), bytes])
     return result.rowCount ?? 0
   }
 
@@ -195,12 +211,12 @@ export class PostgresClaimStore implements ClaimStore {
   async prune(keepMs: number): Promise<number> {
     const ms = checkMs('PostgresClaimStore.prune', 'keepMs', keepMs)
     let deleted = 0
-    for (const [statement, values] of [
+    for (const [text, values] of [
       [this.#sql.pruneClaims, [PRUNE_BATCH]],
       [this.#sql.pruneEffects, [PRUNE_BATCH, ms]],
     ] as const) {
       for (;;) {
-        const result = await this.#pool.query(statement, [...values])
+        const result = await this.#send('PostgresClaimStore.prune', text, [...values])
         const n = result.rowCount ?? 0
         deleted += n
         if (n < PRUNE_BATCH) break

@@ -3,7 +3,16 @@
 import type { Intent, IntentOutcome, IntentStore, ValidationIssue } from '@paywire/core'
 import { PaywireError, RequestValidationError } from '@paywire/core'
 import { decodeIntentRecord, encodeIntentRecord } from '@paywire/core/engine'
-import { checkStoreOptions, hashOf, isRefusal, keyBytes, type PgPool, type PostgresStoreOptions } from './pool.js'
+import { type StatementDeadline, statement } from './connection.js'
+import {
+  checkStoreOptions,
+  hashOf,
+  isRefusal,
+  keyBytes,
+  type PgPool,
+  type PgQueryable,
+  type PostgresStoreOptions,
+} from './pool.js'
 
 /** PostgreSQL's text values stop at 1 GB; the default cap is far below, as wire params are small. */
 const MAX_RECORD_BYTES = 512 * 1024 * 1024
@@ -30,6 +39,7 @@ export class PostgresIntentStore implements IntentStore {
   readonly #pool: PgPool
   readonly #table: string
   readonly #maxBytes: number
+  readonly #timeoutMs: number
 
   constructor(options: PostgresIntentStoreOptions) {
     const max = (options as Partial<PostgresIntentStoreOptions> | null)?.maxIntentBytes
@@ -37,10 +47,17 @@ export class PostgresIntentStore implements IntentStore {
     if (max !== undefined && !(Number.isInteger(max) && max > 0 && max <= MAX_RECORD_BYTES)) {
       extra.push({ path: 'maxIntentBytes', message: `must be a whole number of bytes from 1 to ${MAX_RECORD_BYTES}` })
     }
-    const schema = checkStoreOptions('PostgresIntentStore', options, extra)
+    const { schema, statementTimeoutMs } = checkStoreOptions('PostgresIntentStore', options, extra)
     this.#pool = options.pool
     this.#table = `${schema}.intents`
     this.#maxBytes = max ?? DEFAULT_MAX_INTENT_BYTES
+    this.#timeoutMs = statementTimeoutMs
+  }
+
+  /** One statement of `operation`, bounded by `statementTimeoutMs`. */
+  #send(operation: string, text: string, values: unknown[]) {
+    const bound: StatementDeadline = { operation, timeoutMs: this.#timeoutMs }
+    return statement(this.#pool, bound, text, values)
   }
 
   /**
@@ -48,7 +65,8 @@ export class PostgresIntentStore implements IntentStore {
    * connection lost on the way is retried with the same statement (writing it twice changes nothing);
    * when every attempt fails the write is undone if it landed, and `open` rejects: the call is not
    * sent. An undo that cannot reach the server either leaves the whole intent, which
-   * `reconcileAll()` settles as a call that was not applied.
+   * `reconcileAll()` settles as a call that was not applied. A statement past `statementTimeoutMs`
+   * counts as a lost connection (it may have landed): its connection is destroyed and it is retried.
    */
   async open(intent: Intent): Promise<void> {
     const { json, id, service } = this.#encode(intent)
@@ -56,7 +74,8 @@ export class PostgresIntentStore implements IntentStore {
     let lastError: unknown
     for (let attempt = 1; attempt <= OPEN_ATTEMPTS; attempt++) {
       try {
-        await this.#pool.query(
+        await this.#send(
+          'PostgresIntentStore.open',
           `INSERT INTO ${this.#table} (id_hash, id, service_hash, created_at, record) VALUES ($1, $2, $3, $4, $5)
            ON CONFLICT (id_hash) DO UPDATE SET service_hash = EXCLUDED.service_hash,
              created_at = EXCLUDED.created_at, record = EXCLUDED.record`,
@@ -76,12 +95,14 @@ export class PostgresIntentStore implements IntentStore {
       }
     }
     // The outcome of the write is unknown; the call will not be sent, so the intent must not stay.
-    const undone = await this.#pool
-      .query(`DELETE FROM ${this.#table} WHERE id_hash = $1 AND record = $2`, [hashOf(id), json])
-      .then(
-        () => true,
-        () => false,
-      )
+    const undone = await this.#send(
+      'PostgresIntentStore.open',
+      `DELETE FROM ${this.#table} WHERE id_hash = $1 AND record = $2`,
+      [hashOf(id), json],
+    ).then(
+      () => true,
+      () => false,
+    )
     const left = undone
       ? 'nothing was left in the journal'
       : 'if the write landed, the intent stays in the journal whole, and reconcileAll() settles it as not applied'
@@ -94,13 +115,32 @@ export class PostgresIntentStore implements IntentStore {
   /** Deletes the intent's row (its outcome needs nothing more kept). An unknown id changes nothing; safe to send again. */
   async close(id: string, _outcome: IntentOutcome): Promise<void> {
     const bytes = keyBytes('PostgresIntentStore.close', 'id', id)
-    await this.#pool.query(`DELETE FROM ${this.#table} WHERE id_hash = $1`, [hashOf(bytes)])
+    await this.#send('PostgresIntentStore.close', `DELETE FROM ${this.#table} WHERE id_hash = $1`, [hashOf(bytes)])
+  }
+
+  /**
+   * Closes the intent `id` in your transaction: the same DELETE as `close`, sent on `tx` (the client
+   * of a transaction you opened, or `runOnce`'s `tx`), so it commits with your write of the call's
+   * result, or not at all. For calls made with `keepIntentOpen: true`, whose intent stays open until
+   * you record the outcome: a crash before your commit leaves it open, for `reconcileAll()` to
+   * settle by lookup. Use the same schema as the journal. An id that is not open changes nothing.
+   */
+  async closeIn(tx: PgQueryable, id: string, _outcome: IntentOutcome): Promise<void> {
+    const operation = 'PostgresIntentStore.closeIn'
+    if (typeof (tx as Partial<PgQueryable> | null)?.query !== 'function') {
+      throw new RequestValidationError(operation, [
+        { path: 'tx', message: "must be your transaction's client (it needs query())" },
+      ])
+    }
+    const bytes = keyBytes(operation, 'id', id)
+    await tx.query(`DELETE FROM ${this.#table} WHERE id_hash = $1`, [hashOf(bytes)])
   }
 
   /** Every open intent of `service`, oldest first (equal `createdAt` in id order). */
   async openIntents(service: string): Promise<Intent[]> {
     const bytes = keyBytes('PostgresIntentStore.openIntents', 'service', service)
-    const result = await this.#pool.query(
+    const result = await this.#send(
+      'PostgresIntentStore.openIntents',
       `SELECT record FROM ${this.#table} WHERE service_hash = $1 ORDER BY created_at, id`,
       [hashOf(bytes)],
     )

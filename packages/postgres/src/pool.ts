@@ -23,36 +23,15 @@ export interface PgPoolClient extends PgQueryable {
 }
 
 /**
- * Checks out a connection for a transaction, listening for its `error` while it is held: a connection
- * that drops between two queries (server restart, network cut) would otherwise crash the process
- * with an unhandled `error` event. Answers the client, the first such error seen, and the release,
- * which destroys a connection that failed or whose transaction state is unknown.
- */
-export async function checkOut(
-  pool: PgPool,
-): Promise<{ client: PgPoolClient; dropped(): Error | undefined; release(broken?: Error): void }> {
-  const client = await pool.connect()
-  let dropped: Error | undefined
-  const onError = (error: Error) => {
-    dropped ??= error
-  }
-  client.on?.('error', onError)
-  return {
-    client,
-    dropped: () => dropped,
-    release(broken) {
-      client.off?.('error', onError)
-      client.release(broken ?? dropped)
-    },
-  }
-}
-
-/**
  * The part of a `pg.Pool` (node-postgres 8) the stores use, created and ended by you. The stores only
- * send parameterized queries, and check out one connection per `runOnce` transaction.
+ * send parameterized queries, each on a connection they check out for it (one per `runOnce`
+ * transaction), so that a connection whose statement stalls can be destroyed.
  */
 export interface PgPool extends PgQueryable {
   connect(): Promise<PgPoolClient>
+  /** `pg.Pool` is an EventEmitter: it emits `error` when one of its idle connections fails. */
+  on?(event: 'error', listener: (error: Error) => void): unknown
+  listenerCount?(event: 'error'): number
 }
 
 /** What every store takes. */
@@ -61,6 +40,24 @@ export interface PostgresStoreOptions {
   pool: PgPool
   /** The schema holding the tables (default `paywire`): lower-case letters, digits and `_`, as `migrate()` created it. */
   schema?: string
+  /**
+   * The longest one statement of the store may wait for PostgreSQL's answer, in ms (default 30 000),
+   * getting its connection included. Past it the call rejects naming the statement, and the
+   * connection is destroyed, never returned to the pool: a connection that stalls (a partition, no
+   * reply and no RST) would otherwise hold the call for the hours TCP takes to notice. In
+   * `runOnce`'s transaction the server applies it too (`statement_timeout`).
+   */
+  statementTimeoutMs?: number
+  /**
+   * Hears the errors of the pool's idle connections (a server restart, a network cut), when the pool
+   * had no `error` listener when the first store was made on it: the store then adds one, since
+   * node-postgres emits `error` on the pool and an `error` event nobody listens to ends the process.
+   * Every store made on that pool with an `onError` hears each error once. Default, when none of
+   * them has one: `console.warn` naming the error's class, code and message (never the connection's
+   * settings), unless a listener of yours was added since. With a listener of your own from the
+   * start, the pool's errors are yours alone.
+   */
+  onError?: (error: Error) => void
 }
 
 export const DEFAULT_SCHEMA = 'paywire'
@@ -71,12 +68,37 @@ const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/
 /** In `u` mode a pair is one code point, so this matches only a surrogate without its partner. */
 const LONE_SURROGATE = /[\uD800-\uDFFF]/u
 
-/** Checks a store's options; refuses them with every issue named. Answers the schema to use. */
-export function checkStoreOptions(store: string, options: unknown, extra: ValidationIssue[] = []): string {
+/** A store's options as checked: the schema and the statement deadline to use. */
+export interface CheckedStoreOptions {
+  readonly schema: string
+  readonly statementTimeoutMs: number
+}
+
+/**
+ * How long one statement may wait for PostgreSQL's answer, when a store's options say nothing: far
+ * above what a store statement takes (one indexed row, milliseconds) or a runOnce waits for another
+ * runner of its key, far below the hours a stalled TCP connection takes to be noticed, and below the
+ * inbox's default lease (60 s), so a run stuck on a stalled connection fails and is retried rather
+ * than renewing its lease for ever.
+ */
+export const DEFAULT_STATEMENT_TIMEOUT_MS = 30_000
+
+/** Node's timers fire at once past this many ms (a 32-bit signed int). */
+export const MAX_TIMER_MS = 2_147_483_647
+
+/** A timeout option: a whole number of ms from 1 to Node's timer limit, or an issue naming it. */
+export function timeoutIssues(path: string, value: unknown): ValidationIssue[] {
+  if (value === undefined) return []
+  if (Number.isSafeInteger(value) && (value as number) >= 1 && (value as number) <= MAX_TIMER_MS) return []
+  return [{ path, message: `must be a whole number of ms from 1 to ${MAX_TIMER_MS}` }]
+}
+
+/** Checks a store's options; refuses them with every issue named. */
+export function checkStoreOptions(store: string, options: unknown, extra: ValidationIssue[] = []): CheckedStoreOptions {
   if (typeof options !== 'object' || options === null) {
     throw new RequestValidationError(store, [{ path: '(options)', message: 'pass { pool }' }], 'options')
   }
-  const { pool, schema } = options as Record<string, unknown>
+  const { pool, schema, statementTimeoutMs, onError } = options as Record<string, unknown>
   const issues: ValidationIssue[] = []
   if (
     typeof pool !== 'object' ||
@@ -87,9 +109,59 @@ export function checkStoreOptions(store: string, options: unknown, extra: Valida
     issues.push({ path: 'pool', message: 'pass your pg.Pool (node-postgres 8): it needs query() and connect()' })
   }
   issues.push(...schemaIssues(schema))
+  issues.push(...timeoutIssues('statementTimeoutMs', statementTimeoutMs))
+  if (onError !== undefined && typeof onError !== 'function') {
+    issues.push({ path: 'onError', message: 'must be a function (error) => void' })
+  }
   issues.push(...extra)
   if (issues.length > 0) throw new RequestValidationError(store, issues, 'options')
-  return (schema as string | undefined) ?? DEFAULT_SCHEMA
+  reportPoolErrors(pool as PgPool, onError as ((error: Error) => void) | undefined)
+  return {
+    schema: (schema as string | undefined) ?? DEFAULT_SCHEMA,
+    statementTimeoutMs: (statementTimeoutMs as number | undefined) ?? DEFAULT_STATEMENT_TIMEOUT_MS,
+  }
+}
+
+/** The pools the stores listen on, each with the `onError` of every store made on it that gave one. */
+const adopted = new WeakMap<PgPool, Set<(error: Error) => void>>()
+
+/**
+ * Makes the pool's idle-connection errors survivable: node-postgres emits `error` on the pool when an
+ * idle connection fails (a server restart cuts every one), and an `error` event with no listener
+ * throws, which from a socket's callback ends the process. When the pool has no listener, one is
+ * added that reports to the stores' `onError`; a pool with a listener of the merchant's is left
+ * alone (its errors are the merchant's). A pool that is not an EventEmitter has nothing to add to.
+ */
+function reportPoolErrors(pool: PgPool, onError: ((error: Error) => void) | undefined): void {
+  if (typeof pool.on !== 'function' || typeof pool.listenerCount !== 'function') return
+  let reporters = adopted.get(pool)
+  if (reporters === undefined) {
+    if (pool.listenerCount('error') > 0) return
+    const heard = new Set<(error: Error) => void>()
+    reporters = heard
+    adopted.set(pool, heard)
+    const listener = (error: Error) => {
+      if (heard.size > 0) {
+        for (const report of heard) {
+          // A throw here would be an exception inside an event listener: it must not end the process either.
+          try {
+            report(error)
+          } catch {}
+        }
+        // A listener the merchant added since handles it; else the warning, so the error is not silent.
+      } else if ((pool.listenerCount?.('error') ?? 0) <= 1) console.warn(poolWarning(error))
+    }
+    pool.on('error', listener)
+  }
+  if (onError !== undefined) reporters.add(onError)
+}
+
+/** What the default report says: the error's class, code and message; never the pool's settings. */
+function poolWarning(error: unknown): string {
+  const { code } = (error ?? {}) as { code?: unknown }
+  const kind = error instanceof Error ? error.constructor.name : typeof error
+  const text = error instanceof Error ? error.message : String(error)
+  return `@paywire/postgres: an idle connection of the pool failed (${kind}${typeof code === 'string' ? ` ${code}` : ''}: ${text}); the pool opens a new one when it needs it. Pass onError to the store, or listen on the pool, to handle it yourself.`
 }
 
 export function schemaIssues(schema: unknown): ValidationIssue[] {

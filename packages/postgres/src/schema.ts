@@ -1,7 +1,8 @@
 /** The tables the stores use, created by `migrate()`: versioned, so a later version adds steps and never edits one. */
 
 import { RequestValidationError } from '@paywire/core'
-import { checkOut, DEFAULT_SCHEMA, type PgPool, schemaIssues } from './pool.js'
+import { checkOut } from './connection.js'
+import { DEFAULT_SCHEMA, type PgPool, schemaIssues } from './pool.js'
 
 /**
  * The migration steps, in order: step `n` brings the schema to version `n`. `{schema}` is replaced by

@@ -4,6 +4,8 @@
  * - `request`: the statement never reaches the server (the connection drops while it is on its way);
  * - `reply`: the server runs the statement (and commits it, outside a transaction), and the connection
  *   drops before any of its reply reaches the client.
+ * Or it stalls, the way a partition does: nothing is forwarded either way and nothing is closed (no
+ * reply, no RST), so each side keeps waiting on a connection the other never hears from again.
  * It reads just enough of the wire protocol: after the startup message, every frontend message is a
  * type byte and a length; a statement ends with a simple Query (`Q`) or with the Sync (`S`) after a
  * Parse (`P`), and the server ends each answer with ReadyForQuery (`Z`).
@@ -20,6 +22,14 @@ export interface CutProxy {
   arm(match: RegExp, kind: CutKind): Promise<void>
   /** Statements cut so far. */
   readonly cuts: number
+  /**
+   * From now on every open connection stalls for good: nothing more is forwarded either way, and a
+   * side that closes is not closed on the other (the server keeps its session, the client its
+   * socket). New connections are accepted and never answered, until `resume()`.
+   */
+  stall(): void
+  /** New connections are forwarded again; the stalled ones stay stalled until `close()`. */
+  resume(): void
   close(): Promise<void>
 }
 
@@ -32,24 +42,36 @@ interface Armed {
 export async function startCutProxy(targetPort: number): Promise<CutProxy> {
   let armed: Armed | undefined
   let cuts = 0
+  let stalling = false
+  /** Each open connection's switch to its stall. */
+  const stallers = new Set<() => void>()
   const sockets = new Set<Socket>()
   const server: Server = createServer((client) => {
-    const upstream = createConnection({ host: '127.0.0.1', port: targetPort })
     sockets.add(client)
+    client.on('error', () => {})
+    client.on('close', () => sockets.delete(client))
+    if (stalling) return // accepted by the kernel, never answered: the startup waits for ever
+    const upstream = createConnection({ host: '127.0.0.1', port: targetPort })
     sockets.add(upstream)
+    let stalled = false
+    const stallThis = () => {
+      stalled = true
+    }
+    stallers.add(stallThis)
     const cut = () => {
       client.destroy()
       upstream.destroy()
     }
+    // A stalled connection carries no close across, as a partition carries no FIN or RST.
     client.on('close', () => {
-      sockets.delete(client)
-      upstream.destroy()
+      stallers.delete(stallThis)
+      if (!stalled) upstream.destroy()
     })
     upstream.on('close', () => {
       sockets.delete(upstream)
-      client.destroy()
+      stallers.delete(stallThis)
+      if (!stalled) client.destroy()
     })
-    client.on('error', () => {})
     upstream.on('error', () => {})
 
     let fromClient = Buffer.alloc(0) // bytes not forwarded yet: the statement in progress
@@ -60,6 +82,7 @@ export async function startCutProxy(targetPort: number): Promise<CutProxy> {
     let dropping: { at: number; hit: Armed } | undefined // a `reply` cut waiting for its answer
 
     client.on('data', (chunk: Buffer) => {
+      if (stalled) return
       fromClient = Buffer.concat([fromClient, chunk])
       for (;;) {
         if (startup) {
@@ -108,6 +131,7 @@ export async function startCutProxy(targetPort: number): Promise<CutProxy> {
     let fromServer = Buffer.alloc(0)
     let readies = 0
     upstream.on('data', (chunk: Buffer) => {
+      if (stalled) return
       fromServer = Buffer.concat([fromServer, chunk])
       let at = 0
       while (fromServer.length >= at + 5) {
@@ -136,6 +160,13 @@ export async function startCutProxy(targetPort: number): Promise<CutProxy> {
     port: (server.address() as AddressInfo).port,
     get cuts() {
       return cuts
+    },
+    stall() {
+      stalling = true
+      for (const stallOne of stallers) stallOne()
+    },
+    resume() {
+      stalling = false
     },
     arm(match, kind) {
       return new Promise<void>((resolve) => {

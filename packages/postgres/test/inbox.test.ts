@@ -60,6 +60,9 @@ describeWithPostgres('migrate, options and runOnce', (server) => {
       () => new PostgresIntentStore({ pool, schema: 'Robert"; DROP TABLE x; --' }),
       () => new PostgresIntentStore({ pool, maxIntentBytes: 0 }),
       () => new PostgresInbox(undefined as never),
+      () => new PostgresClaimStore({ pool, statementTimeoutMs: 0 }),
+      () => new PostgresInbox({ pool, idleInTransactionTimeoutMs: 2 ** 31 }),
+      () => new PostgresIntentStore({ pool, statementTimeoutMs: 1.5 }),
     ]
     const paths = bad.map((make) => {
       try {
@@ -70,7 +73,15 @@ describeWithPostgres('migrate, options and runOnce', (server) => {
       }
       return 'accepted'
     })
-    expect(paths).toStrictEqual(['pool', 'schema', 'maxIntentBytes', '(options)'])
+    expect(paths).toStrictEqual([
+      'pool',
+      'schema',
+      'maxIntentBytes',
+      '(options)',
+      'statementTimeoutMs',
+      'idleInTransactionTimeoutMs',
+      'statementTimeoutMs',
+    ])
     expect(() => migrationSql({ schema: 'a-b' })).toThrow(/schema/)
   })
 
@@ -228,12 +239,20 @@ describeWithPostgres('migrate, options and runOnce', (server) => {
        FROM (SELECT ('mark-' || i)::bytea AS k FROM generate_series(1, 1200) AS i) AS keys`,
     )
     const sent: string[] = []
+    const count = (text: string) => {
+      sent.push(text)
+      return text
+    }
+    // The store sends each statement on a connection it checks out: count what goes on those.
     const counting = {
-      query: (text: string, values?: unknown[]) => {
-        sent.push(text)
-        return pool.query(text, values)
+      query: (text: string, values?: unknown[]) => pool.query(count(text), values),
+      connect: async () => {
+        const client = await pool.connect()
+        return {
+          query: (text: string, values?: unknown[]) => client.query(count(text), values),
+          release: (destroy?: boolean | Error) => client.release(destroy),
+        }
       },
-      connect: () => pool.connect(),
     }
     expect(await new PostgresClaimStore({ pool: counting, schema: 'backlog' }).prune(24 * 3600_000)).toBe(3_700)
     const deletes = (table: string) => sent.filter((text) => text.startsWith(`DELETE FROM backlog.${table} `)).length

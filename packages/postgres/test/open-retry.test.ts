@@ -13,16 +13,14 @@ import { type PgPool, PostgresIntentStore } from '../src/index.js'
 /** A pool whose queries fail with `failures` in turn, then succeed; it records every statement. */
 function failingPool(failures: Error[]): PgPool & { sent: string[] } {
   const sent: string[] = []
-  return {
-    sent,
-    async query(text: string) {
-      sent.push(text.trim().split(/\s+/)[0] as string)
-      const failure = failures.shift()
-      if (failure) throw failure
-      return { rows: [], rowCount: 1 }
-    },
-    connect: () => Promise.reject(new Error('not used')),
+  const query = async (text: string) => {
+    sent.push(text.trim().split(/\s+/)[0] as string)
+    const failure = failures.shift()
+    if (failure) throw failure
+    return { rows: [], rowCount: 1 }
   }
+  // The store sends each statement on a connection it checks out (so it can destroy one that stalls).
+  return { sent, query, connect: async () => ({ query, release: () => {} }) }
 }
 
 const nodeError = (code: string) => Object.assign(new Error(`write ${code}`), { code, errno: -32, syscall: 'write' })
