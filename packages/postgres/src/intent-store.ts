@@ -19,6 +19,9 @@ const MAX_RECORD_BYTES = 512 * 1024 * 1024
 const DEFAULT_MAX_INTENT_BYTES = 1024 * 1024
 
 /** How many times `open` sends its statement when the connection fails: the upsert is idempotent. */
+/** The text appended to a record: its `writtenAt`, the server's clock in whole ms. */
+const WRITTEN_AT = `',"writtenAt":' || floor(extract(epoch FROM statement_timestamp()) * 1000)::bigint`
+
 const OPEN_ATTEMPTS = 3
 
 /** The options of `PostgresIntentStore`. */
@@ -76,7 +79,11 @@ export class PostgresIntentStore implements IntentStore {
       try {
         await this.#send(
           'PostgresIntentStore.open',
-          `INSERT INTO ${this.#table} (id_hash, id, service_hash, created_at, record) VALUES ($1, $2, $3, $4, $5)
+          // The record gains `writtenAt`, the server's clock as it commits it, appended to the JSON
+          // object as text (the client wrote it, so it ends with "}"): reconciliation measures it
+          // against now(), so no process's clock decides how long ago a call was made.
+          `INSERT INTO ${this.#table} (id_hash, id, service_hash, created_at, record)
+           VALUES ($1, $2, $3, $4, left($5::text, -1) || ${WRITTEN_AT} || '}')
            ON CONFLICT (id_hash) DO UPDATE SET service_hash = EXCLUDED.service_hash,
              created_at = EXCLUDED.created_at, record = EXCLUDED.record`,
           values,
@@ -97,7 +104,8 @@ export class PostgresIntentStore implements IntentStore {
     // The outcome of the write is unknown; the call will not be sent, so the intent must not stay.
     const undone = await this.#send(
       'PostgresIntentStore.open',
-      `DELETE FROM ${this.#table} WHERE id_hash = $1 AND record = $2`,
+      // Only the record this open wrote: its JSON, then the writtenAt the server appended.
+      `DELETE FROM ${this.#table} WHERE id_hash = $1 AND left(record, length($2::text) + 12) = left($2::text, -1) || ',"writtenAt":'`,
       [hashOf(id), json],
     ).then(
       () => true,
@@ -110,6 +118,16 @@ export class PostgresIntentStore implements IntentStore {
       `PostgresIntentStore.open: the connection to PostgreSQL failed ${OPEN_ATTEMPTS} times writing intent ${intent.id} (${message(lastError)}); the call is not sent, and ${left}`,
       { cause: lastError },
     )
+  }
+
+  /** The server's clock (`statement_timestamp()`), in ms since the epoch: what each intent's `writtenAt` is on. */
+  async now(): Promise<number> {
+    const result = await this.#send(
+      'PostgresIntentStore.now',
+      `SELECT floor(extract(epoch FROM statement_timestamp()) * 1000)::float8 AS now`,
+      [],
+    )
+    return Number(result.rows[0]?.now)
   }
 
   /** Deletes the intent's row (its outcome needs nothing more kept). An unknown id changes nothing; safe to send again. */

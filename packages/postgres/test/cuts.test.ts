@@ -228,9 +228,10 @@ describeWithPostgres('connections cut mid-statement, and a server restart', (ser
       const cut = proxy.arm(/INSERT INTO cuts\.intents/, kind)
       await journal.open(intent)
       await cut
-      expect(await new PostgresIntentStore({ pool: direct, schema }).openIntents(intent.service)).toStrictEqual([
-        intent,
-      ])
+      // As written, with the time the server wrote it (`writtenAt`, its own clock).
+      const listed = await new PostgresIntentStore({ pool: direct, schema }).openIntents(intent.service)
+      expect(listed.map(({ writtenAt: _, ...rest }) => rest)).toStrictEqual([intent])
+      expect(Number.isFinite(listed[0]?.writtenAt)).toBe(true)
     })
 
     it(`runOnce whose COMMIT is cut (${kind}): it rejects; run again, the effect is there exactly once`, async () => {
