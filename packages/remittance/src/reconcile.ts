@@ -3,8 +3,8 @@
  * `referenceNumber` that confirm answers (rule Endpoints 16); whether it also finds a transfer by its
  * `agentTransactionRef` or `transactionId` is not published, and neither is what it answers (rule
  * Platform 15 is our reading). So only a readable record of the very transaction proves it was made
- * (core refuses a record that does not name it, rule Platform 19); not found, an empty answer or a
- * record of another proves nothing.
+ * (core refuses a record that does not name it, rule Platform 19), and only a confirmed state proves
+ * a confirm; not found, an empty answer or a record of another proves nothing.
  */
 
 import { ProblemDetailsError, type Reconciled, type Reconciliation } from '@paywire/core'
@@ -22,14 +22,34 @@ function present(value: unknown): value is string | number {
 }
 
 /**
+ * The states that prove a transaction was confirmed. A transfer is `ENTERED` until confirmed, and
+ * confirm moves it on, to `AGENT_OK` first (rule Platform 3): `ENTERED` and `PENDING_CLEARANCE`
+ * come before it; `ABORTED`, `ERROR` and `DELETED` end a transaction whether or not it was
+ * confirmed; a value not listed is not known to follow confirm. None of those proves it.
+ */
+const CONFIRMED_STATES: readonly string[] = [
+  'AGENT_OK',
+  'HQ_READY',
+  'HQ_OK',
+  'HQ_OK_PAID',
+  'SENT_FOR_PAY',
+  'SENT_FOR_DELIVERY',
+  'PROCESSED',
+]
+
+/**
  * Why the status record does not prove the call acted, or `undefined` when it does. That the record
  * is of the key looked up (one of its identifiers repeats it) is core's check of the lookup's answer
  * (rule Platform 19); here, what makes a record of it still no proof: no `status`; for a confirm,
- * no `referenceNumber`, which confirm gives (it is empty before confirm, rule Platform 2).
+ * a state before confirmation (rule Platform 3), or no `referenceNumber`, which confirm gives
+ * (it is empty before confirm, rule Platform 2).
  */
 function unproven(state: TransactionStatus, key: Reconciliation): string | undefined {
   if (!present(state.status)) return 'the status lookup answered a record without a status'
   if (key.key !== 'transactionId') return undefined
+  if (!CONFIRMED_STATES.includes(String(state.status).toUpperCase())) {
+    return `the status lookup shows transaction ${key.value} as ${String(state.status)}, which does not prove it was confirmed (rule Platform 3)`
+  }
   if (!present(state.referenceNumber)) {
     return `the status lookup shows transaction ${key.value} (status ${String(state.status)}) without the referenceNumber confirm gives: it may not be confirmed`
   }

@@ -3,9 +3,10 @@
  * misbehaving service, proxy or cache answers the status lookup, a transfer or a confirm with the
  * record of another transaction. Through the real undici transport, such an answer is not believed:
  * the lookup fails with `unbound_response`; a transfer or confirm is an unknown outcome with its key.
+ * And a lost confirm is `applied` only on a state that proves the transaction was confirmed.
  */
 
-import { MemoryIntentStore } from '@paywire/core'
+import { MemoryIntentStore, type PaywireError } from '@paywire/core'
 import { type FaultBehaviour, faults, rejection, startFaultServer } from '@paywire/core/testing'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { Remittance, RemittanceError } from '../src/index.js'
@@ -135,4 +136,46 @@ describe('a transfer or confirm answered for another transaction is an unknown o
       /^transactions\.confirm: the success answer \(HTTP 200\) is not about this request: it names transactionId "TX-2", not the "TX-1" this call sent \(rule Platform 19\); act on none of it\. Outcome unknown/,
     )
   })
+})
+
+/** A service where confirm acts and its answer is lost, and the status lookup answers `state`. */
+async function lostConfirm(state: Record<string, unknown>) {
+  return faultRemit((req, res) => {
+    if (req.method === 'POST' && req.url?.startsWith('/api/transactions/confirm/')) {
+      req.socket.destroy()
+      return
+    }
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(state))
+  })
+}
+
+describe('a confirm whose answer was lost is applied only on a state that proves it confirmed (item 3)', () => {
+  it.each(['ENTERED', 'PENDING_CLEARANCE', 'ABORTED', 'SOMETHING_NEW'])(
+    'the lookup shows the transaction %s (with a reference): still_unknown with advice, and the intent stays open',
+    async (status) => {
+      const { remit } = await lostConfirm({ transactionId: 'TX-1', referenceNumber: 'RN-1', status })
+      const error = (await rejection(remit.transactions.confirm('TX-1'))) as PaywireError
+      expect(error.outcomeUnknown).toBe(true)
+      const result = await remit.reconcile(error)
+      expect(result.outcome).toBe('still_unknown')
+      expect(result.evidence).toBe(
+        `the status lookup shows transaction TX-1 as ${status}, which does not prove it was confirmed (rule Platform 3)`,
+      )
+      expect(result.next).toMatch(/look the transaction up with remit\.lookup\.transactionStatus/)
+      const [settled] = await remit.reconcileAll()
+      expect(settled?.result.outcome).toBe('still_unknown')
+      expect(await remit.pendingIntents()).toMatchObject([{ operation: 'transactions.confirm' }])
+    },
+  )
+
+  it.each(['AGENT_OK', 'HQ_OK', 'PROCESSED'])(
+    'the lookup shows the transaction %s: applied, and the intent is closed',
+    async (status) => {
+      const { remit } = await lostConfirm({ transactionId: 'TX-1', referenceNumber: 'RN-1', status })
+      await rejection(remit.transactions.confirm('TX-1'))
+      const [settled] = await remit.reconcileAll()
+      expect(settled?.result).toMatchObject({ outcome: 'applied', state: { status } })
+      expect(await remit.pendingIntents()).toEqual([])
+    },
+  )
 })
