@@ -27,7 +27,15 @@ const WALL_SLACK_MS = 2_500
 const SIZE_CAP = 4_096
 
 /** A success body every lookup and write of the three packages accepts. */
-const SUCCESS_BODY = JSON.stringify({ result: 'SUCCESS', status: 'SETTLED', trans_id: 'trans-1', order_id: 'o-1' })
+// Names the subject of every package's lookup (the card's trans_id, the remittance reference): an
+// answer that names none is not believed (card rule Platform 27, remittance rule Platform 19).
+const SUCCESS_BODY = JSON.stringify({
+  result: 'SUCCESS',
+  status: 'SETTLED',
+  trans_id: 'trans-1',
+  order_id: 'o-1',
+  referenceNumber: 'RN-1',
+})
 const HTML_PAGE = '<html><head><title>Bad Gateway</title></head><body><h1>Bad Gateway</h1><p>nginx</p></body></html>'
 
 type Expected =

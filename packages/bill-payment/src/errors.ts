@@ -11,7 +11,8 @@ const CREDENTIAL_HINT =
 const HINTS: ProblemHints = { unauthorized: CREDENTIAL_HINT, forbidden: CREDENTIAL_HINT }
 
 /**
- * The bill payment service answered with an error, or with a 2xx the SDK could not use. Everything
+ * The bill payment service answered with an error, or with a 2xx the SDK could not use (rule
+ * Platform 13: `unbound_response`, an answer about another transaction than the one asked for). Everything
  * it holds (`reason`, `problem`, `issues`, `isAuthError`, `isNotFound`, the call's `idempotencyKey`) is
  * core's `ProblemDetailsError`, the same as `RemittanceError`, except `fieldErrors`: the service
  * publishes no error body (rule Errors), so they are read from every common shape of a validation

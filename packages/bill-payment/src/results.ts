@@ -85,7 +85,7 @@ export type CatalogDisableResult = Product | undefined
 export type TransactionsListResult = readonly Transaction[] | undefined
 /** `transactions.execute(body)`: the transaction the payment made, or `undefined` for an empty answer (rule Platform 12). */
 export type TransactionsExecuteResult = Transaction | undefined
-/** `transactions.get(transReference)`: the transaction, or `undefined` for an empty answer (rule Platform 12). */
-export type TransactionsGetResult = Transaction | undefined
+/** `transactions.get(transReference)`: the transaction of the reference asked for (rules Platform 12, Platform 13). */
+export type TransactionsGetResult = Transaction
 /** `transactions.filter(filter)`: the transactions that match (rules Endpoints 8, Platform 12). */
 export type TransactionsFilterResult = readonly Transaction[] | undefined

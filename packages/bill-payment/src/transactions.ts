@@ -1,6 +1,7 @@
 /** Transactions operations (rules Endpoints 5–8): one row per endpoint, which is also its method. */
 
 import {
+  bindAnswer,
   defineOperation,
   listAnswer,
   reconcileRule,
@@ -57,16 +58,27 @@ export const TRANSACTIONS = {
             lookup: `bills.transactions.list() or bills.transactions.filter(...) for the payment sent with Idempotency-Key ${JSON.stringify(key)}`,
           },
     ),
+    // A payment's answer naming the key it was paid with must name this call's (rules Platform 12,
+    // 13); one naming none is taken: no success body is published, so absence proves nothing.
+    answerBinding: bindAnswer('action', { idempotencyKey: ['idempotencyKey'], rule: 'Platform 13' }),
     decode: transaction,
   }),
-  /** `GET /api/transactions/{transReference}`: one transaction by reference, URL-encoded (rules Resources 2, Platform 12). */
+  /**
+   * `GET /api/transactions/{transReference}`: one transaction by reference, URL-encoded (rules
+   * Resources 2, Platform 12). Believed only when the record names the reference asked for (rule
+   * Platform 13): another record, or none, rejects with `unbound_response`.
+   */
   get: defineOperation({
     name: 'transactions.get',
     method: 'GET',
     path: '/api/transactions/{transReference}',
     retry: safe,
     idempotency: IDEMPOTENCY,
-    decode: transaction,
+    // No answer body is published (rule Endpoints 10): the binding rests on Platform 12, an
+    // assumption that the record carries its transReference (what the simulator answers).
+    answerBinding: bindAnswer('lookup', { path: { transReference: ['transReference'] }, rule: 'Platform 13' }),
+    // An empty answer names no reference and is refused by the binding before this decoder runs.
+    decode: (value, reject): Transaction => transaction(value, reject) ?? reject('holds no record'),
   }),
   /** `POST /api/transactions/all`: filters all transactions (body `TransactionFilter`, fields not published; rule Platform 12). */
   filter: defineOperation({

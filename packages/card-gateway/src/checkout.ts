@@ -14,11 +14,13 @@ import {
 } from '@paywire/core/engine'
 import * as z from 'zod'
 import {
+  actionAnswerNames,
   amountText,
   type CheckoutPaymentStatus,
   currencyCode,
   exactlyOne,
   type GatewayContext,
+  lookupAnswerNames,
   nonEmpty,
   type RequestRules,
   reconcileBy,
@@ -312,6 +314,8 @@ export const CHECKOUT = {
       cancel_url,
     }),
     reconcile: reconcileBy('order.number', 'order_id', checkoutStatus),
+    // No answer binding: the answer is published to carry redirect_url only (rule Platform 5), no
+    // identifier to bind it by.
     decode: (value, reject): CheckoutPurchaseResult => {
       const body = value as Record<string, unknown>
       if (typeof body['redirect_url'] !== 'string') reject('has no "redirect_url"')
@@ -346,6 +350,7 @@ export const CHECKOUT = {
       name: p.name,
     }),
     reconcile: reconcileBy('order_id', 'order_id', checkoutStatus),
+    answerBinding: actionAnswerNames('order_id'),
     decode: decodeCredit,
   }),
   /** Looks a payment up by `payment_id` or `order_id`; safe to repeat (rules States 3, Limits 2). */
@@ -366,6 +371,8 @@ export const CHECKOUT = {
       ),
     retry: safe, // rule Limits 2
     toWire: (p, ctx: GatewayContext) => ({ merchant_key: ctx.merchantKey(), ...p }),
+    // The answer names the payment by payment_id and the order by order.number (rule Platform 7).
+    answerBinding: lookupAnswerNames({ payment_id: ['payment_id'], order_id: ['order.number'] }),
     decode: decodeStatus,
   }),
 }

@@ -7,8 +7,10 @@ import { asObject } from './schemas.js'
 /**
  * One snake_case reason per row of the gateway's error table (docs/errors.md), plus `not_found`
  * (code 101000 with a message the table does not list), `unreadable_response` (a 2xx body the SDK
- * cannot read), `response_schema_mismatch` (a 2xx that fails the `schema` you passed), `unexpected_redirect` (a 3xx, never followed), `unexpected_status` (a 1xx as the
- * final answer) and `unknown` (a code the table does not list).
+ * cannot read), `response_schema_mismatch` (a 2xx that fails the `schema` you passed),
+ * `unbound_response` (a 2xx about another transaction, order or payment, or a lookup's answer that
+ * names none: rule Platform 27), `unexpected_redirect` (a 3xx, never followed), `unexpected_status`
+ * (a 1xx as the final answer) and `unknown` (a code the table does not list).
  */
 export type CardGatewayErrorReason =
   | 'hash_invalid'
@@ -33,6 +35,7 @@ export type CardGatewayErrorReason =
   | 'not_found'
   | 'unreadable_response'
   | 'response_schema_mismatch'
+  | 'unbound_response'
   | 'unexpected_redirect'
   | 'unexpected_status'
   | 'unknown'
@@ -153,7 +156,7 @@ function hintFor(
 export interface CardGatewayErrorInit extends RequestInfo {
   readonly response: RawResponse
   readonly environment?: string | undefined
-  /** Overrides the reason (used for unreadable 2xx bodies). */
+  /** Overrides the reason (used for 2xx bodies the SDK cannot use). */
   readonly reason?: CardGatewayErrorReason
   readonly message?: string
   /** With `response_schema_mismatch`: every place the body failed your schema. */
@@ -219,6 +222,10 @@ export function gatewayAnswers(environment: string | undefined): AnswerReader {
     const http = `HTTP ${response.status}`
     if (problem.reason === 'unreadable_response') {
       const message = `${request.operation}: the ${http} answer ${problem.message}.`
+      return new CardGatewayError({ ...request, response, environment, reason: problem.reason, message })
+    }
+    if (problem.reason === 'unbound_response') {
+      const message = `${request.operation}: the ${http} answer is not about this request: ${problem.message}.`
       return new CardGatewayError({ ...request, response, environment, reason: problem.reason, message })
     }
     const listed = problem.issues
@@ -299,12 +306,14 @@ export function readEnvelope(json: unknown): Envelope {
 /**
  * Whether the gateway may have acted before this answer (docs/errors.md, "Outcome unknown"): a row
  * of the error table, or an explicit `ERROR` envelope in a 2xx, says it did not; a 1xx/3xx, an
- * unreadable 2xx, and a 5xx without a known row leave it open.
+ * unreadable 2xx, a 2xx about another transaction (it says nothing of this one) and a 5xx without a
+ * known row leave it open.
  */
 function mayHaveActed(reason: CardGatewayErrorReason, envelope: Envelope, status: number): boolean {
   if (
     reason === 'unreadable_response' ||
     reason === 'response_schema_mismatch' ||
+    reason === 'unbound_response' ||
     reason === 'unexpected_redirect' ||
     reason === 'unexpected_status'
   )

@@ -63,8 +63,15 @@ function present(value: unknown): value is string | number {
   return (typeof value === 'string' && value.trim() !== '') || (typeof value === 'number' && Number.isFinite(value))
 }
 
-/** What a lookup gave: a record, nothing found, or an answer that cannot be read. */
-type Looked<T> = { readonly record: T } | { readonly notFound: true } | { readonly unreadable: string }
+/**
+ * What a lookup gave: a record, nothing found, an answer that cannot be read, or one that is not
+ * about the key looked up (`unbound`: another record, or none named; core's rule Platform 27).
+ */
+type Looked<T> =
+  | { readonly record: T }
+  | { readonly notFound: true }
+  | { readonly unreadable: string }
+  | { readonly unbound: string }
 
 async function look<T>(lookup: () => PromiseLike<T>): Promise<Looked<T>> {
   try {
@@ -75,17 +82,18 @@ async function look<T>(lookup: () => PromiseLike<T>): Promise<Looked<T>> {
     if (error instanceof CardGatewayError && error.reason === 'unreadable_response') {
       return { unreadable: error.message }
     }
+    // A 2xx about another transaction or order, or naming none, shows nothing of this one.
+    if (error instanceof CardGatewayError && error.reason === 'unbound_response') return { unbound: error.message }
     throw error
   }
 }
 
-/** Why a Checkout status record is not the order reconciled, or `undefined` when it is. */
+/**
+ * Why a Checkout status record is not the order reconciled, or `undefined` when it is. That the
+ * record names the order (`order.number`) is core's check of the lookup's answer (rule Platform 27):
+ * here, only what makes a record of this order still not the call reconciled.
+ */
 function checkoutUnproven(operation: string, state: CheckoutStatusResult, orderId: string): string | undefined {
-  if (Object.keys(state).length === 0) return 'the status lookup answered 200 with an empty record'
-  const number = state.order?.number
-  if (!present(number) || String(number) !== orderId) {
-    return `the status lookup answered a record that does not name order ${orderId}`
-  }
   for (const field of ['type', 'operation']) {
     const kind = state[field]
     if (typeof kind === 'string' && FOREIGN_KINDS[operation]?.includes(kind.toLowerCase())) {
@@ -143,6 +151,11 @@ function partialRefund(state: S2sActionResult, params: unknown): string | undefi
   return refund !== undefined && payment !== undefined && refund >= payment ? undefined : `of ${String(amount)}`
 }
 
+/** The evidence of a lookup whose answer is not about the key looked up (its error's message says why). */
+function notOf(lookup: string, key: { key: string; value: string }, why: string): string {
+  return `${lookup} answered a record that does not name ${key.key} ${key.value}: ${why}`
+}
+
 /** The kinds of record that prove a credit. */
 const CREDIT_KINDS = ['credit', 'refund']
 
@@ -156,8 +169,9 @@ function kindOf(state: CheckoutStatusResult): string | undefined {
 }
 
 /**
- * Why an S2S record is not the call reconciled, or `undefined` when it is: it names the key looked
- * up (`trans_id` or `order_id`), carries a status, and is of the lookup or of the action reconciled.
+ * Why an S2S record is not the call reconciled, or `undefined` when it is: it carries a status, and
+ * is of the lookup or of the action reconciled. That it names the key looked up (`trans_id` or
+ * `order_id`) is core's check of the lookup's answer (rule Platform 27).
  */
 function s2sUnproven(
   lookupAction: string,
@@ -165,11 +179,6 @@ function s2sUnproven(
   state: S2sActionResult,
   key: { key: string; value: string },
 ): string | undefined {
-  if (Object.keys(state).length === 0) return `${lookupAction} answered 200 with an empty record`
-  const named = state[key.key]
-  if (!present(named) || String(named) !== key.value) {
-    return `${lookupAction} answered a record that does not name ${key.key} ${key.value}`
-  }
   if (present(state.action) && state.action !== lookupAction && state.action !== action) {
     return `${lookupAction} answered the record of another action (${String(state.action)}) under ${key.key} ${key.value}`
   }
@@ -244,6 +253,7 @@ export async function reconcileCard(
       return result('not_applied', undefined, `GET_TRANS_STATUS finds no transaction ${key.value}`)
     }
     if ('unreadable' in looked) return unknown(`GET_TRANS_STATUS answered what cannot be read: ${looked.unreadable}`)
+    if ('unbound' in looked) return unknown(notOf('GET_TRANS_STATUS', key, looked.unbound))
     const state = looked.record
     const problem = s2sUnproven('GET_TRANS_STATUS', s2sRule.action, state, key)
     if (problem !== undefined) return unknown(problem, state)
@@ -270,6 +280,7 @@ export async function reconcileCard(
       const what = operation === 'checkout.purchase' ? 'order' : 'the credit'
       const looked = await look(() => checkout.status({ order_id: key.value }))
       if ('unreadable' in looked) return unknown(`the status lookup answered what cannot be read: ${looked.unreadable}`)
+      if ('unbound' in looked) return unknown(notOf('the status lookup', key, looked.unbound))
       if ('notFound' in looked) {
         if (operation === 'checkout.purchase') {
           // No session was created for this order: the payer was never sent to pay it.
@@ -313,6 +324,7 @@ export async function reconcileCard(
       if ('unreadable' in looked) {
         return unknown(`GET_TRANS_STATUS_BY_ORDER answered what cannot be read: ${looked.unreadable}`)
       }
+      if ('unbound' in looked) return unknown(notOf('GET_TRANS_STATUS_BY_ORDER', key, looked.unbound))
       const state = looked.record
       const problem =
         s2sUnproven('GET_TRANS_STATUS_BY_ORDER', 'RECURRING_SALE', state, key) ?? otherCharge(state, subject.params)

@@ -5,6 +5,7 @@
  */
 
 import {
+  type AnswerBinding,
   type AnswerDecoder,
   defineOperation,
   type FieldKinds,
@@ -72,6 +73,8 @@ interface ActionRow<
   readonly retry: RetryPolicy | ((ctx: GatewayContext) => RetryPolicy)
   /** How an unknown outcome is settled; lookups have none (nothing to settle). */
   readonly reconcile?: ReconcileRule
+  /** Which answer field must repeat which request field (rule Platform 27). */
+  readonly answerBinding?: AnswerBinding
 }
 
 /**
@@ -94,6 +97,7 @@ export function s2sAction<
     params: row.params,
     retry: row.retry,
     ...(row.reconcile ? { reconcile: row.reconcile } : {}),
+    ...(row.answerBinding ? { answerBinding: row.answerBinding } : {}),
     toWire: actionWire(row.action),
     finalize: signWith(row.hashInputs),
     decode: decodeAction,

@@ -1,6 +1,7 @@
 /**
- * S2S CARD actions: one row per action (its params with their field docs, retry policy and
- * reconciliation), the params types derived from them, and the `S2s` resource with `captureIfPending`.
+ * S2S CARD actions: one row per action (its params with their field docs, retry policy,
+ * reconciliation and answer binding), the params types derived from them, and the `S2s` resource
+ * with `captureIfPending`.
  */
 
 import type { CallOptions } from '@paywire/core'
@@ -10,9 +11,11 @@ import * as z from 'zod'
 import { DEDUP_WINDOW_MS } from './checkout.js'
 import { type S2sCaptureResult, type S2sGetTransStatusResult, s2sAction } from './s2s-action.js'
 import {
+  actionAnswerNames,
   amountText,
   currencyCode,
   type GatewayContext,
+  lookupAnswerNames,
   nonEmpty,
   positiveInt,
   reconcileBy,
@@ -102,6 +105,7 @@ export const S2S = {
         trans_id: nonEmpty(),
       }),
     retry: safe, // a lookup (rules States 3, Limits 2)
+    answerBinding: lookupAnswerNames({ trans_id: ['trans_id'] }),
   }),
   /** GET_TRANS_STATUS_BY_ORDER: reads a transaction's state by order_id; safe to repeat. */
   getTransStatusByOrder: s2sAction('s2s.getTransStatusByOrder', {
@@ -113,6 +117,7 @@ export const S2S = {
         order_id: nonEmpty(),
       }),
     retry: safe,
+    answerBinding: lookupAnswerNames({ order_id: ['order_id'] }),
   }),
   /** CAPTURE: only a `pending` payment (rule States 1: else 208003); never retried once sent. */
   capture: s2sAction('s2s.capture', {
@@ -130,6 +135,7 @@ export const S2S = {
       ),
     retry: unsentOnly, // a repeated capture can act twice
     reconcile: byTransIdLookup,
+    answerBinding: actionAnswerNames('trans_id'),
   }),
   /** VOID: cancels a `pending` authorization (rule States 2); never retried once sent. */
   void: s2sAction('s2s.void', {
@@ -142,6 +148,7 @@ export const S2S = {
       }),
     retry: unsentOnly,
     reconcile: byTransIdLookup,
+    answerBinding: actionAnswerNames('trans_id'),
   }),
   /** CREDITVOID: answers `ACCEPTED`, outcome by callback; never retried once sent. */
   creditVoid: s2sAction('s2s.creditVoid', {
@@ -159,6 +166,7 @@ export const S2S = {
       ),
     retry: unsentOnly,
     reconcile: byTransIdLookup,
+    answerBinding: actionAnswerNames('trans_id'),
   }),
   /** RECURRING_SALE: charges again from an initial recurring transaction (rules S2S 3, 4: the pair must match). */
   recurringSale: s2sAction('s2s.recurringSale', {
@@ -195,6 +203,8 @@ export const S2S = {
       'order_id',
       (v) => `gw.s2s.getTransStatusByOrder({ order_id: ${JSON.stringify(v)} })`,
     ),
+    // Its answer's trans_id is the new charge's; the order_id is the one this call sent.
+    answerBinding: actionAnswerNames('order_id'),
   }),
   /**
    * CREATE_SCHEDULE: answers with `schedule_id` (rules S2S 3, Platform 12). Its hash inputs are not
@@ -224,6 +234,8 @@ export const S2S = {
       }),
     retry: unsentOnly,
     reconcile: createScheduleKey,
+    // Only when this call sent its own schedule_id; else the answer's is the gateway's new one.
+    answerBinding: actionAnswerNames('schedule_id'),
   }),
   /** DELETE_SCHEDULE: the way to cancel a schedule (rule S2S 1: there is no CANCEL_SCHEDULE). */
   deleteSchedule: s2sAction('s2s.deleteSchedule', {
@@ -236,6 +248,7 @@ export const S2S = {
       }),
     retry: unsentOnly,
     reconcile: byScheduleLookup,
+    answerBinding: actionAnswerNames('schedule_id'),
   }),
   /** UPDATE_SCHEDULE: changes a schedule, given by its UUID, and the members to change (rule S2S 2). */
   updateSchedule: s2sAction('s2s.updateSchedule', {
@@ -256,6 +269,7 @@ export const S2S = {
       }),
     retry: unsentOnly,
     reconcile: byScheduleLookup,
+    answerBinding: actionAnswerNames('schedule_id'),
   }),
 }
 
@@ -331,7 +345,9 @@ export class S2s extends S2sRows {
    * It cannot capture twice: the lookup is the only retried step, and CAPTURE is sent at most once
    * (`unsent-only`); if its outcome is unknown the error says `requestSent`, reconcile with a lookup.
    * Only an answer with `result: SUCCESS` counts as captured; `DECLINED` or any other result is
-   * `captured: false` with the answer in `capture` (rule Platform 9).
+   * `captured: false` with the answer in `capture` (rule Platform 9). A lookup answer that does not
+   * name this `trans_id` (another transaction's record) rejects with `unbound_response`, and CAPTURE
+   * is not sent on it (rule Platform 27).
    */
   async captureIfPending(params: S2sCaptureParams, call?: CallOptions): Promise<S2sCaptureIfPendingResult> {
     const lookup = await this.getTransStatus({ trans_id: params.trans_id }, call)

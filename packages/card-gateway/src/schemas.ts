@@ -1,6 +1,6 @@
 /** Shared field rules, what the operation rows see of the client, and the value types of answers. */
 
-import { type ReconcileRule, reconcileRule } from '@paywire/core/engine'
+import { type AnswerBinding, bindAnswer, type ReconcileRule, reconcileRule } from '@paywire/core/engine'
 import * as z from 'zod'
 import { type AmountForm, amountProblem, CURRENCY_PATTERN, CURRENCY_RULE } from './amount.js'
 import { wireField } from './wire.js'
@@ -288,4 +288,21 @@ export function reconcileBy(field: string, key: string, lookup: (value: string) 
     const value = wire && wireField(wire, field)
     return value ? { key, value, lookup: lookup(value) } : undefined
   })
+}
+
+/**
+ * A lookup's answer binding (rule Platform 27): each wire field sent must be repeated exactly by
+ * one of its answer fields, and an answer that names none of them confirms nothing.
+ */
+export function lookupAnswerNames(fields: Readonly<Record<string, readonly string[]>>): AnswerBinding {
+  return bindAnswer('lookup', { wire: fields, rule: 'Platform 27' })
+}
+
+/**
+ * A money-moving call's answer binding (rule Platform 27): an answer naming `field` must name the
+ * value sent in it. One naming none is taken as before: the gateway does not publish its success
+ * bodies (Platform 10 lists fields "commonly present"), so their absence proves nothing either way.
+ */
+export function actionAnswerNames(field: string): AnswerBinding {
+  return bindAnswer('action', { wire: { [field]: [field] }, rule: 'Platform 27' })
 }

@@ -25,7 +25,7 @@ describe('a known field of the wrong kind: the answer is unreadable, never read 
   })
 
   it('GET_TRANS_STATUS answered 200 with "status": […]: unreadable; a lookup moved no money, so the outcome is known', async () => {
-    const { gw } = await faultGateway(faults.json(200, { result: 'SUCCESS', status: [] }))
+    const { gw } = await faultGateway(faults.json(200, { result: 'SUCCESS', trans_id: 't-9', status: [] }))
     const error = await gatewayError(gw.s2s.getTransStatus({ trans_id: 't-9' }))
     expect(error).toMatchObject({ status: 200, reason: 'unreadable_response', outcomeUnknown: false })
     expect(error.message).toContain('status is an array')
@@ -63,7 +63,9 @@ describe("the status answer's order and customer are read by the same policy", (
   })
 
   it('a number in order.amount reads as its decimal text', async () => {
-    const { gw } = await faultGateway(faults.json(200, { status: 'settled', order: { amount: 10.5, number: 7 } }))
+    const { gw } = await faultGateway(
+      faults.json(200, { payment_id: 'p-1', status: 'settled', order: { amount: 10.5, number: 7 } }),
+    )
     expect(await gw.checkout.status({ payment_id: 'p-1' })).toMatchObject({ order: { amount: '10.5', number: '7' } })
   })
 })
@@ -80,12 +82,12 @@ describe('what still reads', () => {
         extra: { a: [1] },
       }),
     )
-    const answer = await gw.s2s.capture({ trans_id: 't-9' })
+    const answer = await gw.s2s.capture({ trans_id: '42' })
     expect(answer).toMatchObject({ amount: '10.5', trans_id: '42', extra: { a: [1] } })
   })
 
   it('a number in a Checkout status text field reads as its decimal text', async () => {
     const { gw } = await faultGateway(faults.json(200, { payment_id: 123, status: 'settled' }))
-    expect(await gw.checkout.status({ payment_id: 'p-1' })).toMatchObject({ payment_id: '123', status: 'settled' })
+    expect(await gw.checkout.status({ payment_id: '123' })).toMatchObject({ payment_id: '123', status: 'settled' })
   })
 })

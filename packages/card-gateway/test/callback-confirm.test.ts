@@ -143,6 +143,39 @@ describe('the inbox confirms card-md5-strrev S2S callbacks by a status lookup be
     await ctx.gw.close()
   })
 
+  it('the lookup answers another transaction’s record (T2 REFUNDED, another order and amount): onEvent not run, tried again, then runs with this transaction’s state', async () => {
+    const ctx = await strrevPayment()
+    await ctx.gw.s2s.capture({ trans_id: ctx.paid.trans_id })
+    const genuine = lastS2sCallback(ctx.simulator.callbacks)
+    const { handler, events, errors, clock } = inbox(ctx.gw)
+    const t2 = { action: 'GET_TRANS_STATUS', result: 'SUCCESS', status: 'REFUND', trans_id: 'T2', order_id: 'VICTIM-9' }
+    ctx.simulator.failNext({
+      action: 'GET_TRANS_STATUS',
+      status: 200,
+      body: { ...t2, amount: '9999.00', currency: 'USD' },
+    })
+    expect(await handler.handle(genuine)).toMatchObject({ status: 200, body: 'OK' })
+    await handler.drain()
+    expect(events).toHaveLength(0)
+    expect(messages(errors)).toEqual([expect.stringMatching(/the status lookup confirming this callback failed/)])
+    expect((errors[0]?.error as Error | undefined)?.cause).toMatchObject({
+      name: 'CardGatewayError',
+      reason: 'unbound_response',
+    })
+    clock.advance(1_200)
+    expect(await handler.recover()).toBe(1)
+    expect(events).toEqual([
+      expect.objectContaining({
+        trans_id: ctx.paid.trans_id,
+        status: 'SETTLED',
+        order_id: ctx.paid.order_id,
+        amount: '10.00',
+        confirmedBy: 'lookup',
+      }),
+    ])
+    await ctx.gw.close()
+  })
+
   it('the lookup cannot connect (closed port): answered 200, not counted as an attempt, tried again for as long as it fails', async () => {
     const ctx = await strrevPayment()
     await ctx.gw.s2s.capture({ trans_id: ctx.paid.trans_id })

@@ -124,7 +124,7 @@ describe('retries: lookups are safe', () => {
     const server = await faultServer((req, res, n) =>
       n === 1
         ? faults.resetBeforeAnswer()(req, res, n)
-        : faults.json(200, { result: 'SUCCESS', status: 'PENDING' })(req, res, n),
+        : faults.json(200, { result: 'SUCCESS', trans_id: 't', status: 'PENDING' })(req, res, n),
     )
     const { gw } = await client(server.url)
     const result = await gw.s2s.getTransStatus({ trans_id: 't' }).withResponse()

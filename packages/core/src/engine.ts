@@ -21,8 +21,17 @@ export type { Acceptance, InboxBackoff, InboxConfig, RunOutcome } from './inbox/
 export { Inbox } from './inbox/runner.js'
 export { decodeIntentRecord, encodeIntentRecord } from './intent-record.js'
 export { jsonObjectIssues } from './json-check.js'
-export type { Idempotency, Operation, ReconcileRule, RejectAnswer, SentRequest } from './operation.js'
-export { defineOperation, jsonAnswer, reconcileRule, retryPolicyOf } from './operation.js'
+export type {
+  AnswerBinding,
+  AnswerBindingFields,
+  AnswerBindingKind,
+  Idempotency,
+  Operation,
+  ReconcileRule,
+  RejectAnswer,
+  SentRequest,
+} from './operation.js'
+export { bindAnswer, defineOperation, jsonAnswer, reconcileRule, retryPolicyOf } from './operation.js'
 export type { AnswerReader, OperationClientConfig, UnusableAnswer } from './operation-client.js'
 export { OperationClient } from './operation-client.js'
 export { serviceDedupsIdempotencyKey } from './options.js'

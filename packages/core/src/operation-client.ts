@@ -5,6 +5,7 @@
  */
 
 import type { z } from 'zod'
+import { unboundAnswer } from './answer-binding.js'
 import { type AnswerSchema, checkAnswer } from './answer-schema.js'
 import { ApiPromise, isThenable } from './api-promise.js'
 import {
@@ -17,7 +18,7 @@ import {
 import { type ApiError, RequestValidationError, type ValidationIssue } from './errors.js'
 import type { HttpClient } from './http-client.js'
 import { checkJournal, journaled } from './journal.js'
-import type { Operation, RejectAnswer } from './operation.js'
+import type { Operation, RejectAnswer, SentRequest } from './operation.js'
 import type { HttpRequest, RawResponse, ResponseHandler } from './request.js'
 import { RequestBuilder, type RequestTarget } from './request-builder.js'
 import type { IntentStore } from './stores.js'
@@ -35,10 +36,15 @@ export interface AnswerReader {
   unusable(response: RawResponse, request: HttpRequest, problem: UnusableAnswer): ApiError
 }
 
-/** Why a 2xx answer cannot be used: unreadable (with what is wrong), or not matching the caller's schema. */
+/**
+ * Why a 2xx answer cannot be used: unreadable (with what is wrong), not matching the caller's
+ * schema, or not about this request (`unbound_response`: it names another subject, or a lookup's
+ * answer names none; the message says which field, what it named and the rule, see `bindAnswer`).
+ */
 export type UnusableAnswer =
   | { readonly reason: 'unreadable_response'; readonly message: string }
   | { readonly reason: 'response_schema_mismatch'; readonly issues: readonly ValidationIssue[] }
+  | { readonly reason: 'unbound_response'; readonly message: string }
 
 /** What one client gives the engine. */
 export interface OperationClientConfig<Ctx> extends RequestTarget<Ctx> {
@@ -112,15 +118,19 @@ export class OperationClient<Ctx> {
     input: OperationInput,
     options?: OperationOptions<S>,
   ): ApiPromise<ResultOf<S, Result>> {
-    let built: { request: HttpRequest; params: unknown }
+    let built: { request: HttpRequest; params: unknown; sent: SentRequest }
     try {
       built = this.#builder.build(row, input, options ?? {}, this.#ownConnection)
     } catch (error) {
       return ApiPromise.rejected(error)
     }
-    const { request, params } = built
+    const { request, params, sent } = built
+    const binding = row.answerBinding
+    // An answer about another subject is refused before the decoder or the caller's schema reads
+    // it: the binding holds whatever shape the caller expects (only `request()` has none).
+    const unbound = binding && ((value: unknown) => unboundAnswer(binding, sent, value))
     // The handler returns the schema's output when a schema is given, else the row's decoded result.
-    const handler = this.#handler(row.decode, options?.schema, false) as ResponseHandler<ResultOf<S, Result>>
+    const handler = this.#handler(row.decode, options?.schema, false, unbound) as ResponseHandler<ResultOf<S, Result>>
     const { http } = this.#config
     const journal = this.#journal
     const keepOpen = options?.keepIntentOpen === true
@@ -164,11 +174,15 @@ export class OperationClient<Ctx> {
     decode: ((value: unknown, reject: RejectAnswer) => Result) | undefined,
     schema: AnswerSchema | undefined,
     raw: boolean,
+    unbound?: (value: unknown) => string | undefined,
   ): ResponseHandler<unknown> {
     const { answers } = this.#config
     return {
       decode(response, request) {
         const value = answers.read(response, request, raw)
+        const problem = unbound?.(value)
+        if (problem !== undefined)
+          throw answers.unusable(response, request, { reason: 'unbound_response', message: problem })
         if (schema) {
           const mismatch = (issues: readonly ValidationIssue[]) =>
             answers.unusable(response, request, { reason: 'response_schema_mismatch', issues })

@@ -1,7 +1,7 @@
 /**
  * An operation row: one endpoint of a service as data (method, base, path, params, retry,
- * idempotency, reconciliation) and its steps. A service package describes each endpoint as one
- * row; the engine (`OperationClient`) runs it, and `resource` makes its method.
+ * idempotency, reconciliation, answer binding) and its steps. A service package describes each
+ * endpoint as one row; the engine (`OperationClient`) runs it, and `resource` makes its method.
  */
 
 import type { z } from 'zod'
@@ -19,7 +19,7 @@ export type Idempotency =
   | { readonly header: string; readonly generate?: boolean }
   | { readonly bodyField: string; readonly generate?: boolean }
 
-/** What a call sent, for its reconciliation key. */
+/** What a call sent, for its reconciliation key and its answer binding. */
 export interface SentRequest {
   /** The wire object after `toWire` and `finalize` (`undefined` for operations without a body). */
   readonly wire: Readonly<Record<string, unknown>> | undefined
@@ -48,6 +48,39 @@ export function reconcileRule(
   of: (sent: SentRequest) => Reconciliation | undefined,
 ): ReconcileRule {
   return Object.freeze({ keys: Object.freeze([...keys]), of })
+}
+
+/**
+ * How strict a row's binding is. `lookup`: the answer must name the subject (a status lookup that
+ * names none confirms nothing). `action`: a money-moving call's answer may name none (success bodies
+ * are mostly undocumented), but one that names another subject is refused.
+ */
+export type AnswerBindingKind = 'lookup' | 'action'
+
+/**
+ * Which answer fields must repeat which request values. Each list names answer fields (dotted for a
+ * nested one: `order.number`); the answer is bound when any one of them repeats the value exactly.
+ * Only the values the call sent are checked (an optional field left out binds nothing).
+ */
+export interface AnswerBindingFields {
+  /** Wire fields (dotted for a nested one) and the answer fields that repeat each. */
+  readonly wire?: Readonly<Record<string, readonly string[]>>
+  /** Path variables and the answer fields that repeat each. */
+  readonly path?: Readonly<Record<string, readonly string[]>>
+  /** The answer fields that repeat the call's idempotency key. */
+  readonly idempotencyKey?: readonly string[]
+  /** The service's rule the binding rests on, as its docs cite it (`Platform 27`): every refusal names it. */
+  readonly rule: string
+}
+
+/** A row's binding: its kind and its fields (`bindAnswer`). */
+export interface AnswerBinding extends AnswerBindingFields {
+  readonly kind: AnswerBindingKind
+}
+
+/** Declares a row's answer binding (frozen, like the rows that hold it). */
+export function bindAnswer(kind: AnswerBindingKind, fields: AnswerBindingFields): AnswerBinding {
+  return Object.freeze({ kind, ...fields })
 }
 
 /** The 2xx answer value could not be used: the message says what is wrong with it. */
@@ -89,6 +122,12 @@ export interface Operation<
    * `reconcile` accepts for the operation; default: the idempotency key (any kind accepted).
    */
   readonly reconcile?: ReconcileRule
+  /**
+   * Which answer fields must repeat which request values (`bindAnswer`): the engine refuses a 2xx
+   * answer that names another subject (or, for a lookup, none) as `unbound_response`, before the
+   * row's decoder or the caller's schema reads it. Every caller of the row gets the check.
+   */
+  readonly answerBinding?: AnswerBinding
   // Steps are methods: a row's own steps take its own params, and any row fits a table of rows.
   /** Refusals the schema would word badly (a shape meant for another endpoint). */
   precheck?(input: unknown): readonly ValidationIssue[]

@@ -11,7 +11,8 @@ import type { RawResponse } from './request.js'
  * `conflict` 409, `unprocessable` 422, `rate_limited` 429, `upstream_failure` 502, `server_error`
  * other 5xx, `unexpected_redirect` 3xx and 304 (never followed), `unexpected_status` a 1xx as the
  * final answer, `http_error` any other status; for a 2xx, `unreadable_response` (not the JSON
- * expected) and `response_schema_mismatch` (it failed the `schema` you passed).
+ * expected), `response_schema_mismatch` (it failed the `schema` you passed) and `unbound_response`
+ * (it is not about this request: it names another subject, or a lookup's answer names none).
  */
 export type ProblemReason =
   | 'bad_request'
@@ -28,6 +29,7 @@ export type ProblemReason =
   | 'http_error'
   | 'unreadable_response'
   | 'response_schema_mismatch'
+  | 'unbound_response'
 
 /** The reason of an answer by its status: early returns, one row each. */
 export function problemReason(status: number): ProblemReason {
@@ -49,8 +51,8 @@ export interface ProblemDetailsErrorInit {
   readonly request: RequestInfo
   readonly response: RawResponse
   /** Set for a 2xx the SDK could not use; otherwise the status decides. */
-  readonly reason?: 'unreadable_response' | 'response_schema_mismatch'
-  /** What is wrong with a 2xx answer, in words (with the two reasons above). */
+  readonly reason?: 'unreadable_response' | 'response_schema_mismatch' | 'unbound_response'
+  /** What is wrong with a 2xx answer, in words (with the reasons above). */
   readonly problemWithAnswer?: string
   /** With `response_schema_mismatch`: every place the body failed your schema. */
   readonly issues?: readonly ValidationIssue[]
@@ -89,6 +91,8 @@ function head(reason: ProblemReason, status: number): string {
       return `the success answer (${http}) could not be read:`
     case 'response_schema_mismatch':
       return `the success answer (${http}) does not match the schema you passed:`
+    case 'unbound_response':
+      return `the success answer (${http}) is not about this request:`
     case 'http_error':
       return `the service answered ${http}.`
   }
@@ -221,9 +225,9 @@ export function problemAnswers(ErrorClass: ProblemErrorClass): AnswerReader {
         request,
         response,
         reason: problem.reason,
-        ...(problem.reason === 'unreadable_response'
-          ? { problemWithAnswer: problem.message }
-          : { issues: problem.issues }),
+        ...(problem.reason === 'response_schema_mismatch'
+          ? { issues: problem.issues }
+          : { problemWithAnswer: problem.message }),
       }),
   }
 }

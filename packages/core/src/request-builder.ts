@@ -55,14 +55,15 @@ export class RequestBuilder<Ctx> {
 
   /**
    * The request for `row` from the caller's `input`, checked: every problem is one issue of the
-   * `RequestValidationError` thrown, before anything is sent. `params` are the checked params (for the journal).
+   * `RequestValidationError` thrown, before anything is sent. `params` are the checked params (for
+   * the journal); `sent` what the request carries (for the answer binding).
    */
   build<Result>(
     row: Operation<Ctx, z.ZodType, Result>,
     input: OperationInput,
     options: OperationOptions<AnswerSchema | undefined>,
     ownConnection: boolean,
-  ): { request: HttpRequest; params: unknown } {
+  ): { request: HttpRequest; params: unknown; sent: SentRequest } {
     const { context: ctx } = this.#target
     const issues = optionIssues(options, row.idempotency !== undefined)
     const template = typeof row.path === 'string' ? row.path : row.path(ctx)
@@ -121,7 +122,7 @@ export class RequestBuilder<Ctx> {
       managedHeaders: keyHeader ? [keyHeader] : undefined,
       ownConnection: ownConnection || undefined,
     }
-    return { request, params }
+    return { request, params, sent }
   }
 
   /** The raw escape hatch's request: any method and path below a base URL, with the credentials and the client's key header. */

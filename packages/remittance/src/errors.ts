@@ -11,7 +11,8 @@ const HINTS: ProblemHints = { unauthorized: CREDENTIAL_HINT, forbidden: CREDENTI
 /**
  * The remittance service answered with an error (rules Errors 1, Platform 6: 400 and 502 carry a
  * ProblemDetails record; 502 is an upstream failure), or with a 2xx the SDK could not use (rule
- * Platform 10: `unreadable_response` names the field that did not fit). Everything it holds
+ * Platform 10: `unreadable_response` names the field that did not fit; rule Platform 19:
+ * `unbound_response`, an answer about another transaction than the one asked for). Everything it holds
  * (`reason`, `problem`, `fieldErrors`, `traceId`, `isNotFound`, `isAuthError`) is core's
  * `ProblemDetailsError`, the same as `BillPaymentError`.
  */

@@ -2,6 +2,7 @@
 
 import {
   type AnswerDecoder,
+  bindAnswer,
   defineOperation,
   type EndpointParams,
   listAnswer,
@@ -34,6 +35,7 @@ import {
 import { nameEnquirySchema, openBodyIssues, type RemittanceRules, ratesSchema } from './schemas.js'
 
 const bankAccount = recordAnswer<BankAccount>(BANK_ACCOUNT_KINDS)
+const statusRecord = recordAnswer<TransactionStatus>(TRANSACTION_STATUS_KINDS)
 
 /**
  * A GET lookup with an optional open `query`, sent as given: the service does not publish its
@@ -113,14 +115,24 @@ export const LOOKUP = {
   /**
    * `GET /api/lookup/transaction/status/{referenceNumber}`: the reference confirm answered
    * (`Confirmation.referenceNumber`, rule Platform 2). The way to reconcile a transfer whose outcome
-   * is unknown (rule Platform 15).
+   * is unknown (rule Platform 15). Believed only when the record names the reference asked for
+   * (rule Platform 19): another record, or none, rejects with `unbound_response`.
    */
   transactionStatus: defineOperation({
     name: 'lookup.transactionStatus',
     method: 'GET',
     path: '/api/lookup/transaction/status/{referenceNumber}',
     retry: safe,
-    decode: recordAnswer<TransactionStatus>(TRANSACTION_STATUS_KINDS),
+    // The service publishes no status answer (rule Endpoints 24): the binding rests on Platform 15
+    // (an assumption: the record carries these three identifiers). Reconciliation looks a transfer
+    // up by its agentTransactionRef and a confirm by its transactionId, so any one of the three
+    // repeating the value sent binds the record.
+    answerBinding: bindAnswer('lookup', {
+      path: { referenceNumber: ['referenceNumber', 'transactionId', 'agentTransactionRef'] },
+      rule: 'Platform 19',
+    }),
+    // An empty answer names no reference and is refused by the binding before this decoder runs.
+    decode: (value, reject): TransactionStatus => statusRecord(value, reject) ?? reject('holds no record'),
   }),
 }
 

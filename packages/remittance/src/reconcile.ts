@@ -2,8 +2,9 @@
  * Settling an unknown remittance outcome by lookups only. The status lookup is documented by the
  * `referenceNumber` that confirm answers (rule Endpoints 16); whether it also finds a transfer by its
  * `agentTransactionRef` or `transactionId` is not published, and neither is what it answers (rule
- * Platform 15 is our reading). So only a readable record of the very transaction proves it was made;
- * not found, an empty answer or a record that does not name it proves nothing.
+ * Platform 15 is our reading). So only a readable record of the very transaction proves it was made
+ * (core refuses a record that does not name it, rule Platform 19), and only a confirmed state proves
+ * a confirm; not found, an empty answer or a record of another proves nothing.
  */
 
 import { ProblemDetailsError, type Reconciled, type Reconciliation } from '@paywire/core'
@@ -21,18 +22,35 @@ function present(value: unknown): value is string | number {
 }
 
 /**
- * Why the status answer does not prove the call acted, or `undefined` when it does: a record with a
- * `status` that names the key looked up (any of its identifiers equal to it); a confirm also needs
- * the `referenceNumber` confirm gives (it is empty before confirm, rule Platform 2).
+ * The states that prove a transaction was confirmed. A transfer is `ENTERED` until confirmed, and
+ * confirm moves it on, to `AGENT_OK` first (rule Platform 3): `ENTERED` and `PENDING_CLEARANCE`
+ * come before it; `ABORTED`, `ERROR` and `DELETED` end a transaction whether or not it was
+ * confirmed; a value not listed is not known to follow confirm. None of those proves it.
  */
-function unproven(state: TransactionStatus | undefined, key: Reconciliation): string | undefined {
-  if (state === undefined) return 'the status lookup answered 200 with no record (an empty or null body)'
+const CONFIRMED_STATES: readonly string[] = [
+  'AGENT_OK',
+  'HQ_READY',
+  'HQ_OK',
+  'HQ_OK_PAID',
+  'SENT_FOR_PAY',
+  'SENT_FOR_DELIVERY',
+  'PROCESSED',
+]
+
+/**
+ * Why the status record does not prove the call acted, or `undefined` when it does. That the record
+ * is of the key looked up (one of its identifiers repeats it) is core's check of the lookup's answer
+ * (rule Platform 19); here, what makes a record of it still no proof: no `status`; for a confirm,
+ * a state before confirmation (rule Platform 3), or no `referenceNumber`, which confirm gives
+ * (it is empty before confirm, rule Platform 2).
+ */
+function unproven(state: TransactionStatus, key: Reconciliation): string | undefined {
   if (!present(state.status)) return 'the status lookup answered a record without a status'
-  const ids = [state.agentTransactionRef, state.transactionId, state.referenceNumber]
-  if (!ids.some((id) => present(id) && String(id) === key.value)) {
-    return `the status lookup answered a record that does not name ${key.key} ${key.value}`
+  if (key.key !== 'transactionId') return undefined
+  if (!CONFIRMED_STATES.includes(String(state.status).toUpperCase())) {
+    return `the status lookup shows transaction ${key.value} as ${String(state.status)}, which does not prove it was confirmed (rule Platform 3)`
   }
-  if (key.key === 'transactionId' && !present(state.referenceNumber)) {
+  if (!present(state.referenceNumber)) {
     return `the status lookup shows transaction ${key.value} (status ${String(state.status)}) without the referenceNumber confirm gives: it may not be confirmed`
   }
   return undefined
@@ -85,7 +103,7 @@ export async function reconcileRemittance(
     evidence,
     next: remittanceNext(key, serviceDedups),
   })
-  let state: TransactionStatus | undefined
+  let state: TransactionStatus
   try {
     state = await new Lookup(ops.onOwnConnections()).transactionStatus(key.value)
   } catch (error) {
@@ -96,6 +114,10 @@ export async function reconcileRemittance(
     if (error instanceof ProblemDetailsError && error.reason === 'unreadable_response') {
       return unknown(`the status lookup answered what cannot be read: ${error.message}`)
     }
+    // A record of another transaction, or no record (an empty 200), shows nothing of this one.
+    if (error instanceof ProblemDetailsError && error.reason === 'unbound_response') {
+      return unknown(`the status lookup's answer does not name ${key.key} ${key.value}: ${error.message}`)
+    }
     throw error
   }
   const problem = unproven(state, key)
@@ -104,6 +126,6 @@ export async function reconcileRemittance(
     ...base,
     outcome: 'applied',
     state,
-    evidence: `the status lookup finds ${key.key} ${key.value} (status ${String(state?.status)})`,
+    evidence: `the status lookup finds ${key.key} ${key.value} (status ${String(state.status)})`,
   }
 }

@@ -314,8 +314,8 @@ export type LookupMobileOperatorsResult = readonly MobileOperator[] | undefined
 export type LookupMobileOperatorCreditTypesResult = readonly MobileOperatorCreditType[] | undefined
 /** `lookup.banks` (rules Endpoints 15, Platform 17). */
 export type LookupBanksResult = readonly Bank[] | undefined
-/** `lookup.transactionStatus` (rule Platform 15). */
-export type LookupTransactionStatusResult = TransactionStatus | undefined
+/** `lookup.transactionStatus`: the record of the reference asked for (rules Platform 15, Platform 19). */
+export type LookupTransactionStatusResult = TransactionStatus
 
 // ---- transactions -------------------------------------------------------------------------------
 

@@ -2,6 +2,7 @@
 
 import type { Reconciliation, ValidationIssue } from '@paywire/core'
 import {
+  bindAnswer,
   defineOperation,
   type EndpointParams,
   reconcileRule,
@@ -42,6 +43,16 @@ const AGENT_TRANSACTION_REF = { bodyField: 'agentTransactionRef', generate: true
 const transfer = recordAnswer<Transfer>(TRANSFER_KINDS)
 
 /**
+ * A transfer's answer that names an agentTransactionRef must name the one sent (rule Platform 19;
+ * Platform 13 assumes the answer carries it). One naming none is taken: the service publishes no
+ * success body, so the field's absence proves nothing.
+ */
+const TRANSFER_NAMES_ITS_REF = bindAnswer('action', {
+  wire: { agentTransactionRef: ['agentTransactionRef'] },
+  rule: 'Platform 19',
+})
+
+/**
  * A transfer: a POST whose body carries its `agentTransactionRef` (the idempotency key, generated when
  * omitted), `unsent-only`, reconciled by the status lookup, answered with the `Transfer`.
  */
@@ -60,6 +71,7 @@ function transferRow<const Path extends string, S extends z.ZodType>(
     retry: unsentOnly,
     idempotency: AGENT_TRANSACTION_REF,
     reconcile: transferReconciliation,
+    answerBinding: TRANSFER_NAMES_ITS_REF,
     decode: transfer,
   })
 }
@@ -95,6 +107,8 @@ export const TRANSACTIONS = {
       value: String(path['transactionId']),
       lookup: 'remit.lookup.transactionStatus(referenceNumber) with the reference of this transaction',
     })),
+    // A confirm's answer naming a transactionId must name the one confirmed (rules Platform 14, 19).
+    answerBinding: bindAnswer('action', { path: { transactionId: ['transactionId'] }, rule: 'Platform 19' }),
     decode: recordAnswer<Confirmation>(CONFIRMATION_KINDS),
   }),
 }

@@ -126,9 +126,9 @@ describe('a status lookup that shows no record never proves a transfer (item 3)'
   const answers: { name: string; answer: StatusAnswer; why: RegExp }[] = [
     { name: 'an empty body', answer: { status: 200, body: '' }, why: /no record/ },
     { name: 'null', answer: { status: 200, body: 'null' }, why: /no record/ },
-    { name: 'an empty JSON string', answer: { status: 200, body: '""' }, why: /cannot be read/ },
+    { name: 'an empty JSON string', answer: { status: 200, body: '""' }, why: /no record/ },
     { name: 'text that is not JSON', answer: { status: 200, body: 'OK', type: 'text/plain' }, why: /cannot be read/ },
-    { name: 'an empty object', answer: json({}), why: /without a status/ },
+    { name: 'an empty object', answer: json({}), why: /does not name agentTransactionRef AGENT-1/ },
     {
       name: 'a status of nothing',
       answer: json({ status: null, agentTransactionRef: 'AGENT-1' }),

@@ -17,8 +17,8 @@ it('a confirm that went through is never reconciled from a stale copy of an earl
   const server = await startDoubleAnswerServer({
     answer: () =>
       confirmed
-        ? { transactionId: 'TX-STALE-1', referenceNumber: 'REF-9', status: 'Paid' }
-        : { transactionId: 'TX-STALE-1', status: 'Pending' },
+        ? { transactionId: 'TX-STALE-1', referenceNumber: 'REF-9', status: 'AGENT_OK' }
+        : { transactionId: 'TX-STALE-1', status: 'ENTERED' },
   })
   onTestFinished(() => server.close())
   // One socket per pool: a second lookup would otherwise open another socket only by chance.
@@ -41,13 +41,13 @@ it('a confirm that went through is never reconciled from a stale copy of an earl
   }
   // Looked up before the confirm went through: no referenceNumber yet, so it may not be confirmed.
   const early = await remit.reconcile(intent)
-  expect(early).toMatchObject({ outcome: 'still_unknown', state: { status: 'Pending' } })
+  expect(early).toMatchObject({ outcome: 'still_unknown', state: { status: 'ENTERED' } })
 
   // The confirm lands at the service; the same lookup, asked again, must read the new answer.
   confirmed = true
   const late = await remit.reconcile(intent)
-  expect(`${late.outcome} (${late.evidence})`).toMatch(/^applied .*status Paid/)
-  expect(late.state).toMatchObject({ referenceNumber: 'REF-9', status: 'Paid' })
+  expect(`${late.outcome} (${late.evidence})`).toMatch(/^applied .*status AGENT_OK/)
+  expect(late.state).toMatchObject({ referenceNumber: 'REF-9', status: 'AGENT_OK' })
   expect(server.requests.map((r) => `${r.method} ${r.path} #${r.connection}`)).toEqual([
     'GET /api/lookup/transaction/status/TX-STALE-1 #1',
     'GET /api/lookup/transaction/status/TX-STALE-1 #2',
