@@ -17,6 +17,7 @@ import {
 import {
   type Acceptance,
   errorClass,
+  type Followers,
   Inbox,
   logLine,
   type RunOutcome,
@@ -33,7 +34,7 @@ import {
 } from './callback-handler-options.js'
 import { DEFAULT_CALLBACK_MAX_BYTES } from './callback-limits.js'
 import { answer, type CallbackResponse, type NodeRequestLike, readFetchBody, readNodeBody } from './callback-read.js'
-import { checkStoreFields, eventOf, type FieldEncryption, peekEvent, recordOf } from './callback-record.js'
+import { checkStoreFields, eventOf, type FieldEncryption, orderOf, peekEvent, recordOf } from './callback-record.js'
 import { callbackMessage, word } from './callback-telemetry.js'
 import type { SentRefunds } from './sent-refunds.js'
 
@@ -64,6 +65,8 @@ export class CallbackHandler {
   readonly #logger: Logger | undefined
   readonly #lookup: TransStatusLookup | undefined
   readonly #refunds: SentRefunds | undefined
+  /** The client's payment followers: a recorded callback makes them look its payment up now. */
+  readonly #followers: Followers | undefined
   readonly #inbox: Inbox
   readonly #fields: readonly string[]
   readonly #encryption: FieldEncryption | undefined
@@ -77,8 +80,10 @@ export class CallbackHandler {
     logger?: Logger,
     lookup?: TransStatusLookup,
     refunds?: SentRefunds,
+    followers?: Followers,
   ) {
     const checked = checkHandlerOptions(options)
+    this.#followers = followers
     this.#refunds = refunds
     this.#callbacks = callbacks
     this.#lookup = lookup
@@ -91,6 +96,7 @@ export class CallbackHandler {
       service: 'card-gateway',
       operation: 'callbacks.handler',
       store: options.store ?? new MemoryClaimStore({ clock: checked.clock }),
+      owns: (key) => key.startsWith('callback:'),
       run: (stored, attempt) => this.#run(stored, attempt),
       report: (error, stored) => this.#report(error, this.#eventOf(stored)),
     })
@@ -235,6 +241,11 @@ export class CallbackHandler {
   async #run(stored: StoredEvent, attempt: number): Promise<RunOutcome> {
     const event = await eventOf(stored.fields, this.#encryption)
     this.#current.set(stored.key, event)
+    // From the record, so a callback acknowledged and then lost with its process still reaches the
+    // followers. Their lookup confirms what the callback claims; their failure is theirs, not this run's.
+    const order = orderOf(event)
+    if (order !== undefined)
+      await this.#followers?.announce({ ref: order, api: event.action === undefined ? 'checkout' : 's2s' })
     try {
       if (needsConfirmation(event)) {
         return await confirmAndFile(event, this.#lookup, {

@@ -1,7 +1,7 @@
 /** Callback verification over the raw body: parse without normalising, sign the received strings, compare in constant time. */
 
 import { type Logger, type Secret, type SignatureErrorReason, SignatureVerificationError } from '@paywire/core'
-import { nodeCrypto } from '@paywire/core/engine'
+import { type Followers, nodeCrypto } from '@paywire/core/engine'
 import { parseRawBody } from './callback-body.js'
 import type { TransStatusLookup } from './callback-confirm.js'
 import { type CallbackEvent, type CallbackOptions, CHECKOUT_CALLBACK_FIELDS } from './callback-event.js'
@@ -35,6 +35,7 @@ export class Callbacks {
   readonly #logger: Logger | undefined
   readonly #lookup: TransStatusLookup | undefined
   readonly #refunds: SentRefunds | undefined
+  readonly #followers: Followers | undefined
 
   /** @internal */
   constructor(
@@ -43,7 +44,9 @@ export class Callbacks {
     logger?: Logger,
     lookup?: TransStatusLookup,
     refunds?: SentRefunds,
+    followers?: Followers,
   ) {
+    this.#followers = followers
     this.#passwords = passwords
     this.#defaults = defaults
     this.#logger = logger
@@ -61,7 +64,7 @@ export class Callbacks {
    */
   handler(options: CallbackHandlerOptions): CallbackHandler {
     // The verify options default to this client's inside verify(); the logger hears failures onError does not.
-    return new CallbackHandler(this, options, this.#logger, this.#lookup, this.#refunds)
+    return new CallbackHandler(this, options, this.#logger, this.#lookup, this.#refunds, this.#followers)
   }
 
   /**

@@ -11,7 +11,15 @@ import type {
   ResultOf,
   Secret,
 } from '@paywire/core'
-import { accountFingerprint, checkBaseUrl, ownedOutcome, readCredentials, ServiceClient } from '@paywire/core/engine'
+import {
+  accountFingerprint,
+  checkBaseUrl,
+  Followers,
+  type OperationClient,
+  ownedOutcome,
+  readCredentials,
+  ServiceClient,
+} from '@paywire/core/engine'
 import pkg from '../package.json' with { type: 'json' }
 import { Callbacks } from './callbacks.js'
 import { Checkout } from './checkout.js'
@@ -27,6 +35,7 @@ import {
 } from './client-options.js'
 import { type CardGatewayOperation, ENDPOINTS, SIGNED_OPERATIONS } from './endpoints.js'
 import { gatewayAnswers } from './errors.js'
+import { cardCallEffect, Payments } from './payments.js'
 import { type CardReconciled, reconcileCard } from './reconcile.js'
 import { S2s } from './s2s.js'
 import type { GatewayContext } from './schemas.js'
@@ -59,6 +68,8 @@ export class CardGateway extends ServiceClient<GatewayContext> {
   readonly s2s: S2s
   /** Callback verification over raw bodies. */
   readonly callbacks: Callbacks
+  /** Following payments to their final state: `follow()`. */
+  readonly payments: Payments
 
   readonly #checkoutUrl: string
   readonly #s2sUrl: string
@@ -153,6 +164,18 @@ export class CardGateway extends ServiceClient<GatewayContext> {
     // The CREDITVOIDs this client sends, and the journal's open ones: what explains a refund callback.
     const refunds = new SentRefunds(() => this.engine.journal)
     this.s2s = new S2s(this.engine, refunds)
+    const followers = new Followers(this.engine as OperationClient<unknown>, cardCallEffect)
+    this.payments = new Payments(
+      this.checkout,
+      this.s2s,
+      followers,
+      this.engine.journal &&
+        ((take) =>
+          this.reconcileEach(async (intent) => {
+            await take()
+            return this.reconcile(intent)
+          })),
+    )
     this.callbacks = new Callbacks(
       callbackPasswords,
       {
@@ -166,6 +189,7 @@ export class CardGateway extends ServiceClient<GatewayContext> {
       // The inbox confirms strrev S2S callbacks through this client's own lookup (its transport, signer, retries).
       (transId) => this.s2s.getTransStatus({ trans_id: transId }),
       refunds,
+      followers,
     )
   }
 

@@ -74,6 +74,8 @@ export type { CardGatewayErrorDetail, CardGatewayErrorReason, NotFoundEntity } f
 export { CardGatewayError } from './errors.js'
 export type { Delivery, PaymentState } from './payment-state.js'
 export { foldPayment } from './payment-state.js'
+export type { CardFollowOptions, CardPaymentUpdate } from './payments.js'
+export { Payments } from './payments.js'
 export type { CardReconciled } from './reconcile.js'
 export type {
   S2s,

@@ -207,6 +207,11 @@ function stageOf(event: CallbackEvent): number {
   return state === undefined ? -1 : (STAGE[state] ?? -1)
 }
 
+/** How far `state` (lower case: `settled`, `3ds`) is along a payment's life; `undefined` for a state not known. */
+export function paymentStage(state: string): number | undefined {
+  return Object.hasOwn(STAGE, state) ? STAGE[state] : undefined
+}
+
 /**
  * How far `a` is along a payment's life against `b` (states in the words of `reportedState`):
  * positive when later. An unknown state ranks below every known one.

@@ -235,7 +235,7 @@ describe('the inbox on node:http', () => {
 
   it('refuses bad handler options with RequestValidationError naming the option', () => {
     expect(() => gw.callbacks.handler({ onEvent: () => {}, holdMs: 0 })).toThrow(
-      /callbacks\.handler: invalid client options\. holdMs: must be a whole number >= 1/,
+      /callbacks\.handler: invalid options\. holdMs: must be a whole number >= 1/,
     )
     expect(() => gw.callbacks.handler({ onEvent: () => {}, concurrency: 1.5 })).toThrow(
       /concurrency: must be a whole number >= 1/,

@@ -14,6 +14,9 @@ export type { CredentialUse } from './credentials.js'
 export { readCredentials } from './credentials.js'
 export { formBody, jsonBody, withQuery } from './encode.js'
 export { brandErrorClass, statusMayHaveActed } from './errors.js'
+export type { CallEffect } from './follow/followers.js'
+export { Followers } from './follow/followers.js'
+export type { FollowedRef, FollowSpec, Observation } from './follow/types.js'
 export { logLine } from './hooks.js'
 export type { HttpClientConfig } from './http-client.js'
 export { HttpClient } from './http-client.js'
@@ -32,7 +35,13 @@ export type {
   SentRequest,
 } from './operation.js'
 export { bindAnswer, defineOperation, jsonAnswer, reconcileRule, retryPolicyOf } from './operation.js'
-export type { AnswerReader, OperationClientConfig, UnusableAnswer } from './operation-client.js'
+export type {
+  AnswerReader,
+  CallListener,
+  OperationClientConfig,
+  SettledCall,
+  UnusableAnswer,
+} from './operation-client.js'
 export { OperationClient } from './operation-client.js'
 export { serviceDedupsIdempotencyKey } from './options.js'
 export { describeProblem, parseProblemDetails } from './problem-details.js'

@@ -44,7 +44,9 @@ export class RequestValidationError extends PaywireError {
 
   constructor(operation: string, issues: readonly ValidationIssue[], stage: ValidationStage = 'request') {
     const list = issues.map((issue) => `${issue.path || '(params)'}: ${issue.message}`).join('; ')
-    const what = stage === 'options' ? 'invalid client options' : 'invalid request, nothing was sent'
+    // A client's options (`CardGateway`), or a method's (`callbacks.handler`, `payments.follow`).
+    const options = operation.includes('.') ? 'invalid options' : 'invalid client options'
+    const what = stage === 'options' ? options : 'invalid request, nothing was sent'
     super(`${operation}: ${what}. ${list}`)
     this.operation = operation
     this.issues = issues

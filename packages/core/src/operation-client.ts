@@ -7,7 +7,7 @@
 import type { z } from 'zod'
 import { unboundAnswer } from './answer-binding.js'
 import { type AnswerSchema, checkAnswer } from './answer-schema.js'
-import { ApiPromise, isThenable } from './api-promise.js'
+import { ApiPromise, isThenable, type WithResponse } from './api-promise.js'
 import {
   callOptions,
   type OperationInput,
@@ -22,6 +22,19 @@ import type { Operation, RejectAnswer, SentRequest } from './operation.js'
 import type { HttpRequest, RawResponse, ResponseHandler } from './request.js'
 import { RequestBuilder, type RequestTarget } from './request-builder.js'
 import type { IntentStore } from './stores.js'
+
+/** A money-moving call as its listeners hear it: the row, what was sent, and its result or error. */
+export interface SettledCall {
+  readonly operation: string
+  /** The params as validated, before credentials and signatures are added. */
+  readonly params: unknown
+  readonly data: unknown
+  /** The call's error, when it failed; `undefined` when it succeeded. */
+  readonly error: unknown
+}
+
+/** Hears a settled money-moving call (`OperationClient.listen`). */
+export type CallListener = (call: SettledCall) => Promise<void> | void
 
 /** How a service reads answers: its error class for a refusal and for a 2xx it cannot use. */
 export interface AnswerReader {
@@ -68,6 +81,8 @@ export class OperationClient<Ctx> {
   readonly #journal: IntentStore | undefined
   /** The engine `onOwnConnections()` returns, made once. */
   #onOwnConnections: OperationClient<Ctx> | undefined
+  /** Who hears each money-moving call once it settled (a payment follower); shared with `#onOwnConnections`. */
+  #listeners = new Set<CallListener>()
 
   constructor(config: OperationClientConfig<Ctx>) {
     this.#config = config
@@ -107,9 +122,20 @@ export class OperationClient<Ctx> {
       const fresh = new OperationClient(this.#config)
       fresh.#builder = this.#builder
       fresh.#ownConnection = true
+      fresh.#listeners = this.#listeners
       this.#onOwnConnections = fresh
     }
     return this.#onOwnConnections
+  }
+
+  /**
+   * Makes `listener` hear every money-moving call of this engine once it settled, before its caller
+   * does (so a payment follower records the payment before the merchant's code sees the answer);
+   * answers the function that stops it. A listener's failure is its own: never the call's.
+   */
+  listen(listener: CallListener): () => void {
+    this.#listeners.add(listener)
+    return () => this.#listeners.delete(listener)
   }
 
   /** Checks `input`, builds the request and sends it; a refusal rejects with `RequestValidationError`. */
@@ -136,9 +162,12 @@ export class OperationClient<Ctx> {
     const keepOpen = options?.keepIntentOpen === true
     if (journal === undefined || request.retry.kind === 'safe') {
       if (keepOpen) return ApiPromise.rejected(notJournaled(row.name, journal === undefined))
-      return http.send(request, handler, callOptions(options))
+      const sending = http.send(request, handler, callOptions(options))
+      return request.retry.kind === 'safe' ? sending : this.#heard(row.name, params, sending.withResponse())
     }
-    return new ApiPromise(
+    return this.#heard(
+      row.name,
+      params,
       journaled(
         journal,
         http,
@@ -146,6 +175,26 @@ export class OperationClient<Ctx> {
         params,
         (open) => http.send(request, handler, callOptions(options), open),
         keepOpen,
+      ),
+    )
+  }
+
+  /** `sending`, settled only once every listener has heard how it settled. */
+  #heard<T>(operation: string, params: unknown, sending: Promise<WithResponse<T>>): ApiPromise<T> {
+    if (this.#listeners.size === 0) return new ApiPromise(sending)
+    const listeners = [...this.#listeners]
+    const tell = (call: SettledCall) =>
+      Promise.allSettled(listeners.map((listener) => Promise.resolve().then(() => listener(call))))
+    return new ApiPromise(
+      sending.then(
+        async (answer) => {
+          await tell({ operation, params, data: answer.data, error: undefined })
+          return answer
+        },
+        async (error: unknown) => {
+          await tell({ operation, params, data: undefined, error })
+          throw error
+        },
       ),
     )
   }

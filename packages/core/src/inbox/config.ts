@@ -11,7 +11,14 @@ export type RunOutcome =
    * the attempt back (a temporary failure, such as a lookup that could not be made); `error` is
    * why, for `failedEvents()` and `onError`.
    */
-  | { readonly kind: 'later'; readonly inMs?: number; readonly counted: boolean; readonly error: unknown }
+  | {
+      readonly kind: 'later'
+      readonly inMs?: number
+      readonly counted: boolean
+      readonly error: unknown
+      /** The record's new fields (a follower's state after a lookup); absent: kept. */
+      readonly fields?: string
+    }
 
 /** What the delivery is answered after `accept`: 200 once recorded (or done); 503 when it could not be. */
 export type Acceptance = 'recorded' | 'done' | 'held' | 'unavailable'
@@ -41,6 +48,12 @@ export interface InboxConfig {
   readonly recoverEveryMs: number
   /** Times retries of the store and the pauses between them (tests inject one). */
   readonly clock: Clock
+  /**
+   * Whether a record taken from the store is one this runner files (its key prefix). A record it
+   * does not own (the store is shared with another runner: a callback inbox and a payment follower
+   * on one key prefix) is handed back untouched and reported, never run as the wrong kind.
+   */
+  readonly owns: (key: string) => boolean
   /** Runs one event from its record; throwing is a failed (counted) attempt. */
   readonly run: (event: StoredEvent, attempt: number) => Promise<RunOutcome>
   /** Hears every failure and every event set aside; never throws into the runner. */

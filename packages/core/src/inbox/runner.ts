@@ -20,6 +20,8 @@ import { checkStore, publishClaim, recordWithin, renewWhileRunning, untilAcknowl
 const MAX_QUEUED = 10_000
 /** Events one `recover()` takes at most, so a scheduler's call ends. */
 const RECOVER_BATCH = 1_000
+/** A record another kind of runner filed is handed back for this long, so its owner takes it first. */
+const FOREIGN_RETRY_MS = 60_000
 /** Done keys and old marks are pruned at most this often, on the recovery interval. */
 const PRUNE_EVERY_MS = 60 * 60 * 1000
 
@@ -176,6 +178,16 @@ export class Inbox {
 
   /** Starts a taken event and answers its run, or reports one whose attempts were used up (the slot is already counted). */
   #begin(taken: TakenEvent, token: string): Promise<void> | undefined {
+    if (!this.#config.owns(taken.event.key)) {
+      this.#config.report(
+        new PaywireError(
+          `${this.#config.operation}: the store holds ${JSON.stringify(taken.event.key.slice(0, 40))}, which another kind of runner filed: the store is shared (a callback inbox and a payment follower, or two followers, on one key prefix or schema). Give each its own store; the record was handed back untouched`,
+        ),
+        undefined,
+      )
+      void this.#putBack(taken.event, token, FOREIGN_RETRY_MS)
+      return undefined
+    }
     if (taken.dead) {
       this.#free()
       this.#config.report(new DeadLetterError(this.#config.operation, taken.event, undefined), taken.event)
@@ -228,6 +240,7 @@ export class Inbox {
         counted,
         error: reason,
         dead: counted && deadNow,
+        ...(outcome.fields === undefined ? {} : { fields: outcome.fields }),
       })
     })
     if (deadNow && released?.attempt === 1 && released.value) {
@@ -285,10 +298,10 @@ export class Inbox {
   }
 
   /** Hands a taken event back without running it: due at once, its attempt given back, its last error kept. */
-  async #putBack(event: StoredEvent, token: string): Promise<void> {
+  async #putBack(event: StoredEvent, token: string, retryInMs = 0): Promise<void> {
     try {
       await this.#config.store.release(event.key, token, {
-        retryInMs: 0,
+        retryInMs,
         counted: false,
         error: event.lastError,
         dead: false,

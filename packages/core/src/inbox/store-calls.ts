@@ -26,6 +26,7 @@ const STORE_METHODS = [
   'renew',
   'complete',
   'release',
+  'wake',
   'failedEvents',
   'retry',
   'forget',
