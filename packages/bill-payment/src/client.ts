@@ -4,6 +4,7 @@ import type { ClientOptions, Intent, PaywireError, ReconcileOptions, Secret, Ser
 import {
   accountFingerprint,
   checkBaseUrl,
+  Following,
   ownedOutcome,
   problemAnswers,
   readCredentials,
@@ -14,6 +15,7 @@ import pkg from '../package.json' with { type: 'json' }
 import { Catalog } from './catalog.js'
 import { ENDPOINTS } from './endpoints.js'
 import { BillPaymentError } from './errors.js'
+import { billCallEffect, lookupBillPayment } from './follow.js'
 import { type BillPaymentReconciled, reconcileBillPayment } from './reconcile.js'
 import { CLIENT_ID_HEADER, CLIENT_SECRET_HEADER, IDEMPOTENCY_KEY_HEADER } from './schemas.js'
 import { Transactions } from './transactions.js'
@@ -82,7 +84,18 @@ export class BillPayment extends ServiceClient<unknown> {
     this.#baseUrl = checkedUrl
     this.#serviceDedups = serviceDedups
     this.catalog = new Catalog(this.engine)
-    this.transactions = new Transactions(this.engine)
+    this.transactions = new Transactions(
+      this.engine,
+      (finals) =>
+        new Following({
+          engine: this.engine,
+          service: 'bill-payment',
+          operation: 'transactions.follow',
+          lookup: (followed) => lookupBillPayment(this.transactions, followed, finals),
+          effectOf: billCallEffect,
+          reconcileJournal: this.engine.journal && ((take) => this.reconcileTaking(take)),
+        }),
+    )
   }
 
   /**

@@ -1,12 +1,20 @@
 /** `@paywire/bill-payment`: typed client of the bill payment service (catalog, transactions). */
 
 // The core symbols every paywire package re-exports, the same list in each: one import covers calls,
-// errors, secrets and the store of the journal; and, as this service answers
+// errors, secrets, the store of the journal, and the payment follower with its store and dead letters; and, as this service answers
 // errors as ProblemDetails (RFC 9457), the ProblemDetails names its errors rest on.
 export type {
   AnswerSchema,
   CallOptions,
+  ClaimStore,
   ClientOptions,
+  FailedFollow,
+  FollowAttention,
+  FollowContext,
+  Follower,
+  FollowOptions,
+  FollowSource,
+  FollowUpdate,
   Intent,
   IntentOutcome,
   IntentReconciled,
@@ -20,12 +28,15 @@ export type {
   RequestInput,
   ResultOf,
   SignatureErrorReason,
+  TrackAnswer,
   WithResponse,
 } from '@paywire/core'
 export {
   ApiError,
   ApiPromise,
   ConnectionError,
+  DeadLetterError,
+  MemoryClaimStore,
   MemoryIntentStore,
   PaywireError,
   ProblemDetailsError,
@@ -40,6 +51,8 @@ export { Catalog } from './catalog.js'
 export type { BillPaymentOptions } from './client.js'
 export { BillPayment } from './client.js'
 export { BillPaymentError } from './errors.js'
+export type { BillFollowOptions, BillPaymentUpdate } from './follow.js'
+export { DEFAULT_FINAL_BILL_STATES } from './follow.js'
 export type { BillPaymentReconciled } from './reconcile.js'
 export type {
   CatalogDisableResult,

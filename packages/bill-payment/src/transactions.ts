@@ -1,15 +1,19 @@
 /** Transactions operations (rules Endpoints 5–8): one row per endpoint, which is also its method. */
 
+import type { Follower } from '@paywire/core'
 import {
   bindAnswer,
   defineOperation,
+  type Following,
   listAnswer,
+  type OperationClient,
   reconcileRule,
   recordAnswer,
   resource,
   safe,
   unsentOnly,
 } from '@paywire/core/engine'
+import { type BillFollowOptions, checkFinalStates } from './follow.js'
 import { TRANSACTION_KINDS, type Transaction } from './results.js'
 import { IDEMPOTENCY, jsonObject } from './schemas.js'
 
@@ -93,4 +97,24 @@ export const TRANSACTIONS = {
 }
 
 /** `bills.transactions`: execute payments and read them back. */
-export class Transactions extends resource<unknown, typeof TRANSACTIONS>(TRANSACTIONS) {}
+export class Transactions extends resource<unknown, typeof TRANSACTIONS>(TRANSACTIONS) {
+  readonly #following: ((finals: ReadonlySet<string>) => Following<Transaction>) | undefined
+
+  /** @internal `following` builds the client's follow setup for a set of final states. */
+  constructor(ops: OperationClient<unknown>, following?: (finals: ReadonlySet<string>) => Following<Transaction>) {
+    super(ops)
+    this.#following = following
+  }
+
+  /**
+   * Follows every payment this client executes (also one whose answer was lost, once the journal's
+   * reconciliation finds it), and any you `track(transReference)`, until each is in one of
+   * `finalStates`. `onUpdate` receives one forward-only stream of states confirmed by
+   * `transactions.get`; `onAttention` a payment stuck. Lookups stay within `lookupsPerSecond`. Call
+   * `stop()` on shutdown.
+   */
+  follow(options: BillFollowOptions): Follower<Transaction> {
+    if (this.#following === undefined) throw new TypeError('transactions.follow must be called on bills.transactions')
+    return this.#following(checkFinalStates(options?.finalStates)).follow(options)
+  }
+}

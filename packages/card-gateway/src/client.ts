@@ -14,7 +14,7 @@ import type {
 import {
   accountFingerprint,
   checkBaseUrl,
-  Followers,
+  Following,
   type OperationClient,
   ownedOutcome,
   readCredentials,
@@ -35,7 +35,7 @@ import {
 } from './client-options.js'
 import { type CardGatewayOperation, ENDPOINTS, SIGNED_OPERATIONS } from './endpoints.js'
 import { gatewayAnswers } from './errors.js'
-import { cardCallEffect, Payments } from './payments.js'
+import { cardCallEffect, lookupCardPayment, Payments } from './payments.js'
 import { type CardReconciled, reconcileCard } from './reconcile.js'
 import { S2s } from './s2s.js'
 import type { GatewayContext } from './schemas.js'
@@ -164,18 +164,15 @@ export class CardGateway extends ServiceClient<GatewayContext> {
     // The CREDITVOIDs this client sends, and the journal's open ones: what explains a refund callback.
     const refunds = new SentRefunds(() => this.engine.journal)
     this.s2s = new S2s(this.engine, refunds)
-    const followers = new Followers(this.engine as OperationClient<unknown>, cardCallEffect)
-    this.payments = new Payments(
-      this.checkout,
-      this.s2s,
-      followers,
-      this.engine.journal &&
-        ((take) =>
-          this.reconcileEach(async (intent) => {
-            await take()
-            return this.reconcile(intent)
-          })),
-    )
+    const following = new Following({
+      engine: this.engine as OperationClient<unknown>,
+      service: 'card-gateway',
+      operation: 'payments.follow',
+      lookup: (followed) => lookupCardPayment(this.checkout, this.s2s, followed),
+      effectOf: cardCallEffect,
+      reconcileJournal: this.engine.journal && ((take) => this.reconcileTaking(take)),
+    })
+    this.payments = new Payments(following)
     this.callbacks = new Callbacks(
       callbackPasswords,
       {
@@ -189,7 +186,7 @@ export class CardGateway extends ServiceClient<GatewayContext> {
       // The inbox confirms strrev S2S callbacks through this client's own lookup (its transport, signer, retries).
       (transId) => this.s2s.getTransStatus({ trans_id: transId }),
       refunds,
-      followers,
+      following.followers,
     )
   }
 

@@ -1,14 +1,21 @@
 /** `@paywire/card-gateway`: Checkout (JSON) and the nine S2S CARD actions, signing, typed errors, callbacks. */
 
 // The core symbols every paywire package re-exports, the same list in each: one import covers calls,
-// errors, secrets and the store of the journal; and, as only the card gateway sends callbacks, the
-// callback inbox's store and dead letters. (The card gateway answers no ProblemDetails, so it does
+// errors, secrets, the store of the journal, and the payment follower with its store and dead letters.
+// (The card gateway answers no ProblemDetails, so it does
 // not re-export core's ProblemDetailsError: its errors are CardGatewayError.)
 export type {
   AnswerSchema,
   CallOptions,
   ClaimStore,
   ClientOptions,
+  FailedFollow,
+  FollowAttention,
+  FollowContext,
+  Follower,
+  FollowOptions,
+  FollowSource,
+  FollowUpdate,
   Intent,
   IntentOutcome,
   IntentReconciled,
@@ -20,6 +27,7 @@ export type {
   RequestInput,
   ResultOf,
   SignatureErrorReason,
+  TrackAnswer,
   WithResponse,
 } from '@paywire/core'
 export {

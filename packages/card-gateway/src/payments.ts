@@ -5,14 +5,8 @@
  * States 3, Limits 2: lookups are safe to repeat); callbacks only make the follower look now.
  */
 
-import {
-  type Follower,
-  type FollowOptions,
-  type FollowUpdate,
-  type IntentReconciled,
-  RequestValidationError,
-} from '@paywire/core'
-import type { CallEffect, FollowedRef, Followers, FollowSpec, Observation, SettledCall } from '@paywire/core/engine'
+import { type Follower, type FollowOptions, type FollowUpdate, RequestValidationError } from '@paywire/core'
+import type { CallEffect, FollowedRef, Following, Observation, SettledCall } from '@paywire/core/engine'
 import type { Checkout, CheckoutStatusResult } from './checkout.js'
 import { CardGatewayError } from './errors.js'
 import { paymentStage } from './payment-state.js'
@@ -90,27 +84,39 @@ function observe(
   return { kind: 'state', state, stage, final, record, ...(state === 'decline' ? { settleMs: DECLINE_SETTLE_MS } : {}) }
 }
 
+/** The card client's lookup of a followed payment: Checkout status or GET_TRANS_STATUS_BY_ORDER, by order. */
+export async function lookupCardPayment(
+  checkout: Checkout,
+  s2s: S2s,
+  followed: FollowedRef,
+): Promise<Observation<CheckoutStatusResult | S2sActionResult>> {
+  try {
+    if (followed.api === 's2s') {
+      const record = await s2s.getTransStatusByOrder({ order_id: followed.ref })
+      return observe(record.status, record)
+    }
+    const record = await checkout.status({ order_id: followed.ref })
+    return observe(record.status, record)
+  } catch (error) {
+    // Not there yet (the payer has not reached the page), or an answer that shows nothing of this
+    // order: look again on the schedule. Anything else is reported, and looked at again too.
+    if (
+      error instanceof CardGatewayError &&
+      (error.isNotFound || error.reason === 'unreadable_response' || error.reason === 'unbound_response')
+    ) {
+      return { kind: 'unknown', reason: error.message }
+    }
+    throw error
+  }
+}
+
 /** How the card client follows payments: `gw.payments`. */
 export class Payments {
-  readonly #checkout: Checkout
-  readonly #s2s: S2s
-  readonly #followers: Followers
-  readonly #journal: ((take: () => Promise<void>) => Promise<IntentReconciled[]>) | undefined
+  readonly #following: Following<CheckoutStatusResult | S2sActionResult>
 
-  /**
-   * @internal `journal` reconciles the client's open intents, each lookup after `take()` (the
-   * follower's budget), and closes those settled.
-   */
-  constructor(
-    checkout: Checkout,
-    s2s: S2s,
-    followers: Followers,
-    journal: ((take: () => Promise<void>) => Promise<IntentReconciled[]>) | undefined,
-  ) {
-    this.#checkout = checkout
-    this.#s2s = s2s
-    this.#followers = followers
-    this.#journal = journal
+  /** @internal */
+  constructor(following: Following<CheckoutStatusResult | S2sActionResult>) {
+    this.#following = following
   }
 
   /**
@@ -124,55 +130,8 @@ export class Payments {
   follow(options: CardFollowOptions): Follower<CheckoutStatusResult | S2sActionResult> {
     const validMs = options?.authorizationValidMs ?? 7 * DAY
     const leadMs = options?.authorizationLeadMs ?? DAY
-    const spec: {
-      -readonly [K in keyof FollowSpec<CheckoutStatusResult | S2sActionResult>]: FollowSpec<
-        CheckoutStatusResult | S2sActionResult
-      >[K]
-    } = {
-      service: 'card-gateway',
-      operation: 'payments.follow',
-      lookup: (followed) => this.#lookup(followed),
-      authorization: { states: ['pending'], validMs, leadMs },
-    }
-    const journal = this.#journal
-    if (journal !== undefined) {
-      spec.journal = async (take) => {
-        const settled = await journal(take)
-        return settled.flatMap(({ intent, result }) => {
-          if (result.outcome !== 'applied') return []
-          const found = cardCallEffect({
-            operation: intent.operation,
-            params: intent.params,
-            data: undefined,
-            error: undefined,
-          })
-          return found?.effect === 'started' ? [found.followed] : []
-        })
-      }
-    }
     checkAuthorizationOptions(validMs, leadMs)
-    return this.#followers.make(spec, options)
-  }
-
-  async #lookup(followed: FollowedRef): Promise<Observation<CheckoutStatusResult | S2sActionResult>> {
-    try {
-      if (followed.api === 's2s') {
-        const record = await this.#s2s.getTransStatusByOrder({ order_id: followed.ref })
-        return observe(record.status, record)
-      }
-      const record = await this.#checkout.status({ order_id: followed.ref })
-      return observe(record.status, record)
-    } catch (error) {
-      // Not there yet (the payer has not reached the page), or an answer that shows nothing of this
-      // order: look again on the schedule. Anything else is reported, and looked at again too.
-      if (
-        error instanceof CardGatewayError &&
-        (error.isNotFound || error.reason === 'unreadable_response' || error.reason === 'unbound_response')
-      ) {
-        return { kind: 'unknown', reason: error.message }
-      }
-      throw error
-    }
+    return this.#following.follow(options, { states: ['pending'], validMs, leadMs })
   }
 }
 

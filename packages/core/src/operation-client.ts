@@ -28,6 +28,10 @@ export interface SettledCall {
   readonly operation: string
   /** The params as validated, before credentials and signatures are added. */
   readonly params: unknown
+  /** The path variables as given (`transactionId` of a confirm). */
+  readonly path: Readonly<Record<string, string | number>>
+  /** The idempotency key the call was sent with (a transfer's `agentTransactionRef`), if any. */
+  readonly idempotencyKey: string | undefined
   readonly data: unknown
   /** The call's error, when it failed; `undefined` when it succeeded. */
   readonly error: unknown
@@ -163,11 +167,12 @@ export class OperationClient<Ctx> {
     if (journal === undefined || request.retry.kind === 'safe') {
       if (keepOpen) return ApiPromise.rejected(notJournaled(row.name, journal === undefined))
       const sending = http.send(request, handler, callOptions(options))
-      return request.retry.kind === 'safe' ? sending : this.#heard(row.name, params, sending.withResponse())
+      return request.retry.kind === 'safe' ? sending : this.#heard(row.name, params, sent, sending.withResponse())
     }
     return this.#heard(
       row.name,
       params,
+      sent,
       journaled(
         journal,
         http,
@@ -180,7 +185,12 @@ export class OperationClient<Ctx> {
   }
 
   /** `sending`, settled only once every listener has heard how it settled. */
-  #heard<T>(operation: string, params: unknown, sending: Promise<WithResponse<T>>): ApiPromise<T> {
+  #heard<T>(
+    operation: string,
+    params: unknown,
+    { path, idempotencyKey }: SentRequest,
+    sending: Promise<WithResponse<T>>,
+  ): ApiPromise<T> {
     if (this.#listeners.size === 0) return new ApiPromise(sending)
     const listeners = [...this.#listeners]
     const tell = (call: SettledCall) =>
@@ -188,11 +198,11 @@ export class OperationClient<Ctx> {
     return new ApiPromise(
       sending.then(
         async (answer) => {
-          await tell({ operation, params, data: answer.data, error: undefined })
+          await tell({ operation, params, path, idempotencyKey, data: answer.data, error: undefined })
           return answer
         },
         async (error: unknown) => {
-          await tell({ operation, params, data: undefined, error })
+          await tell({ operation, params, path, idempotencyKey, data: undefined, error })
           throw error
         },
       ),

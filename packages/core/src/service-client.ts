@@ -147,6 +147,17 @@ export abstract class ServiceClient<Ctx> {
     return this.reconcileEach((intent) => this.reconcile(intent, options), options)
   }
 
+  /**
+   * `reconcileAll` with each intent's lookups started only after `take()` resolves: a follower's
+   * lookup budget covers the journal too. @internal
+   */
+  protected reconcileTaking(take: () => Promise<void>): Promise<IntentReconciled[]> {
+    return this.reconcileEach(async (intent) => {
+      await take()
+      return this.reconcile(intent)
+    })
+  }
+
   /** `reconcileAll` with the client's own way of settling one intent; bad `options` are refused first. @internal */
   protected async reconcileEach(
     reconcile: (intent: Intent) => Promise<Reconciled>,

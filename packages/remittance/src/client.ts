@@ -12,6 +12,8 @@ import {
 import {
   accountFingerprint,
   checkBaseUrl,
+  Following,
+  type OperationClient,
   ownedOutcome,
   problemAnswers,
   readCredentials,
@@ -22,6 +24,7 @@ import pkg from '../package.json' with { type: 'json' }
 import { Beneficiaries } from './beneficiaries.js'
 import { ENDPOINTS } from './endpoints.js'
 import { RemittanceError } from './errors.js'
+import { lookupTransfer, transferCallEffect } from './follow.js'
 import { Lookup } from './lookup.js'
 import { type RemittanceReconciled, reconcileRemittance } from './reconcile.js'
 import { DEFAULT_SLE_DECIMALS, type RemittanceRules } from './schemas.js'
@@ -95,7 +98,17 @@ export class Remittance extends ServiceClient<RemittanceRules> {
     this.#serviceDedups = serviceDedups
     this.beneficiaries = new Beneficiaries(this.engine)
     this.lookup = new Lookup(this.engine)
-    this.transactions = new Transactions(this.engine)
+    this.transactions = new Transactions(
+      this.engine,
+      new Following({
+        engine: this.engine as OperationClient<unknown>,
+        service: 'remittance',
+        operation: 'transactions.follow',
+        lookup: (followed) => lookupTransfer(this.lookup, followed),
+        effectOf: transferCallEffect,
+        reconcileJournal: this.engine.journal && ((take) => this.reconcileTaking(take)),
+      }),
+    )
   }
 
   /** The base URL calls go to (no trailing slash). */

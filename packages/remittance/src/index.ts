@@ -1,12 +1,20 @@
 /** `@paywire/remittance`: typed client of the cross-border remittance service. */
 
 // The core symbols every paywire package re-exports, the same list in each: one import covers calls,
-// errors, secrets and the store of the journal; and, as this service answers
+// errors, secrets, the store of the journal, and the payment follower with its store and dead letters; and, as this service answers
 // errors as ProblemDetails (RFC 9457), the ProblemDetails names its errors rest on.
 export type {
   AnswerSchema,
   CallOptions,
+  ClaimStore,
   ClientOptions,
+  FailedFollow,
+  FollowAttention,
+  FollowContext,
+  Follower,
+  FollowOptions,
+  FollowSource,
+  FollowUpdate,
   Intent,
   IntentOutcome,
   IntentReconciled,
@@ -20,12 +28,15 @@ export type {
   RequestInput,
   ResultOf,
   SignatureErrorReason,
+  TrackAnswer,
   WithResponse,
 } from '@paywire/core'
 export {
   ApiError,
   ApiPromise,
   ConnectionError,
+  DeadLetterError,
+  MemoryClaimStore,
   MemoryIntentStore,
   PaywireError,
   ProblemDetailsError,
@@ -41,6 +52,7 @@ export { Beneficiaries } from './beneficiaries.js'
 export type { RemittanceOptions, RemittancePlatformDefaults } from './client.js'
 export { Remittance } from './client.js'
 export { RemittanceError } from './errors.js'
+export type { TransferUpdate } from './follow.js'
 export type { LookupNameEnquiryParams, LookupRatesParams } from './lookup.js'
 export { Lookup } from './lookup.js'
 export type { RemittanceReconciled } from './reconcile.js'

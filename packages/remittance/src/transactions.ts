@@ -1,10 +1,12 @@
 /** Transactions (rules Endpoints 17–20): mobile transfer, cash collection, bank transfer and confirm, one row per endpoint. */
 
-import type { Reconciliation, ValidationIssue } from '@paywire/core'
+import type { Follower, FollowOptions, Reconciliation, ValidationIssue } from '@paywire/core'
 import {
   bindAnswer,
   defineOperation,
   type EndpointParams,
+  type Following,
+  type OperationClient,
   reconcileRule,
   recordAnswer,
   resource,
@@ -12,7 +14,14 @@ import {
   unsentOnly,
 } from '@paywire/core/engine'
 import type { z } from 'zod'
-import { CONFIRMATION_KINDS, type Confirmation, TRANSFER_KINDS, type Transfer } from './results.js'
+import type { TransferUpdate } from './follow.js'
+import {
+  CONFIRMATION_KINDS,
+  type Confirmation,
+  TRANSFER_KINDS,
+  type TransactionStatus,
+  type Transfer,
+} from './results.js'
 import {
   bankTransferSchema,
   cashCollectionSchema,
@@ -121,7 +130,28 @@ export const TRANSACTIONS = {
  * Platform 13). The key is `response.idempotencyKey` of `.withResponse()` and `idempotencyKey` of
  * every error, so an unknown outcome is reconciled with `lookup.transactionStatus`.
  */
-export class Transactions extends resource<RemittanceRules, typeof TRANSACTIONS>(TRANSACTIONS) {}
+export class Transactions extends resource<RemittanceRules, typeof TRANSACTIONS>(TRANSACTIONS) {
+  readonly #following: Following<TransactionStatus> | undefined
+
+  /** @internal */
+  constructor(ops: OperationClient<RemittanceRules>, following?: Following<TransactionStatus>) {
+    super(ops)
+    this.#following = following
+  }
+
+  /**
+   * Follows every transfer this client confirms (also when confirm's answer is lost), the transfers
+   * of the journal's open intents once reconciliation shows them applied, and any you
+   * `track(referenceNumber)`, until each is final (`PROCESSED`, `ABORTED`, `ERROR`, `DELETED`, rule
+   * Platform 3). `onUpdate` receives one forward-only stream of states confirmed by the status
+   * lookup; `onAttention` a transfer stuck. Lookups stay within `lookupsPerSecond`. Call `stop()` on
+   * shutdown.
+   */
+  follow(options: FollowOptions<TransferUpdate>): Follower<TransactionStatus> {
+    if (this.#following === undefined) throw new TypeError('transactions.follow must be called on remit.transactions')
+    return this.#following.follow(options)
+  }
+}
 
 /** Body of `POST /api/transactions/mobile-transfer` (rules Resources 3–4). */
 export interface TransactionsMobileTransferParams extends EndpointParams<typeof TRANSACTIONS.mobileTransfer> {}

@@ -73,6 +73,13 @@ export class BillPaymentSimulator {
     return this.#transactions.ledger
   }
 
+  /** Moves a transaction to `status` (`PENDING`, `REVERSED`…: the service publishes no states); throws when none has the reference. */
+  setStatus(transReference: string, status: string): void {
+    if (!this.#transactions.setStatus(transReference, status)) {
+      throw new Error(`simulator: no transaction ${transReference}`)
+    }
+  }
+
   /** One product by id, or `undefined`. */
   product(id: string): SimulatorProduct | undefined {
     const found = this.#products.get(id)

@@ -15,8 +15,8 @@ export interface SimulatorTransaction {
   readonly amount: number
   readonly currency: string
   readonly customerReference: string | undefined
-  /** The simulator settles every accepted payment at once. */
-  readonly status: 'SUCCESSFUL'
+  /** `SUCCESSFUL`: the simulator settles every accepted payment at once, unless `setStatus` moves it. */
+  readonly status: string
   /** ISO 8601. */
   readonly createdAt: string
   readonly idempotencyKey: string | undefined
@@ -72,6 +72,15 @@ export class SimulatedTransactions {
   /** One transaction by its reference, or `undefined`. */
   find(transReference: string | undefined): SimulatorTransaction | undefined {
     return this.#transactions.find((t) => t.transReference === transReference)
+  }
+
+  /** Moves a transaction to `status` (a provider's pending or reversed payment); `false` when none has the reference. */
+  setStatus(transReference: string, status: string): boolean {
+    const index = this.#transactions.findIndex((t) => t.transReference === transReference)
+    const found = this.#transactions[index]
+    if (found === undefined) return false
+    this.#transactions[index] = { ...found, status }
+    return true
   }
 
   /** No transactions, no ledger, no keys. */
