@@ -19,6 +19,7 @@ const EXAMPLES: Record<string, readonly string[]> = {
     'schedules',
     'callback-server',
     'callback-express',
+    'follow-payments',
     'error-handling',
   ],
   remittance: ['beneficiaries', 'rates', 'mobile-transfer', 'cash-and-bank', 'problem-details'],

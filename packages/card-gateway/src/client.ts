@@ -172,7 +172,7 @@ export class CardGateway extends ServiceClient<GatewayContext> {
       effectOf: cardCallEffect,
       reconcileJournal: this.engine.journal && ((take) => this.reconcileTaking(take)),
     })
-    this.payments = new Payments(following)
+    this.payments = new Payments(following, this.checkout, this.s2s)
     this.callbacks = new Callbacks(
       callbackPasswords,
       {

@@ -26,6 +26,12 @@ export interface CardFollowOptions extends FollowOptions<CardPaymentUpdate> {
   authorizationValidMs?: number
   /** How long before that `onAttention` says `authorization_expiring`, in ms. Default 24 h. */
   authorizationLeadMs?: number
+  /**
+   * A decline is final only when a lookup at least this long after the first that showed it still
+   * shows it, in ms: with cascading the gateway may authorise the same order on another acquirer
+   * (rule Platform 24). Default 60 000.
+   */
+  declineConfirmAfterMs?: number
 }
 
 const DAY = 24 * 60 * 60 * 1000
@@ -33,11 +39,8 @@ const DAY = 24 * 60 * 60 * 1000
 /** States a payment leaves no more on its own: followed no further once confirmed. */
 const FINAL = new Set(['settled', 'decline', 'void', 'refund', 'reversal', 'chargeback'])
 
-/**
- * A decline is final only when a lookup a minute later still shows it: with cascading the gateway
- * may retry on another acquirer, and the same order then authorises (rule Platform 24).
- */
-const DECLINE_SETTLE_MS = 60_000
+/** The default of `declineConfirmAfterMs`: a minute covers a cascade's retries on other acquirers. */
+const DECLINE_CONFIRM_AFTER_MS = 60_000
 
 /** The calls that start a payment, and where its order id is in what they sent. */
 const STARTS: Readonly<
@@ -81,7 +84,7 @@ function observe(
     }
   }
   const final = FINAL.has(state)
-  return { kind: 'state', state, stage, final, record, ...(state === 'decline' ? { settleMs: DECLINE_SETTLE_MS } : {}) }
+  return { kind: 'state', state, stage, final, record, ...(state === 'decline' ? { settleMs: declineConfirmAfterMs } : {}) }
 }
 
 /** The card client's lookup of a followed payment: Checkout status or GET_TRANS_STATUS_BY_ORDER, by order. */
@@ -89,14 +92,15 @@ export async function lookupCardPayment(
   checkout: Checkout,
   s2s: S2s,
   followed: FollowedRef,
+  declineConfirmAfterMs = DECLINE_CONFIRM_AFTER_MS,
 ): Promise<Observation<CheckoutStatusResult | S2sActionResult>> {
   try {
     if (followed.api === 's2s') {
       const record = await s2s.getTransStatusByOrder({ order_id: followed.ref })
-      return observe(record.status, record)
+      return observe(record.status, record, declineConfirmAfterMs)
     }
     const record = await checkout.status({ order_id: followed.ref })
-    return observe(record.status, record)
+    return observe(record.status, record, declineConfirmAfterMs)
   } catch (error) {
     // Not there yet (the payer has not reached the page), or an answer that shows nothing of this
     // order: look again on the schedule. Anything else is reported, and looked at again too.
@@ -113,10 +117,14 @@ export async function lookupCardPayment(
 /** How the card client follows payments: `gw.payments`. */
 export class Payments {
   readonly #following: Following<CheckoutStatusResult | S2sActionResult>
+  readonly #checkout: Checkout
+  readonly #s2s: S2s
 
   /** @internal */
-  constructor(following: Following<CheckoutStatusResult | S2sActionResult>) {
+  constructor(following: Following<CheckoutStatusResult | S2sActionResult>, checkout: Checkout, s2s: S2s) {
     this.#following = following
+    this.#checkout = checkout
+    this.#s2s = s2s
   }
 
   /**
@@ -130,16 +138,18 @@ export class Payments {
   follow(options: CardFollowOptions): Follower<CheckoutStatusResult | S2sActionResult> {
     const validMs = options?.authorizationValidMs ?? 7 * DAY
     const leadMs = options?.authorizationLeadMs ?? DAY
-    checkAuthorizationOptions(validMs, leadMs)
-    return this.#following.follow(options, { states: ['pending'], validMs, leadMs })
+    const declineMs = options?.declineConfirmAfterMs ?? DECLINE_CONFIRM_AFTER_MS
+    checkCardFollowOptions({ authorizationValidMs: validMs, authorizationLeadMs: leadMs, declineConfirmAfterMs: declineMs })
+    return this.#following.follow(options, {
+      authorization: { states: ['pending'], validMs, leadMs },
+      lookup: (followed) => lookupCardPayment(this.#checkout, this.#s2s, followed, declineMs),
+    })
   }
 }
 
-function checkAuthorizationOptions(validMs: unknown, leadMs: unknown): void {
-  const bad = (value: unknown) => typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0
-  const issues = [
-    ...(bad(validMs) ? [{ path: 'authorizationValidMs', message: 'must be a whole number of ms >= 0' }] : []),
-    ...(bad(leadMs) ? [{ path: 'authorizationLeadMs', message: 'must be a whole number of ms >= 0' }] : []),
-  ]
+function checkCardFollowOptions(given: Readonly<Record<string, unknown>>): void {
+  const issues = Object.entries(given)
+    .filter(([, value]) => typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0)
+    .map(([path]) => ({ path, message: 'must be a whole number of ms >= 0' }))
   if (issues.length > 0) throw new RequestValidationError('payments.follow', issues, 'options')
 }

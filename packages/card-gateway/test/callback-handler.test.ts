@@ -481,7 +481,7 @@ describe('the inbox when the store loses replies', () => {
   it('a store written for the former interface (claim/complete/release) is refused when the handler is built, by name', () => {
     const former = { claim: async () => 'claimed', complete: async () => true, release: async () => {} }
     expect(() => gw.callbacks.handler({ onEvent: () => {}, store: former as unknown as ClaimStore })).toThrow(
-      /store: must be a ClaimStore .* it lacks record, take, takeDue, renew, failedEvents, retry, forget, prune/,
+      /store: must be a ClaimStore .* it lacks record, take, takeDue, renew, wake, failedEvents, retry, forget, prune/,
     )
   })
 

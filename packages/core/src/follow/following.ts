@@ -38,12 +38,17 @@ export class Following<Record> {
     this.followers = new Followers(setup.engine, setup.effectOf)
   }
 
-  /** A follower of this client's payments with `options`, and the authorisation rule of the service, if it has one. */
+  /**
+   * A follower of this client's payments with `options`; `own` holds what the service's own options
+   * set (its authorisation rule, a lookup read with them).
+   */
   follow(
     options: FollowOptions<FollowUpdate<Record>>,
-    authorization?: FollowSpec<Record>['authorization'],
+    own: Pick<FollowSpec<Record>, 'authorization'> & { readonly lookup?: FollowSpec<Record>['lookup'] } = {},
   ): Follower<Record> {
-    const { service, operation, lookup, effectOf, reconcileJournal } = this.#setup
+    const { service, operation, effectOf, reconcileJournal } = this.#setup
+    const lookup = own.lookup ?? this.#setup.lookup
+    const authorization = own.authorization
     const journal =
       reconcileJournal &&
       (async (take: () => Promise<void>): Promise<FollowedRef[]> => {

@@ -70,7 +70,7 @@ export class MemoryClaimStore implements ClaimStore {
     if (!warned && !underTest()) {
       warned = true
       console.warn(
-        'paywire: MemoryClaimStore keeps callback events in this process only: a crash or restart loses every event acknowledged and not yet run. Use RedisClaimStore or PostgresClaimStore in production.',
+        'paywire: MemoryClaimStore keeps its records (callback events, followed payments) in this process only: a crash or restart loses every callback acknowledged and not yet run, and every payment followed. Use RedisClaimStore or PostgresClaimStore in production.',
       )
     }
   }

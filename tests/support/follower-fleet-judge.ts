@@ -1,0 +1,17 @@
+/** What every fleet test asserts, and the line of figures it prints for docs/reliability.md. */
+
+import { expect } from 'vitest'
+import type { FleetFigures } from './follower-fleet.js'
+
+export function judgeFleet(figures: FleetFigures): void {
+  console.info(`follower fleet figures (${figures.label}): ${JSON.stringify(figures)}`)
+  expect(figures.finalsDelivered, 'every payment with a final state has it delivered').toBe(figures.expectedFinals)
+  expect(figures.falseFinals, 'no final the gateway does not hold').toBe(0)
+  expect(figures.backward, 'no update moves backward').toBe(0)
+  expect(figures.abandonedStuck, 'every abandoned payment is reported stuck').toBe(figures.abandoned)
+  // A final delivered twice only when the killed instance had run it and died before recording it.
+  expect(figures.finalsTwice).toBeLessThanOrEqual(figures.redeliveriesAfterKill)
+  // Three instances, each at most its budget in any second (its bucket holds one lookup more).
+  expect(figures.maxLookupsInASecond).toBeLessThanOrEqual(3 * (figures.budgetPerSecond + 1))
+  expect(figures.blocks, 'the callback URL was blocked once').toBeGreaterThanOrEqual(1)
+}
