@@ -11,6 +11,7 @@ export function storeWith(inner: ClaimStore, methods: Partial<ClaimStore>): Clai
     renew: (key, token, ms) => inner.renew(key, token, ms),
     complete: (key, token, keepMs) => inner.complete(key, token, keepMs),
     release: (key, token, next) => inner.release(key, token, next),
+    wake: (key) => inner.wake(key),
     failedEvents: (limit) => inner.failedEvents(limit),
     retry: (key) => inner.retry(key),
     forget: (ref) => inner.forget(ref),

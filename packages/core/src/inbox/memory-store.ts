@@ -162,6 +162,14 @@ export class MemoryClaimStore implements ClaimStore {
     entry.until = next.dead ? Number.POSITIVE_INFINITY : this.#clock.now() + next.retryInMs
     if (!next.counted) entry.attempts = Math.max(0, entry.attempts - 1)
     entry.lastError = next.error
+    if (next.fields !== undefined) entry.fields = next.fields
+    return true
+  }
+
+  async wake(key: string): Promise<boolean> {
+    const entry = this.#entries.get(key)
+    if (entry?.state !== 'pending') return false
+    entry.until = Math.min(entry.until, this.#clock.now())
     return true
   }
 

@@ -84,6 +84,11 @@ export interface ReleaseOptions {
   readonly error: string | undefined
   /** Set it aside: no run until `retry(key)`. */
   readonly dead: boolean
+  /**
+   * The record's new fields, when the run changed what it keeps (a follower's state after a
+   * lookup); absent: kept as they were.
+   */
+  readonly fields?: string
 }
 
 /**
@@ -112,6 +117,12 @@ export interface ClaimStore {
   complete(key: string, token: string, keepMs: number): Promise<boolean>
   /** Ends `token`'s run of `key` without success: pending again after `retryInMs`, or dead. `true` when it did, or already had. */
   release(key: string, token: string, next: ReleaseOptions): Promise<boolean>
+  /**
+   * Makes the pending record `key` due now, whatever its retry time (a payment follower's record,
+   * when a callback says the payment moved); its attempts and fields are kept. `false` when `key` is
+   * not pending: running, done, dead or absent.
+   */
+  wake(key: string): Promise<boolean>
   /** The dead events, oldest received first, at most `limit`. */
   failedEvents(limit: number): Promise<StoredEvent[]>
   /** Makes a dead event pending and due now, with its attempts reset and its receive time kept; `false` when `key` is not dead. */
