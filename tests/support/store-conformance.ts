@@ -237,6 +237,145 @@ export function claimStoreContract(subject: () => StoreSubject): void {
       expect(taken?.event.attempts).toBe(1)
     })
 
+    /** Takes `key` once it is due (a retry of 1 ms has passed), from another instance. */
+    const takeWhenDue = async (s: StoreSubject, key: string, by: Lease = lease()) => {
+      let taken: TakenEvent | undefined
+      await s.pass(1, async () => {
+        taken = await s.claims().take(key, by)
+        return taken !== undefined
+      })
+      return taken
+    }
+
+    it("a release with fields replaces the record's: the next take reads them; a release without fields keeps them, and so does a dead one listed", async () => {
+      const s = subject()
+      const key = fresh('release-fields')
+      const first = token()
+      await s.claims().record(event(key, { fields: '{"step":0}' }), first, LONG)
+      expect(await s.claims().release(key, first, { ...retryNow, fields: '{"step":1}' })).toBe(true)
+      const second = lease()
+      expect((await takeWhenDue(s, key, second))?.event).toMatchObject({ fields: '{"step":1}', attempts: 2 })
+      expect(await s.claims().release(key, second.token, { ...retryNow, fields: undefined })).toBe(true) // kept
+      const third = lease()
+      expect((await takeWhenDue(s, key, third))?.event).toMatchObject({ fields: '{"step":1}', attempts: 3 })
+      expect(await s.claims().release(key, third.token, { ...retryNow, dead: true, fields: '{"step":3}' })).toBe(true)
+      expect((await s.claims().failedEvents(10_000)).find((e) => e.key === key)).toMatchObject({
+        fields: '{"step":3}',
+        state: 'dead',
+      })
+    })
+
+    it('a release sent again by a runner whose reply was lost, after another runner took the event and released it with its own fields, overwrites nothing', async () => {
+      const s = subject()
+      const key = fresh('release-fields-again')
+      const a = token()
+      const fromA = { ...retryNow, fields: '{"by":"a"}' }
+      await s.claims().record(event(key), a, LONG)
+      expect(await s.claims().release(key, a, fromA)).toBe(true)
+      expect(await s.claims().release(key, a, fromA)).toBe(true) // again at once: acknowledged, nothing written twice
+      const b = lease()
+      expect((await takeWhenDue(s, key, b))?.event).toMatchObject({ fields: '{"by":"a"}', attempts: 2 })
+      // While b runs it, a's late copy neither ends b's run nor writes a's fields.
+      expect(await s.claims().release(key, a, fromA)).toBe(false)
+      expect(await s.claims().renew(key, b.token, LONG)).toBe(true)
+      expect(await s.claims().release(key, b.token, { ...retryNow, fields: '{"by":"b"}' })).toBe(true)
+      // Nor once b released it: b's take put b's token on the record.
+      expect(await s.claims().release(key, a, fromA)).toBe(false)
+      expect(await s.claims().release(key, a, { ...fromA, dead: true })).toBe(false)
+      expect((await takeWhenDue(s, key))?.event).toMatchObject({ fields: '{"by":"b"}', attempts: 3, state: 'running' })
+    })
+
+    it('fields with NUL, multi-byte characters, or nothing at all round-trip through release exactly', async () => {
+      const s = subject()
+      const samples = [
+        '',
+        '\u0000',
+        '{"a":"x\u0000y"}\u0000',
+        'é e\u0301 付款 🧾 ✓ \u{10FFFF} "q" \\ \n\t',
+        `${'€'.repeat(20_000)}\u0000${'🧾'.repeat(10_000)}`,
+      ]
+      for (const fields of samples) {
+        const key = fresh('release-fields-bytes')
+        const mine = token()
+        await s.claims().record(event(key), mine, LONG)
+        expect(await s.claims().release(key, mine, { ...retryNow, fields })).toBe(true)
+        const taken = await takeWhenDue(s, key)
+        expect(taken?.event.fields).toBe(fields)
+      }
+    })
+
+    it('wake makes a pending event whose retry is far off due now: take and takeDue answer it at once, its attempts, fields and last error kept', async () => {
+      const s = subject()
+      const far = 50 * 365 * 24 * 3600 * 1000 // fifty years
+      const [one, due] = [fresh('wake-take'), fresh('wake-due')]
+      for (const key of [one, due]) {
+        const mine = token()
+        await s.claims().record(event(key), mine, LONG)
+        const later = { retryInMs: far, counted: true, error: 'Error: not yet', dead: false, fields: `{"k":"${key}"}` }
+        expect(await s.claims().release(key, mine, later)).toBe(true)
+        expect(await s.claims().take(key, lease())).toBeUndefined()
+      }
+      expect((await s.claims().takeDue(lease(), 1_000)).map((t) => t.event.key)).not.toContain(due)
+      expect(await s.claims().wake(one)).toBe(true)
+      expect(await s.claims().wake(one)).toBe(true) // still pending, now due: woken again, nothing else changes
+      expect((await s.claims().take(one, lease()))?.event).toMatchObject({
+        key: one,
+        fields: `{"k":"${one}"}`,
+        attempts: 2,
+        state: 'running',
+        lastError: 'Error: not yet',
+      })
+      expect(await s.claims().wake(due)).toBe(true)
+      const taken = (await s.claims().takeDue(lease(), 1_000)).find((t) => t.event.key === due)
+      expect(taken).toMatchObject({ dead: false, event: { fields: `{"k":"${due}"}`, attempts: 2, state: 'running' } })
+      // An uncounted release's attempt stays given back.
+      const given = fresh('wake-uncounted')
+      const mine = token()
+      await s.claims().record(event(given), mine, LONG)
+      await s.claims().release(given, mine, { retryInMs: far, counted: false, error: undefined, dead: false })
+      expect(await s.claims().wake(given)).toBe(true)
+      expect((await s.claims().take(given, lease()))?.event).toMatchObject({ attempts: 1, fields: `{"id":"${given}"}` })
+    })
+
+    it('wake of a running, done, dead or absent event answers false and changes nothing', async () => {
+      const s = subject()
+      const [running, done, dead, absent] = [
+        fresh('wake-running'),
+        fresh('wake-done'),
+        fresh('wake-dead'),
+        fresh('wake-absent'),
+      ]
+      const [r, d, x] = [token(), token(), token()]
+      await s.claims().record(event(running), r, LONG)
+      await s.claims().record(event(done), d, LONG)
+      await s.claims().complete(done, d, LONG)
+      await s.claims().record(event(dead, { fields: '{"dead":1}' }), x, LONG)
+      await s.claims().release(dead, x, { retryInMs: 1, counted: true, error: 'Error: x', dead: true })
+      for (const key of [running, done, dead, absent]) expect(await s.claims().wake(key)).toBe(false)
+      // The running one is still leased to its holder only.
+      expect(await s.claims().take(running, lease())).toBeUndefined()
+      expect(await s.claims().renew(running, r, LONG)).toBe(true)
+      // A running one whose lease ended is not pending either (it is due already, for a take).
+      const ended = fresh('wake-lease-ended')
+      await s.claims().record(event(ended), token(), s.holdMs)
+      const probe = fresh('probe') // leased a moment later: once it is due, the first lease has ended too
+      await s.claims().record(event(probe), token(), s.holdMs)
+      await s.pass(s.holdMs, async () => (await s.claims().take(probe, lease())) !== undefined)
+      expect(await s.claims().wake(ended)).toBe(false)
+      expect((await s.claims().take(ended, lease()))?.event).toMatchObject({ attempts: 2, state: 'running' })
+      // The done one is still done, the dead one still dead as it was, the absent one still absent.
+      expect(await s.claims().record(event(done), token(), LONG)).toBe('done')
+      expect((await s.claims().failedEvents(10_000)).find((e) => e.key === dead)).toMatchObject({
+        fields: '{"dead":1}',
+        attempts: 1,
+        state: 'dead',
+        lastError: 'Error: x',
+      })
+      expect(await s.claims().take(dead, lease())).toBeUndefined()
+      expect(await s.claims().take(absent, lease())).toBeUndefined()
+      expect(await s.claims().record(event(absent), token(), LONG)).toBe('taken')
+    })
+
     it('a dead event is listed with its fields and reason, never taken, and retry makes it due with attempts reset and its receive time kept', async () => {
       const s = subject()
       const key = fresh('dead')

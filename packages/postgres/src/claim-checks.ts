@@ -73,16 +73,21 @@ export function checkLimit(operation: string, limit: unknown): number {
   return limit as number
 }
 
-/** A release as the statement takes it: `retryInMs` null when dead (ignored then), the error without NUL. */
+/**
+ * A release as the statement takes it: `retryInMs` null when dead (ignored then), the error without
+ * NUL, the new fields as UTF-8 bytes or null to keep the record's.
+ */
 export interface CheckedRelease {
   readonly dead: boolean
   readonly retryInMs: number | null
   readonly counted: boolean
   readonly error: string | null
+  readonly fields: Buffer | null
 }
 
 /**
- * Checks a release. `retryInMs` may be 0 (due at once) and is rounded up to a whole ms. The error is
+ * Checks a release. `retryInMs` may be 0 (due at once) and is rounded up to a whole ms. `fields`, when
+ * given (not `undefined`), are stored as their UTF-8 bytes like an event's. The error is
  * a diagnosis, not data: a NUL in it (which PostgreSQL text cannot hold) is written as U+FFFD rather
  * than failing the release, which would leave the event leased until its lease ends.
  */
@@ -92,8 +97,12 @@ export function checkReleaseOptions(operation: string, next: unknown): CheckedRe
       { path: 'next', message: 'must be { retryInMs, counted, error, dead }' },
     ])
   }
-  const { retryInMs, counted, error, dead } = next as Partial<ReleaseOptions>
+  const { retryInMs, counted, error, dead, fields } = next as Partial<ReleaseOptions>
   const issues = []
+  const fieldsIssue = fields === undefined ? undefined : textProblem(fields)
+  if (fieldsIssue !== undefined) {
+    issues.push({ path: 'next.fields', message: `${fieldsIssue} (the record's new fields; leave it out to keep them)` })
+  }
   if (typeof dead !== 'boolean') issues.push({ path: 'next.dead', message: 'must be true or false' })
   if (typeof counted !== 'boolean') issues.push({ path: 'next.counted', message: 'must be true or false' })
   if (error !== undefined && typeof error !== 'string') {
@@ -108,21 +117,25 @@ export function checkReleaseOptions(operation: string, next: unknown): CheckedRe
     retryInMs: dead === true ? null : Math.ceil(retryInMs as number),
     counted: counted as boolean,
     error: error === undefined ? null : error.replaceAll('\u0000', '\uFFFD'),
+    fields: fields === undefined ? null : Buffer.from(fields, 'utf8'),
   }
 }
 
 /** In `u` mode a pair is one code point, so this matches only a surrogate without its partner. */
 const LONE_SURROGATE = /[\uD800-\uDFFF]/u
 
+/** What keeps `value` from being stored as its UTF-8 bytes exactly, if anything. */
+function textProblem(value: unknown): string | undefined {
+  if (typeof value !== 'string') return `must be a string, got ${typeof value}`
+  if (LONE_SURROGATE.test(value)) {
+    return 'has a lone UTF-16 surrogate: it is stored as UTF-8, where it would come back as U+FFFD'
+  }
+  return undefined
+}
+
 /** A string stored as its UTF-8 bytes, exactly: one with a lone surrogate is refused. */
 function textBytes(operation: string, path: string, value: unknown): Buffer {
-  if (typeof value !== 'string') {
-    throw new RequestValidationError(operation, [{ path, message: `must be a string, got ${typeof value}` }])
-  }
-  if (LONE_SURROGATE.test(value)) {
-    throw new RequestValidationError(operation, [
-      { path, message: 'has a lone UTF-16 surrogate: it is stored as UTF-8, where it would come back as U+FFFD' },
-    ])
-  }
-  return Buffer.from(value, 'utf8')
+  const problem = textProblem(value)
+  if (problem !== undefined) throw new RequestValidationError(operation, [{ path, message: problem }])
+  return Buffer.from(value as string, 'utf8')
 }

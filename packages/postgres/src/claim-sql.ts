@@ -116,17 +116,29 @@ WHERE c.key_hash = $1 AND c.token = $2 AND (c.state = 'running' OR (c.state = 'd
 RETURNING 1 AS ok`,
 
     /**
-     * $1 key_hash, $2 token, $3 dead, $4 retry ms (NULL when dead), $5 counted, $6 error. Changes
-     * only a running event; the holder's event already pending or dead (its release sent again
-     * after a lost reply) answers again unchanged, so an uncounted attempt is given back once.
+     * $1 key_hash, $2 token, $3 dead, $4 retry ms (NULL when dead), $5 counted, $6 error, $7 new
+     * fields (NULL: kept). Changes only a running event; the holder's event already pending or dead
+     * (its release sent again after a lost reply) answers again unchanged, so an uncounted attempt
+     * is given back once and fields another runner wrote since are never overwritten (that
+     * runner's take put its own token on the row, so the old token matches no row at all).
      */
     release: `UPDATE ${table} AS c SET
   state = CASE WHEN c.state <> 'running' THEN c.state WHEN $3::boolean THEN 'dead' ELSE 'pending' END,
   due_at = CASE WHEN c.state <> 'running' THEN c.due_at WHEN $3::boolean THEN NULL
     ELSE statement_timestamp() + ${ms(4)} END,
   attempts = CASE WHEN c.state = 'running' AND NOT $5::boolean THEN greatest(c.attempts - 1, 0) ELSE c.attempts END,
-  last_error = CASE WHEN c.state = 'running' THEN $6::text ELSE c.last_error END
+  last_error = CASE WHEN c.state = 'running' THEN $6::text ELSE c.last_error END,
+  fields = CASE WHEN c.state = 'running' AND $7::bytea IS NOT NULL THEN $7::bytea ELSE c.fields END
 WHERE c.key_hash = $1 AND c.token = $2 AND c.state IN ('running', 'pending', 'dead')
+RETURNING 1 AS ok`,
+
+    /**
+     * $1 key_hash. A pending event due now, whatever its retry time (an earlier due time is kept,
+     * and with it its place in takeDue's order); attempts, fields, token and error are kept. No
+     * other state matches: running, done, dead or absent answers no row.
+     */
+    wake: `UPDATE ${table} AS c SET due_at = least(c.due_at, statement_timestamp())
+WHERE c.key_hash = $1 AND c.state = 'pending'
 RETURNING 1 AS ok`,
 
     /** $1 limit. */

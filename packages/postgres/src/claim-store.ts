@@ -156,8 +156,10 @@ export class PostgresClaimStore implements ClaimStore {
 
   /**
    * Ends `token`'s run of `key` without success: pending again `retryInMs` from now, or dead; an
-   * uncounted attempt is given back. `true` when it did, or `token`'s event is already pending or
-   * dead (sent again after a lost reply: nothing changes twice); `false` when another token holds it.
+   * uncounted attempt is given back, and `fields`, when given, replace the row's (only with the
+   * run's end, while `token` holds it running). `true` when it did, or `token`'s event is already
+   * pending or dead (sent again after a lost reply: nothing changes twice); `false` when another
+   * token holds it.
    */
   async release(key: string, token: string, next: ReleaseOptions): Promise<boolean> {
     const op = 'PostgresClaimStore.release'
@@ -171,7 +173,19 @@ export class PostgresClaimStore implements ClaimStore {
       checked.retryInMs,
       checked.counted,
       checked.error,
+      checked.fields,
     ])
+    return result.rows.length === 1
+  }
+
+  /**
+   * Makes the pending event `key` due now (server time), whatever its retry time, its attempts and
+   * fields kept; `false` when it is not pending (running, done, dead or absent), nothing changed.
+   */
+  async wake(key: string): Promise<boolean> {
+    const op = 'PostgresClaimStore.wake'
+    const bytes = keyBytes(op, 'key', key)
+    const result = await this.#send(op, this.#sql.wake, [hashOf(bytes)])
     return result.rows.length === 1
   }
 

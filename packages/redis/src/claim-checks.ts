@@ -31,18 +31,19 @@ export function checkEvent(operation: string, event: unknown): NewEvent {
     ])
   }
   for (const [i, previous] of previousKeys.entries()) checkKeyPart(operation, `event.previousKeys[${i}]`, previous)
-  if (typeof fields !== 'string') {
-    throw new RequestValidationError(operation, [
-      { path: 'event.fields', message: `must be a string, got ${typeof fields}` },
-    ])
-  }
-  if (LONE_SURROGATE.test(fields)) {
-    throw new RequestValidationError(operation, [
-      { path: 'event.fields', message: 'has a lone UTF-16 surrogate: sent as UTF-8 it would come back as U+FFFD' },
-    ])
+  const fieldsIssue = fieldsProblem(fields)
+  if (fieldsIssue !== undefined) {
+    throw new RequestValidationError(operation, [{ path: 'event.fields', message: fieldsIssue }])
   }
   checkKeyPart(operation, 'event.ref', ref)
   return event as NewEvent
+}
+
+/** What is wrong with fields to store, if anything: they must be a string that comes back exactly as written. */
+function fieldsProblem(fields: unknown): string | undefined {
+  if (typeof fields !== 'string') return `must be a string, got ${typeof fields}`
+  if (LONE_SURROGATE.test(fields)) return 'has a lone UTF-16 surrogate: sent as UTF-8 it would come back as U+FFFD'
+  return undefined
 }
 
 /** A lease: its token, a duration for the lease end, and at least one run allowed. */
@@ -67,12 +68,16 @@ export function checkLimit(operation: string, limit: unknown): number {
   return limit
 }
 
-/** A release's options; `retryInMs` may be 0 (due again at once), rounded up to a whole ms like every duration. */
+/**
+ * A release's options; `retryInMs` may be 0 (due again at once), rounded up to a whole ms like every
+ * duration. `fields`, when given (not `undefined`), replace the record's: a string that comes back
+ * exactly as written.
+ */
 export function checkRelease(operation: string, next: unknown): ReleaseOptions {
   if (typeof next !== 'object' || next === null) {
     throw new RequestValidationError(operation, [{ path: 'next', message: 'must be a ReleaseOptions object' }])
   }
-  const { retryInMs, counted, error, dead } = next as Record<string, unknown>
+  const { retryInMs, counted, error, dead, fields } = next as Record<string, unknown>
   const issues = []
   if (typeof retryInMs !== 'number' || !Number.isFinite(retryInMs) || retryInMs < 0) {
     issues.push({ path: 'next.retryInMs', message: 'must be a finite number of ms, 0 or more' })
@@ -82,11 +87,16 @@ export function checkRelease(operation: string, next: unknown): ReleaseOptions {
   if (error !== undefined && typeof error !== 'string') {
     issues.push({ path: 'next.error', message: 'must be a string or undefined' })
   }
+  const fieldsIssue = fields === undefined ? undefined : fieldsProblem(fields)
+  if (fieldsIssue !== undefined) {
+    issues.push({ path: 'next.fields', message: `${fieldsIssue} (the record's new fields; leave it out to keep them)` })
+  }
   if (issues.length > 0) throw new RequestValidationError(operation, issues)
   return {
     retryInMs: Math.ceil(retryInMs as number),
     counted: counted as boolean,
     error: error as string | undefined,
     dead: dead as boolean,
+    ...(fields === undefined ? {} : { fields: fields as string }),
   }
 }

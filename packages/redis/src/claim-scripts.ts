@@ -225,8 +225,10 @@ return 1`
 /**
  * Release = check the holder and end the run in one step. Sent again by the same token it finds
  * the event pending or dead with its token and answers 1 without writing, so an uncounted attempt
- * is never given back twice. KEYS[1] due, [2] dead, [3] the event hash; ARGV[1] key, [2] token,
- * [3] retryInMs, [4] counted 1/0, [5] error, [6] has an error 1/0, [7] dead 1/0.
+ * is never given back twice, and fields another runner wrote since are never overwritten (that
+ * runner's take put its own token on the record). New fields are written only with the run's end.
+ * KEYS[1] due, [2] dead, [3] the event hash; ARGV[1] key, [2] token, [3] retryInMs, [4] counted
+ * 1/0, [5] error, [6] has an error 1/0, [7] dead 1/0, [8] fields, [9] has fields 1/0.
  */
 export const RELEASE = `${NOW}
 local v = redis.call('HMGET', KEYS[3], 'state', 'token', 'attempts', 'receivedAt')
@@ -236,6 +238,7 @@ if v[1] ~= 'running' then return 0 end
 local attempts = tonumber(v[3])
 if ARGV[4] == '0' and attempts > 0 then attempts = attempts - 1 end
 if ARGV[6] == '1' then redis.call('HSET', KEYS[3], 'error', ARGV[5]) else redis.call('HDEL', KEYS[3], 'error') end
+if ARGV[9] == '1' then redis.call('HSET', KEYS[3], 'fields', ARGV[8]) end
 if ARGV[7] == '1' then
   redis.call('HSET', KEYS[3], 'state', 'dead', 'attempts', attempts)
   redis.call('HDEL', KEYS[3], 'until')
@@ -246,6 +249,23 @@ else
   redis.call('HSET', KEYS[3], 'state', 'pending', 'attempts', attempts, 'until', due)
   redis.call('ZADD', KEYS[1], due, ARGV[1])
 end
+return 1`
+
+/**
+ * Wake = a pending event made due now, whatever its retry time, in one step: its due time and its
+ * entry in the due index both become now (an earlier one, already due, is kept, and so is its place
+ * in the order; the index entry is written either way, so takeDue finds it). Attempts, fields, token and error are kept. Any other state (running, done, dead,
+ * absent) answers 0 and writes nothing. KEYS[1] due, [2] the event hash; ARGV[1] key.
+ */
+export const WAKE = `${NOW}
+local v = redis.call('HMGET', KEYS[2], 'state', 'until')
+if v[1] ~= 'pending' then return 0 end
+local due = tonumber(v[2])
+if due == nil or due > now then
+  due = now
+  redis.call('HSET', KEYS[2], 'until', due)
+end
+redis.call('ZADD', KEYS[1], due, ARGV[1])
 return 1`
 
 /**

@@ -14,7 +14,19 @@ import type {
   TakenEvent,
 } from '@paywire/core'
 import { checkEvent, checkLease, checkLimit, checkRelease, checkToken } from './claim-checks.js'
-import { COMPLETE, FAILED, FORGET, PRUNE, RECORD, RELEASE, RENEW, RETRY, TAKE_DUE, TAKE_ONE } from './claim-scripts.js'
+import {
+  COMPLETE,
+  FAILED,
+  FORGET,
+  PRUNE,
+  RECORD,
+  RELEASE,
+  RENEW,
+  RETRY,
+  TAKE_DUE,
+  TAKE_ONE,
+  WAKE,
+} from './claim-scripts.js'
 import {
   checkKeyPart,
   checkMs,
@@ -154,14 +166,15 @@ export class RedisClaimStore implements ClaimStore {
 
   /**
    * Ends `token`'s run of `key` without success: pending again in `retryInMs`, or dead; an
-   * uncounted release gives the attempt back. `true` when it did or had already; `false` when
-   * `token` no longer holds it.
+   * uncounted release gives the attempt back, and `fields`, when given, replace the record's (with
+   * the run's end, only while `token` holds it running). `true` when it did or had already (sent
+   * again, it writes nothing); `false` when `token` no longer holds it.
    */
   async release(key: string, token: string, next: ReleaseOptions): Promise<boolean> {
     const operation = 'RedisClaimStore.release'
     const checkedKey = checkKeyPart(operation, 'key', key)
     const holder = checkToken(operation, token)
-    const { retryInMs, counted, error, dead } = checkRelease(operation, next)
+    const { retryInMs, counted, error, dead, fields } = checkRelease(operation, next)
     const reply = await this.#client.eval(RELEASE, {
       keys: [this.#due, this.#dead, this.#event(checkedKey)],
       arguments: [
@@ -172,7 +185,22 @@ export class RedisClaimStore implements ClaimStore {
         error ?? '',
         error === undefined ? '0' : '1',
         dead ? '1' : '0',
+        fields ?? '',
+        fields === undefined ? '0' : '1',
       ],
+    })
+    return Number(reply) === 1
+  }
+
+  /**
+   * Makes the pending event `key` due now, whatever its retry time, its attempts and fields kept;
+   * `false` when it is not pending (running, done, dead or absent), and then nothing is written.
+   */
+  async wake(key: string): Promise<boolean> {
+    const checkedKey = checkKeyPart('RedisClaimStore.wake', 'key', key)
+    const reply = await this.#client.eval(WAKE, {
+      keys: [this.#due, this.#event(checkedKey)],
+      arguments: [checkedKey],
     })
     return Number(reply) === 1
   }

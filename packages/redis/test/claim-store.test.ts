@@ -109,4 +109,25 @@ describeWithRedis('RedisClaimStore on a real Redis: what the shared contract doe
     expect(await claims.release(key, runner.token, uncounted)).toBe(true)
     expect((await claims.take(key, lease()))?.event).toMatchObject({ attempts: 2, lastError: 'Error: store down' })
   })
+
+  it('wake makes due, on Redis’s clock, an event released with a retry time past any date; the due index agrees', async () => {
+    const prefix = `wake-${randomUUID()}:`
+    const claims = new RedisClaimStore({ client, keyPrefix: prefix })
+    for (const retryInMs of [1e300, Number.MAX_VALUE]) {
+      const key = `evt-${randomUUID()}`
+      const holder = randomUUID()
+      await claims.record(event(key), holder, LONG)
+      const later = { retryInMs, counted: true, error: undefined, dead: false, fields: '{"far":true}' }
+      expect(await claims.release(key, holder, later)).toBe(true)
+      expect(await claims.take(key, lease())).toBeUndefined()
+      const before = await redisNow()
+      expect(await claims.wake(key)).toBe(true)
+      const after = await redisNow()
+      const due = await client.zScore(`${prefix}inbox:due`, key)
+      expect(due).toBeGreaterThanOrEqual(before)
+      expect(due).toBeLessThanOrEqual(after)
+      const taken = await claims.takeDue(lease(), 10)
+      expect(taken.map((t) => t.event)).toMatchObject([{ key, fields: '{"far":true}', attempts: 2 }])
+    }
+  })
 })

@@ -79,6 +79,35 @@ describeWithRedis('hostile input against a real Redis', (server) => {
     }
   })
 
+  it('release fields that are not a string, and a wake of a key that is not one, are refused naming the field; the record stays as it was', async () => {
+    const claims = new RedisClaimStore({ client, keyPrefix: PREFIX })
+    const key = `fields-${randomUUID()}`
+    const holder = randomUUID()
+    expect(await claims.record({ key, previousKeys: [], fields: '{"kept":true}', ref: key }, holder, 60_000)).toBe(
+      'taken',
+    )
+    const before = await keys()
+    const release = { retryInMs: 0, counted: true, error: 'Error: x', dead: false }
+    for (const fields of [42, null, false, { kept: false }, ['x'], Buffer.from('x'), '{"a":"\ud800"}']) {
+      const error = await rejection(claims.release(key, holder, { ...release, fields } as never))
+      expect(error).toBeInstanceOf(RequestValidationError)
+      expect((error as RequestValidationError).issues.map((i) => i.path)).toStrictEqual(['next.fields'])
+      expect(String(error)).toMatch(/next\.fields: (must be a string, got|has a lone UTF-16 surrogate)/)
+    }
+    for (const bad of [42, undefined, null, { key }, [key]]) {
+      const error = await rejection(claims.wake(bad as never))
+      expect(error).toBeInstanceOf(RequestValidationError)
+      expect((error as RequestValidationError).issues.map((i) => i.path)).toStrictEqual(['key'])
+    }
+    expect(await keys()).toStrictEqual(before)
+    // Still running, held by its runner, with its fields: none of the refused calls reached it.
+    expect(await claims.take(key, { token: randomUUID(), ms: 60_000, maxAttempts: 3 })).toBeUndefined()
+    expect(await claims.release(key, holder, release)).toBe(true)
+    const taken = await claims.take(key, { token: randomUUID(), ms: 60_000, maxAttempts: 3 })
+    expect(taken?.event).toMatchObject({ fields: '{"kept":true}', attempts: 2 })
+    expect(await claims.forget(key)).toBe(1)
+  })
+
   it('an event record another program overwrote is skipped by takeDue, failedEvents, prune and forget, never blocking the others; operations on that key itself are refused', async () => {
     const p = `${PREFIX}${randomUUID()}:`
     const claims = new RedisClaimStore({ client, keyPrefix: p })

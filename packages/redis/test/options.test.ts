@@ -176,6 +176,13 @@ describe('refused input sends nothing to Redis', () => {
       'next.dead',
       'next.error',
     ])
+    for (const fields of [42, null, { step: 1 }]) {
+      const wrong = { retryInMs: 1, counted: true, error: undefined, dead: false, fields } as never
+      const error = (await rejection(store.release('k', 't', wrong))) as RequestValidationError
+      expect(paths(error)).toEqual(['next.fields'])
+      expect(error.issues[0]?.message).toMatch(/^must be a string, got/)
+    }
+    expect(paths((await rejection(store.wake(7 as never))) as RequestValidationError)).toEqual(['key'])
     expect(paths((await rejection(store.take('k', null as never))) as RequestValidationError)).toEqual(['lease'])
     expect(paths((await rejection(store.release('k', 't', null as never))) as RequestValidationError)).toEqual(['next'])
     expect(client.sent).toEqual([])
@@ -227,6 +234,11 @@ describe('refused input sends nothing to Redis', () => {
       [claims.complete('k', '', 1000), 'token'],
       [claims.release('k', lone, { retryInMs: 1, counted: true, error: undefined, dead: false }), 'token'],
       [claims.retry(lone), 'key'],
+      [claims.wake(lone), 'key'],
+      [
+        claims.release('k', 't', { retryInMs: 1, counted: true, error: undefined, dead: false, fields: lone }),
+        'next.fields',
+      ],
       [claims.forget(lone), 'ref'],
       [journal.open(intentOf({ id: lone })), 'intent.id'],
       [journal.open(intentOf({ service: lone })), 'intent.service'],
