@@ -13,6 +13,8 @@ const CORE_REEXPORTS = [
   'ApiError',
   'ApiPromise',
   'ConnectionError',
+  'DeadLetterError',
+  'MemoryClaimStore',
   'MemoryIntentStore',
   'PaywireError',
   'RequestValidationError',
@@ -33,8 +35,8 @@ describe('the core re-exports of the three packages', () => {
     const fromCore = core as unknown as Record<string, unknown>
     for (const name of CORE_REEXPORTS) expect(exported[name], name).toBe(fromCore[name])
     // The ProblemDetails services also re-export the class their errors extend; the card gateway throws
-    // none, and is the only one with callbacks, so the only one with the inbox's store and dead letters.
-    const own = name === 'card-gateway' ? ['DeadLetterError', 'MemoryClaimStore'] : ['ProblemDetailsError']
+    // none. Each has a payment follower, so each re-exports its store and dead letters.
+    const own = name === 'card-gateway' ? [] : ['ProblemDetailsError']
     const coreNames = Object.keys(exported).filter((name) => fromCore[name] === exported[name])
     expect(coreNames.sort()).toEqual([...CORE_REEXPORTS, ...own].sort())
   })
@@ -52,18 +54,19 @@ function coreBlocks(pkg: string): string[] {
 describe('the same rooms in every service package', () => {
   it('the core re-export statements (types included) are identical', () => {
     // The ProblemDetails services add the names their errors rest on; the card gateway has none of
-    // them, and adds the callback inbox's names, which the other two (no callbacks) leave out.
+    // them. The follower's store and dead letters are in all three.
     const problemNames = /\s*\b(ProblemDetails|ProblemReason|ProblemDetailsError),/g
-    const inboxNames = /\s*\b(ClaimStore|MemoryClaimStore|DeadLetterError),/g
-    const [first, ...rest] = PACKAGES.map((pkg) =>
-      coreBlocks(pkg).map((block) => block.replace(problemNames, '').replace(inboxNames, '')),
-    )
+    const [first, ...rest] = PACKAGES.map((pkg) => coreBlocks(pkg).map((block) => block.replace(problemNames, '')))
     expect(first).toHaveLength(2)
     for (const blocks of rest) expect(blocks).toEqual(first)
     expect(coreBlocks('card-gateway').join('\n')).not.toMatch(problemNames)
+    for (const pkg of PACKAGES) {
+      for (const name of ['ClaimStore', 'FollowUpdate', 'MemoryClaimStore', 'DeadLetterError']) {
+        expect(coreBlocks(pkg).join('\n')).toMatch(new RegExp(`\\b${name},`))
+      }
+    }
     for (const pkg of ['remittance', 'bill-payment']) {
       expect(coreBlocks(pkg).join('\n')).toMatch(/ProblemDetailsError,/)
-      expect(coreBlocks(pkg).join('\n')).not.toMatch(inboxNames)
     }
   })
 

@@ -28,7 +28,7 @@ describe('bills.transactions.follow', () => {
   it('follows an executed payment from a state it can leave to a final one', async () => {
     const env = await following()
     const paid = await env.bills.transactions.execute({ productId: 'AIRTIME-ORANGE', amount: 5 })
-    const ref = String(paid.transReference)
+    const ref = String(paid?.transReference)
     env.simulator.setStatus(ref, 'PENDING')
     env.followClock.advance(30_000)
     await env.follower.tick()
@@ -60,7 +60,7 @@ describe('bills.transactions.follow', () => {
     const paid = await env.bills.transactions.execute({ productId: 'AIRTIME-ORANGE', amount: 5 })
     env.followClock.advance(30_000)
     await env.follower.tick()
-    env.simulator.setStatus(String(paid.transReference), 'DONE')
+    env.simulator.setStatus(String(paid?.transReference), 'DONE')
     env.followClock.advance(60_000)
     await env.follower.tick()
     expect(env.updates.map((u) => [u.state, u.final])).toEqual([

@@ -74,6 +74,7 @@ export function cardCallEffect(call: SettledCall): CallEffect | undefined {
 function observe(
   status: unknown,
   record: CheckoutStatusResult | S2sActionResult,
+  declineConfirmAfterMs: number,
 ): Observation<CheckoutStatusResult | S2sActionResult> {
   const state = typeof status === 'string' ? status.toLowerCase() : ''
   const stage = paymentStage(state)

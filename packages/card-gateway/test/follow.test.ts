@@ -16,7 +16,7 @@ const urls = { success_url: 'https://shop.example/ok', cancel_url: 'https://shop
 async function followed(
   options: Partial<CardFollowOptions> = {},
   clock = createTestClock(Date.UTC(2026, 10, 27)),
-  client: Parameters<typeof setup>[0]['client'] = {},
+  client: NonNullable<Parameters<typeof setup>[0]>['client'] = {},
 ) {
   const ctx = await setup({ sim: { clock }, client })
   const updates: CardPaymentUpdate[] = []

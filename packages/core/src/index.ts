@@ -34,7 +34,7 @@ export {
   UserAbortError,
 } from './errors.js'
 export type { FailedFollow, TrackAnswer } from './follow/follower.js'
-export { Follower } from './follow/follower.js'
+export type { Follower } from './follow/follower.js'
 export type { FollowAttention, FollowContext, FollowOptions, FollowSource, FollowUpdate } from './follow/types.js'
 export type { ErrorEvent, Hooks, Logger, RequestEvent, ResponseEvent, RetryEvent } from './hooks.js'
 export type { CallOptions, ClientOptions, Clock } from './http-client.js'
