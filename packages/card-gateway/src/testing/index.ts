@@ -16,6 +16,7 @@ export type {
   SimulatedSchedule,
 } from './rules.js'
 export {
+  SIMULATOR_AUTHORIZATION_VALID_MS,
   SIMULATOR_CREDENTIALS,
   SIMULATOR_DEDUP_WINDOW_MS,
   SIMULATOR_LIVE_KEYS,
