@@ -27,7 +27,8 @@ export interface CallbackCourierOptions {
   readonly twice?: number
   /**
    * Probability (0..1) that a callback that is sent is held back and sent right after the next
-   * callback of the same order, or after `holdMs` if none comes. Default 0.
+   * callback of the same order that is not itself held or dropped, or after `holdMs` if none comes.
+   * Default 0.
    */
   readonly outOfOrder?: number
   /** How long a held-back callback waits for the next one of its order, in ms. Default 60 000. */
@@ -57,7 +58,7 @@ export interface CallbackCourierStats {
   readonly reordered: number
   /** Delivery attempts, those failed at once while the URL was blocked included. */
   readonly attempts: number
-  /** HTTP requests made (`attempts` less `failedWhileBlocked`). */
+  /** HTTP requests made: `attempts` less `failedWhileBlocked`, plus any attempt `stop()` aborted. */
   readonly sent: number
   /** Deliveries answered 2xx. */
   readonly delivered: number
