@@ -9,6 +9,7 @@ import {
   type LedgerEntry,
   type PayOptions,
   type Reply,
+  SIMULATOR_AUTHORIZATION_VALID_MS,
   type SimulatedPayment,
   type SimulatedPaymentStatus,
   type SimulatedSchedule,
@@ -44,6 +45,7 @@ export class SimulatedGateway extends SimulatedTransport {
   refunds: 'enabled' | 'disabled' | 'portal-only'
   unsupportedActions: readonly string[]
   readonly #options: CardGatewaySimulatorOptions
+  readonly #authorizationValidMs: number
   /** Makes ids and tokens (`options.uuid`, default `crypto.randomUUID`). */
   protected readonly uuid: () => string
 
@@ -53,6 +55,10 @@ export class SimulatedGateway extends SimulatedTransport {
     this.refunds = options.refunds ?? 'enabled'
     this.unsupportedActions = options.unsupportedActions ?? []
     this.uuid = options.uuid ?? randomUUID
+    this.#authorizationValidMs = options.authorizationValidMs ?? SIMULATOR_AUTHORIZATION_VALID_MS
+    if (!(this.#authorizationValidMs > 0)) {
+      throw new RangeError('simulator: authorizationValidMs must be a duration in ms above 0 (Infinity: never)')
+    }
   }
 
   /**
@@ -71,9 +77,22 @@ export class SimulatedGateway extends SimulatedTransport {
     return simulatorPayerLookup(this.payments)
   }
 
-  /** A payment by payment_id, trans_id or order number. */
+  /**
+   * A payment by payment_id, trans_id or order number, brought up to date first: an authorisation
+   * past `authorizationValidMs` expires (rule Platform 28).
+   */
   payment(ref: string): SimulatedPayment | undefined {
-    return this.payments.find((p) => p.payment_id === ref || p.trans_id === ref || p.order_id === ref)
+    const p = this.payments.find((x) => x.payment_id === ref || x.trans_id === ref || x.order_id === ref)
+    return p && this.expire(p)
+  }
+
+  /**
+   * Expires every authorisation (`pending`) older than `authorizationValidMs` on the simulator's
+   * clock (rule Platform 28): each becomes `void`, with a void callback (reason
+   * `Authorization expired`) and an `expire` ledger entry. Returns the payments it expired.
+   */
+  expireAuthorizations(): SimulatedPayment[] {
+    return this.payments.filter((p) => this.#expired(p))
   }
 
   /**
@@ -123,6 +142,7 @@ export class SimulatedGateway extends SimulatedTransport {
     const p = this.#require(ref)
     if (!STATUS_CALLBACK[status]) throw new Error(`simulator: unknown payment status ${String(status)}`)
     if (status === 'pending' || status === 'settled') p.card_token ??= `tok_${this.uuid().replaceAll('-', '')}`
+    if (status === 'pending') p.authorizedAt = this.clock.now()
     if (status === 'settled') p.capturedAmount ??= p.amount
     // A refund set from outside (the portal, a chargeback's refund) refunds everything left.
     if (status === 'refund') p.refundedAmount = p.capturedAmount ?? p.amount
@@ -152,8 +172,25 @@ export class SimulatedGateway extends SimulatedTransport {
     if (p.recurringInit) p.recurring_token = `rec_${this.uuid().replaceAll('-', '')}`
     p.status = p.captureOnSuccess ? 'settled' : 'pending'
     if (p.captureOnSuccess) p.capturedAmount = p.amount
+    else p.authorizedAt = this.clock.now()
     this.record({ kind: 'charge', trans_id: p.trans_id, order_id: p.order_id, amount: p.amount })
     this.callback(p, 'sale', 'success', threeDs)
+  }
+
+  /** `p`, expired first when it is an authorisation past `authorizationValidMs` (rule Platform 28). */
+  protected expire(p: SimulatedPayment): SimulatedPayment {
+    this.#expired(p)
+    return p
+  }
+
+  /** Expires `p` if it is due; whether it did. */
+  #expired(p: SimulatedPayment): boolean {
+    if (p.status !== 'pending' || p.authorizedAt === undefined) return false
+    if (this.clock.now() - p.authorizedAt < this.#authorizationValidMs) return false
+    p.status = 'void'
+    this.record({ kind: 'expire', trans_id: p.trans_id, order_id: p.order_id, amount: p.amount })
+    this.callback(p, 'void', 'success', { reason: 'Authorization expired' })
+    return true
   }
 
   #decline(p: SimulatedPayment, threeDs: Record<string, string> = {}): void {

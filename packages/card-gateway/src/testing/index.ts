@@ -1,4 +1,4 @@
-/** `@paywire/card-gateway/testing`: msw handlers, a stateful simulator with a ledger, and signed-callback helpers. */
+/** `@paywire/card-gateway/testing`: msw handlers, a stateful simulator with a ledger, signed-callback helpers and a callback courier with the platform's delivery faults. */
 
 import { type MockServer, startMockServer } from '@paywire/core/testing'
 import type { RequestHandler } from 'msw'
@@ -7,6 +7,8 @@ import type { CardGatewaySimulatorOptions } from './rules.js'
 import { CardGatewaySimulator } from './simulator.js'
 
 export type { FailNextOptions } from '@paywire/core/testing'
+export type { CallbackCourierOptions, CallbackCourierStats } from './courier.js'
+export { CALLBACK_URL_BLOCK, CallbackCourier, COURIER_RETRIES_MS } from './courier.js'
 export type {
   CardGatewaySimulatorOptions,
   LedgerEntry,
@@ -16,6 +18,7 @@ export type {
   SimulatedSchedule,
 } from './rules.js'
 export {
+  SIMULATOR_AUTHORIZATION_VALID_MS,
   SIMULATOR_CREDENTIALS,
   SIMULATOR_DEDUP_WINDOW_MS,
   SIMULATOR_LIVE_KEYS,

@@ -26,6 +26,12 @@ export const TEST_CARDS = Object.freeze({
 /** The simulator's dedup window (rule Limits 1). */
 export const SIMULATOR_DEDUP_WINDOW_MS = 15_000
 
+/**
+ * How long the simulator keeps an authorisation (`pending`) capturable by default: 7 days (rule
+ * Platform 28, an assumption: the platform does not publish it). Option `authorizationValidMs`.
+ */
+export const SIMULATOR_AUTHORIZATION_VALID_MS = 7 * 24 * 60 * 60 * 1000
+
 export type Digest = 'md5' | 'sha256'
 
 export interface CardGatewaySimulatorOptions {
@@ -79,6 +85,15 @@ export interface CardGatewaySimulatorOptions {
    * e.g. to deliver it to a merchant's URL (`paywire sim --callback-url`). Bodies also stay in `callbacks`.
    */
   readonly onCallback?: (body: string, payment: Readonly<SimulatedPayment>) => void
+  /**
+   * How long an authorisation stays capturable, in ms on `clock.now()` from the moment the payment
+   * became `pending` (rule States: `expired` is an outcome; rule Platform 28 for the period and how
+   * it shows). At that age it expires: `void`, a void callback with reason `Authorization expired`,
+   * and an `expire` ledger entry. Evaluated lazily when the payment is asked about (`payment()`,
+   * status lookups, CAPTURE, VOID, CREDITVOID, credit) and by `expireAuthorizations()`.
+   * Default `SIMULATOR_AUTHORIZATION_VALID_MS` (7 days); `Infinity` never expires.
+   */
+  readonly authorizationValidMs?: number
 }
 
 /** Internal payment states (rule States; Checkout status names from rule Platform 7). */
@@ -108,6 +123,8 @@ export interface SimulatedPayment {
    */
   refundedAmount?: string | undefined
   readonly createdAt: number
+  /** When the payment last became `pending` (authorised), on the simulator's `clock.now()`. */
+  authorizedAt?: number | undefined
   /** The payer email the purchase named (`customer.email`), for the strrev scheme. */
   readonly payerEmail?: string | undefined
   /** The card's first 6 + last 4 digits, once the payer paid, for the strrev scheme. */
@@ -139,6 +156,7 @@ export interface LedgerEntry {
     | 'schedule_deleted'
     | 'schedule_updated'
     | 'status_set'
+    | 'expire'
   readonly trans_id?: string
   readonly order_id?: string
   readonly amount?: string

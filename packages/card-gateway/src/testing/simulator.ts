@@ -94,6 +94,7 @@ export class CardGatewaySimulator extends SimulatedGateway {
     return this.dedup('checkout', 'credit', String(body['order_id']), () => {
       const original = this.payments.find((p) => p.card_token !== undefined && p.card_token === body['card_token'])
       if (!original) return this.error('checkout', 205005, 'Card token is invalid or not found.')
+      this.expire(original)
       const refused = this.#refundRefusal('checkout', original, 100000, 'Refund is not allowed')
       if (refused) return refused
       // A credit goes to the card, not to one payment: the service does not cap it by the sale's
@@ -152,9 +153,10 @@ export class CardGatewaySimulator extends SimulatedGateway {
     if (problems.length > 0) return this.invalid('checkout', problems)
     const hashProblem = this.checkHash('checkout', 'status', body)
     if (hashProblem) return hashProblem
-    const p = byPayment
+    const found = byPayment
       ? this.payments.find((x) => x.payment_id === body['payment_id'])
       : this.payments.find((x) => x.order_id === body['order_id'])
+    const p = found && this.expire(found)
     if (!p) {
       // A credit is listed under its own order_id, as a refund (what a merchant's reconciliation reads).
       const credit = byOrder
@@ -199,11 +201,11 @@ export class CardGatewaySimulator extends SimulatedGateway {
     switch (action) {
       case 'GET_TRANS_STATUS': {
         const p = this.payments.find((x) => x.trans_id === f['trans_id'])
-        return p ? this.#transReply(action, p) : this.notFound('s2s', 'Transaction does not exist.')
+        return p ? this.#transReply(action, this.expire(p)) : this.notFound('s2s', 'Transaction does not exist.')
       }
       case 'GET_TRANS_STATUS_BY_ORDER': {
         const p = this.payments.findLast((x) => x.order_id === f['order_id'])
-        return p ? this.#transReply(action, p) : this.notFound('s2s', 'Order does not exist.')
+        return p ? this.#transReply(action, this.expire(p)) : this.notFound('s2s', 'Order does not exist.')
       }
       case 'CAPTURE':
         return this.#capture(f)
@@ -249,7 +251,7 @@ export class CardGatewaySimulator extends SimulatedGateway {
   #capture(f: Record<string, string>): Reply {
     const p = this.payments.find((x) => x.trans_id === f['trans_id'])
     if (!p) return this.notFound('s2s', 'Transaction does not exist.')
-    if (p.status !== 'pending') {
+    if (this.expire(p).status !== 'pending') {
       return this.error('s2s', 208003, 'capture requested for a payment not in pending status') // rule States 1
     }
     const amount = f['amount'] ?? p.amount
@@ -268,7 +270,7 @@ export class CardGatewaySimulator extends SimulatedGateway {
   #void(f: Record<string, string>): Reply {
     const p = this.payments.find((x) => x.trans_id === f['trans_id'])
     if (!p) return this.error('s2s', 100000, 'Payment not found.') // payment entity: 100000
-    if (p.status !== 'pending') return this.error('s2s', 204005, 'Payment action not supported')
+    if (this.expire(p).status !== 'pending') return this.error('s2s', 204005, 'Payment action not supported')
     p.status = 'void'
     this.record({ kind: 'void', trans_id: p.trans_id, order_id: p.order_id, amount: p.amount })
     this.actionCallback(p, 'VOID', 'void', 'success', 'VOID')
@@ -278,7 +280,7 @@ export class CardGatewaySimulator extends SimulatedGateway {
   #creditVoid(f: Record<string, string>): Reply {
     const p = this.payments.find((x) => x.trans_id === f['trans_id'])
     if (!p) return this.error('s2s', 100000, 'Payment not found.')
-    const refused = this.#refundRefusal('s2s', p, 208005, 'associated with the settled state')
+    const refused = this.#refundRefusal('s2s', this.expire(p), 208005, 'associated with the settled state')
     if (refused) return refused
     const refund = this.refund('s2s', p, 'amount', f['amount'])
     if (refund instanceof Reply) return refund
