@@ -24,7 +24,12 @@ export async function main(): Promise<void> {
     tickEveryMs: 250,
     onUpdate: (update, { key }) => {
       updates.push(update)
-      show(`onUpdate ${key} →`, { state: update.state, previous: update.previous, final: update.final, source: update.source })
+      show(`onUpdate ${key} →`, {
+        state: update.state,
+        previous: update.previous,
+        final: update.final,
+        source: update.source,
+      })
       if (update.final) settle?.()
     },
   })
@@ -42,7 +47,10 @@ export async function main(): Promise<void> {
     const { trans_id } = await gw.s2s.getTransStatusByOrder({ order_id })
     await gw.s2s.capture({ trans_id: String(trans_id) })
     await settled
-    show('the stream →', updates.map((u) => u.state))
+    show(
+      'the stream →',
+      updates.map((u) => u.state),
+    )
   } finally {
     await follower.stop()
     await gw.close()

@@ -9,8 +9,10 @@ export function judgeFleet(figures: FleetFigures): void {
   expect(figures.falseFinals, 'no final the gateway does not hold').toBe(0)
   expect(figures.backward, 'no update moves backward').toBe(0)
   expect(figures.abandonedStuck, 'every abandoned payment is reported stuck').toBe(figures.abandoned)
-  // A final delivered twice only when the killed instance had run it and died before recording it.
-  expect(figures.finalsTwice).toBeLessThanOrEqual(figures.redeliveriesAfterKill)
+  // A final runs again only when the killed instance had run it and died before the store recorded
+  // it: at most the runs it had in flight (its concurrency, 16), and each such run says so.
+  expect(figures.finalsTwice).toBeLessThanOrEqual(16)
+  expect(figures.finalsTwiceUnmarked, 'a run again always has context.attempt > 1').toBe(0)
   // Three instances, each at most its budget in any second (its bucket holds one lookup more).
   expect(figures.maxLookupsInASecond).toBeLessThanOrEqual(3 * (figures.budgetPerSecond + 1))
   expect(figures.blocks, 'the callback URL was blocked once').toBeGreaterThanOrEqual(1)

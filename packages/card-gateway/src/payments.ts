@@ -85,7 +85,14 @@ function observe(
     }
   }
   const final = FINAL.has(state)
-  return { kind: 'state', state, stage, final, record, ...(state === 'decline' ? { settleMs: declineConfirmAfterMs } : {}) }
+  return {
+    kind: 'state',
+    state,
+    stage,
+    final,
+    record,
+    ...(state === 'decline' ? { settleMs: declineConfirmAfterMs } : {}),
+  }
 }
 
 /** The card client's lookup of a followed payment: Checkout status or GET_TRANS_STATUS_BY_ORDER, by order. */
@@ -140,7 +147,11 @@ export class Payments {
     const validMs = options?.authorizationValidMs ?? 7 * DAY
     const leadMs = options?.authorizationLeadMs ?? DAY
     const declineMs = options?.declineConfirmAfterMs ?? DECLINE_CONFIRM_AFTER_MS
-    checkCardFollowOptions({ authorizationValidMs: validMs, authorizationLeadMs: leadMs, declineConfirmAfterMs: declineMs })
+    checkCardFollowOptions({
+      authorizationValidMs: validMs,
+      authorizationLeadMs: leadMs,
+      declineConfirmAfterMs: declineMs,
+    })
     return this.#following.follow(options, {
       authorization: { states: ['pending'], validMs, leadMs },
       lookup: (followed) => lookupCardPayment(this.#checkout, this.#s2s, followed, declineMs),

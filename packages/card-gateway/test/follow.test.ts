@@ -4,9 +4,10 @@
  * final update, survives a failing `onUpdate`, and follows payments whose callbacks never came.
  */
 
-import { MemoryClaimStore, MemoryIntentStore } from '@paywire/core'
+import { MemoryClaimStore, MemoryIntentStore, systemClock } from '@paywire/core'
 import { createTestClock } from '@paywire/core/testing'
 import { describe, expect, it } from 'vitest'
+import { storeWith } from '../../../tests/support/store-with.js'
 import type { CardFollowOptions, CardPaymentUpdate } from '../src/index.js'
 import { TEST_CARDS } from '../src/testing/index.js'
 import { orderId, setup } from './helpers.js'
@@ -360,6 +361,20 @@ describe('gw.payments.follow', () => {
     ])
     await ctx.follower.stop()
   })
+
+  it('a follower whose store never answers holds a payment call no longer than the store deadline (5 s), and says why', async () => {
+    const never = new Promise<never>(() => {})
+    const hung = storeWith(new MemoryClaimStore(), { record: () => never, wake: () => never, release: () => never })
+    const ctx = await followed({ store: hung, clock: systemClock })
+    const started = performance.now()
+    const number = orderId('hung')
+    await ctx.gw.checkout.purchase({ order: { number, amount: '1.00', currency: 'USD', description: 'Hung' }, ...urls })
+    const took = performance.now() - started
+    expect(took).toBeGreaterThanOrEqual(4_900)
+    expect(took).toBeLessThan(8_000)
+    expect(String((ctx.errors[0] as Error).message)).toMatch(/the store did not answer within/)
+    await ctx.follower.stop()
+  }, 15_000)
 
   it('refuses bad options and a bad ref by name, before anything is kept', async () => {
     const ctx = await followed()

@@ -33,8 +33,7 @@ export {
   TimeoutError,
   UserAbortError,
 } from './errors.js'
-export type { FailedFollow, TrackAnswer } from './follow/follower.js'
-export type { Follower } from './follow/follower.js'
+export type { FailedFollow, Follower, TrackAnswer } from './follow/follower.js'
 export type { FollowAttention, FollowContext, FollowOptions, FollowSource, FollowUpdate } from './follow/types.js'
 export type { ErrorEvent, Hooks, Logger, RequestEvent, ResponseEvent, RetryEvent } from './hooks.js'
 export type { CallOptions, ClientOptions, Clock } from './http-client.js'

@@ -16,7 +16,7 @@ import type { RunOutcome } from '../inbox/config.js'
 import { MemoryClaimStore } from '../inbox/memory-store.js'
 import { Inbox } from '../inbox/runner.js'
 import type { ClaimStore, StoredEvent } from '../inbox/store.js'
-import { checkStore, recordWithin } from '../inbox/store-calls.js'
+import { checkStore, recordWithin, STORE_STEP_DEADLINE_MS, withDeadline } from '../inbox/store-calls.js'
 import { LookupBudget } from './budget.js'
 import { type CheckedFollowOptions, checkFollowOptions } from './options.js'
 import {
@@ -136,11 +136,13 @@ export class Follower<Record = unknown> {
     )
     if (answer === 'done') return 'final'
     if (answer !== 'taken') return 'already'
-    // Recorded leased to us: handed back due after the first wait, its attempt given back. Should
-    // the release be lost, the lease ends and the first taker reschedules it.
-    await this.#store
-      .release(key, token, { retryInMs: firstWait, counted: false, error: undefined, dead: false })
-      .catch((error: unknown) => this.#report(error))
+    // Recorded leased to us: handed back due after the first wait, its attempt given back. Not
+    // awaited (a payment call waits for the record only): should the release be lost, the lease
+    // ends and the first taker reschedules it.
+    void withDeadline(
+      this.#store.release(key, token, { retryInMs: firstWait, counted: false, error: undefined, dead: false }),
+      STORE_STEP_DEADLINE_MS,
+    ).catch((error: unknown) => this.#report(error))
     return 'followed'
   }
 
@@ -152,12 +154,21 @@ export class Follower<Record = unknown> {
     const answer = await this.follow(followed, 'callback', true)
     if (answer !== 'already') return
     const key = followKey(followed.ref)
-    for (let attempt = 1; attempt <= WAKE_TRIES; attempt++) {
-      if (await this.#store.wake(key)) return
-      // Running now on some instance (its lookup may predate the callback): try again shortly.
-      // Best effort: the schedule looks again in any case.
-      if (this.#stopped || attempt === WAKE_TRIES) return
+    if (await withDeadline(this.#store.wake(key), STORE_STEP_DEADLINE_MS)) return
+    // Being looked at right now on some instance (its lookup may predate the news): woken again
+    // shortly, in the background. Best effort: the schedule looks again in any case.
+    void this.#wakeLater(key)
+  }
+
+  async #wakeLater(key: string): Promise<void> {
+    for (let attempt = 1; attempt < WAKE_TRIES && !this.#stopped; attempt++) {
       await this.#pause(WAKE_PAUSE_MS)
+      try {
+        if (await withDeadline(this.#store.wake(key), STORE_STEP_DEADLINE_MS)) return
+      } catch (error) {
+        this.#report(error)
+        return
+      }
     }
   }
 

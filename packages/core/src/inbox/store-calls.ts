@@ -10,10 +10,12 @@ import { PaywireError, RequestValidationError } from '../errors.js'
 import { type ClaimMessage, channelIfObserved, errorClass } from '../telemetry.js'
 import type { ClaimStore, NewEvent, RecordAnswer, StoredEvent } from './store.js'
 
+/** The longest a store step on a caller's path may take (a delivery's record, a payment call's follow). */
+export const STORE_STEP_DEADLINE_MS = 5_000
 /** A record is sent this many times (one token) before the delivery is answered 503. */
 const RECORD_ATTEMPTS = 3
 /** The longest a delivery waits for its record: past it, 503 (five callback time-outs block the URL). */
-const RECORD_DEADLINE_MS = 5_000
+const RECORD_DEADLINE_MS = STORE_STEP_DEADLINE_MS
 /** Pauses between attempts at the store: doubling from the first, never above the last. */
 const FIRST_PAUSE_MS = 20
 const MAX_PAUSE_MS = 1_000
@@ -178,7 +180,7 @@ export function renewWhileRunning(
 }
 
 /** Rejects when `promise` has not settled within `ms` (the work itself may still land later). */
-function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
+export function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
   if (ms <= 0) return Promise.reject(new Error('no time left for the store'))
   return new Promise<T>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`the store did not answer within ${ms} ms`)), ms)
