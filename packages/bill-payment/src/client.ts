@@ -91,7 +91,7 @@ export class BillPayment extends ServiceClient<unknown> {
           engine: this.engine,
           service: 'bill-payment',
           operation: 'transactions.follow',
-          lookup: (followed) => lookupBillPayment(this.transactions, followed, finals),
+          lookup: (followed) => lookupBillPayment((ref) => this.transactions.get(ref), followed, finals),
           effectOf: billCallEffect,
           reconcileJournal: this.engine.journal && ((take) => this.reconcileTaking(take)),
         }),

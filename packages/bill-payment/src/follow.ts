@@ -9,7 +9,6 @@ import { type FollowOptions, type FollowUpdate, RequestValidationError } from '@
 import type { CallEffect, FollowedRef, Observation, SettledCall } from '@paywire/core/engine'
 import { BillPaymentError } from './errors.js'
 import type { Transaction } from './results.js'
-import type { Transactions } from './transactions.js'
 
 /** A confirmed change of a bill payment's state, in the service's words (`SUCCESSFUL`). */
 export type BillPaymentUpdate = FollowUpdate<Transaction>
@@ -68,13 +67,13 @@ export function checkFinalStates(given: unknown): ReadonlySet<string> {
  * not final, as the service publishes no order.
  */
 export async function lookupBillPayment(
-  transactions: Transactions,
+  get: (transReference: string) => PromiseLike<Transaction>,
   followed: FollowedRef,
   finals: ReadonlySet<string>,
 ): Promise<Observation<Transaction>> {
   let record: Transaction
   try {
-    record = await transactions.get(followed.ref)
+    record = await get(followed.ref)
   } catch (error) {
     if (
       error instanceof BillPaymentError &&

@@ -1,3 +1,4 @@
+// Long: the attempt loop and its deadline bookkeeping read best in one place; splitting is issue 41.
 /**
  * The attempt loop every operation takes: one call's attempts on the transport, each within the
  * call's limits, retried as its policy allows, observed by hooks, ended by a result or one error.

@@ -33,8 +33,16 @@ export {
   TimeoutError,
   UserAbortError,
 } from './errors.js'
-export type { FailedFollow, Follower, TrackAnswer } from './follow/follower.js'
-export type { FollowAttention, FollowContext, FollowOptions, FollowSource, FollowUpdate } from './follow/types.js'
+export type { Follower } from './follow/follower.js'
+export type {
+  FailedFollow,
+  FollowAttention,
+  FollowContext,
+  FollowOptions,
+  FollowSource,
+  FollowUpdate,
+  TrackAnswer,
+} from './follow/types.js'
 export type { ErrorEvent, Hooks, Logger, RequestEvent, ResponseEvent, RetryEvent } from './hooks.js'
 export type { CallOptions, ClientOptions, Clock } from './http-client.js'
 export { systemClock, WINDOW_MARGIN_MS } from './http-client.js'

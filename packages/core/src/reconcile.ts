@@ -1,3 +1,4 @@
+// Long: one result shape, the subject checks and reconcileAll over the journal belong together; splitting is issue 41.
 /**
  * Reconciliation: an unknown outcome settled by the operation's safe lookup, never by sending the
  * call again. One result shape for every service, and one `reconcileAll` over the intent journal.

@@ -11,12 +11,13 @@
  */
 
 import { nodeCrypto } from '../builtins.js'
-import { PaywireError, RequestValidationError } from '../errors.js'
+import { PaywireError } from '../errors.js'
 import type { RunOutcome } from '../inbox/config.js'
 import { MemoryClaimStore } from '../inbox/memory-store.js'
 import { Inbox } from '../inbox/runner.js'
 import type { ClaimStore, StoredEvent } from '../inbox/store.js'
 import { checkStore, recordWithin, STORE_STEP_DEADLINE_MS, withDeadline } from '../inbox/store-calls.js'
+import { authorizationWarning, checkRef, describe, nextDue } from './attention.js'
 import { LookupBudget } from './budget.js'
 import { type CheckedFollowOptions, checkFollowOptions } from './options.js'
 import {
@@ -30,6 +31,7 @@ import {
   startState,
 } from './record.js'
 import type {
+  FailedFollow,
   FollowAttention,
   FollowContext,
   FollowedRef,
@@ -37,6 +39,7 @@ import type {
   FollowSpec,
   FollowUpdate,
   Observation,
+  TrackAnswer,
 } from './types.js'
 
 /** A run this much before its due time was woken (by a callback), not scheduled; covers clock skew between instances. */
@@ -50,19 +53,6 @@ const WAKE_TRIES = 5
 const WAKE_PAUSE_MS = 2_000
 /** Final payments past their keep are pruned at most this often (PostgreSQL; Redis expires them itself). */
 const PRUNE_EVERY_MS = 60 * 60 * 1000
-/** Payment references: what the services accept, with room. */
-const MAX_REF_LENGTH = 512
-
-/** What `track` found: now followed, already followed, or already final (kept for a week after). */
-export type TrackAnswer = 'followed' | 'already' | 'final'
-
-/** A payment set aside after its deliveries failed `maxAttempts` times. */
-export interface FailedFollow {
-  readonly ref: string
-  readonly attempts: number
-  /** The last failure's class and message. */
-  readonly lastError: string | undefined
-}
 
 /**
  * Follows payments of one service client to their final state (`gw.payments.follow()`,
@@ -244,7 +234,7 @@ export class Follower<Record = unknown> {
         await this.#attention(state, 'stuck', attempt)
         state.said.push('stuck')
       }
-      const expiry = this.#authorizationWarning(state)
+      const expiry = authorizationWarning(state, this.#spec.authorization)
       if (expiry !== undefined && now >= expiry.warnAt && !state.said.includes(expiry.tag)) {
         await this.#attention(state, 'authorization_expiring', attempt, new Date(expiry.expiresAt).toISOString())
         state.said.push(expiry.tag)
@@ -257,7 +247,7 @@ export class Follower<Record = unknown> {
       if (failure !== undefined) return failure
     }
     if (state.final) return { kind: 'done' }
-    const next = this.#nextDue(state)
+    const next = nextDue(state, this.#checked, this.#spec.authorization)
     state.dueAt = next
     return {
       kind: 'later',
@@ -328,25 +318,6 @@ export class Follower<Record = unknown> {
     state.candidate = undefined
     if (this.#spec.authorization?.states.includes(seen.state)) state.authorizedAt ??= confirmedAt
     return undefined
-  }
-
-  /** When the record must be looked at next: its lookup, or a warning that falls due before it. */
-  #nextDue(state: FollowState): number {
-    const { stuckAfterMs, followForMs } = this.#checked
-    let next = Math.min(state.lookupAt, state.startedAt + followForMs)
-    if (!state.said.includes('stuck')) next = Math.min(next, state.startedAt + stuckAfterMs)
-    const expiry = this.#authorizationWarning(state)
-    if (expiry !== undefined && !state.said.includes(expiry.tag)) next = Math.min(next, expiry.warnAt)
-    return next
-  }
-
-  /** When the authorisation this payment waits in expires, and when to warn; `undefined` when it waits in none. */
-  #authorizationWarning(state: FollowState): { warnAt: number; expiresAt: number; tag: string } | undefined {
-    const rule = this.#spec.authorization
-    if (rule === undefined || state.state === undefined || state.authorizedAt === undefined) return undefined
-    if (!rule.states.includes(state.state)) return undefined
-    const expiresAt = state.authorizedAt + rule.validMs
-    return { expiresAt, warnAt: expiresAt - rule.leadMs, tag: `authorization_expiring:${state.authorizedAt}` }
   }
 
   async #attention(state: FollowState, kind: FollowAttention['kind'], attempt: number, expiresAt?: string) {
@@ -424,26 +395,5 @@ export class Follower<Record = unknown> {
     } catch {
       // A reporter that throws must not stop following.
     }
-  }
-}
-
-function describe(attention: FollowAttention): string {
-  const state = attention.state === undefined ? 'no state confirmed' : `state ${attention.state}`
-  if (attention.kind === 'authorization_expiring') {
-    return `payment ${JSON.stringify(attention.ref)} (${state}): its authorisation expires at ${attention.expiresAt}; capture or void it`
-  }
-  if (attention.kind === 'stuck')
-    return `payment ${JSON.stringify(attention.ref)} is not final (${state}) since ${attention.since}`
-  return `payment ${JSON.stringify(attention.ref)} is no longer followed: not final (${state}) since ${attention.since}`
-}
-
-function checkRef(operation: string, ref: unknown): asserts ref is string {
-  if (typeof ref !== 'string' || ref.trim() === '' || ref.length > MAX_REF_LENGTH) {
-    throw new RequestValidationError(operation, [
-      {
-        path: 'ref',
-        message: `must be a non-empty string of at most ${MAX_REF_LENGTH} characters (the payment's reference)`,
-      },
-    ])
   }
 }

@@ -150,3 +150,14 @@ export interface FollowSpec<Record> {
   /** Called once the follower stops: the client stops telling it of its calls and callbacks. */
   detach?(): void
 }
+
+/** What `track` found: now followed, already followed, or already final (kept for a week after). */
+export type TrackAnswer = 'followed' | 'already' | 'final'
+
+/** A payment set aside after its deliveries failed `maxAttempts` times. */
+export interface FailedFollow {
+  readonly ref: string
+  readonly attempts: number
+  /** The last failure's class and message. */
+  readonly lastError: string | undefined
+}
