@@ -11,7 +11,14 @@ import type {
   ResultOf,
   Secret,
 } from '@paywire/core'
-import { accountFingerprint, checkBaseUrl, ownedOutcome, readCredentials, ServiceClient } from '@paywire/core/engine'
+import {
+  accountFingerprint,
+  checkBaseUrl,
+  ownedOutcome,
+  readCredentials,
+  resolveEnvLogger,
+  ServiceClient,
+} from '@paywire/core/engine'
 import pkg from '../package.json' with { type: 'json' }
 import { Callbacks } from './callbacks.js'
 import { Checkout } from './checkout.js'
@@ -162,7 +169,8 @@ export class CardGateway extends ServiceClient<GatewayContext> {
         signature,
         ...(payerLookup ? { payerLookup } : {}),
       },
-      core.logger,
+      // The logger option, else the console level PAYWIRE_LOG names: a refused callback is logged at warn.
+      core.logger ?? resolveEnvLogger(),
       // The inbox confirms strrev S2S callbacks through this client's own lookup (its transport, signer, retries).
       (transId) => this.s2s.getTransStatus({ trans_id: transId }),
       refunds,
