@@ -23,6 +23,7 @@ import {
   traced,
   tracingIfObserved,
 } from '@paywire/core/engine'
+import { parseRawBody } from './callback-body.js'
 import { confirmAndFile, needsConfirmation, type TransStatusLookup } from './callback-confirm.js'
 import { type CallbackEvent, type CallbackOptions, isRefundEvent } from './callback-event.js'
 import {
@@ -33,7 +34,6 @@ import {
   whole,
 } from './callback-handler-options.js'
 import { DEFAULT_CALLBACK_MAX_BYTES } from './callback-limits.js'
-import { parseRawBody } from './callback-body.js'
 import {
   answer,
   BODY_ALREADY_PARSED,
@@ -400,7 +400,9 @@ export class CallbackHandler {
 }
 
 function isAnswer(body: unknown): body is CallbackResponse {
-  return typeof body === 'object' && body !== null && !(body instanceof Uint8Array) && 'status' in body && 'headers' in body
+  return (
+    typeof body === 'object' && body !== null && !(body instanceof Uint8Array) && 'status' in body && 'headers' in body
+  )
 }
 
 /** Printable ASCII, at most 64 characters: a claimed id is written into log lines, where it must not forge a line. */

@@ -53,9 +53,7 @@ export async function readNodeBody(
 ): Promise<string | Uint8Array | CallbackResponse> {
   if (req.body instanceof Uint8Array || typeof req.body === 'string') return req.body
   if (req.readableEnded) {
-    return req.body === undefined || isEmptyObject(req.body)
-      ? ''
-      : answer(500, BODY_ALREADY_PARSED)
+    return req.body === undefined || isEmptyObject(req.body) ? '' : answer(500, BODY_ALREADY_PARSED)
   }
   const chunks: Uint8Array[] = []
   let size = 0

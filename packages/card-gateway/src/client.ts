@@ -27,6 +27,7 @@ import {
   type CardGatewayRawRequest,
   checkHashInputs,
   checkPath,
+  checkRotationOrder,
   checkUppercase,
   invalid,
   readCallbackPasswords,
@@ -111,6 +112,7 @@ export class CardGateway extends ServiceClient<GatewayContext> {
     const signer = createSigner(credentials.password, digest ?? 'md5', uppercase)
     const callbackPasswords =
       givenCallbackPasswords === undefined ? [credentials.password] : readCallbackPasswords(givenCallbackPasswords)
+    checkRotationOrder(credentials.password, callbackPasswords)
     const overrides = checkHashInputs(hashInputs)
     const signature = checkSignatureOption(givenSignature)
     checkSignatureCombination(

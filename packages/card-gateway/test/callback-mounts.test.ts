@@ -8,12 +8,7 @@
 import { createTestClock } from '@paywire/core/testing'
 import { Hono } from 'hono'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import {
-  type CallbackEvent,
-  type CallbackHandlerOptions,
-  type CallbackRefusal,
-  CardGateway,
-} from '../src/index.js'
+import { type CallbackEvent, type CallbackHandlerOptions, type CallbackRefusal, CardGateway } from '../src/index.js'
 import { SIMULATOR_CREDENTIALS, signCallback } from '../src/testing/index.js'
 
 const FIELDS = {

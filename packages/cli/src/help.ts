@@ -42,6 +42,9 @@ Options:
   --callback-url <url>    POST each signed card callback there as payments change state; a non-2xx
                           answer or a time-out is retried (after 10 s, 30 s, 1 min, 5 min, 15 min)
   --callback-timeout <ms> how long a callback delivery waits for an answer (default 10000)
+  --password-env <VAR>    the card password from $VAR (default sim-password); give it twice to
+                          rehearse a rotation, the older first: the newer is in force, and
+                          POST /__paywire/card/password {"env":"VAR"} switches the gateway
   --lenient               accept what the live services refuse: by default the simulators are strict
                           (card amounts must be JSON strings with the currency's decimals, "10.00"
                           not "10.0" or 10; success_url, cancel_url and term_url_3ds must be public
@@ -132,8 +135,8 @@ Options:
   --file <path>           the raw body (default: stdin)
   --content-type <type>   the request's Content-Type; a body that does not match it was re-encoded
   --password-env <VAR>    read the password from $VAR (default PAYWIRE_CARD_PASSWORD); repeat it
-                          during a password rotation, the new password first: a body signed with
-                          any of them verifies, and the answer names the one that did
+                          during a password rotation, the one your requests sign with first: a
+                          body signed with any of them verifies, and the answer names the one that did
   --fields <a,b,…>        signed fields in order (default id, order_number, order_amount,
                           order_currency, order_description)
   --digest <md5|sha256>   inner digest (default md5)

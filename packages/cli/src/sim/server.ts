@@ -26,6 +26,8 @@ export interface SimOptions {
   readonly signature: 'seed' | 'card-md5-strrev'
   /** `--lenient`: accept the looser inputs the live services refuse. */
   readonly lenient?: boolean
+  /** `--password-env`, given once or more (a rotation, older first): the card passwords. */
+  readonly passwords?: readonly { readonly env: string; readonly value: string }[]
   readonly callbackUrl: string | undefined
   readonly callbackTimeoutMs: number
   /** Hears one entry per request served. */
@@ -66,6 +68,7 @@ export async function startSim(options: SimOptions): Promise<RunningSim> {
     seed: options.seed,
     signature: options.signature,
     lenient: options.lenient ?? false,
+    passwords: options.passwords ?? [],
     onCallback: (body) => deliverer?.enqueue(body),
   })
   let base = ''
@@ -198,6 +201,9 @@ function describeServices(base: string, services: Services): Record<string, unkn
       clientKey: services.card.clientKey,
       password: services.card.password,
       signature: services.card.signature,
+      ...(services.passwordRotation !== undefined
+        ? { passwordEnv: services.passwordRotation.current, passwordEnvs: services.passwordRotation.envs }
+        : {}),
     }
   }
   if (services.remittance) out['remittance'] = { baseUrl: base + MOUNTS.remittance, apiKey: services.remittance.apiKey }
