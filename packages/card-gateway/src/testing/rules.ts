@@ -112,6 +112,11 @@ export interface SimulatedPayment {
   readonly payerEmail?: string | undefined
   /** The card's first 6 + last 4 digits, once the payer paid, for the strrev scheme. */
   cardDigits?: string | undefined
+  /**
+   * Where the hosted page sends the payer back (the purchase's `success_url`, `cancel_url` and
+   * optional `error_url`), exactly as sent: nothing is appended (rule Platform 27).
+   */
+  readonly returnUrls?: { readonly success?: string; readonly cancel?: string; readonly error?: string }
 }
 
 export interface SimulatedSchedule {

@@ -61,6 +61,11 @@ export class CardGatewaySimulator extends SimulatedGateway {
         capturedAmount: undefined,
         createdAt: this.date(),
         payerEmail: readPath(body, 'customer.email'),
+        returnUrls: {
+          success: readPath(body, 'success_url'),
+          cancel: readPath(body, 'cancel_url'),
+          error: readPath(body, 'error_url'),
+        },
       }
       this.payments.push(payment)
       this.record({ kind: 'session', trans_id: payment.trans_id, order_id: payment.order_id, amount: payment.amount })

@@ -136,7 +136,10 @@ export async function startSim(options: SimOptions): Promise<RunningSim> {
     if (hosted && services.card && (method === 'GET' || method === 'POST')) {
       const form = new URLSearchParams(method === 'POST' ? body.toString('utf8') : '')
       const page = hostedPage(services.card, method, decodePathSegment(hosted[1] as string), form)
-      res.writeHead(page.status, { 'content-type': 'text/html; charset=utf-8' })
+      res.writeHead(page.status, {
+        'content-type': 'text/html; charset=utf-8',
+        ...(page.location !== undefined ? { location: page.location } : {}),
+      })
       res.end(page.html)
       return entry('card', 'hosted page', page.status)
     }
