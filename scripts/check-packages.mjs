@@ -228,6 +228,9 @@ await report(
         for (const file of ['package/README.md', 'package/CHANGELOG.md']) {
           if (!listing.includes(file)) throw new Error(`tarball lacks ${file}`)
         }
+        // The version the package is released at: the one its package.json names, never a placeholder.
+        if (manifest.version !== manifestOf(name).version || /^0\.0\.0/.test(manifest.version))
+          throw new Error(`packed at ${manifest.version}; package.json says ${manifestOf(name).version}`)
         return `${manifest.name}@${manifest.version}`
       }),
       check(`${name}: publint --strict`, async () =>
@@ -465,21 +468,11 @@ if (cliPackage.length) {
   )
   const paywire = join(user, 'node_modules', '.bin', 'paywire')
   const installedCli = await report(
-    check('npm install @paywire/cli with the service tarballs it depends on', async () => {
-      await run(
-        'npm',
-        [
-          'install',
-          ...Object.entries(tarballOf)
-            .filter(([n]) => n !== 'redis' && n !== 'postgres' && n !== 'otel')
-            .map(([, f]) => f),
-          '--no-audit',
-          '--no-fund',
-          '--loglevel=error',
-        ],
-        user,
-      )
-      return 'node_modules/.bin/paywire'
+    check('npm install -D the @paywire/cli tarball alone (it carries the SDK code it runs)', async () => {
+      await run('npm', ['install', '-D', tarballOf.cli, '--no-audit', '--no-fund', '--loglevel=error'], user)
+      const installed = readdirSync(join(user, 'node_modules', '@paywire'))
+      if (installed.join() !== 'cli') throw new Error(`the CLI pulled in @paywire/${installed.join(', @paywire/')}`)
+      return 'node_modules/.bin/paywire, no other @paywire package'
     }),
     check('cli: publint --strict', async () =>
       (await run(bin('publint'), ['--strict'], join(root, 'packages', 'cli'))).trim().split('\n').pop(),
