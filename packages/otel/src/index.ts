@@ -10,8 +10,8 @@ import * as diagnostics from 'node:diagnostics_channel'
 import {
   type Attributes,
   type Context,
-  context,
   type Counter,
+  context,
   type Histogram,
   type MeterProvider,
   metrics,
