@@ -213,8 +213,7 @@ export class CardGateway extends ServiceClient<GatewayContext> {
    * finds nothing proves the call did not act only `settleAfterMs` (default 2 minutes) after it.
    */
   async reconcile(subject: PaywireError | Intent, options?: ReconcileOptions): Promise<CardReconciled> {
-    const checked = await this.reconcileSubject(subject, options)
-    return ownedOutcome(checked, await reconcileCard(checked, this.engine, options), options)
+    return this.closeSettled(subject, await this.#settle(subject, options))
   }
 
   /**
@@ -222,7 +221,13 @@ export class CardGateway extends ServiceClient<GatewayContext> {
    * closes those now settled; `still_unknown` ones stay open. Lookups only.
    */
   override reconcileAll(options?: ReconcileOptions): Promise<IntentReconciled[]> {
-    return this.reconcileEach((intent) => this.reconcile(intent, options), options)
+    return this.reconcileEach((intent) => this.#settle(intent, options), options)
+  }
+
+  /** One subject's outcome by its lookup; the caller closes its intent (reconcile, or reconcileAll's run). */
+  async #settle(subject: PaywireError | Intent, options?: ReconcileOptions): Promise<CardReconciled> {
+    const checked = await this.reconcileSubject(subject, options)
+    return ownedOutcome(checked, await reconcileCard(checked, this.engine, options), options)
   }
 
   /** The Checkout base URL (no trailing slash). */

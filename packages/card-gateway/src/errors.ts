@@ -150,6 +150,33 @@ function hintFor(
   }
 }
 
+/**
+ * A 404 with no error envelope: the gateway answers every error it knows with one (rule Errors),
+ * so no gateway route answered at this address, most often a base URL that is not the gateway's
+ * (a path missing or doubled, the other interface's URL). Names the option to check and the URL asked.
+ */
+function wrongBaseUrlHint(
+  reason: CardGatewayErrorReason,
+  status: number,
+  envelope: Envelope,
+  request: Pick<RequestInfo, 'operation' | 'url'>,
+): string | undefined {
+  if (reason !== 'unknown' || status !== 404 || envelope.present) return undefined
+  const option = request.operation.startsWith('s2s.')
+    ? 's2sUrl'
+    : request.operation.startsWith('checkout.')
+      ? 'checkoutUrl'
+      : 'checkoutUrl or s2sUrl'
+  let asked = request.url
+  try {
+    const url = new URL(request.url)
+    asked = `${url.origin}${url.pathname}`
+  } catch {
+    // Not a URL: shown as the transport gave it.
+  }
+  return `Nothing at ${asked} answered as the gateway does (its errors carry an error envelope): check \`${option}\`, the base URL this call was sent under (the SDK appends the operation's path, e.g. /api/v1/session or /post).`
+}
+
 export interface CardGatewayErrorInit extends RequestInfo {
   readonly response: RawResponse
   readonly environment?: string | undefined
@@ -193,7 +220,7 @@ export class CardGatewayError extends ApiError {
     const reason = init.reason ?? found?.reason ?? 'unknown'
     const code = found?.code ?? effectiveCode(envelope)
     const errorMessage = found?.message ?? envelope.message
-    const hint = hintFor(reason, init.environment, init)
+    const hint = hintFor(reason, init.environment, init) ?? wrongBaseUrlHint(reason, status, envelope, init)
     const message = init.message ?? describe(init.operation, status, code, errorMessage, envelope, hint)
     super({ ...init, body: init.response.json, code, message, mayHaveActed: mayHaveActed(reason, envelope, status) })
     this.code = code
