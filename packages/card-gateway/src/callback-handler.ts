@@ -23,7 +23,6 @@ import {
   traced,
   tracingIfObserved,
 } from '@paywire/core/engine'
-import { parseRawBody } from './callback-body.js'
 import { confirmAndFile, needsConfirmation, type TransStatusLookup } from './callback-confirm.js'
 import { type CallbackEvent, type CallbackOptions, isRefundEvent } from './callback-event.js'
 import {
@@ -43,6 +42,7 @@ import {
   readNodeBody,
 } from './callback-read.js'
 import { checkStoreFields, eventOf, type FieldEncryption, peekEvent, recordOf } from './callback-record.js'
+import { claimedIds, isAnswer, reportRefusal } from './callback-refusal.js'
 import { callbackMessage, word } from './callback-telemetry.js'
 import type { SentRefunds } from './sent-refunds.js'
 
@@ -208,38 +208,16 @@ export class CallbackHandler {
     return answer(200, 'OK')
   }
 
-  /**
-   * A refused delivery, made loud: `onRefused` hears it, and the logger at warn (`PAYWIRE_LOG=warn`
-   * without one), with the reason and the ids its body claims: never the body, the hash or the password.
-   */
+  /** A refused delivery, made loud (`onRefused` and the logger at warn): see `reportRefusal`. */
   #refused(
     status: CallbackRefusal['status'],
     reason: CallbackRefusal['reason'],
     error: SignatureVerificationError | undefined,
     rawBody: string | Uint8Array | undefined,
   ): void {
-    const refusal: CallbackRefusal = {
-      reason,
-      status,
-      claimed: claimedIds(rawBody, this.#options.maxBodyBytes ?? DEFAULT_CALLBACK_MAX_BYTES),
-      ...(error !== undefined ? { error } : {}),
-    }
-    try {
-      this.#options.onRefused?.(refusal)
-    } catch {
-      // An observer that throws changes nothing: the answer stands.
-    }
-    if (this.#logger === undefined) return
-    try {
-      const why = error === undefined ? BODY_ALREADY_PARSED.slice(BODY_ALREADY_PARSED.indexOf(':') + 2) : error.message
-      logLine(this.#logger, 'warn', `paywire callback refused: ${status} ${reason}: ${why}`, {
-        reason,
-        status,
-        claimed: refusal.claimed,
-      })
-    } catch {
-      // A logger that throws changes nothing either.
-    }
+    const claimed = claimedIds(rawBody, this.#options.maxBodyBytes ?? DEFAULT_CALLBACK_MAX_BYTES)
+    const refusal: CallbackRefusal = { reason, status, claimed, ...(error !== undefined ? { error } : {}) }
+    reportRefusal(refusal, this.#options.onRefused, this.#logger)
   }
 
   async #accept(event: CallbackEvent): Promise<Acceptance> {
@@ -397,40 +375,6 @@ export class CallbackHandler {
       // An observer that throws changes nothing.
     }
   }
-}
-
-function isAnswer(body: unknown): body is CallbackResponse {
-  return (
-    typeof body === 'object' && body !== null && !(body instanceof Uint8Array) && 'status' in body && 'headers' in body
-  )
-}
-
-/** Printable ASCII, at most 64 characters: a claimed id is written into log lines, where it must not forge a line. */
-function printableId(value: string | undefined): string | undefined {
-  if (value === undefined || value === '') return undefined
-  return value.replace(/[^\x20-\x7e]/g, '?').slice(0, 64)
-}
-
-/**
- * The ids a refused body claims, read only when the body parses within the limits (a body refused
- * for its size or shape is not read again). Unverified: anyone can post them.
- */
-function claimedIds(rawBody: string | Uint8Array | undefined, maxBodyBytes: number): CallbackRefusal['claimed'] {
-  if (rawBody === undefined) return {}
-  let fields: Record<string, string>
-  try {
-    fields = parseRawBody(rawBody, maxBodyBytes)
-  } catch {
-    return {}
-  }
-  const claimed = {
-    id: printableId(fields['id']),
-    order: printableId(fields['order_number'] ?? fields['order_id']),
-    trans_id: printableId(fields['trans_id']),
-    type: printableId(fields['type'] ?? fields['action']),
-    status: printableId(fields['status']),
-  }
-  return Object.fromEntries(Object.entries(claimed).filter(([, v]) => v !== undefined))
 }
 
 function describeFailure(error: unknown): string {
