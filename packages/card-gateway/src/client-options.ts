@@ -94,6 +94,16 @@ export interface CardGatewayOptions extends ClientOptions {
   /** Callback hash input order; default `id, order_number, order_amount, order_currency, order_description`. */
   callbackFields?: readonly string[]
   /**
+   * The signed fields, in order, of S2S CARD callbacks (they carry `action`) on the seed signature,
+   * password last, through the seed digest chain. No default: the platform publishes this signature
+   * only for `card-md5-strrev` (rule Platform 28), so without it such a callback is refused
+   * (`missing_signed_fields`), never verified by a guess. Check one real callback from your sandbox
+   * with `paywire callback capture`. A list without `action`, `result` and `status` authenticates the
+   * transaction only: the event is `authenticated: 'transaction-only'` and the inbox confirms its
+   * state by `s2s.getTransStatus` before `onEvent`.
+   */
+  s2sCallbackFields?: readonly string[]
+  /**
    * The passwords a callback may be signed with, for a password rotation: `password` (the one
    * requests sign with) first, then the other one of the rotation, until no callback arrives signed
    * with it (a verified event says `passwordIndex` when a non-first one matched). Default

@@ -26,6 +26,7 @@ export async function sim(io: Io, argv: readonly string[]): Promise<ExitCode> {
       'callback-timeout': { type: 'string' },
       json: { type: 'boolean' },
       lenient: { type: 'boolean' },
+      's2s-callbacks': { type: 'boolean' },
       // Repeatable: a password rotation, the older password first; the last one is in force.
       'password-env': { type: 'string', multiple: true },
     },
@@ -116,6 +117,7 @@ export async function sim(io: Io, argv: readonly string[]): Promise<ExitCode> {
       seed: text(parsed, 'seed'),
       signature,
       lenient: flag(parsed, 'lenient'),
+      s2sCallbacks: flag(parsed, 's2s-callbacks'),
       passwords,
       callbackUrl: callbackTarget?.href,
       callbackTimeoutMs,

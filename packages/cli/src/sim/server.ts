@@ -26,6 +26,8 @@ export interface SimOptions {
   readonly signature: 'seed' | 'card-md5-strrev'
   /** `--lenient`: accept the looser inputs the live services refuse. */
   readonly lenient?: boolean
+  /** `--s2s-callbacks`: S2S actions send S2S-shaped callbacks on the seed signature too. */
+  readonly s2sCallbacks?: boolean
   /** `--password-env`, given once or more (a rotation, older first): the card passwords. */
   readonly passwords?: readonly { readonly env: string; readonly value: string }[]
   readonly callbackUrl: string | undefined
@@ -69,6 +71,7 @@ export async function startSim(options: SimOptions): Promise<RunningSim> {
     signature: options.signature,
     lenient: options.lenient ?? false,
     passwords: options.passwords ?? [],
+    s2sCallbacks: options.s2sCallbacks ?? false,
     onCallback: (body) => deliverer?.enqueue(body),
   })
   let base = ''
@@ -204,6 +207,7 @@ function describeServices(base: string, services: Services): Record<string, unkn
       clientKey: services.card.clientKey,
       password: services.card.password,
       signature: services.card.signature,
+      ...(services.s2sCallbackFields !== undefined ? { s2sCallbackFields: services.s2sCallbackFields } : {}),
       ...(services.passwordRotation !== undefined
         ? { passwordEnv: services.passwordRotation.current, passwordEnvs: services.passwordRotation.envs }
         : {}),

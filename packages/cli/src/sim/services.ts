@@ -35,6 +35,8 @@ export interface ServicesOptions {
   readonly lenient: boolean
   /** The card passwords of a rotation (`--password-env`, older first); empty: the sandbox password. */
   readonly passwords: readonly { readonly env: string; readonly value: string }[]
+  /** `--s2s-callbacks`: S2S-shaped callbacks after S2S actions on the seed signature. */
+  readonly s2sCallbacks: boolean
   /** Hears each signed card callback as the simulator produces it. */
   readonly onCallback: (body: string) => void
 }
@@ -58,6 +60,11 @@ export class Services {
   get passwordRotation(): { readonly envs: readonly string[]; readonly current: string } | undefined {
     if (this.#passwordEnv === undefined) return undefined
     return { envs: this.#options.passwords.map((p) => p.env), current: this.#passwordEnv }
+  }
+
+  /** The fields S2S callbacks are signed over (seed, `--s2s-callbacks`): the client's `s2sCallbackFields`. */
+  get s2sCallbackFields(): readonly string[] | undefined {
+    return this.#options.s2sCallbacks && this.#options.signature === 'seed' ? this.card?.s2sCallbackFields : undefined
   }
 
   /**
@@ -85,6 +92,7 @@ export class Services {
           signature,
           lenient,
           ...(password !== undefined ? { password } : {}),
+          ...(this.#options.s2sCallbacks ? { s2sCallbackShape: 's2s' as const } : {}),
           ...(seed !== undefined ? { uuid: seededUuid(seed) } : {}),
         })
       : undefined
