@@ -53,7 +53,10 @@ export async function readNodeBody(
 ): Promise<string | Uint8Array | CallbackResponse> {
   if (req.body instanceof Uint8Array || typeof req.body === 'string') return req.body
   if (req.readableEnded) {
-    return req.body === undefined || isEmptyObject(req.body) ? '' : answer(500, BODY_ALREADY_PARSED)
+    // A stream someone read, with nothing left for us: a body arrived (a length, or chunks) and is gone.
+    const arrived = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined
+    if ((req.body === undefined || isEmptyObject(req.body)) && !arrived) return ''
+    return answer(500, BODY_ALREADY_PARSED)
   }
   const chunks: Uint8Array[] = []
   let size = 0

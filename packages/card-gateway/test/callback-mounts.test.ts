@@ -142,6 +142,33 @@ describe('Hono: the route gets a Context, the handler the raw Request', () => {
   })
 })
 
+describe('node:http: a stream some middleware read first', () => {
+  it('answers 500 body_already_parsed (before: 400 empty_body, a refusal the gateway counts and no fix names)', async () => {
+    const { createServer } = await import('node:http')
+    const { once } = await import('node:events')
+    const { handler, refusals } = inbox()
+    const server = createServer(async (req, res) => {
+      for await (const _ of req) {
+        // a logging middleware that read the body and kept nothing
+      }
+      handler.node(req, res)
+    })
+    server.listen(0, '127.0.0.1')
+    await once(server, 'listening')
+    const { port } = server.address() as { port: number }
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', body: signed() })
+      expect(res.status).toBe(500)
+      expect(await res.text()).toMatch(/^body_already_parsed/)
+      const empty = await fetch(`http://127.0.0.1:${port}/`, { method: 'POST' })
+      expect([empty.status, await empty.text()]).toEqual([400, 'empty_body'])
+      expect(refusals.map((r) => r.reason)).toEqual(['body_already_parsed', 'empty_body'])
+    } finally {
+      server.close()
+    }
+  })
+})
+
 describe('a refused callback is loud', () => {
   it('a tampered body reaches onRefused with its reason and the ids it claims, never the body, hash or password', async () => {
     const { handler, refusals } = inbox()
