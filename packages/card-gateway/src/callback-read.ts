@@ -38,7 +38,7 @@ export function answer(status: CallbackAnswerStatus, body: string): CallbackResp
  * its redelivery is accepted.
  */
 export const BODY_ALREADY_PARSED =
-  'body_already_parsed: mount the callback route before any body parser, or use express.raw()'
+  "body_already_parsed: mount the callback route before any body parser, or give the handler the raw body (express.raw(), a Buffer parser, a Lambda event's body string)"
 const BODY_ALREADY_READ =
   'body_already_parsed: the request body was read before the callback handler (c.req.text(), request.json(), a body-reading middleware); pass the Request untouched, or give the raw body you read to handler.handle(body)'
 
