@@ -55,6 +55,10 @@ export default callbackWorker((env) =>
       : {}),
   }).callbacks.handler({
     onEvent: (event) => console.log('card callback ran', event.type ?? event.action, event.status),
+    // Workers Logs keep what the console says: a failed run with its cause, a refusal with its reason.
+    onError: (error, event) =>
+      console.error('card callback failed', event?.trans_id ?? event?.id, error, (error as Error)?.cause),
+    onRefused: (refusal) => console.warn('card callback refused', refusal.status, refusal.reason, refusal.claimed),
     // An isolate's memory does not outlive it: in production, a ClaimStore your Worker can reach.
     store: new MemoryClaimStore(),
     recoverEveryMs: 0, // no interval in a Worker: the cron trigger recovers
