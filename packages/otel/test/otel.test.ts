@@ -369,3 +369,30 @@ describe('@paywire/otel with the real SDK', () => {
     expect(spans.getFinishedSpans()).toEqual([])
   })
 })
+
+describe('the documented install line', () => {
+  it('names the OpenTelemetry versions these tests run with (before: none, and the latest two conflict)', async () => {
+    const { readFileSync } = await import('node:fs')
+    const read = (path: string) => readFileSync(new URL(`../../../${path}`, import.meta.url), 'utf8')
+    const own = JSON.parse(read('packages/otel/package.json')) as { devDependencies: Record<string, string> }
+    for (const doc of ['docs/observability.md', 'packages/otel/README.md']) {
+      const line = read(doc)
+        .split('\n')
+        .find((l) => l.startsWith('npm install @paywire/otel'))
+      const named = Object.fromEntries(
+        (line ?? '')
+          .split(' ')
+          .filter((word) => word.startsWith('@opentelemetry/'))
+          .map((word) => [word.slice(0, word.lastIndexOf('@')), word.slice(word.lastIndexOf('@') + 1)]),
+      )
+      expect([doc, named]).toEqual([
+        doc,
+        {
+          '@opentelemetry/api': own.devDependencies['@opentelemetry/api'],
+          '@opentelemetry/sdk-trace-base': own.devDependencies['@opentelemetry/sdk-trace-base'],
+          '@opentelemetry/sdk-metrics': own.devDependencies['@opentelemetry/sdk-metrics'],
+        },
+      ])
+    }
+  })
+})
