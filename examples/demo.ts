@@ -19,6 +19,7 @@ const EXAMPLES: Record<string, readonly string[]> = {
     'schedules',
     'callback-server',
     'callback-express',
+    'callback-alerts',
     'error-handling',
   ],
   // One recipe per framework, each answering signed callbacks from the simulator (Bun and the Worker

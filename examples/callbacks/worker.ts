@@ -34,7 +34,8 @@ export function callbackWorker(makeHandler: (env: Env) => CallbackHandler) {
   }
   return {
     fetch(request: Request, env: Env, ctx: WorkerContext): Promise<Response> {
-      return handlerFor(env).fetch(request, { waitUntil: (p) => ctx.waitUntil(p) }) // recipe: Cloudflare Worker
+      const handler = handlerFor(env)
+      return handler.fetch(request, { waitUntil: (p) => ctx.waitUntil(p) }) // recipe: Cloudflare Worker
     },
     // A cron trigger: runs what a frozen or ended isolate left.
     scheduled(_event: unknown, env: Env, ctx: WorkerContext): void {
