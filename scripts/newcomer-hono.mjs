@@ -108,7 +108,11 @@ function startMerchant(dir, env) {
       return
     }
     lines.push(value)
-    for (const w of [...waiters]) if (w.test(value)) waiters.splice(waiters.indexOf(w), 1) && w.resolve(value)
+    for (const w of [...waiters]) {
+      if (!w.test(value)) continue
+      waiters.splice(waiters.indexOf(w), 1)
+      w.resolve(value)
+    }
   })
   const exited = once(child, 'exit')
   return {
@@ -127,7 +131,13 @@ function startMerchant(dir, env) {
             ),
           ms,
         )
-        waiters.push({ test, resolve: (v) => (clearTimeout(timer), resolve(v)) })
+        waiters.push({
+          test,
+          resolve: (v) => {
+            clearTimeout(timer)
+            resolve(v)
+          },
+        })
       })
     },
     async stop() {

@@ -22,8 +22,17 @@ async function started() {
     recurring_init: true,
   })
   sim.simulator.pay(order, { card: TEST_CARDS.number, expiry: TEST_CARDS.success })
-  const { trans_id = '' } = await gw.s2s.getTransStatusByOrder({ order_id: order })
-  return { sim, gw, order, trans_id, close: async () => (await gw.close(), await sim.close()) }
+  const trans_id = (await gw.s2s.getTransStatusByOrder({ order_id: order })).trans_id ?? ''
+  return {
+    sim,
+    gw,
+    order,
+    trans_id,
+    close: async () => {
+      await gw.close()
+      await sim.close()
+    },
+  }
 }
 
 describe('S2S callbacks after S2S actions', () => {

@@ -23,7 +23,7 @@ async function captureCallback(): Promise<string> {
   const gw = cardClient(s)
   await gw.checkout.purchase(PURCHASE)
   await s.control('POST', '/card/payments/A-1/pay', {})
-  const { trans_id = '' } = await gw.s2s.getTransStatusByOrder({ order_id: 'A-1' })
+  const trans_id = (await gw.s2s.getTransStatusByOrder({ order_id: 'A-1' })).trans_id ?? ''
   await gw.s2s.capture({ trans_id })
   await gw.close()
   const listed = (await s.control('GET', '/callbacks')).body as { body: string }[]
