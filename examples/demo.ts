@@ -20,13 +20,20 @@ const EXAMPLES: Record<string, readonly string[]> = {
     'callback-server',
     'callback-express',
     'follow-payments',
+    'callback-alerts',
     'error-handling',
   ],
+  // One recipe per framework, each answering signed callbacks from the simulator (Bun and the Worker
+  // run on their own runtimes in scripts/check-runtimes.mjs).
+  callbacks: ['node-http', 'express', 'fastify', 'hono-node', 'next-route', 'lambda'],
   remittance: ['beneficiaries', 'rates', 'mobile-transfer', 'cash-and-bank', 'problem-details'],
   'bill-payment': ['pay-a-bill', 'enable-disable'],
   redis: ['callback-two-instances', 'crash-and-reconcile'],
   observability: ['otel-spans'],
 }
+
+/** The heading of a folder whose name is not its package's. */
+const HEADINGS: Record<string, string> = { observability: 'otel', callbacks: 'card-gateway callback recipes' }
 
 const SANDBOX_VARIABLES: Record<string, readonly string[]> = {
   'card-gateway': [
@@ -80,7 +87,7 @@ function target(pkg: string): string {
 let passed = 0
 let failed = 0
 for (const [pkg, names] of Object.entries(EXAMPLES)) {
-  console.log(`\n━━ @paywire/${pkg === 'observability' ? 'otel' : pkg} → ${target(pkg)}`)
+  console.log(`\n━━ @paywire/${HEADINGS[pkg] ?? pkg} → ${target(pkg)}`)
   for (const name of names) {
     const file = new URL(`./${pkg}/${name}.ts`, import.meta.url)
     console.log(`\n▶ ${pkg}/${name}.ts`)

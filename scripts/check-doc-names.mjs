@@ -180,6 +180,8 @@ const FOREIGN_NAMES = new Set([
   ...['Agent', 'Dispatcher', 'ProxyAgent', 'Pool', 'MockAgent'],
   // msw, zod, vitest, frameworks
   ...['HttpResponse', 'RequestHandler', 'ZodError', 'ZodType', 'Fastify'],
+  // the callback recipes' runtimes and frameworks (Hono's route gets a Context; Bun.serve)
+  ...['Context', 'Bun'],
   // HTTP header names cited as code
   ...['Location', 'Authorization', 'Expect'],
   // wire values of the services
@@ -214,6 +216,9 @@ const FOREIGN_CALLS = new Set([
   // Fastify
   'removeAllContentTypeParsers',
   'addContentTypeParser',
+  // node:http, and a PostgreSQL function the reconciliation guide cites
+  'createServer',
+  'statement_timestamp',
 ])
 
 /** OpenTelemetry semantic-convention attribute names (`error.type`), which read like member chains. */

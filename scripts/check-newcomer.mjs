@@ -25,6 +25,14 @@
  *       is a type error on exactly that line, and an exhaustive switch over `SignatureErrorReason`
  *       (its members read from the installed .d.ts) compiles.
  *
+ * - issue 40: a Hono merchant built from the tarballs under strict NodeNext (`skipLibCheck: false`,
+ *   scripts/newcomer-hono.mjs) against `npx paywire sim --s2s-callbacks` with two `--password-env`:
+ *   an S2S capture callback confirmed by lookup, `500 body_already_parsed`, a visible `400
+ *   hash_mismatch`, then the rotation and purchase → hosted page → 303 back → verified callback; the
+ *   CLI tarball installs alone (the README's lines); and last, a rebuilt core tarball (other
+ *   contents, pack-all's hashed name) that `npm install` picks up and `npm ci` keeps (it replaces
+ *   the core tarball in the packs folder).
+ *
  * Independent steps run concurrently (the merchant install beside the type-check project's, the
  * three simulators, the CLI runs); it prints its duration (budget: 60 s).
  *
@@ -34,13 +42,14 @@
 import { execFile, spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { once } from 'node:events'
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import { checkRunner } from './checks.mjs'
+import { honoMerchant } from './newcomer-hono.mjs'
 import { PACKAGES, packAll } from './pack-all.mjs'
 
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)))
@@ -162,9 +171,13 @@ const installed = check("npm init -y, then the README's install lines as written
   const manifest = JSON.parse(readFileSync(join(project, 'package.json'), 'utf8'))
   const deps = Object.keys(manifest.dependencies ?? {})
   const devDeps = Object.keys(manifest.devDependencies ?? {})
-  for (const name of ['core', 'card-gateway', 'remittance', 'bill-payment']) {
+  for (const name of ['core', 'card-gateway']) {
     if (!deps.includes(`@paywire/${name}`)) throw broken('README item 8', `@paywire/${name} is not in dependencies`)
   }
+  // The CLI tarball installs alone: it brings no other @paywire package (issue 40, item 7).
+  const ours = readdirSync(join(project, 'node_modules', '@paywire')).sort()
+  if (ours.join() !== 'card-gateway,cli,core')
+    throw broken('README "Using a local build"', `node_modules/@paywire holds ${ours.join(', ')}`)
   for (const name of ['@paywire/cli', 'msw']) {
     if (deps.includes(name)) throw broken('README item 8', `${name} is in production dependencies (show -D)`)
     if (!devDeps.includes(name)) throw broken('README item 8', `${name} is not in devDependencies`)
@@ -190,10 +203,10 @@ if (!(await report(installed))) {
 // ─── Simulators (default, strict; and --lenient) ─────────────────────────────────────────────────
 
 /** `npx paywire sim --port 0 --json ...extra` in the project: `{ description, stop, exited }`. */
-async function startSim(extra) {
+async function startSim(extra, env = {}) {
   const child = spawn('npx', ['--no', 'paywire', 'sim', '--port', '0', '--json', ...extra], {
     cwd: project,
-    env: { ...process.env, ...quietNpm },
+    env: { ...process.env, ...quietNpm, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true, // its own process group: npx and the server it starts stop together
   })
@@ -398,12 +411,12 @@ const looseSessions = (card) => [
     sessionBody(card, { number: orderNumber(), amount: 10, currency: 'EUR', description: 'Newcomer order' }),
   ],
   [
-    'success_url http://localhost/ok',
+    'success_url http://shop.example/ok (not https, not this machine)',
     'success_url',
     sessionBody(
       card,
       { number: orderNumber(), amount: '10.00', currency: 'EUR', description: 'Newcomer order' },
-      { success_url: 'http://localhost/ok' },
+      { success_url: 'http://shop.example/ok' },
     ),
   ],
 ]
@@ -419,6 +432,15 @@ const item2 = check('(2) npx paywire sim is strict; --lenient accepts the looser
   })
   if (valid.status !== 200)
     throw new Error(`a valid session was refused: ${show(valid)} (the check's own request is wrong)`)
+  // A return URL on this machine is the local purchase loop: the strict simulator takes it (issue 40, item 6).
+  const local = await post(sessionUrl(card), {
+    json: sessionBody(
+      card,
+      { number: orderNumber(), amount: '10.00', currency: 'EUR', description: 'Newcomer order' },
+      { success_url: 'http://localhost:3000/paid' },
+    ),
+  })
+  if (local.status !== 200) throw broken(contract, `a loopback success_url was refused: ${show(local)}`)
   // An errors[] element is the gateway's nested error (`{error_code, error_message: "field: ..."}`);
   // a plain string is accepted too.
   const errorText = (entry) => (typeof entry === 'string' ? entry : String(entry?.error_message ?? ''))
@@ -443,7 +465,7 @@ const item2 = check('(2) npx paywire sim is strict; --lenient accepts the looser
     const answer = await post(sessionUrl(lenient.description.card), { json: body })
     if (answer.status !== 200) throw broken('contract 2 (paywire sim --lenient accepts)', `${what}: ${show(answer)}`)
   }
-  return 'three refused naming order.amount / success_url; --lenient accepts them'
+  return 'a loopback success_url accepted; three refused naming order.amount / success_url; --lenient accepts them'
 })
 
 // (3) faults by action and by operation through the control API
@@ -570,8 +592,50 @@ const item9 = check('(9) tsc: err.reason is the SignatureErrorReason union', asy
   return `${members.length} reasons; ${badLines[0].replace(/^bad\.ts/, 'bad.ts').slice(0, 80)}…`
 })
 
+// Issue 40: a Hono merchant from the tarballs, and a rebuilt tarball npm cannot confuse with the last.
+const item40 = check('(40) a Hono merchant from the tarballs under strict NodeNext, against npx paywire sim', () =>
+  honoMerchant({ work, tarball, startSim, must, broken }),
+)
+// After every other check: it replaces the core tarball the others install.
+const rebuilt = () =>
+  check('(40) a rebuilt tarball: the README install line picks it up, npm ci keeps it', async () => {
+    const contract = 'README "After a rebuild"'
+    const shop = join(work, 'rebuild')
+    mkdirSync(shop)
+    writeFileSync(join(shop, 'package.json'), JSON.stringify({ name: 'rebuild', private: true, type: 'module' }))
+    const install = () =>
+      must('sh', ['-ec', `npm install ${tarball('core')} --loglevel=error`], shop, { timeout: 120_000 })
+    await install()
+    // A rebuild: the same version with other contents, packed as pack-all packs (a hash in the name).
+    const unpacked = join(work, 'rebuild-core')
+    mkdirSync(unpacked)
+    await must('tar', ['-xzf', tarball('core'), '-C', unpacked], work)
+    const marker = `// rebuilt ${Date.now()}\n`
+    const entry = join(unpacked, 'package', 'dist', 'index.js')
+    writeFileSync(entry, marker + readFileSync(entry, 'utf8'))
+    const old = tarball('core')
+    const next = join(packs, 'rebuilt.tgz')
+    await must('tar', ['-czf', next, '-C', unpacked, 'package'], work)
+    const digest = createHash('sha256').update(readFileSync(next)).digest('hex').slice(0, 10)
+    const named = old.replace(/-[0-9a-f]{10}\.tgz$/, `-${digest}.tgz`)
+    renameSync(next, named)
+    if (named !== old) rmSync(old) // a name without a hash (the former packing) is the same file
+
+    await install()
+    const installed = join(shop, 'node_modules', '@paywire', 'core', 'dist', 'index.js')
+    if (!readFileSync(installed, 'utf8').startsWith(marker))
+      throw broken(contract, 'npm install kept the earlier build')
+    rmSync(join(shop, 'node_modules'), { recursive: true })
+    await must('npm', ['ci', '--loglevel=error'], shop, { timeout: 120_000 })
+    if (!readFileSync(installed, 'utf8').startsWith(marker)) throw broken(contract, 'npm ci restored the earlier build')
+    return `${named.slice(packs.length + 1)}: installed, and npm ci installs it again`
+  })
+
 console.log("the README's snippets")
 await report(snippets)
 console.log('issue 30 through the installed tarballs')
 await report(item1, item2, item3, item9)
+console.log('issue 40 through the installed tarballs')
+await report(item40)
+await report(rebuilt())
 await finish()

@@ -14,10 +14,16 @@
  *
  * Options: `--only bun,deno,workerd`; `PAYWIRE_RUNTIME_TOOLS=<dir>`: a folder with the runtimes
  * installed already (node_modules/.bin/bun, deno, workerd), else they are installed into a temp folder.
+ *
+ * The callback recipes that need these runtimes run here too, from examples/callbacks/ as written:
+ * `hono-bun.ts` on Bun and `worker.ts` in workerd, each given the callbacks `paywire sim
+ * --s2s-callbacks` signed (a sale and an S2S capture: 200 and run; a body read first: 500
+ * body_already_parsed; a tampered one: 400 hash_mismatch).
  */
 import { execFile, spawn } from 'node:child_process'
+import { createHash } from 'node:crypto'
 import { once } from 'node:events'
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:http'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
@@ -83,7 +89,7 @@ const toolInstalls = Object.fromEntries(
 )
 for (const install of Object.values(toolInstalls)) install.catch(() => undefined)
 
-await npm(['install', ...Object.values(tarballs), 'esbuild@0.25'], project, {
+await npm(['install', ...Object.values(tarballs), 'esbuild@0.25', 'hono@^4.13.19'], project, {
   timeout: 180_000,
 })
 
@@ -91,7 +97,7 @@ await npm(['install', ...Object.values(tarballs), 'esbuild@0.25'], project, {
 
 const require = createRequire(join(project, 'package.json'))
 const cliBin = join(project, 'node_modules', '@paywire', 'cli', require('@paywire/cli/package.json').bin.paywire)
-const sim = spawn(process.execPath, [cliBin, 'sim', '--port', '0', '--json', '--seed', 'runtimes'], {
+const sim = spawn(process.execPath, [cliBin, 'sim', '--port', '0', '--json', '--seed', 'runtimes', '--s2s-callbacks'], {
   stdio: ['ignore', 'pipe', 'inherit'],
 })
 const simInfo = await new Promise((resolve, reject) => {
@@ -127,6 +133,92 @@ async function signedCallback() {
   return bodies[0]
 }
 const callbackBody = await signedCallback()
+
+// ── the callback recipes' deliveries: a sale and an S2S capture the simulator signs ────────────────
+
+const sha1md5 = (text) =>
+  createHash('sha1').update(createHash('md5').update(text.toUpperCase()).digest('hex')).digest('hex')
+/** A sale and a capture callback of one payment, as `paywire sim --s2s-callbacks` signs them. */
+async function recipeBodies() {
+  const c = simInfo.card
+  const order = `rt-recipe-${Date.now()}`
+  const json = (url, body) =>
+    fetch(url, { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } })
+  const purchase = { number: order, amount: '12.00', currency: 'USD', description: 'Recipe check' }
+  await json(`${c.checkoutUrl}/api/v1/session`, {
+    merchant_key: c.merchantKey,
+    operation: 'purchase',
+    order: purchase,
+    success_url: 'https://shop.example/paid',
+    cancel_url: 'https://shop.example/cancelled',
+    hash: sha1md5(`${order}12.00USDRecipe check${c.password}`),
+  })
+  await json(`${simInfo.controlUrl}/card/payments/${order}/pay`, { expiry: '01/2038' })
+  const payment = await (await fetch(`${simInfo.controlUrl}/card/payments/${order}`)).json()
+  await fetch(`${c.s2sUrl}/post`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      action: 'CAPTURE',
+      client_key: c.clientKey,
+      trans_id: payment.trans_id,
+      hash: sha1md5(`${payment.trans_id}${c.password}`),
+    }).toString(),
+  })
+  const listed = await (await fetch(`${simInfo.controlUrl}/callbacks`)).json()
+  const mine = listed.filter((entry) => entry.fields.order_number === order || entry.fields.order_id === order)
+  const sale = mine.find((entry) => entry.fields.type === 'sale')?.body
+  const capture = mine.find((entry) => entry.fields.action === 'CAPTURE')?.body
+  if (!sale || !capture) throw new Error(`the simulator signed no sale and capture callback: ${JSON.stringify(mine)}`)
+  return { sale, capture, tampered: sale.replace('order_amount=12.00', 'order_amount=1.00') }
+}
+const recipe = await recipeBodies()
+const recipeEnv = {
+  PAYWIRE_CARD_CHECKOUT_URL: simInfo.card.checkoutUrl,
+  PAYWIRE_CARD_S2S_URL: simInfo.card.s2sUrl,
+  PAYWIRE_CARD_MERCHANT_KEY: simInfo.card.merchantKey,
+  PAYWIRE_CARD_CLIENT_KEY: simInfo.card.clientKey,
+  PAYWIRE_CARD_PASSWORD: simInfo.card.password,
+  PAYWIRE_CARD_S2S_CALLBACK_FIELDS: (simInfo.card.s2sCallbackFields ?? ['trans_id']).join(','),
+}
+for (const file of ['hono-bun.ts', 'worker.ts']) {
+  copyFileSync(new URL(`../examples/callbacks/${file}`, import.meta.url), join(project, file))
+}
+writeFileSync(join(project, 'recipe.json'), JSON.stringify({ env: recipeEnv, ...recipe }))
+/** What the recipe answered, judged as drive.ts judges the Node recipes: '' when right, else why not. */
+function judge(answers) {
+  const problems = []
+  if (answers.sale !== '200 OK') problems.push(`sale: ${answers.sale}`)
+  if (!answers.capture?.startsWith('200')) problems.push(`capture: ${answers.capture}`)
+  if (!answers.readFirst?.startsWith('500 body_already_parsed')) problems.push(`body read first: ${answers.readFirst}`)
+  if (answers.tampered !== '400 hash_mismatch') problems.push(`tampered: ${answers.tampered}`)
+  return problems.join('; ')
+}
+// The Hono recipe on Bun: served by Bun.serve, the callbacks posted to it over HTTP.
+writeFileSync(
+  join(project, 'bun-recipe.ts'),
+  `import { callbackApp, gatewayFromEnv } from './hono-bun.ts'
+import recipe from './recipe.json'
+const runs: string[] = []
+const handler = gatewayFromEnv(recipe.env).callbacks.handler({
+  onEvent: (e) => void runs.push(\`\${e.type ?? e.action}/\${e.status}\${e.confirmedBy ? '/' + e.confirmedBy : ''}\`),
+  recoverEveryMs: 0,
+})
+const app = callbackApp(handler)
+const server = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: app.fetch })
+const post = async (body: string) => {
+  const res = await fetch(\`http://127.0.0.1:\${server.port}/callbacks/card\`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body })
+  return \`\${res.status} \${await res.text()}\`
+}
+const read = new Request('http://shop.example/callbacks/card', { method: 'POST', body: recipe.sale })
+await read.text() // a middleware read the body first
+const first = await app.request(read)
+const answers = { sale: await post(recipe.sale), capture: await post(recipe.capture), readFirst: \`\${first.status} \${await first.text()}\`, tampered: await post(recipe.tampered) }
+await handler.drain()
+server.stop(true)
+console.log(JSON.stringify({ answers, runs }))
+`,
+)
 
 // A misbehaving service for the transport's rules on each runtime: /redirect answers 302 to /target
 // (which must never be asked), /big streams 300 KB without a length, /hang never answers.
@@ -305,6 +397,26 @@ async function scriptRuntime(name, label, versionArgs, runArgs) {
 await scriptRuntime('bun', 'Bun', ['--version'], ['run'])
 await scriptRuntime('deno', 'Deno', ['--version'], ['run', '--allow-all', '--node-modules-dir=manual'])
 
+// The Hono recipe (examples/callbacks/hono-bun.ts) on Bun.
+await onRuntime('bun', 'Hono recipe on Bun', async (bin) => {
+  const label = 'Hono recipe on Bun'
+  try {
+    const out = JSON.parse((await run(bin, ['run', 'bun-recipe.ts'], project)).trim().split('\n').pop())
+    const problems = judge(out.answers)
+    const ran = out.runs.includes('sale/success') && out.runs.includes('CAPTURE/SETTLED/lookup')
+    if (problems || !ran)
+      report(label, 'FAIL', `${problems || 'answers right'}; onEvent ran for ${out.runs.join(', ')}`)
+    else
+      report(
+        label,
+        'PASS',
+        `sale and S2S capture 200 and run (${out.runs.join(', ')}), body read first 500 body_already_parsed, tampered 400 hash_mismatch`,
+      )
+  } catch (error) {
+    report(label, 'FAIL', error.message)
+  }
+})
+
 // workerd: the worker is bundled (esbuild, as wrangler does) and served on a loopback port; a request
 // to it runs the program in the Workers runtime, with the nodejs_compat flag (node:crypto there is
 // partial: the SDK's digest provider decides what it uses).
@@ -402,6 +514,123 @@ const worker :Workerd.Worker = (
     const text = await answer.text()
     if (answer.status === 200) report(label, 'PASS', `${version}: ${text}`)
     else report(label, 'FAIL', `${version}: ${text.split('\n').slice(0, 4).join(' | ')}`)
+  } finally {
+    server.kill()
+  }
+})
+
+// The Worker recipe (examples/callbacks/worker.ts) in workerd: bundled as wrangler would, its
+// PAYWIRE_CARD_* given as text bindings, the callbacks posted to it over HTTP. The wrapper plays a
+// middleware that reads the body first on /read-first; everything else is the recipe's own fetch.
+await onRuntime('workerd', 'Worker recipe (workerd)', async (bin) => {
+  const label = 'Worker recipe (workerd)'
+  writeFileSync(
+    join(project, 'worker-recipe-entry.mjs'),
+    `import worker from './worker.ts'
+export default {
+  async fetch(request, env, ctx) {
+    if (new URL(request.url).pathname === '/read-first') await request.text()
+    return worker.fetch(request, env, ctx)
+  },
+}
+`,
+  )
+  try {
+    await run(
+      join(project, 'node_modules', '.bin', 'esbuild'),
+      [
+        'worker-recipe-entry.mjs',
+        '--bundle',
+        '--format=esm',
+        '--platform=node',
+        '--conditions=workerd,worker',
+        '--external:undici',
+        '--external:undici/*',
+        '--outfile=worker-recipe.bundle.mjs',
+      ],
+      project,
+    )
+  } catch (error) {
+    report(label, 'FAIL', `the recipe did not bundle: ${error.message}`)
+    return
+  }
+  const port = await new Promise((resolve) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address()
+      probe.close(() => resolve(port))
+    })
+  })
+  const bindings = Object.entries(recipeEnv)
+    .map(([name, value]) => `(name = ${JSON.stringify(name)}, text = ${JSON.stringify(value)})`)
+    .join(', ')
+  writeFileSync(
+    join(project, 'worker-recipe.capnp'),
+    `using Workerd = import "/workerd/workerd.capnp";
+const config :Workerd.Config = (
+  services = [
+    (name = "main", worker = .worker),
+    (name = "internet", network = (allow = ["public", "private", "local"], tlsOptions = (trustBrowserCas = true))),
+  ],
+  sockets = [ (name = "http", address = "127.0.0.1:${port}", http = (), service = "main") ],
+);
+const worker :Workerd.Worker = (
+  modules = [ (name = "worker", esModule = embed "worker-recipe.bundle.mjs") ],
+  compatibilityDate = "2025-09-01",
+  compatibilityFlags = ["nodejs_compat"],
+  bindings = [ ${bindings} ],
+  globalOutbound = "internet",
+);
+`,
+  )
+  const server = spawn(bin, ['serve', 'worker-recipe.capnp'], { cwd: project, stdio: ['ignore', 'pipe', 'pipe'] })
+  let log = ''
+  server.stdout.on('data', (chunk) => (log += chunk))
+  server.stderr.on('data', (chunk) => (log += chunk))
+  const post = async (path, body) => {
+    const res = await fetch(`http://127.0.0.1:${port}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body,
+    })
+    return `${res.status} ${await res.text()}`
+  }
+  try {
+    let up = false
+    for (let tries = 0; tries < 100 && !up; tries++) {
+      up = await fetch(`http://127.0.0.1:${port}/`).then(
+        () => true,
+        () => false,
+      )
+      if (!up) await new Promise((resolve) => setTimeout(resolve, 100)) // polling a port coming up
+    }
+    if (!up) {
+      report(label, 'SKIP', `workerd did not listen within 10 s: ${log.trim().split('\n').slice(-1)[0]}`)
+      return
+    }
+    const answers = {
+      sale: await post('/callbacks/card', recipe.sale),
+      capture: await post('/callbacks/card', recipe.capture),
+      readFirst: await post('/read-first', recipe.sale),
+      tampered: await post('/callbacks/card', recipe.tampered),
+    }
+    // onEvent logs each run; the capture's runs after its confirming lookup, inside waitUntil.
+    for (let tries = 0; tries < 100 && !/card callback ran CAPTURE SETTLED/.test(log); tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 100)) // polling the worker's log: no event to wait on
+    }
+    const problems = judge(answers)
+    const ran = /card callback ran sale success/.test(log) && /card callback ran CAPTURE SETTLED/.test(log)
+    if (problems || !ran)
+      report(
+        label,
+        'FAIL',
+        `${problems || 'answers right'}; ${ran ? '' : 'onEvent did not run for both; '}log: ${log.trim().split('\n').slice(-24).join(' | ')}`,
+      )
+    else
+      report(
+        label,
+        'PASS',
+        'sale and S2S capture 200 and run (waitUntil), body read first 500 body_already_parsed, tampered 400 hash_mismatch',
+      )
   } finally {
     server.kill()
   }

@@ -6,7 +6,9 @@
  *   `export … from` counts, type-only ones included (a type-only circle still means neither file
  *   can be read, moved or split without the other); `./x.js` resolves to `x.ts` or `x/index.ts`;
  * - a source file over 400 lines whose first 3 lines carry no `// Long: <reason>` comment: a file
- *   that long usually holds more than one job, and the exception says why it does not.
+ *   that long usually holds more than one job, and the exception says why it does not;
+ * - a runtime dependency (package.json `dependencies`) that no `src` file imports: a merchant's
+ *   install pays for it and, when pinned exactly, is held to that one version for nothing.
  *
  * Prints one line per finding (each cycle once, as a path that returns to its start) and exits 1,
  * or a summary of what it checked and exits 0.
@@ -140,6 +142,24 @@ for (const name of packages) {
     const cycle = cycleThrough(component, graph).map((file) => relative(src, file))
     const more = component.length > cycle.length - 1 ? ` (${component.length} files in the circle)` : ''
     findings.push(`packages/${name}/src: import cycle ${cycle.join(' → ')}${more}`)
+  }
+}
+
+// Runtime dependencies no source file imports (static, dynamic or require, any subpath).
+for (const name of packages) {
+  const manifest = JSON.parse(readFileSync(join(root, 'packages', name, 'package.json'), 'utf8'))
+  const src = join(root, 'packages', name, 'src')
+  const text = sourceFiles(src)
+    .map((file) => readFileSync(file, 'utf8'))
+    .join('\n')
+  for (const dependency of Object.keys(manifest.dependencies ?? {})) {
+    const escaped = dependency.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')
+    const imported = new RegExp(`(?:from|import|require)\\s*\\(?\\s*['"]${escaped}(?:/[^'"]*)?['"]`).test(text)
+    if (!imported) {
+      findings.push(
+        `packages/${name}/package.json: dependency ${dependency} (${manifest.dependencies[dependency]}) is imported by no file of src/: drop it`,
+      )
+    }
   }
 }
 

@@ -7,7 +7,8 @@
  * check-packages.mjs packs through `packAll` too.
  */
 import { execFile } from 'node:child_process'
-import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs'
+import { createHash } from 'node:crypto'
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync } from 'node:fs'
 import { join, relative, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
@@ -72,7 +73,10 @@ export function checkBuilt(names = PACKAGES) {
 
 /**
  * Packs `names` with `pnpm pack` into `destination` (created if needed; earlier paywire tarballs in
- * it are removed, so `*.tgz` never mixes versions). Returns `{ tarballs, warnings }`: the absolute
+ * it are removed, so `*.tgz` never mixes builds). Each tarball's name carries the first 10 hex digits
+ * of its SHA-256 (`paywire-core-0.1.0-3f2a9c41d0.tgz`): a rebuild with other contents is another
+ * file, so `npm install` of it changes package.json and the lockfile, and npm's cache can never hand
+ * back the earlier build of the same name and version. Returns `{ tarballs, warnings }`: the absolute
  * tarball path by package name, and the `checkBuilt` warnings.
  */
 export async function packAll({ destination = DEFAULT_DESTINATION, names = PACKAGES } = {}) {
@@ -89,8 +93,12 @@ export async function packAll({ destination = DEFAULT_DESTINATION, names = PACKA
         cwd: join(root, 'packages', name),
         maxBuffer: 16 * 1024 * 1024,
       })
-      const file = join(target, `${manifest.name.replace(/^@/, '').replace('/', '-')}-${manifest.version}.tgz`)
-      if (!existsSync(file)) throw new Error(`pnpm pack wrote no ${relative(root, file)} for ${manifest.name}`)
+      const stem = `${manifest.name.replace(/^@/, '').replace('/', '-')}-${manifest.version}`
+      const packed = join(target, `${stem}.tgz`)
+      if (!existsSync(packed)) throw new Error(`pnpm pack wrote no ${relative(root, packed)} for ${manifest.name}`)
+      const digest = createHash('sha256').update(readFileSync(packed)).digest('hex').slice(0, 10)
+      const file = join(target, `${stem}-${digest}.tgz`)
+      renameSync(packed, file)
       tarballs[name] = file
     }),
   )

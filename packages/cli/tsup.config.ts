@@ -1,6 +1,9 @@
 /**
  * The CLI's build: one ESM entry with a shebang. Each command is a separate chunk loaded only when
- * it runs, so `paywire --help` starts without the SDKs or msw.
+ * it runs, so `paywire --help` starts without the SDKs or msw. The SDKs (`@paywire/*`) are bundled
+ * in: the CLI tarball then installs alone, as a development tool, whatever the project holds of them
+ * (before, npm looked every one up in the registry and failed with a 404). msw, undici and zod stay
+ * dependencies, installed from the registry.
  */
 import { defineConfig } from 'tsup'
 
@@ -16,4 +19,5 @@ export default defineConfig({
   treeshake: true,
   tsconfig: 'tsconfig.build.json',
   banner: { js: '#!/usr/bin/env node' },
+  noExternal: [/^@paywire\//],
 })

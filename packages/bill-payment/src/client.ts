@@ -1,6 +1,14 @@
 /** `BillPayment`: the client of the bill payment service (catalog and transactions, two-header auth). */
 
-import type { ClientOptions, Intent, PaywireError, ReconcileOptions, Secret, ServiceDedupOptions } from '@paywire/core'
+import type {
+  ClientOptions,
+  Intent,
+  IntentReconciled,
+  PaywireError,
+  ReconcileOptions,
+  Secret,
+  ServiceDedupOptions,
+} from '@paywire/core'
 import {
   accountFingerprint,
   checkBaseUrl,
@@ -106,6 +114,19 @@ export class BillPayment extends ServiceClient<unknown> {
    * `serviceDedupsIdempotencyKey: true` (docs/reconciliation.md).
    */
   async reconcile(subject: PaywireError | Intent, options?: ReconcileOptions): Promise<BillPaymentReconciled> {
+    return this.closeSettled(subject, await this.#settle(subject, options))
+  }
+
+  /**
+   * Reconciles every open intent of the `journal` (after a crash or a restart), oldest first, and
+   * closes those now settled; `still_unknown` ones stay open. Lookups only.
+   */
+  override reconcileAll(options?: ReconcileOptions): Promise<IntentReconciled[]> {
+    return this.reconcileEach((intent) => this.#settle(intent, options), options)
+  }
+
+  /** One subject's outcome by its lookup; the caller closes its intent (reconcile, or reconcileAll's run). */
+  async #settle(subject: PaywireError | Intent, options?: ReconcileOptions): Promise<BillPaymentReconciled> {
     const checked = await this.reconcileSubject(subject, options)
     return ownedOutcome(checked, await reconcileBillPayment(checked, this.engine, this.#serviceDedups), options)
   }

@@ -3,7 +3,14 @@
  * letter looks like, and the checks that turn the options into the runner's settings.
  */
 
-import { type ClaimStore, type Clock, RequestValidationError, systemClock } from '@paywire/core'
+import {
+  type ClaimStore,
+  type Clock,
+  RequestValidationError,
+  type SignatureErrorReason,
+  type SignatureVerificationError,
+  systemClock,
+} from '@paywire/core'
 import type { InboxBackoff } from '@paywire/core/engine'
 import type { CallbackEvent, CallbackOptions } from './callback-event.js'
 import type { FieldEncryption } from './callback-record.js'
@@ -33,6 +40,31 @@ export interface FailedCallback {
   readonly lastError: string | undefined
   /** The stored fields, or `undefined` when they cannot be read (an `encryption` that fails). */
   readonly event: CallbackEvent | undefined
+}
+
+/**
+ * A delivery the inbox refused, as `onRefused` hears it: the reason and status it was answered, and
+ * the ids its body claims. Nothing of it is verified (anyone can post a body), and it never holds
+ * the body, the hash, an amount or a password.
+ */
+export interface CallbackRefusal {
+  /** Why: a `SignatureErrorReason`, or `body_already_parsed` (the route is mounted after a body parser). */
+  readonly reason: SignatureErrorReason | 'body_already_parsed'
+  /** What was answered: 400 (does not verify), 413 (over the size cap), 500 (mounted wrong). */
+  readonly status: 400 | 413 | 500
+  /**
+   * The ids the body claims, when it could be read within the limits: printable ASCII, at most 64
+   * characters each. Claims, not facts: use them to find the delivery in the gateway's portal.
+   */
+  readonly claimed: {
+    readonly id?: string
+    readonly order?: string
+    readonly trans_id?: string
+    readonly type?: string
+    readonly status?: string
+  }
+  /** The verification's error (its `reason`, `message` and `diagnostic`), absent for `body_already_parsed`. */
+  readonly error?: SignatureVerificationError
 }
 
 /** Options of `gw.callbacks.handler()`. */
@@ -84,6 +116,13 @@ export interface CallbackHandlerOptions extends CallbackOptions {
    * client's logger hears them at warn (or `console.error`), with the event's ids only.
    */
   onError?(error: unknown, event: CallbackEvent | undefined): void
+  /**
+   * Hears every delivery the inbox refused (a body that does not verify, one over the size cap, one
+   * a parser read first), after its answer was chosen; the client's logger (or `PAYWIRE_LOG`) also
+   * gets a warn line. Apart from `onError` because anyone on the internet can cause a refusal:
+   * alert on their rate, and on `hash_mismatch` during a password rotation, not on each one.
+   */
+  onRefused?(refusal: CallbackRefusal): void
   /** The monotonic clock of the store's retries (tests inject one). Default: the real clock. */
   clock?: Clock
 }
@@ -120,6 +159,9 @@ export interface CheckedHandlerOptions {
 /** Checks the handler's options, refusing the first bad one by name; answers the runner's settings. */
 export function checkHandlerOptions(options: CallbackHandlerOptions): CheckedHandlerOptions {
   if (typeof options?.onEvent !== 'function') refuse('onEvent', 'must be a function')
+  if (options.onRefused !== undefined && typeof options.onRefused !== 'function') {
+    refuse('onRefused', 'must be a function')
+  }
   const encryption = options.encryption
   if (
     encryption !== undefined &&

@@ -28,13 +28,24 @@ import { confirmAndFile, needsConfirmation, type TransStatusLookup } from './cal
 import { type CallbackEvent, type CallbackOptions, isRefundEvent } from './callback-event.js'
 import {
   type CallbackHandlerOptions,
+  type CallbackRefusal,
   checkHandlerOptions,
   type FailedCallback,
   whole,
 } from './callback-handler-options.js'
 import { DEFAULT_CALLBACK_MAX_BYTES } from './callback-limits.js'
-import { answer, type CallbackResponse, type NodeRequestLike, readFetchBody, readNodeBody } from './callback-read.js'
+import {
+  answer,
+  BODY_ALREADY_PARSED,
+  type CallbackDeliveryOptions,
+  type CallbackResponse,
+  type NodeRequestLike,
+  type NodeResponseLike,
+  readFetchBody,
+  readNodeBody,
+} from './callback-read.js'
 import { checkStoreFields, eventOf, type FieldEncryption, orderOf, peekEvent, recordOf } from './callback-record.js'
+import { claimedIds, isAnswer, reportRefusal } from './callback-refusal.js'
 import { callbackMessage, word } from './callback-telemetry.js'
 import type { SentRefunds } from './sent-refunds.js'
 
@@ -43,15 +54,20 @@ export interface CallbackVerifier {
   verify(rawBody: string | Buffer | Uint8Array, options?: CallbackOptions): CallbackEvent
 }
 
-export type { CallbackContext, CallbackHandlerOptions, FailedCallback } from './callback-handler-options.js'
-export type { CallbackResponse, NodeRequestLike } from './callback-read.js'
+export type {
+  CallbackContext,
+  CallbackHandlerOptions,
+  CallbackRefusal,
+  FailedCallback,
+} from './callback-handler-options.js'
+export type {
+  CallbackAnswerStatus,
+  CallbackDeliveryOptions,
+  CallbackResponse,
+  NodeRequestLike,
+  NodeResponseLike,
+} from './callback-read.js'
 export type { FieldEncryption } from './callback-record.js'
-
-/** The structural part of Node's `ServerResponse` the adapters write. */
-export interface NodeResponseLike {
-  writeHead(status: number, headers: Record<string, string>): unknown
-  end(body: string): unknown
-}
 
 /**
  * A framework-neutral callback endpoint. `handle(rawBody)` gives the answer to send; the adapters
@@ -108,16 +124,25 @@ export class CallbackHandler {
    * done); 503 `store_unavailable` when the store could not record it within 5 s (three attempts
    * with one token), and 503 `in_progress` while a former version's claim holds it (during an
    * upgrade): a 503 makes the gateway deliver again. Nothing is acknowledged that is not recorded.
+   * A body that is not raw (an object a parser made) answers 500 `body_already_parsed`. Every
+   * refusal reaches `onRefused` and the logger at warn (rule Events 2: the raw body or nothing).
+   * For a body you already hold (Hono after `c.req.arrayBuffer()`, a Lambda event's `body`).
    */
-  handle(rawBody: string | Buffer | Uint8Array): Promise<CallbackResponse> {
+  handle(rawBody: string | Buffer | Uint8Array, options: CallbackDeliveryOptions = {}): Promise<CallbackResponse> {
+    return this.#deliver(rawBody, options)
+  }
+
+  /** One delivery, read or refused by an adapter already (`CallbackResponse`), traced when someone listens. */
+  #deliver(body: unknown, options: CallbackDeliveryOptions): Promise<CallbackResponse> {
+    const respond = (message: CallbackMessage | undefined) => this.#respond(body, message, options)
     // paywire:callback, only when someone subscribes: the answer and the event's type, never its body.
     const channel = tracingIfObserved('callback')
-    if (channel === undefined) return this.#handle(rawBody, undefined)
+    if (channel === undefined) return respond(undefined)
     const message = callbackMessage()
     return traced(
       channel,
       message,
-      () => this.#handle(rawBody, message),
+      () => respond(message),
       (m, r) => {
         if (r.ok) {
           m.status = r.value.status
@@ -127,13 +152,42 @@ export class CallbackHandler {
     )
   }
 
-  async #handle(rawBody: string | Buffer | Uint8Array, traced: CallbackMessage | undefined): Promise<CallbackResponse> {
+  async #respond(
+    body: unknown,
+    traced: CallbackMessage | undefined,
+    options: CallbackDeliveryOptions,
+  ): Promise<CallbackResponse> {
+    if (isAnswer(body)) {
+      // An adapter's own refusal (413 while reading, a body a parser took): loud, like any other.
+      if (body.status === 400 || body.status === 413 || body.status === 500) {
+        this.#refused(body.status, body.body.split(':')[0] as CallbackRefusal['reason'], undefined, undefined)
+      }
+      return body
+    }
+    if (typeof body !== 'string' && !(body instanceof Uint8Array)) {
+      this.#refused(500, 'body_already_parsed', undefined, undefined)
+      return answer(500, BODY_ALREADY_PARSED)
+    }
+    const response = await this.#handle(body, traced)
+    if (response.status === 200 && options.waitUntil !== undefined) {
+      try {
+        options.waitUntil(this.drain())
+      } catch (error) {
+        this.#report(error, undefined) // a platform hook that throws: the event is recorded, recovery runs it
+      }
+    }
+    return response
+  }
+
+  async #handle(rawBody: string | Uint8Array, traced: CallbackMessage | undefined): Promise<CallbackResponse> {
     let event: CallbackEvent
     try {
       event = this.#callbacks.verify(rawBody, this.#options)
     } catch (error) {
       if (error instanceof SignatureVerificationError) {
-        return answer(error.reason === 'body_too_large' ? 413 : 400, error.reason)
+        const status = error.reason === 'body_too_large' ? 413 : 400
+        this.#refused(status, error.reason, error, rawBody)
+        return answer(status, error.reason)
       }
       throw error
     }
@@ -146,6 +200,18 @@ export class CallbackHandler {
     if (accepted === 'unavailable') return answer(503, 'store_unavailable')
     if (accepted === 'held') return answer(503, 'in_progress')
     return answer(200, 'OK')
+  }
+
+  /** A refused delivery, made loud (`onRefused` and the logger at warn): see `reportRefusal`. */
+  #refused(
+    status: CallbackRefusal['status'],
+    reason: CallbackRefusal['reason'],
+    error: SignatureVerificationError | undefined,
+    rawBody: string | Uint8Array | undefined,
+  ): void {
+    const claimed = claimedIds(rawBody, this.#options.maxBodyBytes ?? DEFAULT_CALLBACK_MAX_BYTES)
+    const refusal: CallbackRefusal = { reason, status, claimed, ...(error !== undefined ? { error } : {}) }
+    reportRefusal(refusal, this.#options.onRefused, this.#logger)
   }
 
   async #accept(event: CallbackEvent): Promise<Acceptance> {
@@ -215,7 +281,7 @@ export class CallbackHandler {
   /** node:http and Express: `http.createServer(handler.node)`, `app.post(path, handler.node)`. */
   readonly node = (req: NodeRequestLike, res: NodeResponseLike): void => {
     void readNodeBody(req, this.#options.maxBodyBytes ?? DEFAULT_CALLBACK_MAX_BYTES)
-      .then((body) => (typeof body === 'string' || body instanceof Uint8Array ? this.handle(body) : body))
+      .then((body) => this.#deliver(body, {}))
       .catch((error: unknown) => {
         this.#report(error, undefined)
         return answer(500, 'internal_error')
@@ -230,10 +296,22 @@ export class CallbackHandler {
       })
   }
 
-  /** Fetch API (Next.js route handlers, Hono, Bun, Deno): `export const POST = handler.fetch`. */
-  readonly fetch = async (request: Request): Promise<Response> => {
-    const body = await readFetchBody(request, this.#options.maxBodyBytes ?? DEFAULT_CALLBACK_MAX_BYTES)
-    const response = body instanceof Uint8Array ? await this.handle(body) : body
+  /**
+   * The Fetch API's `Request` in, its `Response` out: Next.js route handlers
+   * (`export const POST = (request: Request) => handler.fetch(request)`), Bun, Deno, Workers
+   * (`handler.fetch(request, { waitUntil: (p) => ctx.waitUntil(p) })`), and Hono, whose route gets a
+   * `Context`: `app.post(path, (c) => handler.fetch(c.req.raw))`. A body already read answers 500
+   * `body_already_parsed`; a failure of the handler itself answers 500 `internal_error` and is reported.
+   */
+  readonly fetch = async (request: Request, options: CallbackDeliveryOptions = {}): Promise<Response> => {
+    let response: CallbackResponse
+    try {
+      const body = await readFetchBody(request, this.#options.maxBodyBytes ?? DEFAULT_CALLBACK_MAX_BYTES)
+      response = await this.#deliver(body, options)
+    } catch (error) {
+      this.#report(error, undefined)
+      response = answer(500, 'internal_error')
+    }
     return new Response(response.body, { status: response.status, headers: response.headers })
   }
 

@@ -25,7 +25,12 @@ import {
 export interface CallbackDefaults extends CallbackOptions {
   readonly signature?: SignatureOption
   readonly payerLookup?: PayerLookup
+  /** The signed fields of S2S CARD callbacks on the seed signature (option `s2sCallbackFields`); none by default. */
+  readonly s2sFields?: readonly string[]
 }
+
+/** The S2S callback fields that carry its state: a hash over fewer authenticates the transaction only. */
+const S2S_STATE_FIELDS = ['action', 'result', 'status'] as const
 
 /** Verifies gateway callbacks (callback rule: signature over the raw body) with the client's password. */
 export class Callbacks {
@@ -90,7 +95,23 @@ export class Callbacks {
         ? stamped(event, undefined, noted)
         : stamped(event, 'transaction-only', noted)
     }
-    const order = options.fields ?? this.#defaults.fields ?? CHECKOUT_CALLBACK_FIELDS
+    // An S2S CARD callback (it carries `action` and no `type`, rule Platform 17) on the seed signature:
+    // no public source gives its signed fields (rule Platform 30), so it is verified only with the
+    // fields you name (`s2sCallbackFields`, or per call `fields`), never with a guess.
+    const s2s = fields['action'] !== undefined && fields['type'] === undefined
+    const s2sOrder = options.fields ?? this.#defaults.s2sFields
+    if (s2s && s2sOrder === undefined) {
+      throw new SignatureVerificationError(
+        'missing_signed_fields',
+        'S2S CARD callback (it carries action): the platform publishes its signature for signature "card-md5-strrev" only, so on the seed signature it is verified only with the fields your account signs: record one from your sandbox with `paywire callback capture`, which says which known formula verifies it, then set s2sCallbackFields (or pass fields to verify). Refused, never guessed.',
+        {
+          fieldsUsed: [],
+          fieldsReceived: Object.keys(fields),
+          digest: options.digest ?? this.#defaults.digest ?? 'md5',
+        },
+      )
+    }
+    const order = (s2s ? s2sOrder : undefined) ?? options.fields ?? this.#defaults.fields ?? CHECKOUT_CALLBACK_FIELDS
     const digest = options.digest ?? this.#defaults.digest ?? 'md5'
     const uppercase = options.uppercase ?? this.#defaults.uppercase ?? 'ascii'
     const received = fields['hash']
@@ -142,7 +163,9 @@ export class Callbacks {
         diagnostic(),
       )
     }
-    return stamped(fields as CallbackEvent, undefined, this.#noted(index))
+    // A hash that leaves the S2S state unsigned authenticates the transaction only: the inbox confirms it.
+    const partial = s2s && S2S_STATE_FIELDS.some((name) => !order.includes(name))
+    return stamped(fields as CallbackEvent, partial ? 'transaction-only' : undefined, this.#noted(index))
   }
 
   /** The current password: the one a refusal's steps are explained with. */

@@ -116,7 +116,7 @@ function purchaseParams(rules: RequestRules) {
 }
 
 /** Credit params: the flat shape, exactly (`merchant_key`, `operation` and `hash` are added). */
-function creditParams(rules: RequestRules) {
+function creditParams() {
   return withAmountRule(
     z.strictObject({
       /** A new identifier for this refund, unique per attempt: the gateway dedups on it (rule Limits 1). */
@@ -327,7 +327,7 @@ export const CHECKOUT = {
     name: 'checkout.credit',
     hashInputs: ['order_id', 'order_amount', 'order_currency', 'order_description'],
     path: '/api/v1/payment/card/credit',
-    params: (ctx: GatewayContext) => creditParams(ctx.rules),
+    params: () => creditParams(),
     precheck: (input) =>
       typeof input === 'object' && input !== null && 'order' in input
         ? [

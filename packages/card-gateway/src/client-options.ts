@@ -94,10 +94,22 @@ export interface CardGatewayOptions extends ClientOptions {
   /** Callback hash input order; default `id, order_number, order_amount, order_currency, order_description`. */
   callbackFields?: readonly string[]
   /**
-   * The passwords a callback may be signed with, for a password rotation: the new one first, the old
-   * one(s) after, until no callback arrives signed with them (a verified event says
-   * `passwordIndex` when a non-first one matched). Default `[password]`. Requests always sign with
-   * `password` alone. A non-empty list of non-empty strings or `Secret`s, no two alike.
+   * The signed fields, in order, of S2S CARD callbacks (they carry `action`) on the seed signature,
+   * password last, through the seed digest chain. No default: the platform publishes this signature
+   * only for `card-md5-strrev` (rule Platform 30), so without it such a callback is refused
+   * (`missing_signed_fields`), never verified by a guess. Check one real callback from your sandbox
+   * with `paywire callback capture`. A list without `action`, `result` and `status` authenticates the
+   * transaction only: the event is `authenticated: 'transaction-only'` and the inbox confirms its
+   * state by `s2s.getTransStatus` before `onEvent`.
+   */
+  s2sCallbackFields?: readonly string[]
+  /**
+   * The passwords a callback may be signed with, for a password rotation: `password` (the one
+   * requests sign with) first, then the other one of the rotation, until no callback arrives signed
+   * with it (a verified event says `passwordIndex` when a non-first one matched). Default
+   * `[password]`. Requests always sign with `password` alone. A non-empty list of non-empty strings
+   * or `Secret`s, no two alike, whose first is `password`: a list without it would refuse every
+   * callback the gateway signs with the password your requests use.
    */
   callbackPasswords?: readonly (string | Secret)[]
   /** Checkout paths (rules Platform 5, 7): purchase `/api/v1/session`, status `/api/v1/payment/status`. */
@@ -142,6 +154,25 @@ export function readCallbackPasswords(given: unknown): Secret[] {
     first.set(secret.reveal(), i)
   })
   return secrets
+}
+
+/**
+ * The rotation's one order: `callbackPasswords[0]` is `password`. A list that leaves it out refuses
+ * every callback signed like the requests; one that puts it later makes `passwordIndex` mean nothing.
+ */
+export function checkRotationOrder(password: Secret, list: readonly Secret[]): void {
+  const at = list.findIndex((secret) => secret.reveal() === password.reveal())
+  if (at === 0) return
+  if (at === -1) {
+    invalid(
+      'callbackPasswords',
+      'must list password first (the one requests sign with), then the other password of the rotation: without it every callback signed with the password your requests use is refused',
+    )
+  }
+  invalid(
+    'callbackPasswords',
+    `lists password at callbackPasswords[${at}]: list it first (the one requests sign with), then the other password of the rotation`,
+  )
 }
 
 /** Refuses a constructor option: the error names the option and the rule, never its value. */

@@ -18,6 +18,7 @@ import {
   type OperationClient,
   ownedOutcome,
   readCredentials,
+  resolveEnvLogger,
   ServiceClient,
 } from '@paywire/core/engine'
 import pkg from '../package.json' with { type: 'json' }
@@ -28,6 +29,7 @@ import {
   type CardGatewayRawRequest,
   checkHashInputs,
   checkPath,
+  checkRotationOrder,
   checkUppercase,
   invalid,
   readCallbackPasswords,
@@ -99,6 +101,7 @@ export class CardGateway extends ServiceClient<GatewayContext> {
       payerLookup,
       hashInputs,
       callbackFields,
+      s2sCallbackFields,
       callbackPasswords: givenCallbackPasswords,
       paths,
       allowPrivateRedirectUrls,
@@ -115,6 +118,7 @@ export class CardGateway extends ServiceClient<GatewayContext> {
     const signer = createSigner(credentials.password, digest ?? 'md5', uppercase)
     const callbackPasswords =
       givenCallbackPasswords === undefined ? [credentials.password] : readCallbackPasswords(givenCallbackPasswords)
+    checkRotationOrder(credentials.password, callbackPasswords)
     const overrides = checkHashInputs(hashInputs)
     const signature = checkSignatureOption(givenSignature)
     checkSignatureCombination(
@@ -179,10 +183,12 @@ export class CardGateway extends ServiceClient<GatewayContext> {
         digest: this.#digest,
         uppercase: checkUppercase(platformDefaults?.callbackUppercase, 'platformDefaults.callbackUppercase'),
         ...(callbackFields ? { fields: callbackFields } : {}),
+        ...(s2sCallbackFields ? { s2sFields: s2sCallbackFields } : {}),
         signature,
         ...(payerLookup ? { payerLookup } : {}),
       },
-      core.logger,
+      // The logger option, else the console level PAYWIRE_LOG names: a refused callback is logged at warn.
+      core.logger ?? resolveEnvLogger(),
       // The inbox confirms strrev S2S callbacks through this client's own lookup (its transport, signer, retries).
       (transId) => this.s2s.getTransStatus({ trans_id: transId }),
       refunds,
@@ -224,8 +230,7 @@ export class CardGateway extends ServiceClient<GatewayContext> {
    * finds nothing proves the call did not act only `settleAfterMs` (default 2 minutes) after it.
    */
   async reconcile(subject: PaywireError | Intent, options?: ReconcileOptions): Promise<CardReconciled> {
-    const checked = await this.reconcileSubject(subject, options)
-    return ownedOutcome(checked, await reconcileCard(checked, this.engine, options), options)
+    return this.closeSettled(subject, await this.#settle(subject, options))
   }
 
   /**
@@ -233,7 +238,13 @@ export class CardGateway extends ServiceClient<GatewayContext> {
    * closes those now settled; `still_unknown` ones stay open. Lookups only.
    */
   override reconcileAll(options?: ReconcileOptions): Promise<IntentReconciled[]> {
-    return this.reconcileEach((intent) => this.reconcile(intent, options), options)
+    return this.reconcileEach((intent) => this.#settle(intent, options), options)
+  }
+
+  /** One subject's outcome by its lookup; the caller closes its intent (reconcile, or reconcileAll's run). */
+  async #settle(subject: PaywireError | Intent, options?: ReconcileOptions): Promise<CardReconciled> {
+    const checked = await this.reconcileSubject(subject, options)
+    return ownedOutcome(checked, await reconcileCard(checked, this.engine, options), options)
   }
 
   /** The Checkout base URL (no trailing slash). */

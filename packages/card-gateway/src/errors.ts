@@ -2,6 +2,7 @@
 
 import { ApiError, type RequestInfo, type ValidationIssue } from '@paywire/core'
 import { type AnswerReader, brandErrorClass, type RawResponse, statusMayHaveActed } from '@paywire/core/engine'
+import { hintFor, wrongBaseUrlHint } from './error-hints.js'
 import { asObject } from './schemas.js'
 
 /**
@@ -97,62 +98,6 @@ const NOT_FOUND = new Set<CardGatewayErrorReason>([
   'transaction_does_not_exist',
 ])
 
-/**
- * What to do after "order_id: Duplicate payment." (rule Limits 1): a payment under this order_id
- * exists, often the first attempt of a call whose answer was lost. A new order_id before looking it
- * up can pay twice, so the hint names the lookup by order_id first.
- */
-function duplicateOrderHint(operation: string, orderId: string | undefined): string {
-  const id = orderId === undefined ? 'order_id' : JSON.stringify(orderId)
-  const lookup =
-    operation === 's2s.recurringSale'
-      ? `gw.s2s.getTransStatusByOrder({ order_id: ${id} })`
-      : `gw.checkout.status({ order_id: ${id} })`
-  return `This order_id was already used by this merchant, often by an earlier attempt of this same payment whose answer was lost: look the first payment up with ${lookup} before any new order_id. Only if it did not go through is a new order_id (a new attempt) right; a new order_id sent before that can charge twice.`
-}
-
-/** What to do next, per reason; `environment` sharpens the key-mixing hint, `request` the duplicate one. */
-function hintFor(
-  reason: CardGatewayErrorReason,
-  environment: string | undefined,
-  request: Pick<RequestInfo, 'operation' | 'reconciliation'>,
-): string | undefined {
-  switch (reason) {
-    case 'hash_invalid':
-      return 'Check that `password` belongs to the same environment as the keys, the `digest` option (md5/sha256) and `hashInputs`; explainSignature() shows each step.'
-    case 'duplicate_order':
-      return duplicateOrderHint(
-        request.operation,
-        request.reconciliation?.key === 'order_id' ? request.reconciliation.value : undefined,
-      )
-    case 'refund_not_allowed':
-    case 'refund_requires_settled':
-      return 'Refunds need a settled payment (and refunds enabled on the merchant account); a pending authorization is cancelled with VOID instead: gw.s2s.void({ trans_id }).'
-    case 'refund_only_in_portal':
-      return "The acquirer accepts refunds only in the connector's admin portal, not via the API."
-    case 'ip_not_allowed':
-      return "Add this server's public IP address to the merchant allowlist in the admin panel."
-    case 'key_environment_mismatch':
-      return environment
-        ? `Live and sandbox credentials are mixed: this client is configured for "${environment}", so merchantKey, clientKey, password and both base URLs must all be the ${environment} ones.`
-        : 'Live and sandbox credentials are mixed: keys, password and base URLs must all belong to the same environment (set `environment` for a sharper hint).'
-    case 'capture_not_pending':
-      return 'Only a pending payment can be captured: look its status up first (gw.s2s.captureIfPending does both).'
-    case 'route_not_supported':
-      return 'S2S CARD accepts only form-encoded POSTs to /post with one of the nine action names.'
-    case 'card_token_invalid':
-      return 'Use the card_token (a single string) of the original sale.'
-    case 'invalid_uuid':
-      return 'schedule_id must be a UUID.'
-    case 'unexpected_redirect':
-      return 'The SDK never follows redirects (no credential goes to another host): check checkoutUrl and s2sUrl, and any proxy in between.'
-    case 'unexpected_status':
-      return 'A 1xx is no final answer: check any proxy in between.'
-    default:
-      return undefined
-  }
-}
-
 export interface CardGatewayErrorInit extends RequestInfo {
   readonly response: RawResponse
   readonly environment?: string | undefined
@@ -196,7 +141,7 @@ export class CardGatewayError extends ApiError {
     const reason = init.reason ?? found?.reason ?? 'unknown'
     const code = found?.code ?? effectiveCode(envelope)
     const errorMessage = found?.message ?? envelope.message
-    const hint = hintFor(reason, init.environment, init)
+    const hint = hintFor(reason, init.environment, init) ?? wrongBaseUrlHint(reason, status, envelope.present, init)
     const message = init.message ?? describe(init.operation, status, code, errorMessage, envelope, hint)
     super({ ...init, body: init.response.json, code, message, mayHaveActed: mayHaveActed(reason, envelope, status) })
     this.code = code

@@ -49,8 +49,11 @@ export { type AmountForm, type FormatAmountOptions, formatAmount } from './amoun
 export type { CallbackEvent, CallbackOptions, CallbackStatus, CallbackType } from './callback-event.js'
 export { CHECKOUT_CALLBACK_FIELDS, dedupeKey, isFinal, isRefundEvent, isStuckChallenge } from './callback-event.js'
 export type {
+  CallbackAnswerStatus,
   CallbackContext,
+  CallbackDeliveryOptions,
   CallbackHandlerOptions,
+  CallbackRefusal,
   CallbackResponse,
   FailedCallback,
   FieldEncryption,

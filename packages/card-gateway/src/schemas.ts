@@ -143,6 +143,8 @@ export function redirectProblem(value: string, allowPrivate: boolean): string | 
   } catch {
     return `must be an absolute https: URL (${REDIRECT_RULE})`
   }
+  // Local development: the shop and the payer's browser on one machine, opted into like any private host.
+  if (allowPrivate && url.protocol === 'http:' && isLoopbackHost(url.hostname)) return undefined
   if (url.protocol !== 'https:') return `must be an https: URL, not ${url.protocol} (${REDIRECT_RULE})`
   if (allowPrivate) return undefined
   const why = nonPublicHost(url.hostname)
@@ -151,6 +153,15 @@ export function redirectProblem(value: string, allowPrivate: boolean): string | 
     `must be a public HTTPS URL: ${url.hostname} is ${why}, which the payer's browser cannot reach on your ` +
     `site (${REDIRECT_RULE}); for a sandbox or staging host set the client option allowPrivateRedirectUrls: true`
   )
+}
+
+/**
+ * Whether `hostname` (as WHATWG `URL` normalises it) is this machine: `localhost` and its
+ * subdomains, 127.0.0.0/8, `[::1]`. A return URL there reaches the merchant's own development server.
+ */
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.endsWith('.') ? hostname.slice(0, -1) : hostname
+  return host === 'localhost' || host.endsWith('.localhost') || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host)
 }
 
 /**

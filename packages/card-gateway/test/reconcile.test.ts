@@ -316,6 +316,34 @@ describe('the intent journal', () => {
     expect(await ctx.gw.pendingIntents()).toEqual([])
   })
 
+  it("gw.reconcile(error) of a journaled call closes its intent when it answers applied (before: it stayed open, as going-live's catch block left it)", async () => {
+    const journal = new MemoryIntentStore()
+    const ctx = await setup({ client: { journal } })
+    const { trans_id } = await paidPayment(ctx)
+    const error = await lostAnswer(ctx, () => ctx.gw.s2s.capture({ trans_id }))
+    expect(error.intentId).toEqual(expect.any(String))
+    expect(await ctx.gw.pendingIntents()).toHaveLength(1)
+    expect((await ctx.gw.reconcile(error)).outcome).toBe('applied')
+    expect(await ctx.gw.pendingIntents()).toEqual([])
+    // reconcileAll finds nothing left to settle: the one close was the reconcile's.
+    expect(await ctx.gw.reconcileAll()).toEqual([])
+  })
+
+  it('gw.reconcile(intent) closes it on not_applied too, and leaves a still_unknown one open', async () => {
+    const clock = createTestClock()
+    const journal = new MemoryIntentStore()
+    const ctx = await setup({ client: { journal, clock } })
+    const { trans_id } = await paidPayment(ctx)
+    ctx.simulator.failNext({ status: 500 }) // refused before acting, yet an unknown outcome to the client
+    await rejection(ctx.gw.s2s.capture({ trans_id }))
+    const [open] = (await ctx.gw.pendingIntents()) as [Intent]
+    expect((await ctx.gw.reconcile(open)).outcome).toBe('still_unknown')
+    expect(await ctx.gw.pendingIntents()).toHaveLength(1)
+    clock.advance(3 * 60_000)
+    expect((await ctx.gw.reconcile(open)).outcome).toBe('not_applied')
+    expect(await ctx.gw.pendingIntents()).toEqual([])
+  })
+
   it('a journal that cannot record refuses the call: nothing is sent', async () => {
     const failing: IntentStore = {
       open: async () => {

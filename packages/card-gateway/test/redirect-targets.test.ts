@@ -149,7 +149,7 @@ describe('redirect targets must be public HTTPS URLs (platform rule)', () => {
     expect(ctx.server.requests).toHaveLength(1)
   })
 
-  it('allowPrivateRedirectUrls: true sends private and loopback targets (sandboxes, staging), still https only', async () => {
+  it('allowPrivateRedirectUrls: true sends private and loopback targets (sandboxes, staging), https only except on loopback', async () => {
     // The simulator refuses private targets as the live gateway does; a lenient one stands in for a staging host.
     const ctx = await setup({ client: { allowPrivateRedirectUrls: true }, sim: { lenient: true } })
     await ctx.gw.checkout.purchase({
@@ -172,8 +172,27 @@ describe('redirect targets must be public HTTPS URLs (platform rule)', () => {
       term_url_3ds: 'https://staging.internal/3ds',
     })
     const error = await rejection(
-      ctx.gw.checkout.purchase({ order: order(), ...PUBLIC, success_url: 'http://127.0.0.1/ok' }),
+      ctx.gw.checkout.purchase({ order: order(), ...PUBLIC, success_url: 'http://10.0.0.5/ok' }),
     )
     expect((error as RequestValidationError).issues[0]?.path).toBe('success_url')
+  })
+
+  it('local development: with allowPrivateRedirectUrls an http loopback return URL is sent (the shop on this machine); without it, refused as before', async () => {
+    const local = { success_url: 'http://localhost:3000/paid', cancel_url: 'http://127.0.0.1:3000/cancel' }
+    const dev = await setup({ client: { allowPrivateRedirectUrls: true } })
+    await dev.gw.checkout.purchase({ order: order(), ...local, error_url: 'http://[::1]:3000/error' })
+    expect(dev.server.requests).toHaveLength(1)
+    for (const target of [
+      'http://shop.example/paid',
+      'http://192.168.1.4/paid',
+      'http://localhost.shop.example/paid',
+    ]) {
+      const refused = await rejection(dev.gw.checkout.purchase({ order: order(), ...PUBLIC, success_url: target }))
+      expect([target, (refused as RequestValidationError).issues[0]?.path]).toEqual([target, 'success_url'])
+    }
+    const production = await setup({})
+    const error = await rejection(production.gw.checkout.purchase({ order: order(), ...local }))
+    expect((error as RequestValidationError).issues.map((i) => i.path)).toEqual(['success_url', 'cancel_url'])
+    expect(production.server.requests).toHaveLength(0)
   })
 })

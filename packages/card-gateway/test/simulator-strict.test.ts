@@ -61,7 +61,7 @@ describe('simulator: strict by default (what the live gateway refuses)', () => {
   it.each([
     ['an amount as a JSON number', 10, {}, 'order.amount'],
     ['"10.0" EUR (one decimal)', '10.0', {}, 'order.amount'],
-    ['an http://localhost success_url', '10.00', { success_url: 'http://localhost/ok' }, 'success_url'],
+    ['an http:// success_url on a public host', '10.00', { success_url: 'http://shop.example/ok' }, 'success_url'],
     ['a cancel_url on a private address', '10.00', { cancel_url: 'https://192.168.1.4/cancel' }, 'cancel_url'],
   ])(
     'a session with %s is refused with 400 / 100000 naming the field, and no session is made',
@@ -79,6 +79,33 @@ describe('simulator: strict by default (what the live gateway refuses)', () => {
       }
     },
   )
+
+  it('loopback return URLs are accepted (the local purchase loop; before: http://localhost refused), every other non-https one refused', async () => {
+    const sim = await started()
+    try {
+      for (const url of [
+        'http://localhost:3000/paid',
+        'http://127.0.0.1:8080/paid?order=A-1',
+        'http://[::1]:3000/paid',
+        'http://shop.localhost/paid',
+      ]) {
+        const answer = await postJson(sim.url, '/api/v1/session', purchase('10.00', { success_url: url }))
+        expect([url, answer.status]).toEqual([url, 200])
+      }
+      for (const url of [
+        'http://shop.example/paid',
+        'http://192.168.1.4/paid',
+        'http://localhost.shop.example/paid',
+        'http://127.0.0.1.nip.io/paid',
+        'ftp://localhost/paid',
+      ]) {
+        const answer = await postJson(sim.url, '/api/v1/session', purchase('10.00', { cancel_url: url }))
+        expect([url, answer.status, answer.body]).toEqual([url, 400, invalid('cancel_url')])
+      }
+    } finally {
+      await sim.close()
+    }
+  })
 
   it('a credit with a number amount or "5.5" EUR is refused naming order_amount', async () => {
     const sim = await started()
@@ -113,7 +140,7 @@ describe('simulator: strict by default (what the live gateway refuses)', () => {
         action: 'GET_TRANS_STATUS',
         client_key: clientKey,
         trans_id: transId,
-        term_url_3ds: 'http://localhost:3000/3ds',
+        term_url_3ds: 'http://shop.example:3000/3ds',
         hash: simulatorHash([transId], password),
       })
       expect(answer.status).toBe(400)
@@ -253,7 +280,7 @@ describe('simulator: strict by default (what the live gateway refuses)', () => {
       for (const [amount, overrides] of [
         [10, {}],
         ['10.0', {}],
-        ['10.00', { success_url: 'http://localhost/ok' }],
+        ['10.00', { success_url: 'http://shop.example/ok' }],
       ] as const) {
         expect((await postJson(sim.url, '/api/v1/session', purchase(amount, overrides))).status).toBe(200)
       }

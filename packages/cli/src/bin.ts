@@ -14,6 +14,7 @@ const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
   sign: async () => (await import('./commands/sign.js')).sign,
   'callback verify': async () => (await import('./commands/callback.js')).verify,
   'callback send': async () => (await import('./commands/callback-send.js')).send,
+  'callback capture': async () => (await import('./commands/callback-capture.js')).capture,
 }
 
 function version(): string {

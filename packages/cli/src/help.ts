@@ -17,6 +17,7 @@ Commands:
   sign <operation>    compute, explain or check a card request signature
   callback verify     verify a raw callback body and explain a mismatch
   callback send       post a correctly signed callback to your endpoint
+  callback capture    record one real callback and say which known formula verifies it
 
 Options:
   -h, --help          help of paywire or of a command (paywire sign --help)
@@ -42,6 +43,9 @@ Options:
   --callback-url <url>    POST each signed card callback there as payments change state; a non-2xx
                           answer or a time-out is retried (after 10 s, 30 s, 1 min, 5 min, 15 min)
   --callback-timeout <ms> how long a callback delivery waits for an answer (default 10000)
+  --password-env <VAR>    the card password from $VAR (default sim-password); give it twice to
+                          rehearse a rotation, the older first: the newer is in force, and
+                          POST /__paywire/card/password {"env":"VAR"} switches the gateway
   --lenient               accept what the live services refuse: by default the simulators are strict
                           (card amounts must be JSON strings with the currency's decimals, "10.00"
                           not "10.0" or 10; success_url, cancel_url and term_url_3ds must be public
@@ -115,8 +119,9 @@ ${EXITS} (1: --compare found a mismatch)`,
 
 Usage: paywire callback verify [--file <path>] [options]
        paywire callback send --url <url> [options]
+       paywire callback capture --out <file> [options]
 
-See paywire callback verify --help and paywire callback send --help.
+See paywire callback verify --help, paywire callback send --help and paywire callback capture --help.
 ${EXITS}`,
 
   'callback verify': `paywire callback verify — verify a raw card callback body and explain a mismatch.
@@ -132,8 +137,8 @@ Options:
   --file <path>           the raw body (default: stdin)
   --content-type <type>   the request's Content-Type; a body that does not match it was re-encoded
   --password-env <VAR>    read the password from $VAR (default PAYWIRE_CARD_PASSWORD); repeat it
-                          during a password rotation, the new password first: a body signed with
-                          any of them verifies, and the answer names the one that did
+                          during a password rotation, the one your requests sign with first: a
+                          body signed with any of them verifies, and the answer names the one that did
   --fields <a,b,…>        signed fields in order (default id, order_number, order_amount,
                           order_currency, order_description)
   --digest <md5|sha256>   inner digest (default md5)
@@ -186,4 +191,34 @@ Examples:
   paywire callback send --url http://127.0.0.1:3000/cb --type refund --field order_status=refund
 
 ${EXITS} (1: no answer, or an answer that is not 2xx)`,
+
+  'callback capture': `paywire callback capture — record one real callback and say which known formula verifies it.
+
+Usage: paywire callback capture --out <file> [options]
+
+Listens on a loopback port for one POST (point your sandbox account's callback URL at it, through a
+tunnel), answers it 200 OK at once (a refusal would count toward blocking the URL), saves the raw
+body to --out, then tries the formulas the platform is known to use: for a Checkout callback the
+published one (md5 and sha256); for an S2S CARD callback (it carries action) the seed chain over
+trans_id, order_id and both, and card-md5-strrev when the payer options are given. It says which
+one verifies it and the client option to set, or that none does (keep refusing: the SDK does).
+
+Options:
+  --out <file>            where the raw body is written (required unless --file)
+  --file <file>           a body recorded before, instead of listening
+  --port <n>              port to listen on (default 0: a free one, printed on stderr)
+  --host <address>        address to bind (default 127.0.0.1)
+  --password-env <VAR>    read the password from $VAR (default PAYWIRE_CARD_PASSWORD)
+  --payer-email, --card-first6, --card-last4, --card-token
+                          the payment's payer data, to try card-md5-strrev on an S2S callback
+  --json                  one JSON object
+  -h, --help              this help
+
+${SECRETS}
+
+Examples:
+  PAYWIRE_CARD_PASSWORD=… paywire callback capture --out capture.txt --port 8081
+  paywire callback capture --file capture.txt --json
+
+${EXITS} (1: no known formula verifies it)`,
 }

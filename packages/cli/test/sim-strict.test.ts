@@ -40,13 +40,13 @@ async function post(url: string, body: unknown) {
 }
 
 describe('paywire sim: strict by default, --lenient', () => {
-  it('refuses "10.0" EUR, an amount as a number and an http://localhost success_url with 400 / 100000 naming the field', async () => {
+  it('refuses "10.0" EUR, an amount as a number and an http:// success_url on a public host with 400 / 100000 naming the field', async () => {
     const s = await sim()
     const url = `${s.base}/card`
     const cases: [unknown, Record<string, unknown>, string][] = [
       ['10.0', {}, 'order.amount: '],
       [10, {}, 'order.amount: '],
-      ['10.00', { success_url: 'http://localhost/ok' }, 'success_url: '],
+      ['10.00', { success_url: 'http://shop.example/ok' }, 'success_url: '],
     ]
     for (const [i, [amount, overrides, field]] of cases.entries()) {
       const answer = await post(url, session(amount, `S-${i}`, overrides))
@@ -67,7 +67,7 @@ describe('paywire sim: strict by default, --lenient', () => {
     const url = `${s.base}/card`
     expect((await post(url, session('10.0', 'L-1'))).status).toBe(200)
     expect((await post(url, session(10, 'L-2'))).status).toBe(200)
-    expect((await post(url, session('10.00', 'L-3', { success_url: 'http://localhost/ok' }))).status).toBe(200)
+    expect((await post(url, session('10.00', 'L-3', { success_url: 'http://shop.example/ok' }))).status).toBe(200)
   })
 })
 

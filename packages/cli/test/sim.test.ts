@@ -5,7 +5,7 @@
 
 import { createServer } from 'node:net'
 import { BillPayment } from '@paywire/bill-payment'
-import type { CardGateway } from '@paywire/card-gateway'
+import { CardGateway, type CardGatewayOptions } from '@paywire/card-gateway'
 import { Remittance } from '@paywire/remittance'
 import { describe, expect, it } from 'vitest'
 import {
@@ -342,10 +342,47 @@ describe('paywire sim control API', () => {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       body: 'expiry=02%2F2038',
+      redirect: 'manual',
     })
     expect(await paid.text()).toContain('Payment is now decline')
     expect((await fetch(`${s.base}/card/checkout/<script>`)).status).toBe(404)
     expect(await (await fetch(`${s.base}/card/checkout/%3Cscript%3E`)).text()).not.toContain('<script>')
+  })
+
+  it('the way back: the hosted page sends the payer to success_url, error_url or cancel_url with a 303, nothing appended (before: it never redirected)', async () => {
+    const s = await sim()
+    const gw = cardClient(s)
+    const choose = (url: string, body: string) =>
+      fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body,
+        redirect: 'manual',
+      })
+    const local = {
+      success_url: 'http://localhost:3000/paid?order=R-1',
+      cancel_url: 'http://127.0.0.1:3000/cancelled',
+    }
+    // Loopback return URLs pass the strict simulator; the SDK needs allowPrivateRedirectUrls for them.
+    const sdk = new CardGateway({ ...s.description.card!, allowPrivateRedirectUrls: true } as CardGatewayOptions)
+    const paid = await sdk.checkout.purchase({ ...PURCHASE, order: { ...ORDER, number: 'R-1' }, ...local })
+    const back = await choose(paid.redirect_url, 'expiry=01%2F2038')
+    expect([back.status, back.headers.get('location')]).toEqual([303, 'http://localhost:3000/paid?order=R-1'])
+    const threeDs = await gw.checkout.purchase({
+      ...PURCHASE,
+      order: { ...ORDER, number: 'R-2' },
+      error_url: 'https://shop.example/failed',
+    })
+    const challenge = await choose(threeDs.redirect_url, 'expiry=06%2F2038')
+    expect(challenge.status).toBe(200) // the 3DS challenge: the payer stays on the page
+    const declined = await choose(threeDs.redirect_url, 'action=3ds')
+    expect([declined.status, declined.headers.get('location')]).toEqual([303, 'https://shop.example/failed'])
+    const left = await gw.checkout.purchase({ ...PURCHASE, order: { ...ORDER, number: 'R-3' } })
+    const cancelled = await choose(left.redirect_url, 'action=cancel')
+    expect([cancelled.status, cancelled.headers.get('location')]).toEqual([303, PURCHASE.cancel_url])
+    expect((await s.control('GET', '/card/payments/R-3')).body.status).toBe('prepare')
+    expect((await choose(left.redirect_url, 'action=cancel')).status).toBe(303)
+    await sdk.close()
   })
 
   it('a body over 1 MiB: 413, and the server keeps serving', async () => {

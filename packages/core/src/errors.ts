@@ -40,7 +40,7 @@ export class RequestValidationError extends PaywireError {
   readonly issues: readonly ValidationIssue[]
   readonly stage: ValidationStage
   /** Always false: validation happens before sending. */
-  readonly requestSent = false
+  override readonly requestSent = false
 
   constructor(operation: string, issues: readonly ValidationIssue[], stage: ValidationStage = 'request') {
     const list = issues.map((issue) => `${issue.path || '(params)'}: ${issue.message}`).join('; ')
@@ -158,7 +158,7 @@ export class ApiError extends PaywireError {
   readonly url: string
   readonly attempts: number
   /** The service answered, so the request certainly arrived. */
-  readonly requestSent = true
+  override readonly requestSent = true
 
   constructor(init: ApiErrorInit) {
     const outcomeUnknown = unknownOutcome(init, init.mayHaveActed ?? statusMayHaveActed(init.response.status))
@@ -199,7 +199,7 @@ export interface ConnectionErrorInit extends RequestInfo {
  */
 export class ConnectionError extends PaywireError {
   override name = 'ConnectionError'
-  readonly requestSent: boolean
+  override readonly requestSent: boolean
   readonly operation: string
   readonly method: string
   readonly url: string
@@ -312,7 +312,7 @@ export class UserAbortError extends PaywireError {
   override name = 'UserAbortError'
   readonly operation: string
   /** Whether the request (this attempt or an earlier one) may already have reached the service. */
-  readonly requestSent: boolean
+  override readonly requestSent: boolean
 
   constructor(init: UserAbortErrorInit) {
     const mayHaveActed = init.mayHaveActed ?? init.requestSent

@@ -86,8 +86,11 @@ export class FetchTransport implements CallTransport {
     let status: number | undefined
     let responseHeaders: Record<string, string> | undefined
     try {
+      // Called as a plain function: the Workers runtime refuses its fetch called with another `this`
+      // ("Illegal invocation"), which `this.#fetch(…)` would pass (the transport).
+      const send = this.#fetch
       const answer = Promise.resolve(
-        this.#fetch(req.url, {
+        send(req.url, {
           method: req.method,
           headers,
           body: req.body?.text,

@@ -36,6 +36,8 @@ export interface PaywireErrorOptions {
   readonly outcomeUnknown?: boolean
   readonly reconciliation?: Reconciliation | undefined
   readonly idempotencyKey?: string | undefined
+  /** Whether the call's request may have reached the service. Default: `outcomeUnknown`. */
+  readonly requestSent?: boolean
 }
 
 /** Base of everything the SDK throws. */
@@ -57,6 +59,14 @@ export class PaywireError extends Error {
    */
   readonly idempotencyKey: string | undefined
   /**
+   * Whether the call's request may have reached the service: `false` when provably nothing was sent
+   * (refused input, a journal that could not record the call, a connection refused), `true` once
+   * any attempt may have arrived (every `ApiError`: the service answered). On every `PaywireError`,
+   * so `catch (error) { if (error instanceof PaywireError && error.requestSent) … }` type-checks;
+   * an error that is not about a call (a callback refusal, a store failure) says `false`.
+   */
+  readonly requestSent: boolean
+  /**
    * Wall-clock time the error was raised (ms since the epoch), for people and logs. Reconciliation
    * does not measure on it: it counts the time since the call on the client's monotonic clock, so a
    * wall-clock step cannot end the settle delay early (docs/reconciliation.md).
@@ -76,6 +86,7 @@ export class PaywireError extends Error {
     this.outcomeUnknown = options.outcomeUnknown ?? false
     this.reconciliation = options.reconciliation
     this.idempotencyKey = options.idempotencyKey
+    this.requestSent = options.requestSent ?? this.outcomeUnknown
   }
 }
 brandErrorClass(PaywireError, 'PaywireError')

@@ -11,6 +11,7 @@ import type { OperationOptions, RequestInput, ResultOf } from './call-input.js'
 import type { ClientOptions } from './client-options.js'
 import { PaywireError, RequestValidationError } from './errors.js'
 import { HttpClient } from './http-client.js'
+import { forgetIntentMark } from './intent-marks.js'
 import { type AnswerReader, OperationClient } from './operation-client.js'
 import {
   checkReconcileOptions,
@@ -115,8 +116,31 @@ export abstract class ServiceClient<Ctx> {
     })
   }
 
-  /** Settles an unknown outcome by the service's safe lookups; never sends the call again. */
+  /**
+   * Settles an unknown outcome by the service's safe lookups; never sends the call again. When the
+   * answer is definite (`applied`, `not_applied`) and the subject has an open intent in the journal
+   * (an intent, or a journaled call's error by its `intentId`), it closes that intent, as
+   * `reconcileAll()` does.
+   */
   abstract reconcile(subject: PaywireError | Intent, options?: ReconcileOptions): Promise<Reconciled>
+
+  /**
+   * Closes the journal's intent of `subject` once `result` is definite, so a single `reconcile` of a
+   * journaled error or intent leaves nothing open for `pendingIntents()` (before, only
+   * `reconcileAll()` closed). A close the store does not acknowledge leaves it open: the next
+   * `reconcileAll()` settles it again. @internal
+   */
+  protected async closeSettled<R extends Reconciled>(subject: PaywireError | Intent, result: R): Promise<R> {
+    const journal = this.#engine.journal
+    if (journal === undefined || (result.outcome !== 'applied' && result.outcome !== 'not_applied')) return result
+    const id = subject instanceof PaywireError ? subject.intentId : (subject as Intent | undefined)?.id
+    if (typeof id !== 'string' || id === '') return result
+    await journal.close(id, result.outcome).then(
+      () => forgetIntentMark(id),
+      () => undefined,
+    )
+    return result
+  }
 
   /**
    * The raw escape hatch: any method and path below one of the client's base URLs, on the same

@@ -15,12 +15,24 @@ import {
 import { unsentOnly } from '@paywire/core/engine'
 import { faults, startFaultServer } from '@paywire/core/testing'
 import { build } from 'tsup'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, expectTypeOf, it } from 'vitest'
 import { jsonHandler, makeClient, post } from './helpers.js'
 
 const info = { operation: 'op', method: 'POST', url: 'https://x.test/p', attempts: 1, retry: unsentOnly }
 
 describe('error tree', () => {
+  it("requestSent is on PaywireError's type, as the docs' catch blocks read it (before: TS2339)", () => {
+    expectTypeOf<PaywireError['requestSent']>().toEqualTypeOf<boolean>()
+    const caught: unknown = new ConnectionError({ ...info, message: 'reset', requestSent: true })
+    // What a merchant writes: narrowing to the base class is enough to read it.
+    if (!(caught instanceof PaywireError)) throw new Error('not a PaywireError')
+    expect(caught.requestSent).toBe(true)
+    expect(new PaywireError('plain').requestSent).toBe(false)
+    expect(new PaywireError('lost', { outcomeUnknown: true }).requestSent).toBe(true)
+    expect(new RequestValidationError('op', [{ path: 'x', message: 'bad' }]).requestSent).toBe(false)
+    expect(new SignatureVerificationError('hash_mismatch', 'no').requestSent).toBe(false)
+  })
+
   it('every class is a real Error subclass under PaywireError', () => {
     const errors = [
       new RequestValidationError('op', [{ path: 'a', message: 'bad' }]),

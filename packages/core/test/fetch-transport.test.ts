@@ -12,6 +12,19 @@ async function server(behaviour: Parameters<typeof startFaultServer>[0]) {
 }
 
 describe('the fetch transport', () => {
+  it("calls fetch as a plain function, as the Workers runtime demands (before: 'Illegal invocation' from the transport's this)", async () => {
+    const s = await server(faults.json(200, { ok: true }))
+    // The Workers runtime's fetch refuses any `this` but the global one or none.
+    const strictFetch = function (this: unknown, input: string | URL | Request, init?: RequestInit) {
+      if (this !== undefined && this !== globalThis)
+        throw new TypeError('Illegal invocation: function called with incorrect `this` reference')
+      return fetch(input, init)
+    } as typeof fetch
+    const client = makeClient({ fetch: strictFetch })
+    const { data } = await client.send(get(s.url), jsonHandler).withResponse()
+    expect(data).toEqual({ ok: true })
+  })
+
   it('sends through the `fetch` the client was given, and reads its answer', async () => {
     const s = await server(faults.json(200, { ok: true }))
     const fetch = countingFetch()

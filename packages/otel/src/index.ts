@@ -10,6 +10,7 @@ import * as diagnostics from 'node:diagnostics_channel'
 import {
   type Attributes,
   type Context,
+  type Counter,
   context,
   type Histogram,
   type MeterProvider,
@@ -37,6 +38,15 @@ export const INSTRUMENTATION_NAME = '@paywire/otel'
 
 /** The histogram of operation durations, in seconds. */
 export const OPERATION_DURATION_METRIC = 'paywire.client.operation.duration'
+
+/**
+ * The counter of callback deliveries the inbox refused (answered 400, 413 or 500: a body that does
+ * not verify, one over the size cap, a route mounted after a body parser), by
+ * `paywire.callback.answer` (the reason) and `http.response.status_code`. A 503 asks the gateway to
+ * deliver again and is not counted. Alert on its rate: a burst of `hash_mismatch` is a password
+ * rotation gone wrong or someone posting forged callbacks.
+ */
+export const CALLBACK_REFUSALS_METRIC = 'paywire.callback.refusals'
 
 /** Options of `instrumentPaywire`. */
 export interface PaywireInstrumentationOptions {
@@ -77,6 +87,10 @@ export function instrumentPaywire(options: PaywireInstrumentationOptions = {}): 
     unit: 's',
     description: 'Duration of paywire operations, retries and backoff included.',
     advice: { explicitBucketBoundaries: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120] },
+  })
+  const refusals: Counter = meter.createCounter(CALLBACK_REFUSALS_METRIC, {
+    unit: '{delivery}',
+    description: 'Callback deliveries the inbox refused (400, 413, 500), by reason.',
   })
   // Spans by message object: an attempt finds its operation's span through `parent`, no async context needed.
   const spans = new WeakMap<object, { span: Span; started: number }>()
@@ -188,6 +202,13 @@ export function instrumentPaywire(options: PaywireInstrumentationOptions = {}): 
       )
     },
     asyncEnd(m: CallbackMessage) {
+      if (m.status === 400 || m.status === 413 || m.status === 500) {
+        refusals.add(1, {
+          'paywire.service': m.service,
+          'http.response.status_code': m.status,
+          ...(m.answer !== undefined ? { 'paywire.callback.answer': m.answer } : {}),
+        })
+      }
       const span = finish(m)?.span
       if (span === undefined) return
       const attributes: Attributes = {}

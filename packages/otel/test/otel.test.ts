@@ -30,7 +30,7 @@ import { MemoryIntentStore, PAYWIRE_CHANNELS, type PaywireError } from '@paywire
 import { createTestClock, rejection } from '@paywire/core/testing'
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest'
 import { expectNoSecret, jsonFields, withoutKnown } from '../../../tests/support/secret-scan.js'
-import { instrumentPaywire, OPERATION_DURATION_METRIC } from '../src/index.js'
+import { CALLBACK_REFUSALS_METRIC, instrumentPaywire, OPERATION_DURATION_METRIC } from '../src/index.js'
 
 /** Payer data a purchase carries: none of it may be exported. */
 const PAYER = {
@@ -263,6 +263,38 @@ describe('@paywire/otel with the real SDK', () => {
     expect(text).toContain('{"action":"complete","service":"card-gateway","state":"true","ok":true}')
   })
 
+  it('every refused callback delivery counts in paywire.callback.refusals by reason; a 200 and a 503 do not', async () => {
+    const t = telemetry()
+    const ctx = await gateway()
+    const handler = ctx.gw.callbacks.handler({ onEvent: () => {}, recoverEveryMs: 0 })
+    const body = signCallback(
+      {
+        id: 'pay-2',
+        order_number: 'order-2',
+        order_amount: '10.00',
+        order_currency: 'USD',
+        order_description: 'Filters',
+        type: 'sale',
+        status: 'success',
+      },
+      SIMULATOR_CREDENTIALS.password,
+    )
+    expect((await handler.handle(body)).status).toBe(200)
+    expect((await handler.handle(`${body}0`)).status).toBe(400)
+    expect((await handler.handle(`${body}1`)).status).toBe(400)
+    expect((await handler.handle({} as unknown as string)).status).toBe(500)
+    await handler.drain()
+    const counter = (await t.metrics())
+      .flatMap((r) => r.scopeMetrics)
+      .flatMap((s) => s.metrics)
+      .find((m) => m.descriptor.name === CALLBACK_REFUSALS_METRIC)
+    const points = (counter?.dataPoints ?? []).map((p) => [p.attributes['paywire.callback.answer'], p.value])
+    expect(points.sort()).toEqual([
+      ['body_already_parsed', 1],
+      ['hash_mismatch', 2],
+    ])
+  })
+
   it('no exported byte holds a PAN, expiry, password, key, hash, token or payer data', async () => {
     const t = telemetry()
     const ctx = await gateway({ journal: new MemoryIntentStore() })
@@ -335,5 +367,32 @@ describe('@paywire/otel with the real SDK', () => {
     const ctx = await gateway()
     await ctx.gw.checkout.status({ order_id: 'nothing' }).catch(() => {})
     expect(spans.getFinishedSpans()).toEqual([])
+  })
+})
+
+describe('the documented install line', () => {
+  it('names the OpenTelemetry versions these tests run with (before: none, and the latest two conflict)', async () => {
+    const { readFileSync } = await import('node:fs')
+    const read = (path: string) => readFileSync(new URL(`../../../${path}`, import.meta.url), 'utf8')
+    const own = JSON.parse(read('packages/otel/package.json')) as { devDependencies: Record<string, string> }
+    for (const doc of ['docs/observability.md', 'packages/otel/README.md']) {
+      const line = read(doc)
+        .split('\n')
+        .find((l) => l.startsWith('npm install @paywire/otel'))
+      const named = Object.fromEntries(
+        (line ?? '')
+          .split(' ')
+          .filter((word) => word.startsWith('@opentelemetry/'))
+          .map((word) => [word.slice(0, word.lastIndexOf('@')), word.slice(word.lastIndexOf('@') + 1)]),
+      )
+      expect([doc, named]).toEqual([
+        doc,
+        {
+          '@opentelemetry/api': own.devDependencies['@opentelemetry/api'],
+          '@opentelemetry/sdk-trace-base': own.devDependencies['@opentelemetry/sdk-trace-base'],
+          '@opentelemetry/sdk-metrics': own.devDependencies['@opentelemetry/sdk-metrics'],
+        },
+      ])
+    }
   })
 })

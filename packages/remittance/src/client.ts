@@ -3,6 +3,7 @@
 import {
   type ClientOptions,
   type Intent,
+  type IntentReconciled,
   type PaywireError,
   type ReconcileOptions,
   RequestValidationError,
@@ -124,6 +125,19 @@ export class Remittance extends ServiceClient<RemittanceRules> {
    * advises a resend with the same `agentTransactionRef` only with `serviceDedupsIdempotencyKey: true`.
    */
   async reconcile(subject: PaywireError | Intent, options?: ReconcileOptions): Promise<RemittanceReconciled> {
+    return this.closeSettled(subject, await this.#settle(subject, options))
+  }
+
+  /**
+   * Reconciles every open intent of the `journal` (after a crash or a restart), oldest first, and
+   * closes those now settled; `still_unknown` ones stay open. Lookups only.
+   */
+  override reconcileAll(options?: ReconcileOptions): Promise<IntentReconciled[]> {
+    return this.reconcileEach((intent) => this.#settle(intent, options), options)
+  }
+
+  /** One subject's outcome by its lookup; the caller closes its intent (reconcile, or reconcileAll's run). */
+  async #settle(subject: PaywireError | Intent, options?: ReconcileOptions): Promise<RemittanceReconciled> {
     const checked = await this.reconcileSubject(subject, options)
     return ownedOutcome(checked, await reconcileRemittance(checked, this.engine, this.#serviceDedups), options)
   }

@@ -229,13 +229,46 @@ export class SimulatedGateway extends SimulatedTransport {
     s2sStatus: string,
     extra: Record<string, string> = {},
   ): void {
-    if (this.signature === 'seed') {
+    if (this.signature === 'seed' && this.#options.s2sCallbackShape !== 's2s') {
       this.callback(p, type, status, extra)
       return
     }
-    const body = strrevCallbackBody(p, action, s2sStatus, this.password, extra)
+    const body =
+      this.signature === 'seed'
+        ? this.#seedS2sCallback(p, action, s2sStatus, extra)
+        : strrevCallbackBody(p, action, s2sStatus, this.password, extra)
     this.callbacks.push(body)
     this.#options.onCallback?.(body, p)
+  }
+
+  /** The fields S2S callbacks are signed over on the seed signature (`s2sCallbackFields`, default `trans_id`). */
+  get s2sCallbackFields(): readonly string[] {
+    return this.#options.s2sCallbackFields ?? ['trans_id']
+  }
+
+  /** An S2S CARD callback (rule Platform 17) signed with the seed chain over `s2sCallbackFields`, password last. */
+  #seedS2sCallback(p: SimulatedPayment, action: string, s2sStatus: string, extra: Record<string, string>): string {
+    const fields: Record<string, string> = {
+      action,
+      result: 'SUCCESS',
+      status: s2sStatus,
+      order_id: p.order_id,
+      trans_id: p.trans_id,
+      trans_date: new Date(this.date()).toISOString().slice(0, 19).replace('T', ' '),
+      amount: p.capturedAmount ?? p.amount,
+      currency: p.currency,
+      ...tokensOf(p),
+      ...extra,
+    }
+    return signCallback(fields, this.password, {
+      fieldOrder: this.s2sCallbackFields,
+      digest: this.#options.digest ?? 'md5',
+    })
+  }
+
+  /** Whether S2S actions send S2S-shaped callbacks (always on card-md5-strrev; on seed with `s2sCallbackShape: 's2s'`). */
+  protected get s2sShaped(): boolean {
+    return this.signature !== 'seed' || this.#options.s2sCallbackShape === 's2s'
   }
 
   /**

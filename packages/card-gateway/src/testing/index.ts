@@ -65,6 +65,10 @@ export async function startCardGatewaySimulator(
     ...(options.signature === 'card-md5-strrev'
       ? { signature: 'card-md5-strrev' as const, payerLookup: simulator.payerLookup }
       : { hashInputs: { 's2s.createSchedule': simulator.createScheduleHashInputs } }),
+    // The fields this simulator signs S2S callbacks over: yours come from `paywire callback capture`.
+    ...(options.signature !== 'card-md5-strrev' && options.s2sCallbackShape === 's2s'
+      ? { s2sCallbackFields: simulator.s2sCallbackFields }
+      : {}),
   }
   return { url: server.url, simulator, server, clientOptions, close: () => server.close() }
 }

@@ -60,6 +60,20 @@ export interface CardGatewaySimulatorOptions {
   readonly hashInputs?: Readonly<Record<string, readonly string[]>>
   /** Callback hash input order; default Checkout order (rule Platform 15). */
   readonly callbackFields?: readonly string[]
+  /**
+   * The callbacks after S2S actions (CAPTURE, VOID, CREDITVOID, RECURRING_SALE) on the seed
+   * signature. `'checkout'` (default, as before): Checkout-shaped (`type`, `order_number`…).
+   * `'s2s'`: the S2S CARD shape the platform documents (`action`, `result`, `status`, `order_id`,
+   * `trans_id`, `amount`, `currency`, `trans_date`, rule Platform 17; a refund adds
+   * `creditvoid_date`), signed over `s2sCallbackFields`. On `card-md5-strrev` they are always S2S-shaped.
+   */
+  readonly s2sCallbackShape?: 'checkout' | 's2s'
+  /**
+   * The fields the simulator signs S2S callbacks over on the seed signature, password last
+   * (default `['trans_id']`, the inputs of the S2S request with that identifier). A stand-in: no
+   * public source gives this formula (rule Platform 30); check your account's with `paywire callback capture`.
+   */
+  readonly s2sCallbackFields?: readonly string[]
   /** `disabled`: 100000 Refund is not allowed; `portal-only`: 210002. Default `enabled`. */
   readonly refunds?: 'enabled' | 'disabled' | 'portal-only'
   /** Action names the routing does not support (answer 204005). */
@@ -129,6 +143,11 @@ export interface SimulatedPayment {
   readonly payerEmail?: string | undefined
   /** The card's first 6 + last 4 digits, once the payer paid, for the strrev scheme. */
   cardDigits?: string | undefined
+  /**
+   * Where the hosted page sends the payer back (the purchase's `success_url`, `cancel_url` and
+   * optional `error_url`), exactly as sent: nothing is appended (rule Platform 29).
+   */
+  readonly returnUrls?: { readonly success?: string; readonly cancel?: string; readonly error?: string }
 }
 
 export interface SimulatedSchedule {

@@ -61,6 +61,11 @@ export class CardGatewaySimulator extends SimulatedGateway {
         capturedAmount: undefined,
         createdAt: this.date(),
         payerEmail: readPath(body, 'customer.email'),
+        returnUrls: {
+          success: readPath(body, 'success_url'),
+          cancel: readPath(body, 'cancel_url'),
+          error: readPath(body, 'error_url'),
+        },
       }
       this.payments.push(payment)
       this.record({ kind: 'session', trans_id: payment.trans_id, order_id: payment.order_id, amount: payment.amount })
@@ -323,6 +328,11 @@ export class CardGatewaySimulator extends SimulatedGateway {
       }
       this.payments.push(p)
       this.record({ kind: 'recurring_sale', trans_id: p.trans_id, order_id: p.order_id, amount: p.amount })
+      // The platform reports a recurring sale by an S2S callback (rule Platform 17): sent with
+      // s2sCallbackShape 's2s' (on card-md5-strrev, as before, none follows it).
+      if (this.signature === 'seed' && this.s2sShaped) {
+        this.actionCallback(p, 'RECURRING_SALE', 'recurring', 'success', 'SETTLED', recurringFields(p))
+      }
       return this.#transReply('RECURRING_SALE', p)
     })
   }
@@ -355,4 +365,9 @@ export class CardGatewaySimulator extends SimulatedGateway {
     }
     return new Reply(200, { action, result: 'SUCCESS', schedule_id: id })
   }
+}
+
+/** What a recurring sale's S2S callback adds: the token it was charged with. */
+function recurringFields(p: SimulatedPayment): Record<string, string> {
+  return p.recurring_token !== undefined ? { recurring_token: p.recurring_token } : {}
 }

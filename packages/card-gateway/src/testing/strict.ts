@@ -5,7 +5,7 @@
  */
 
 import { amountProblem } from '../amount.js'
-import { redirectProblem } from '../schemas.js'
+import { isLoopbackHost, redirectProblem } from '../schemas.js'
 import { readPath } from './rules.js'
 
 /** Amount fields and the currency field each is written in (none: the payment's currency, when known). */
@@ -47,10 +47,26 @@ export function strictProblems(body: Record<string, unknown>, paymentCurrency?: 
       problems.push(`${field}: This value should be of type string.`)
       continue
     }
-    const problem = redirectProblem(value, false)
+    const problem = loopback(value) ? undefined : redirectProblem(value, false)
     if (problem) problems.push(`${field}: This value is not a valid URL: it ${problem}`)
   }
   return problems
+}
+
+/**
+ * A return URL on this machine (`http://localhost:3000/paid`, `http://127.0.0.1/…`, `http://[::1]/…`):
+ * accepted by the simulator, which runs on the same machine as the browser that follows it, so the
+ * whole purchase loop runs locally. The live gateway refuses it, and so does the SDK unless
+ * `allowPrivateRedirectUrls` (rule Events 4); every other non-https URL stays refused here.
+ */
+function loopback(value: string): boolean {
+  let url: URL
+  try {
+    url = new URL(value)
+  } catch {
+    return false
+  }
+  return (url.protocol === 'http:' || url.protocol === 'https:') && isLoopbackHost(url.hostname)
 }
 
 /**

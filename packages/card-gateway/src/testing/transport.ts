@@ -34,7 +34,12 @@ import { strrevExpected } from './strrev.js'
 export abstract class SimulatedTransport {
   readonly merchantKey: string
   readonly clientKey: string
-  readonly password: string
+  /**
+   * The password the gateway checks requests with and signs new callbacks with. A password rotation
+   * (rehearsed with `paywire sim --password-env` given twice) changes it at once for both; callbacks
+   * signed before, and their redeliveries, keep the password they were signed with.
+   */
+  password: string
   /** The payments the gateway holds (an S2S amount's currency and the strrev hash read them). */
   abstract readonly payments: SimulatedPayment[]
   /** Settings that tests may change between calls. */

@@ -72,7 +72,7 @@ export async function verify(io: Io, argv: readonly string[]): Promise<ExitCode>
     argv,
     {
       ...RECIPE_OPTIONS,
-      // Repeatable: during a rotation, one variable per password, the new one first.
+      // Repeatable: during a rotation, one variable per password, the one requests sign with first.
       'password-env': { type: 'string', multiple: true },
       file: { type: 'string' },
       'content-type': { type: 'string' },
@@ -290,7 +290,7 @@ function refusePasswordArgument(argv: readonly string[]): void {
   const end = argv.indexOf('--')
   const options = end === -1 ? argv : argv.slice(0, end)
   if (!options.some((arg) => arg === '--password' || arg.startsWith('--password='))) return
-  const where = `set ${DEFAULT_PASSWORD_ENV} (or name another variable with --password-env; during a password rotation give --password-env once per password, the new one first) or type it at the hidden prompt`
+  const where = `set ${DEFAULT_PASSWORD_ENV} (or name another variable with --password-env; during a password rotation give --password-env once per password, the one your requests sign with first) or type it at the hidden prompt`
   const why = 'an argument is readable by every user of the machine (ps) and stays in shell history'
   throw new UsageError(
     options.includes('--show-expected')

@@ -2,8 +2,9 @@
 
 import { SIGNATURE_PRESETS } from '@paywire/card-gateway'
 import { MAX_ANSWER_BYTES } from '../answer.js'
-import { flag, oneOf, parse, text, wholeNumber } from '../args.js'
+import { flag, oneOf, parse, text, texts, wholeNumber } from '../args.js'
 import { displayUrl, EXIT, type ExitCode, endpointUrl, type Io, jsonLine, printable, UsageError } from '../io.js'
+import { readPassword } from '../secrets.js'
 import type { Delivery, DeliveryAttempt } from '../sim/deliveries.js'
 import { type RequestLogEntry, startSim } from '../sim/server.js'
 import { SERVICE_WORDS, type ServiceName } from '../sim/services.js'
@@ -25,6 +26,9 @@ export async function sim(io: Io, argv: readonly string[]): Promise<ExitCode> {
       'callback-timeout': { type: 'string' },
       json: { type: 'boolean' },
       lenient: { type: 'boolean' },
+      's2s-callbacks': { type: 'boolean' },
+      // Repeatable: a password rotation, the older password first; the last one is in force.
+      'password-env': { type: 'string', multiple: true },
     },
     0,
   )
@@ -50,6 +54,9 @@ export async function sim(io: Io, argv: readonly string[]): Promise<ExitCode> {
   const signature = oneOf(command, 'signature', text(parsed, 'signature') ?? 'seed', SIGNATURE_PRESETS)
   if (text(parsed, 'signature') !== undefined && !services.has('card'))
     throw new UsageError('--signature needs the card simulator (--services card)', command)
+  const passwords = await simPasswords(io, texts(parsed, 'password-env'))
+  if (passwords.length > 0 && !services.has('card'))
+    throw new UsageError('--password-env needs the card simulator (--services card)', command)
   const json = flag(parsed, 'json')
   const { bold, dim, green, red } = io.paint
 
@@ -110,6 +117,8 @@ export async function sim(io: Io, argv: readonly string[]): Promise<ExitCode> {
       seed: text(parsed, 'seed'),
       signature,
       lenient: flag(parsed, 'lenient'),
+      s2sCallbacks: flag(parsed, 's2s-callbacks'),
+      passwords,
       callbackUrl: callbackTarget?.href,
       callbackTimeoutMs,
       onRequest,
@@ -133,6 +142,28 @@ export async function sim(io: Io, argv: readonly string[]): Promise<ExitCode> {
   await running.close()
   if (!json) io.err('paywire sim: stopped')
   return EXIT.ok
+}
+
+/**
+ * The card passwords of a rotation rehearsal, from the variables `--password-env` names (older
+ * first): never from an argument, which other users of the machine can read in `ps`.
+ */
+async function simPasswords(io: Io, variables: readonly string[]): Promise<{ env: string; value: string }[]> {
+  const twice = variables.find((name, i) => variables.indexOf(name) !== i)
+  if (twice !== undefined) throw new UsageError(`--password-env ${twice} is given twice`, 'sim')
+  const out: { env: string; value: string }[] = []
+  for (const env of variables) {
+    // No prompt: the simulator's stdin is not for typing passwords.
+    const value = await readPassword(io, 'sim', env, true)
+    const same = out.find((p) => p.value === value)
+    if (same !== undefined)
+      throw new UsageError(
+        `$${env} holds the same password as $${same.env}: a rotation lists different passwords`,
+        'sim',
+      )
+    out.push({ env, value })
+  }
+  return out
 }
 
 function serviceSet(value: string | undefined): Set<ServiceName> {
@@ -167,9 +198,14 @@ function banner(io: Io, d: Record<string, unknown>, host: string, callbackUrl: U
   io.out(bold('paywire sim: local simulators (sandbox credentials below are public; state is in memory)'))
   if (card) {
     io.out(`  card gateway   checkoutUrl = s2sUrl = ${card['checkoutUrl']}`)
-    io.out(
-      `                 merchantKey ${card['merchantKey']}  clientKey ${card['clientKey']}  password ${card['password']}`,
-    )
+    // A password from the environment is named, never printed (the --json line carries it, for the client).
+    const password = card['passwordEnv'] !== undefined ? `from $${card['passwordEnv']}` : card['password']
+    io.out(`                 merchantKey ${card['merchantKey']}  clientKey ${card['clientKey']}  password ${password}`)
+    if (card['passwordEnv'] !== undefined) {
+      io.out(
+        `                 rotation ${(card['passwordEnvs'] as unknown as string[]).join(' → ')}: switch with POST /__paywire/card/password {"env": "NAME"}`,
+      )
+    }
     io.out(`                 test card 4111111111111111, expiry 01/2038 success, 02/2038 decline, 05/2038 3DS`)
     if (card['signature'] !== 'seed') {
       io.out(

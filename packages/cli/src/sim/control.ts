@@ -81,6 +81,21 @@ export function control(ctx: ControlContext, method: string, path: string, rawBo
     }))
   }
 
+  if (route === 'GET /card/password' || route === 'POST /card/password') {
+    needs('card', services.card)
+    const rotation = services.passwordRotation
+    if (rotation === undefined)
+      throw new ControlError(409, 'env: start paywire sim with --password-env (twice to rotate)')
+    if (method === 'POST') {
+      const env = body['env']
+      if (typeof env !== 'string' || !rotation.envs.includes(env)) {
+        throw new ControlError(400, `env: one of the --password-env variables, ${rotation.envs.join(', ')}`)
+      }
+      services.usePassword(env)
+    }
+    // The variables' names only: the passwords stay in the environment they came from.
+    return { env: services.passwordRotation?.current, envs: rotation.envs }
+  }
   const card = /^(GET|POST) \/card\/payments(?:\/([^/]+)(?:\/(pay|3ds|status))?)?$/.exec(route)
   if (card) return cardPayment(services, card[1] as string, card[2], card[3], body)
   const remittance = /^POST \/remittance\/transactions\/([^/]+)\/status$/.exec(route)
@@ -118,6 +133,7 @@ const ENDPOINTS = [
   'POST /__paywire/card/payments/<ref>/pay {"expiry":"01/2038","capture":false}',
   'POST /__paywire/card/payments/<ref>/3ds           answer an open 3DS challenge',
   'POST /__paywire/card/payments/<ref>/status {"status":"settled"}',
+  'POST /__paywire/card/password {"env":"CARD_PASSWORD_B"}  the gateway switches password (--password-env)',
   'POST /__paywire/remittance/transactions/<id>/status {"status":"PAID"}',
 ]
 

@@ -26,6 +26,10 @@ export interface SimOptions {
   readonly signature: 'seed' | 'card-md5-strrev'
   /** `--lenient`: accept the looser inputs the live services refuse. */
   readonly lenient?: boolean
+  /** `--s2s-callbacks`: S2S actions send S2S-shaped callbacks on the seed signature too. */
+  readonly s2sCallbacks?: boolean
+  /** `--password-env`, given once or more (a rotation, older first): the card passwords. */
+  readonly passwords?: readonly { readonly env: string; readonly value: string }[]
   readonly callbackUrl: string | undefined
   readonly callbackTimeoutMs: number
   /** Hears one entry per request served. */
@@ -66,6 +70,8 @@ export async function startSim(options: SimOptions): Promise<RunningSim> {
     seed: options.seed,
     signature: options.signature,
     lenient: options.lenient ?? false,
+    passwords: options.passwords ?? [],
+    s2sCallbacks: options.s2sCallbacks ?? false,
     onCallback: (body) => deliverer?.enqueue(body),
   })
   let base = ''
@@ -133,7 +139,10 @@ export async function startSim(options: SimOptions): Promise<RunningSim> {
     if (hosted && services.card && (method === 'GET' || method === 'POST')) {
       const form = new URLSearchParams(method === 'POST' ? body.toString('utf8') : '')
       const page = hostedPage(services.card, method, decodePathSegment(hosted[1] as string), form)
-      res.writeHead(page.status, { 'content-type': 'text/html; charset=utf-8' })
+      res.writeHead(page.status, {
+        'content-type': 'text/html; charset=utf-8',
+        ...(page.location !== undefined ? { location: page.location } : {}),
+      })
       res.end(page.html)
       return entry('card', 'hosted page', page.status)
     }
@@ -198,6 +207,10 @@ function describeServices(base: string, services: Services): Record<string, unkn
       clientKey: services.card.clientKey,
       password: services.card.password,
       signature: services.card.signature,
+      ...(services.s2sCallbackFields !== undefined ? { s2sCallbackFields: services.s2sCallbackFields } : {}),
+      ...(services.passwordRotation !== undefined
+        ? { passwordEnv: services.passwordRotation.current, passwordEnvs: services.passwordRotation.envs }
+        : {}),
     }
   }
   if (services.remittance) out['remittance'] = { baseUrl: base + MOUNTS.remittance, apiKey: services.remittance.apiKey }
