@@ -372,7 +372,10 @@ describe('gw.payments.follow', () => {
     const took = performance.now() - started
     expect(took).toBeGreaterThanOrEqual(4_900)
     expect(took).toBeLessThan(8_000)
-    expect(String((ctx.errors[0] as Error).message)).toMatch(/the store did not answer within/)
+    // What the follower reports names the hung store (other reports may come first under load).
+    expect(ctx.errors.map((error) => String((error as Error).message))).toContainEqual(
+      expect.stringMatching(/the store did not answer within \d+ ms/),
+    )
     await ctx.follower.stop()
   }, 15_000)
 

@@ -101,8 +101,10 @@ export async function recordWithin(
       ])
     } catch (error) {
       if (attempt >= RECORD_ATTEMPTS || error instanceof RequestValidationError) throw error
-      const pause = Math.min(FIRST_PAUSE_MS * 2 ** (attempt - 1), deadline - clock.now())
-      if (pause <= 0) throw error
+      // Another attempt only with time for it: what is thrown then names why the last one failed.
+      const left = deadline - clock.now()
+      const pause = FIRST_PAUSE_MS * 2 ** (attempt - 1)
+      if (left - pause < FIRST_PAUSE_MS) throw error
       await clock.sleep(pause)
     }
   }
@@ -183,7 +185,7 @@ export function renewWhileRunning(
 export function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
   if (ms <= 0) return Promise.reject(new Error('no time left for the store'))
   return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the store did not answer within ${ms} ms`)), ms)
+    const timer = setTimeout(() => reject(new Error(`the store did not answer within ${Math.round(ms)} ms`)), ms)
     timer.unref?.()
     promise.then(
       (value) => {
