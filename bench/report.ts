@@ -12,6 +12,7 @@ import type { SocketResult } from './sockets.js'
 import type { OwnWorkRow } from './stub.js'
 import type { Measured, TargetCheck } from './targets.js'
 import type { ScenarioResult, Spread } from './throughput.js'
+import type { TlsResult } from './tls.js'
 
 export interface Machine {
   readonly cpu: string
@@ -112,6 +113,39 @@ function socketTable(rows: readonly SocketResult[]): string {
   return table(
     ['calls in flight', 'SDK sockets (default cap)', 'raw undici sockets (no cap)'],
     rows.map((r) => [String(r.concurrency), String(r.sdk), String(r.undiciUncapped)]),
+  )
+}
+
+function tlsTable(rows: readonly TlsResult[]): string {
+  const pct = (share: number) => `${num(share * 100, 1)} %`
+  return table(
+    [
+      'payments over TLS, in flight',
+      'contender',
+      'req/s',
+      'CPU µs/payment',
+      'handshakes resumed',
+      'handshakes/payment',
+      'sockets open at most',
+      'SDK CPU ÷ this (range)',
+    ],
+    rows.flatMap((r) =>
+      (['sdk', 'undici-reset', 'undici-keepalive'] as const).map((name) => {
+        const c = r.contenders[name]
+        const paired =
+          name === 'undici-reset' ? r.cpuVsReset : name === 'undici-keepalive' ? r.cpuVsKeepAlive : undefined
+        return [
+          String(r.concurrency),
+          name,
+          num(c.rps),
+          num(c.cpuUsPerRequest),
+          pct(c.resumedShare),
+          num(c.handshakesPerCall, 2),
+          String(c.mostOpen),
+          ratio(paired),
+        ]
+      }),
+    ),
   )
 }
 
@@ -223,6 +257,7 @@ export function renderReport(r: Report): string {
   if (r.scenarios.length > 0) parts.push(throughputTable(r.scenarios))
   if (r.ownWork) parts.push(ownWorkTable(r.ownWork))
   if (r.sockets) parts.push(socketTable(r.sockets))
+  if (r.tls) parts.push(tlsTable(r.tls))
   if (r.signer) parts.push(signerTable(r.signer))
   if (r.callbacks) parts.push(callbackTable(r.callbacks))
   if (r.coldStart) parts.push(coldTable(r.coldStart, r.nodeEmptyMs))

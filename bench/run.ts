@@ -20,11 +20,12 @@ import { measureSockets, type SocketResult } from './sockets.js'
 import { measureOwnWork, type OwnWorkRow } from './stub.js'
 import { checkTargets } from './targets.js'
 import { measureScenario, type ScenarioResult } from './throughput.js'
+import { measureTls, type TlsResult } from './tls.js'
 
 /** Calls in flight the load runs at. */
 const CONCURRENCIES = [1, 16, 256] as const
 const RESULTS = join(dirname(fileURLToPath(import.meta.url)), 'results')
-const EXTRAS = ['signer', 'callbacks', 'cold', 'size', 'memory', 'load', 'stub', 'sockets'] as const
+const EXTRAS = ['signer', 'callbacks', 'cold', 'size', 'memory', 'load', 'stub', 'sockets', 'tls'] as const
 type Extra = (typeof EXTRAS)[number]
 
 const SETTINGS = {
@@ -37,6 +38,8 @@ const SETTINGS = {
     stubRounds: 9,
     stubCalls: 20_000,
     socketMs: 600,
+    tlsConcurrencies: [1, 16, 64, 256],
+    tlsRounds: 5,
     signerRounds: 31,
     signerMs: 150,
     coldRuns: 30,
@@ -51,6 +54,8 @@ const SETTINGS = {
     stubRounds: 3,
     stubCalls: 1_000,
     socketMs: 100,
+    tlsConcurrencies: [16],
+    tlsRounds: 1,
     signerRounds: 3,
     signerMs: 100,
     coldRuns: 3,
@@ -89,6 +94,7 @@ async function main(): Promise<void> {
   const scenarios: ScenarioResult[] = []
   let ownWork: OwnWorkRow[] | undefined
   let sockets: SocketResult[] | undefined
+  let tls: TlsResult[] | undefined
   let signer: SignerResult | undefined
   let callbacks: CallbackResult | undefined
   let coldStart: ColdStartResult[] | undefined
@@ -127,6 +133,18 @@ async function main(): Promise<void> {
       log('sockets')
       sockets = await measureSockets(server, [16, 256], settings.socketMs)
     }
+    if (!skipped.has('tls')) {
+      log('payments over TLS')
+      tls = await measureTls(
+        {
+          concurrencies: settings.tlsConcurrencies,
+          rounds: settings.tlsRounds,
+          warmupMs: settings.warmupMs,
+          durationMs: settings.durationMs,
+        },
+        log,
+      )
+    }
     if (!skipped.has('signer')) {
       log('signer')
       signer = await measureSigner(settings.signerRounds, settings.signerMs)
@@ -150,11 +168,15 @@ async function main(): Promise<void> {
   }
   if (!skipped.has('size')) sizes = await measureSizes()
 
-  const measured = { scenarios, ownWork, sockets, signer, callbacks, coldStart, sizes, memory }
+  const measured = { scenarios, ownWork, sockets, tls, signer, callbacks, coldStart, sizes, memory }
   const report: Report = {
     mode,
     machine: machine(),
-    settings: { ...settings, server: 'node:http, separate process, loopback' },
+    settings: {
+      ...settings,
+      tlsConcurrencies: settings.tlsConcurrencies.join(','),
+      server: 'node:http, separate process, loopback (TLS: node:https in the bench process)',
+    },
     ...measured,
     nodeEmptyMs,
     targets: checkTargets(measured),

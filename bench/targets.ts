@@ -8,6 +8,7 @@ import type { SizeResult } from './size.js'
 import type { SocketResult } from './sockets.js'
 import type { OwnWorkRow } from './stub.js'
 import type { ScenarioResult } from './throughput.js'
+import type { TlsResult } from './tls.js'
 
 export interface TargetCheck {
   readonly target: string
@@ -25,6 +26,7 @@ export interface Measured {
   readonly scenarios: readonly ScenarioResult[]
   readonly ownWork?: readonly OwnWorkRow[]
   readonly sockets?: readonly SocketResult[]
+  readonly tls?: readonly TlsResult[]
   readonly signer?: SignerResult
   readonly callbacks?: CallbackResult
   readonly coldStart?: readonly ColdStartResult[]
@@ -78,6 +80,22 @@ export function checkTargets(m: Measured): TargetCheck[] {
   }
   for (const s of m.sockets ?? []) {
     checks.push(atMost('sockets ≤ calls in flight', `@${s.concurrency}`, s.sdk, s.concurrency, ''))
+  }
+  for (const t of m.tls ?? []) {
+    const sdk = t.contenders.sdk
+    const subject = `checkout purchase over TLS @${t.concurrency}`
+    // A payment's own connection must be cheap and capped: these two fail the run.
+    checks.push({
+      ...atLeast('TLS handshakes resumed ≥ 95 %', subject, sdk.resumedShare * 100, 95, '%'),
+      failsRun: true,
+    })
+    checks.push({
+      ...atMost(`sockets open ≤ maxSockets (${t.maxSockets})`, subject, sdk.mostOpen, t.maxSockets, ''),
+      failsRun: true,
+    })
+    checks.push(
+      atMost('CPU/payment ≤ 0.65× a connection per payment without resumption', subject, t.cpuVsReset.median, 0.65),
+    )
   }
   if (m.callbacks) {
     for (const label of ['form', 'json'] as const) {

@@ -51,16 +51,19 @@ export interface FixturePackage {
 
 /**
  * Runs a fixture of `pkg` in a new Node process. With `stepped`, its stdin is a pipe the test writes
- * one line to per step it lets the fixture take.
+ * one line to per step it lets the fixture take; `env` is added to this process's environment (what
+ * Node reads only at start, such as `NODE_EXTRA_CA_CERTS`).
  */
 export async function spawnFixture(
   pkg: FixturePackage,
   name: string,
   args: string[],
   stepped = false,
+  env: Record<string, string> = {},
 ): Promise<ChildProcess> {
   const child = spawn(process.execPath, [await bundled(pkg.packageDir, name, pkg.external), ...args], {
     cwd: pkg.packageDir,
+    env: { ...process.env, ...env },
     stdio: [stepped ? 'pipe' : 'ignore', 'pipe', 'pipe'],
   })
   // A step granted to a process killed a moment before fails with EPIPE: nothing to do about it.

@@ -26,7 +26,11 @@ const RAW_BODY_HINT =
 export function parseRawBody(rawBody: unknown, maxBodyBytes = DEFAULT_CALLBACK_MAX_BYTES): Record<string, string> {
   let text: string
   if (typeof rawBody === 'string') {
-    checkSize(Buffer.byteLength(rawBody, 'utf8'), maxBodyBytes)
+    // UTF-8 takes one to three bytes per UTF-16 unit: the length alone refuses a string longer than
+    // the cap (a 16 MiB one costs nothing to refuse) and passes one a third of it; only a length in
+    // between is measured.
+    if (rawBody.length > maxBodyBytes) checkSize(rawBody.length, maxBodyBytes, true)
+    if (rawBody.length * 3 > maxBodyBytes) checkSize(Buffer.byteLength(rawBody, 'utf8'), maxBodyBytes)
     text = rawBody
   } else if (rawBody instanceof Uint8Array) {
     checkSize(rawBody.byteLength, maxBodyBytes)

@@ -23,11 +23,11 @@ export const MAX_CALLBACK_DEPTH = 16
  */
 export const MAX_CALLBACK_FIELDS = 256
 
-export function checkSize(bytes: number, limit: number): void {
+export function checkSize(bytes: number, limit: number, atLeast = false): void {
   if (bytes <= limit) return
   throw new SignatureVerificationError(
     'body_too_large',
-    `callback body is ${bytes} bytes, over the ${limit}-byte limit (option maxBodyBytes); it is refused before parsing. A genuine callback is a few hundred bytes.`,
+    `callback body is ${atLeast ? 'at least ' : ''}${bytes} bytes, over the ${limit}-byte limit (option maxBodyBytes); it is refused before parsing. A genuine callback is a few hundred bytes.`,
     { bytes, limitBytes: limit },
   )
 }

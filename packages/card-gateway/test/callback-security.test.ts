@@ -163,6 +163,19 @@ describe('hostile sizes: a cap before any parsing, linear work below it', () => 
     expect(parse).not.toHaveBeenCalled()
   })
 
+  it('refuses a 16 MiB string by its length alone: no byte count, no parse', () => {
+    const measure = vi.spyOn(Buffer, 'byteLength')
+    const parse = vi.spyOn(JSON, 'parse')
+    const body = `{"id":"${'x'.repeat(16 * 1024 * 1024)}"}`
+    const error = verifyError(body)
+    expect(error.reason).toBe('body_too_large')
+    expect(error.message).toBe(
+      `callback body is at least ${body.length} bytes, over the 65536-byte limit (option maxBodyBytes); it is refused before parsing. A genuine callback is a few hundred bytes.`,
+    )
+    expect(measure).not.toHaveBeenCalled()
+    expect(parse).not.toHaveBeenCalled()
+  })
+
   it('counts bytes, not characters, and accepts a body of exactly the limit', () => {
     const legit = new URLSearchParams({
       id,

@@ -7,6 +7,7 @@ import type { Dispatcher } from 'undici'
 import { parseJson, rawResponse } from './answer-shape.js'
 import { isThenable } from './api-promise.js'
 import { type AttemptOutcome, type AttemptPlan, classifyFailure, interimStatusOf } from './attempt-failure.js'
+import { createConnector, TlsSessions } from './connector.js'
 import { DeadlineList } from './deadlines.js'
 import { PaywireError, ResponseTooLargeError, type TimeoutPhase } from './errors.js'
 import { type CallTransport, FetchTransport } from './fetch-transport.js'
@@ -81,6 +82,8 @@ export class UndiciTransport implements CallTransport {
   /** The client's own Agent for money-moving calls: one request per connection (see `#dispatcher`). */
   #singleUseAgent: Dispatcher | undefined
   readonly #maxSockets: number
+  /** Each origin's last TLS session, resumed by the next connection of either Agent (connector.ts). */
+  readonly #tlsSessions = new TlsSessions()
   readonly #timeout: number
   readonly #maxResponseBytes: number
   /** undici's Agent and request, once the first request has loaded them. */
@@ -171,7 +174,13 @@ export class UndiciTransport implements CallTransport {
       // Our own per-attempt deadline is the only one: undici's timers are off.
       headersTimeout: 0,
       bodyTimeout: 0,
-      connect: { timeout: Math.min(10_000, Math.max(1, this.#timeout)) },
+      // Sessions resumed across both Agents, sockets capped per Agent until they close (connector.ts).
+      connect: createConnector({
+        modules: transport.sockets,
+        sessions: this.#tlsSessions,
+        maxSockets: this.#maxSockets,
+        timeoutMs: Math.min(10_000, Math.max(1, this.#timeout)),
+      }),
     })
   }
 

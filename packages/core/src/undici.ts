@@ -17,6 +17,7 @@
 
 import type { Dispatcher } from 'undici'
 import type { RequestHandlerClass } from 'undici/lib/api/api-request.js'
+import type { SocketModules } from './connector.js'
 
 /** Ends an attempt: the deadline or the caller's signal fired. */
 export interface AbortSource {
@@ -43,10 +44,11 @@ export interface AttemptHandlerClass {
   ): AttemptHandler
 }
 
-/** The two undici exports every request needs. */
+/** The two undici exports every request needs, and the Node modules its connections are opened with (connector.ts). */
 export interface Transport {
   readonly Agent: typeof import('undici').Agent
   readonly AttemptHandler: AttemptHandlerClass
+  readonly sockets: SocketModules
 }
 
 let loaded: Transport | undefined
@@ -55,9 +57,18 @@ let loading: Promise<Transport> | undefined
 /** undici's Agent and request handler, loaded once per process by whichever request comes first. */
 export function loadTransport(): Transport | Promise<Transport> {
   if (loaded) return loaded
-  loading ??= Promise.all([import('undici/lib/dispatcher/agent.js'), import('undici/lib/api/api-request.js')]).then(
-    ([agent, request]) => {
-      loaded = { Agent: agent.default, AttemptHandler: attemptHandler(request.default.RequestHandler) }
+  loading ??= Promise.all([
+    import('undici/lib/dispatcher/agent.js'),
+    import('undici/lib/api/api-request.js'),
+    import('node:net'),
+    import('node:tls'),
+  ]).then(
+    ([agent, request, net, tls]) => {
+      loaded = {
+        Agent: agent.default,
+        AttemptHandler: attemptHandler(request.default.RequestHandler),
+        sockets: { net, tls },
+      }
       return loaded
     },
     (error: unknown) => {

@@ -1,0 +1,205 @@
+/**
+ * What a payment's own connection costs over TLS, from the gateway's side: a TLS server on loopback
+ * counts the handshakes a merchant process makes, how many resumed a session, and how many sockets
+ * were open at once. A money-moving call opens a connection of its own (a stale answer on a reused
+ * one could be read as its own), so each payment is a handshake: it must be an abbreviated one, and
+ * the client's socket cap must hold while sockets close. A stalled handshake ends by the call's
+ * deadline and gives its slot back.
+ *
+ * The merchant runs in a process of its own started with NODE_EXTRA_CA_CERTS (Node reads it at start
+ * only), naming the test certificate in tests/support/tls: a self-signed certificate for 127.0.0.1,
+ * made for these tests and trusted nowhere else.
+ */
+
+import { once } from 'node:events'
+import { readFileSync } from 'node:fs'
+import { createServer as createHttpsServer, type Server } from 'node:https'
+import { createServer as createNetServer, type Socket } from 'node:net'
+import { dirname, join } from 'node:path'
+import type { TLSSocket } from 'node:tls'
+import { fileURLToPath } from 'node:url'
+import { TimeoutError } from '@paywire/core'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { type FixturePackage, killFixtures, spawnFixture } from '../../../tests/support/fixture-process.js'
+import { CardGateway } from '../src/index.js'
+
+const here = dirname(fileURLToPath(import.meta.url))
+const tlsDir = join(here, '..', '..', '..', 'tests', 'support', 'tls')
+const CERT = join(tlsDir, 'loopback-cert.pem')
+// undici stays outside the bundle, as in a merchant's node_modules: bundled into ESM, its own
+// require() calls fail and the client would send with the runtime's fetch instead.
+const fixtures: FixturePackage = { packageDir: join(here, '..'), external: ['undici'] }
+
+const PURCHASE_ANSWER = Buffer.from(JSON.stringify({ redirect_url: 'https://pay.example/s/1' }))
+const STATUS_ANSWER = Buffer.from(
+  JSON.stringify({
+    action: 'GET_TRANS_STATUS',
+    result: 'SUCCESS',
+    status: 'SETTLED',
+    order_id: 'o-1',
+    trans_id: 't-1',
+  }),
+)
+
+/** What the gateway saw since the last `take()`. */
+interface Seen {
+  handshakes: number
+  resumed: number
+  /** The most sockets open at one time. */
+  mostOpen: number
+}
+
+let server: Server
+let url: string
+let open = 0
+let seen: Seen = { handshakes: 0, resumed: 0, mostOpen: 0 }
+
+function take(): Seen {
+  const was = seen
+  seen = { handshakes: 0, resumed: 0, mostOpen: open }
+  return was
+}
+
+beforeAll(async () => {
+  server = createHttpsServer(
+    { key: readFileSync(join(tlsDir, 'loopback-key.pem')), cert: readFileSync(CERT), keepAlive: true },
+    (req, res) => {
+      const body = req.url === '/post' ? STATUS_ANSWER : PURCHASE_ANSWER
+      req.on('end', () => {
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length })
+        res.end(body)
+      })
+      req.resume()
+    },
+  )
+  server.keepAliveTimeout = 65_000
+  server.on('secureConnection', (socket: TLSSocket) => {
+    seen.handshakes++
+    if (socket.isSessionReused()) seen.resumed++
+    open++
+    seen.mostOpen = Math.max(seen.mostOpen, open)
+    socket.once('close', () => open--)
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const address = server.address()
+  if (address === null || typeof address === 'string') throw new Error('no TCP address')
+  url = `https://127.0.0.1:${address.port}`
+})
+
+afterAll(async () => {
+  server.closeAllConnections()
+  await new Promise<void>((resolve) => server.close(() => resolve()))
+})
+
+afterEach(() => killFixtures())
+
+/** Runs the merchant process to its end; its one JSON line. */
+async function merchant(
+  kind: 'purchase' | 'status',
+  inflight: number,
+  total: number,
+  maxSockets: number,
+): Promise<{ answered: number; failures: string[] }> {
+  const child = await spawnFixture(
+    fixtures,
+    'tls-payments.ts',
+    [url, kind, String(inflight), String(total), String(maxSockets)],
+    false,
+    { NODE_EXTRA_CA_CERTS: CERT },
+  )
+  let out = ''
+  let err = ''
+  child.stdout?.on('data', (chunk: Buffer) => {
+    out += chunk.toString('utf8')
+  })
+  child.stderr?.on('data', (chunk: Buffer) => {
+    err += chunk.toString('utf8')
+  })
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve))
+  if (code !== 0) throw new Error(`the merchant process exited ${code}:\n${err}`)
+  return JSON.parse(out) as { answered: number; failures: string[] }
+}
+
+describe('payments over TLS: a connection of its own each, resumed and capped', () => {
+  it.each([
+    [1, 60],
+    [16, 200],
+  ])(
+    '%i payments in flight: every handshake after the first ones resumes the session (%i payments)',
+    async (inflight, total) => {
+      take()
+      const run = await merchant('purchase', inflight, total, 16)
+      expect(run).toEqual({ answered: total, failures: [] })
+      const gateway = take()
+      // One connection per payment, as the policy says; only the first wave (one per socket opened
+      // before any session existed) is a full handshake.
+      expect(gateway.handshakes).toBe(total)
+      expect(gateway.resumed).toBeGreaterThanOrEqual(total - inflight)
+    },
+  )
+
+  it('64 payments in flight with maxSockets 4: never more than 4 sockets open at the gateway, while each closes', async () => {
+    take()
+    const run = await merchant('purchase', 64, 256, 4)
+    expect(run).toEqual({ answered: 256, failures: [] })
+    const gateway = take()
+    expect(gateway.handshakes).toBe(256)
+    expect(gateway.mostOpen).toBeLessThanOrEqual(4)
+    expect(gateway.resumed).toBeGreaterThanOrEqual(256 - 4)
+  })
+
+  it('lookups keep their kept-alive connections: 200 lookups at 16 in flight open at most 16', async () => {
+    take()
+    const run = await merchant('status', 16, 200, 16)
+    expect(run).toEqual({ answered: 200, failures: [] })
+    const gateway = take()
+    expect(gateway.handshakes).toBeLessThanOrEqual(16)
+    expect(gateway.mostOpen).toBeLessThanOrEqual(16)
+  })
+})
+
+describe('a gateway that never finishes the TLS handshake', () => {
+  it('ends each payment by its deadline as not sent, and closes the stalled socket', async () => {
+    const stalled = new Set<Socket>()
+    // Reads the ClientHello and answers nothing; reading is what lets it see the client's close.
+    const silent = createNetServer((socket) => {
+      stalled.add(socket)
+      socket.on('error', () => {})
+      socket.resume()
+    })
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve))
+    const address = silent.address()
+    if (address === null || typeof address === 'string') throw new Error('no TCP address')
+    const gw = new CardGateway({
+      checkoutUrl: `https://127.0.0.1:${address.port}`,
+      s2sUrl: `https://127.0.0.1:${address.port}`,
+      merchantKey: 'tls-merchant',
+      clientKey: 'tls-client',
+      password: 'tls-password',
+      maxSockets: 1,
+      timeout: 300,
+      maxRetries: 0,
+    })
+    try {
+      for (const n of [1, 2]) {
+        const error = await gw.checkout
+          .purchase({
+            order: { number: `stalled-${n}`, amount: '1.00', currency: 'USD', description: 'Stalled' },
+            success_url: 'https://shop.example/ok',
+            cancel_url: 'https://shop.example/cancel',
+          })
+          .catch((caught: unknown) => caught)
+        expect(error).toBeInstanceOf(TimeoutError)
+        expect(error).toMatchObject({ phase: 'connect', requestSent: false, outcomeUnknown: false })
+      }
+      // The stalled sockets are the client's to close: each is destroyed at its connect timeout, so
+      // its slot comes back (a call queued behind a connecting socket fails with it, unsent).
+      await Promise.all([...stalled].map((socket) => (socket.closed ? undefined : once(socket, 'close'))))
+      expect(stalled.size).toBeGreaterThanOrEqual(1)
+    } finally {
+      await gw.close()
+      for (const socket of stalled) socket.destroy()
+      await new Promise<void>((resolve) => silent.close(() => resolve()))
+    }
+  })
+})
