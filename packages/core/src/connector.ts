@@ -13,7 +13,7 @@
  * - **At most `maxSockets` sockets to an origin, counted until each has closed.** undici's pool caps
  *   its members, not their sockets: a one-request member opens its next socket while the last one
  *   still closes, which measured 63–79 open sockets for a cap of 16 over TLS. A connection waits for
- *   a slot instead; the call's own deadline bounds the wait.
+ *   a slot instead, within the connect time limit.
  */
 
 import type { buildConnector } from 'undici'
@@ -40,6 +40,11 @@ export class TlsSessions {
     this.#sessions.set(origin, session)
     if (this.#sessions.size > MAX_ORIGINS) this.#sessions.delete(this.#sessions.keys().next().value as string)
   }
+
+  /** Drops `session` unless a newer one replaced it already. */
+  forget(origin: string, session: Buffer): void {
+    if (this.#sessions.get(origin) === session) this.#sessions.delete(origin)
+  }
 }
 
 /** What one Agent's connector is built from. */
@@ -48,27 +53,36 @@ export interface ConnectorConfig {
   readonly sessions: TlsSessions
   /** Sockets open to one origin at most, closing ones included. */
   readonly maxSockets: number
-  /** How long a connection may take to open once it has a slot (undici's `connect.timeout`). */
+  /** How long a connection may take, its wait for a slot included (undici's `connect.timeout`). */
   readonly timeoutMs: number
 }
 
-/** A connection waiting for a slot at its origin. */
+/** A connection waiting for a slot at its origin: started when one comes free. */
 type Waiting = () => void
 
 /** Sockets open (or opening) to one origin, and the connections waiting for one of them to close. */
 interface OriginSlots {
   open: number
-  readonly waiting: Waiting[]
+  readonly waiting: Set<Waiting>
 }
 
-/** An undici connector (the Agent's `connect` option) that resumes sessions and caps open sockets. */
+/**
+ * An undici connector (the Agent's `connect` option) that resumes sessions and caps open sockets.
+ * Its time limit covers the wait for a slot and the connection itself, as undici's covers the
+ * connection: a connection that waited it out is refused without opening anything (its call has
+ * usually ended by then), so after an outage nothing stale is opened ahead of live calls.
+ */
 export function createConnector(config: ConnectorConfig): buildConnector.connector {
   const { modules, sessions, maxSockets, timeoutMs } = config
   const origins = new Map<string, OriginSlots>()
 
   const release = (origin: string, slots: OriginSlots) => {
-    const next = slots.waiting.shift()
-    if (next) return next()
+    // The slot passes from the socket that closed to the longest waiting connection.
+    const next = slots.waiting.values().next()
+    if (!next.done) {
+      slots.waiting.delete(next.value)
+      return next.value()
+    }
     slots.open--
     if (slots.open === 0) origins.delete(origin)
   }
@@ -77,74 +91,101 @@ export function createConnector(config: ConnectorConfig): buildConnector.connect
     const origin = `${options.protocol}//${options.hostname}:${options.port}`
     let slots = origins.get(origin)
     if (!slots) {
-      slots = { open: 0, waiting: [] }
+      slots = { open: 0, waiting: new Set() }
       origins.set(origin, slots)
     }
     const held = slots
-    const start = () => open(modules, sessions, options, timeoutMs, callback, () => release(origin, held))
+    const attempt = new ConnectAttempt(callback, options, timeoutMs)
+    const start = () => attempt.open(modules, sessions, () => release(origin, held))
     if (held.open < maxSockets) {
       held.open++
       start()
-    } else {
-      // The slot passes from the socket that closes to this connection: `open` stays the same.
-      held.waiting.push(start)
+      return
     }
+    held.waiting.add(start)
+    attempt.onTimeout(() => {
+      held.waiting.delete(start)
+      if (held.open === 0 && held.waiting.size === 0) origins.delete(origin)
+    })
   }
 }
 
-/** Opens one socket, answers `callback` once, and calls `closed` once the socket has closed. */
-function open(
-  modules: SocketModules,
-  sessions: TlsSessions,
-  options: buildConnector.Options,
-  timeoutMs: number,
-  callback: buildConnector.Callback,
-  closed: () => void,
-): void {
-  const { net, tls } = modules
-  const tlsConnection = options.protocol === 'https:'
-  const port = Number(options.port) || (tlsConnection ? 443 : 80)
-  let socket: import('node:net').Socket
-  try {
-    if (tlsConnection) {
-      // A server name is sent only for a host name: SNI does not carry addresses.
-      const servername = options.servername || (net.isIP(options.hostname) ? undefined : options.hostname)
-      const key = `${servername ?? options.hostname}:${port}`
-      socket = tls.connect({
-        host: options.hostname,
-        port,
-        servername,
-        session: sessions.get(key),
-        ALPNProtocols: ['http/1.1'],
-      })
-      socket.on('session', (session: Buffer) => sessions.set(key, session))
-    } else {
-      socket = net.connect({ host: options.hostname, port })
-    }
-  } catch (error) {
-    closed()
-    callback(error as Error, null)
-    return
+/** One connection undici asked for: answered once, by its socket, its error or its time limit. */
+class ConnectAttempt {
+  #answer: buildConnector.Callback | undefined
+  readonly #options: buildConnector.Options
+  readonly #port: number
+  readonly #tls: boolean
+  readonly #timer: ReturnType<typeof setTimeout>
+  #socket: import('node:net').Socket | undefined
+  #onTimeout: (() => void) | undefined
+
+  constructor(callback: buildConnector.Callback, options: buildConnector.Options, timeoutMs: number) {
+    this.#answer = callback
+    this.#options = options
+    this.#tls = options.protocol === 'https:'
+    this.#port = Number(options.port) || (this.#tls ? 443 : 80)
+    // Fired one turn late, as undici's own: a handshake that completed during a long synchronous
+    // task has its events run first, and is not failed for the task's delay.
+    this.#timer = setTimeout(() => setImmediate(() => this.#expire(timeoutMs)), timeoutMs)
   }
-  socket.once('close', closed)
-  socket.setNoDelay(true)
-  socket.setKeepAlive(true, 60_000)
-  let answer: buildConnector.Callback | undefined = callback
-  const timer = setTimeout(() => {
-    socket.destroy(connectTimeout(options.hostname, port, timeoutMs))
-  }, timeoutMs)
-  socket.once(tlsConnection ? 'secureConnect' : 'connect', () => {
-    clearTimeout(timer)
-    const done = answer
-    answer = undefined
-    done?.(null, socket)
-  })
-  socket.on('error', (error: Error) => {
-    clearTimeout(timer)
-    const done = answer
-    answer = undefined
-    done?.(error, null)
-  })
+
+  /** What to undo when the limit passes before a slot came (the wait is given up). */
+  onTimeout(undo: () => void): void {
+    this.#onTimeout = undo
+  }
+
+  #expire(timeoutMs: number): void {
+    if (this.#answer === undefined) return
+    const error = connectTimeout(this.#options.hostname, this.#port, timeoutMs)
+    if (this.#socket) {
+      this.#socket.destroy(error)
+      return
+    }
+    this.#onTimeout?.()
+    this.#finish(error, null)
+  }
+
+  #finish(...args: [Error, null] | [null, import('node:net').Socket]): void {
+    clearTimeout(this.#timer)
+    const answer = this.#answer
+    this.#answer = undefined
+    if (args[0] === null) answer?.(null, args[1])
+    else answer?.(args[0], null)
+  }
+
+  /** Opens the socket; `closed` is called once it has closed (or could not be made). */
+  open(modules: SocketModules, sessions: TlsSessions, closed: () => void): void {
+    const { net, tls } = modules
+    const { hostname } = this.#options
+    const port = this.#port
+    let socket: import('node:net').Socket
+    try {
+      if (this.#tls) {
+        // A server name is sent only for a host name: SNI does not carry addresses.
+        const servername = this.#options.servername || (net.isIP(hostname) ? undefined : hostname)
+        const key = `${servername ?? hostname}:${port}`
+        const session = sessions.get(key)
+        const secure = tls.connect({ host: hostname, port, servername, session, ALPNProtocols: ['http/1.1'] })
+        secure.on('session', (next: Buffer) => sessions.set(key, next))
+        // A session whose handshake failed is not offered again (the next handshake is a full one).
+        if (session) secure.once('error', () => this.#answer !== undefined && sessions.forget(key, session))
+        socket = secure
+      } else {
+        socket = net.connect({ host: hostname, port })
+      }
+    } catch (error) {
+      closed()
+      this.#finish(error as Error, null)
+      return
+    }
+    this.#socket = socket
+    socket.once('close', closed)
+    socket.setNoDelay(true)
+    socket.setKeepAlive(true, 60_000)
+    socket.once(this.#tls ? 'secureConnect' : 'connect', () => this.#finish(null, socket))
+    socket.on('error', (error: Error) => this.#finish(error, null))
+  }
 }
 
 /** undici's own error for a connection not opened in time (its code is what the failure is classified by). */

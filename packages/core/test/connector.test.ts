@@ -1,0 +1,71 @@
+/**
+ * The client's own connector (connector.ts) from the server's side: a loopback TCP server counts the
+ * connections it gets. A connection waiting for a slot is refused at its time limit without opening
+ * anything (after an outage nothing stale is opened ahead of live calls), and a slot passes to the
+ * next waiting connection the moment a socket closes.
+ */
+
+import * as net from 'node:net'
+import * as tls from 'node:tls'
+import type { buildConnector } from 'undici'
+import { afterEach, describe, expect, it } from 'vitest'
+import { createConnector, TlsSessions } from '../src/connector.js'
+
+const held = new Set<net.Socket>()
+let server: net.Server | undefined
+
+afterEach(async () => {
+  for (const socket of held) socket.destroy()
+  held.clear()
+  await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()))
+  server = undefined
+})
+
+async function holdingServer(): Promise<{ port: number; accepted: () => number }> {
+  let accepted = 0
+  server = net.createServer((socket) => {
+    accepted++
+    held.add(socket)
+    socket.on('error', () => {})
+    socket.resume()
+  })
+  await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve))
+  const address = server.address() as net.AddressInfo
+  return { port: address.port, accepted: () => accepted }
+}
+
+function connect(
+  connector: buildConnector.connector,
+  port: number,
+): Promise<{ error: (Error & { code?: string }) | null; socket: net.Socket | null }> {
+  return new Promise((resolve) => {
+    connector({ hostname: '127.0.0.1', host: `127.0.0.1:${port}`, protocol: 'http:', port: String(port) }, (...args) =>
+      resolve({ error: args[0], socket: args[1] as net.Socket | null }),
+    )
+  })
+}
+
+describe('the connector: a slot per socket until it closes, a wait within the time limit', () => {
+  it('refuses a connection that waited out its limit without opening it, then passes the freed slot on', async () => {
+    const gateway = await holdingServer()
+    const connector = createConnector({
+      modules: { net, tls },
+      sessions: new TlsSessions(),
+      maxSockets: 1,
+      timeoutMs: 150,
+    })
+    const first = await connect(connector, gateway.port)
+    expect(first.error).toBeNull()
+    const waited = await connect(connector, gateway.port)
+    expect(waited.error?.code).toBe('UND_ERR_CONNECT_TIMEOUT')
+    expect(waited.socket).toBeNull()
+    // The one that waited opened nothing: the gateway saw the first connection only.
+    expect(gateway.accepted()).toBe(1)
+    const next = connect(connector, gateway.port)
+    first.socket?.destroy()
+    const third = await next
+    expect(third.error).toBeNull()
+    expect(gateway.accepted()).toBe(2)
+    third.socket?.destroy()
+  })
+})
