@@ -17,6 +17,7 @@ import os
 import sys
 import threading
 import time
+import urllib.error
 import urllib.parse
 import urllib.request
 from typing import List
@@ -77,12 +78,28 @@ def control(origin: str, path: str, payload=None):
         return json.loads(response.read())
 
 
-def pay(redirect_url: str, expiry: str = "01/2038") -> None:
-    # The payer on the simulator's hosted page (a browser on the real gateway).
+class _StayOnThePage(urllib.request.HTTPRedirectHandler):
+    """The payer's browser would follow the 303 back to the shop; this script only reads where to."""
+
+    def redirect_request(self, req, fp, code, msg, headers, newurl):  # noqa: ANN001 (urllib's signature)
+        return None
+
+
+def pay(redirect_url: str, back_to: str, expiry: str = "01/2038") -> None:
+    # The payer on the simulator's hosted page (a browser on the real gateway): once paid, the page
+    # sends the payer back to success_url with a 303, the URL exactly as the purchase sent it. The
+    # way back proves nothing: the status lookup and the verified callback decide the payment.
     data = urllib.parse.urlencode({"expiry": expiry}).encode()
-    with urllib.request.urlopen(urllib.request.Request(redirect_url, data=data, method="POST"), timeout=10) as r:
-        page = r.read().decode()
-    check("pending" in page, "the payer paid: the payment is pending")
+    opener = urllib.request.build_opener(_StayOnThePage)
+    try:
+        opener.open(urllib.request.Request(redirect_url, data=data, method="POST"), timeout=10)
+        check(False, "the hosted page sends the payer back to success_url")
+    except urllib.error.HTTPError as answer:
+        page = answer.read().decode()
+        check(
+            answer.code == 303 and answer.headers.get("Location") == back_to and "pending" in page,
+            "the payer paid (pending) and is sent back to success_url with a 303",
+        )
 
 
 def check(condition: bool, what: str) -> None:
@@ -115,7 +132,7 @@ def main() -> int:
         )
         check("redirect_url" in answer, "checkout.purchase answers a redirect_url")
         payment_id = answer["redirect_url"].rsplit("/", 1)[1]
-        pay(answer["redirect_url"])
+        pay(answer["redirect_url"], "https://shop.example.com/paid")
 
         status = gw.status(payment_id=payment_id)
         check(status["status"] == "pending", "checkout.status by payment_id: pending")
@@ -149,7 +166,7 @@ def main() -> int:
         answer = gw.purchase(
             order2, "25.50", "EUR", "Red hat", "https://shop.example.com/paid", "https://shop.example.com/cart"
         )
-        pay(answer["redirect_url"])
+        pay(answer["redirect_url"], "https://shop.example.com/paid")
         trans_id2 = gw.s2s("GET_TRANS_STATUS_BY_ORDER", order_id=order2)["trans_id"]
         check(gw.s2s("VOID", trans_id=trans_id2)["status"] == "VOID", "s2s.void: VOID")
 

@@ -70,7 +70,9 @@ describe('MemoryClaimStore stays bounded', () => {
       }).stderr
     const outside = stderr({})
     expect(outside.match(/paywire: MemoryClaimStore/g)).toHaveLength(1)
-    expect(outside).toMatch(/a crash or restart loses every event acknowledged and not yet run/)
+    expect(outside).toMatch(
+      /a crash or restart loses every callback acknowledged and not yet run, and every payment followed/,
+    )
     expect(stderr({ NODE_ENV: 'test' })).toBe('')
   })
 })
