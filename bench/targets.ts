@@ -98,6 +98,13 @@ export function checkTargets(m: Measured): TargetCheck[] {
     )
   }
   if (m.callbacks) {
+    const form = m.callbacks.cases['form 64 KiB']
+    const json = m.callbacks.cases['json 64 KiB']
+    if (form && json) {
+      checks.push(
+        atMost('form callback µs/KiB ≤ 2× JSON (64 KiB)', 'callbacks.verify', form.usPerKib / json.usPerKib, 2),
+      )
+    }
     for (const label of ['form', 'json'] as const) {
       const scaling = m.callbacks.scaling[label]
       checks.push(atMost('callback verify µs/KiB at 4 MiB ≤ 1.5× at 64 KiB', label, scaling.median, 1.5))
