@@ -12,16 +12,21 @@ import { build } from 'esbuild'
 const bundles = new Map<string, Promise<string>>()
 const running = new Set<ChildProcess>()
 
-/** `<packageDir>/test/fixtures/<name>` bundled into the package's node_modules, once per test process. */
+/**
+ * `<packageDir>/test/fixtures/<name>` bundled into the package's node_modules, once per test process
+ * and list of modules left outside (one fixture may be bundled both ways).
+ */
 function bundled(packageDir: string, name: string, external: readonly string[]): Promise<string> {
   const entry = join(packageDir, 'test', 'fixtures', name)
-  let made = bundles.get(entry)
+  const outside = external.length === 0 ? 'all-inside' : external.join('+').replace(/[^\w+-]/g, '_')
+  const key = `${entry}\0${outside}`
+  let made = bundles.get(key)
   if (!made) {
     const outfile = join(
       packageDir,
       'node_modules',
       '.paywire-fixtures',
-      `${process.pid}-${name.replace(/\.ts$/, '.mjs')}`,
+      `${process.pid}-${outside}-${name.replace(/\.ts$/, '.mjs')}`,
     )
     made = build({
       entryPoints: [entry],
@@ -38,7 +43,7 @@ function bundled(packageDir: string, name: string, external: readonly string[]):
       process.once('exit', () => rmSync(outfile, { force: true }))
       return outfile
     })
-    bundles.set(entry, made)
+    bundles.set(key, made)
   }
   return made
 }

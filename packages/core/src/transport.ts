@@ -126,6 +126,7 @@ export class UndiciTransport implements CallTransport {
       },
       (error: unknown) => {
         if (this.#givenDispatcher || typeof globalThis.fetch !== 'function') throw error
+        warnFetchInstead(error)
         return new FetchTransport(globalThis.fetch, this.#maxResponseBytes)
       },
     )
@@ -296,4 +297,21 @@ async function readWithin(
     chunks.push(chunk as Buffer)
   }
   return chunks.length === 1 ? (chunks[0] as Buffer).toString('utf8') : Buffer.concat(chunks).toString('utf8')
+}
+
+let warnedFetchInstead = false
+
+/**
+ * Said once per process, as a Node warning (shown by default): undici did not load, so calls go
+ * through the runtime's `fetch`, which cannot give a money-moving call a connection of its own (only
+ * the answer's echo check remains). Seen when a bundler puts undici inside an ESM bundle, where its
+ * `require()` of Node's modules fails.
+ */
+function warnFetchInstead(error: unknown): void {
+  if (warnedFetchInstead) return
+  warnedFetchInstead = true
+  const why = error instanceof Error ? error.message : String(error)
+  const text = `paywire: undici could not be loaded (${why}), so this process sends with the runtime's fetch: a money-moving call no longer gets a connection of its own, and a stale answer left on a reused connection is caught only when it names another subject. If you bundle your code, keep undici outside the bundle (esbuild: --external:undici; webpack: externals).`
+  const runtime = (globalThis as { process?: { emitWarning?: (text: string, options: object) => void } }).process
+  runtime?.emitWarning?.(text, { code: 'PAYWIRE_FETCH_INSTEAD_OF_UNDICI' })
 }
