@@ -3,9 +3,11 @@
  * rotated order (≥ 30 rounds), judged on per-round pairs: a package against what its dist imports
  * (its own cost) and, for the card gateway and remittance, against the reference build of the day
  * the target was set (`reference/`). Since undici is loaded by the first request, the run also times
- * import + client + first answer on a stub dispatcher (`first-call.mjs`), for both builds: the
- * import alone would hide the cost the first call now carries. That time is also judged against a
- * bare `node -e 0` of the same round: the card gateway's first call is an S2S action (`getTransStatus`).
+ * import + client + first answer over a real loopback socket to the bench server (`first-call.mjs`),
+ * for both builds, and raw undici's first answer to the same request (`first-undici.mjs`): the import
+ * alone would hide what the first call carries, and an answer from a stub dispatcher would skip
+ * undici's HTTP parser, the connection and its first-request path. The first answer is judged against
+ * raw undici's of the same round (the card gateway's first call is an S2S action, `getTransStatus`).
  */
 
 import { spawnSync } from 'node:child_process'
@@ -62,13 +64,17 @@ export interface ColdStartResult {
    * (a serverless instance, a CLI run) pays for its first call, in units of a bare Node start.
    */
   readonly firstCallVsEmpty?: Spread
+  /** Median wall ms of raw undici's first answer to the same request, and per-round first answer ÷ it. */
+  readonly undiciFirstCallMs?: number
+  readonly firstCallVsUndici?: Spread
 }
 
 /** A fresh node process: `-e <code>`, or a bench script with its arguments. */
 type Run = readonly string[]
 
 const evalRun = (code: string): Run => ['-e', code]
-const firstCallRun = (specifier: string, kind: string): Run => ['first-call.mjs', specifier, kind]
+const firstCallRun = (specifier: string, kind: string, url: string): Run => ['first-call.mjs', specifier, kind, url]
+const undiciFirstRun = (kind: string, url: string): Run => ['first-undici.mjs', kind, url]
 
 function script(specifiers: readonly string[]): string {
   if (specifiers.length === 0) return '0'
@@ -89,7 +95,7 @@ function wallMs(run: Run): number {
 }
 
 /** `runs` rounds; every round spawns each distinct script once, in a rotated order. */
-export function measureColdStart(runs: number): { results: ColdStartResult[]; nodeEmptyMs: number } {
+export function measureColdStart(runs: number, url: string): { results: ColdStartResult[]; nodeEmptyMs: number } {
   const targets = PACKAGES.map((name) => ({
     name,
     pkg: `@paywire/${name}`,
@@ -103,8 +109,9 @@ export function measureColdStart(runs: number): { results: ColdStartResult[]; no
       runsByKey.set(code, evalRun(code))
     }
     if (t.reference && t.kind) {
-      runsByKey.set(`first:${t.pkg}`, firstCallRun(t.pkg, t.kind))
-      runsByKey.set(`first:${t.reference}`, firstCallRun(t.reference, t.kind))
+      runsByKey.set(`first:${t.pkg}`, firstCallRun(t.pkg, t.kind, url))
+      runsByKey.set(`first:${t.reference}`, firstCallRun(t.reference, t.kind, url))
+      runsByKey.set(`first-undici:${t.kind}`, undiciFirstRun(t.kind, url))
     }
   }
   const keys = [...runsByKey.keys()]
@@ -138,6 +145,8 @@ export function measureColdStart(runs: number): { results: ColdStartResult[]; no
             referenceFirstCallMs: median(referenceFirst),
             firstCallVsReference: ratios(first, referenceFirst),
             firstCallVsEmpty: ratios(first, of('0')),
+            undiciFirstCallMs: median(of(`first-undici:${t.kind}`)),
+            firstCallVsUndici: ratios(first, of(`first-undici:${t.kind}`)),
           }
         : {}),
     }

@@ -1,41 +1,22 @@
-// Cold start to the first answer: import a package (or its reference build), make a client on a stub
-// dispatcher (no network) and await one call. Run by cold-start.ts: node first-call.mjs <specifier> card|remittance
-const [specifier, kind] = process.argv.slice(2)
+// Cold start to the first answer over a real loopback socket: import a package (or its reference
+// build), make a client and await one call answered by the bench server (a separate process): the
+// import, undici's first request path and HTTP parser, the connection and the answer, as a cold
+// serverless instance pays them. Run by cold-start.ts: node first-call.mjs <specifier> card|remittance <url>
+const [specifier, kind, url] = process.argv.slice(2)
 const sdk = await import(specifier)
 
-/** A dispatcher answering every request with `body` on the next turn of the event loop. */
-const answering = (body) => ({
-  dispatch(_options, handler) {
-    setImmediate(() => {
-      handler.onConnect(() => {})
-      const headers = ['content-type', 'application/json', 'content-length', String(body.length)].map((h) =>
-        Buffer.from(h),
-      )
-      handler.onHeaders(200, headers, () => {}, 'OK')
-      handler.onData(body)
-      handler.onComplete([])
-    })
-    return true
-  },
-})
-
 if (kind === 'card') {
-  const status = { action: 'GET_TRANS_STATUS', result: 'SUCCESS', status: 'SETTLED', order_id: 'o-1', trans_id: 't-1' }
   const gw = new sdk.CardGateway({
-    checkoutUrl: 'https://gateway.example',
-    s2sUrl: 'https://gateway.example',
+    checkoutUrl: url,
+    s2sUrl: url,
     merchantKey: 'bench-merchant-key',
     clientKey: 'bench-client-key',
     password: 'bench-password',
-    dispatcher: answering(Buffer.from(JSON.stringify(status))),
   })
   await gw.s2s.getTransStatus({ trans_id: 't-1' })
+  await gw.close?.()
 } else {
-  const banks = [{ code: '044', name: 'Access Bank' }]
-  const remit = new sdk.Remittance({
-    baseUrl: 'https://remittance.example',
-    apiKey: 'bench-api-key',
-    dispatcher: answering(Buffer.from(JSON.stringify(banks))),
-  })
+  const remit = new sdk.Remittance({ baseUrl: url, apiKey: 'bench-api-key' })
   await remit.lookup.banks()
+  await remit.close?.()
 }

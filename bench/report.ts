@@ -190,6 +190,8 @@ function coldTable(results: readonly ColdStartResult[], emptyMs: number | undefi
     c.firstCallMs === undefined ? '' : `${num(c.firstCallMs, 1)} vs ${num(c.referenceFirstCallMs ?? Number.NaN, 1)}`,
     ratio(c.firstCallVsReference),
     ratio(c.firstCallVsEmpty),
+    c.undiciFirstCallMs === undefined ? '' : num(c.undiciFirstCallMs, 1),
+    ratio(c.firstCallVsUndici),
   ])
   const note =
     emptyMs === undefined
@@ -208,6 +210,8 @@ function coldTable(results: readonly ColdStartResult[], emptyMs: number | undefi
         'to first answer ms (vs reference)',
         'first answer ÷ reference',
         'first answer ÷ node -e 0',
+        'raw undici first answer ms',
+        'first answer ÷ raw undici',
       ],
       rows,
     ) + note
