@@ -103,12 +103,17 @@ const PLUS = /\+/g
 function asciiPairs(text: string): Array<[string, string]> | undefined {
   if (NON_ASCII.test(text)) return undefined
   const pairs: Array<[string, string]> = []
+  // The next `=` at or after the segment's start, looked for again only once passed: one scan in all.
+  let equals = -1
   for (let i = text.charCodeAt(0) === QUESTION ? 1 : 0; i <= text.length; ) {
     let end = text.indexOf('&', i)
     if (end === -1) end = text.length
     if (end > i) {
-      const equals = text.indexOf('=', i)
-      const split = equals === -1 || equals > end ? end : equals
+      if (equals !== Number.POSITIVE_INFINITY && equals < i) {
+        equals = text.indexOf('=', i)
+        if (equals === -1) equals = Number.POSITIVE_INFINITY
+      }
+      const split = equals > end ? end : equals
       const name = decodePart(text.slice(i, split))
       const value = split === end ? '' : decodePart(text.slice(split + 1, end))
       if (name === undefined || value === undefined) return undefined
