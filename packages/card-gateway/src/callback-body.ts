@@ -113,7 +113,7 @@ function asciiPairs(text: string): Array<[string, string]> | undefined {
         equals = text.indexOf('=', i)
         if (equals === -1) equals = Number.POSITIVE_INFINITY
       }
-      const split = equals > end ? end : equals
+      const split = Math.min(equals, end)
       const name = decodePart(text.slice(i, split))
       const value = split === end ? '' : decodePart(text.slice(split + 1, end))
       if (name === undefined || value === undefined) return undefined
