@@ -10,7 +10,8 @@ import { createServer, type Server } from 'node:http'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type FixturePackage, spawnFixture } from '../../../tests/support/fixture-process.js'
+import type { FixturePackage } from '../../../tests/support/fixture-process.js'
+import { listenOnLoopback, runPayingMerchant } from './paying-merchant.js'
 
 const here = dirname(fileURLToPath(import.meta.url))
 const inside: FixturePackage = { packageDir: join(here, '..'), external: [] }
@@ -29,10 +30,7 @@ beforeAll(async () => {
     req.resume()
   })
   server.on('connection', () => connections++)
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const address = server.address()
-  if (address === null || typeof address === 'string') throw new Error('no TCP address')
-  url = `http://127.0.0.1:${address.port}`
+  url = await listenOnLoopback(server, 'http')
 })
 
 afterAll(async () => {
@@ -42,20 +40,11 @@ afterAll(async () => {
 
 describe('undici bundled inside an ESM bundle', () => {
   it('pays through fetch, and says once, as a Node warning, what that costs and how to avoid it', async () => {
-    const child = await spawnFixture(inside, 'tls-payments.ts', [url, 'purchase', '1', '3', '16'])
-    let out = ''
-    let err = ''
-    child.stdout?.on('data', (chunk: Buffer) => {
-      out += chunk.toString('utf8')
-    })
-    child.stderr?.on('data', (chunk: Buffer) => {
-      err += chunk.toString('utf8')
-    })
-    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve))
-    expect(code).toBe(0)
-    expect(JSON.parse(out)).toEqual({ answered: 3, failures: [] })
+    const run = await runPayingMerchant(inside, { url, kind: 'purchase', inflight: 1, total: 3, maxSockets: 16 })
+    expect(run).toMatchObject({ answered: 3, failures: [] })
     // What the warning is about: three payments, fewer connections (kept alive and reused).
     expect(connections).toBeLessThan(3)
+    const err = run.stderr
     const warnings = err.match(/\[PAYWIRE_FETCH_INSTEAD_OF_UNDICI\]/g) ?? []
     expect(warnings).toHaveLength(1)
     expect(err).toMatch(/paywire: undici could not be loaded \(.+\), so this process sends with the runtime's fetch/)

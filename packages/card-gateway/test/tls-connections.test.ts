@@ -20,8 +20,9 @@ import type { TLSSocket } from 'node:tls'
 import { fileURLToPath } from 'node:url'
 import { TimeoutError } from '@paywire/core'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { type FixturePackage, killFixtures, spawnFixture } from '../../../tests/support/fixture-process.js'
+import { type FixturePackage, killFixtures } from '../../../tests/support/fixture-process.js'
 import { CardGateway } from '../src/index.js'
+import { listenOnLoopback, runPayingMerchant } from './paying-merchant.js'
 
 const here = dirname(fileURLToPath(import.meta.url))
 const tlsDir = join(here, '..', '..', '..', 'tests', 'support', 'tls')
@@ -80,10 +81,7 @@ beforeAll(async () => {
     seen.mostOpen = Math.max(seen.mostOpen, open)
     socket.once('close', () => open--)
   })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const address = server.address()
-  if (address === null || typeof address === 'string') throw new Error('no TCP address')
-  url = `https://127.0.0.1:${address.port}`
+  url = await listenOnLoopback(server, 'https')
 })
 
 afterAll(async () => {
@@ -93,31 +91,19 @@ afterAll(async () => {
 
 afterEach(() => killFixtures())
 
-/** Runs the merchant process to its end; its one JSON line. */
+/** Runs the merchant process to its end over TLS, trusting the test certificate. */
 async function merchant(
   kind: 'purchase' | 'status',
   inflight: number,
   total: number,
   maxSockets: number,
 ): Promise<{ answered: number; failures: string[] }> {
-  const child = await spawnFixture(
+  const { answered, failures } = await runPayingMerchant(
     fixtures,
-    'tls-payments.ts',
-    [url, kind, String(inflight), String(total), String(maxSockets)],
-    false,
+    { url, kind, inflight, total, maxSockets },
     { NODE_EXTRA_CA_CERTS: CERT },
   )
-  let out = ''
-  let err = ''
-  child.stdout?.on('data', (chunk: Buffer) => {
-    out += chunk.toString('utf8')
-  })
-  child.stderr?.on('data', (chunk: Buffer) => {
-    err += chunk.toString('utf8')
-  })
-  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve))
-  if (code !== 0) throw new Error(`the merchant process exited ${code}:\n${err}`)
-  return JSON.parse(out) as { answered: number; failures: string[] }
+  return { answered, failures }
 }
 
 describe('payments over TLS: a connection of its own each, resumed and capped', () => {
@@ -167,12 +153,10 @@ describe('a gateway that never finishes the TLS handshake', () => {
       socket.on('error', () => {})
       socket.resume()
     })
-    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve))
-    const address = silent.address()
-    if (address === null || typeof address === 'string') throw new Error('no TCP address')
+    const stalledUrl = await listenOnLoopback(silent, 'https')
     const gw = new CardGateway({
-      checkoutUrl: `https://127.0.0.1:${address.port}`,
-      s2sUrl: `https://127.0.0.1:${address.port}`,
+      checkoutUrl: stalledUrl,
+      s2sUrl: stalledUrl,
       merchantKey: 'tls-merchant',
       clientKey: 'tls-client',
       password: 'tls-password',
