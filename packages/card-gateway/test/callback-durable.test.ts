@@ -199,6 +199,59 @@ describe('an acknowledged event always runs', () => {
     expect(dead.map((e) => JSON.parse(e.fields ?? '{}').id)).toEqual(['poison'])
   })
 
+  it('…even when the poison kills its process before the events handed back beside it reach the store', async () => {
+    // Found by the PostgreSQL storm under load: recovery took the poison and an innocent event in
+    // one batch (an attempt counted for each), started the poison and handed the innocent back; the
+    // poison killed the process before the hand-back landed, so the innocent's lease ran out as if it
+    // had died too. Twice more, and it was set aside with the poison.
+    // `unlucky` is taken after the poison in the batch (due at the same time, ordered by key).
+    const clock = createTestClock()
+    const inner = new MemoryClaimStore({ clock })
+    const ran: string[] = []
+    const settle = async () => {
+      for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve))
+    }
+    let poisonRuns = 1
+    // One process: the poison kills it the moment its onEvent starts; a store call reaches the store
+    // a moment after it is made (a round trip), so none still on its way then lands, and every run
+    // in it never ends.
+    const process = () => {
+      let dead = false
+      const hang = <T>(call: () => Promise<T>): Promise<T> =>
+        new Promise<void>((resolve) => setImmediate(resolve)).then(() => (dead ? new Promise<T>(() => {}) : call()))
+      const store = storeWith(inner, {
+        release: (key, token, next) => hang(() => inner.release(key, token, next)),
+        complete: (key, token, keepMs) => hang(() => inner.complete(key, token, keepMs)),
+        renew: (key, token, ms) => hang(() => inner.renew(key, token, ms)),
+        takeDue: (lease, limit) => hang(() => inner.takeDue(lease, limit)),
+      })
+      const onEvent = async (event: CallbackEvent) => {
+        if (event.id === 'poison') {
+          poisonRuns++
+          dead = true
+          return never()
+        }
+        await new Promise((resolve) => setImmediate(resolve))
+        if (dead) return never()
+        ran.push(event.id ?? '')
+      }
+      return { store, onEvent }
+    }
+    const options = { clock, holdMs: 1_000, maxAttempts: 3 }
+    const first = handler({ ...options, store: inner, onEvent: never }) // dies with both
+    await first.handle(signed({ ...FIELDS, id: 'poison', order_number: 'order-p' }))
+    await first.handle(signed({ ...FIELDS, id: 'unlucky', order_number: 'order-u' }))
+    for (let n = 2; n <= 6; n++) {
+      clock.advance(1_000)
+      void handler({ ...options, ...process() }).recover()
+      await settle()
+    }
+    expect(ran).toEqual(['unlucky'])
+    expect(poisonRuns).toBe(3)
+    const dead = await inner.failedEvents(10)
+    expect(dead.map((e) => JSON.parse(e.fields ?? '{}').id)).toEqual(['poison'])
+  })
+
   it('a run that fails while the store is down does not use up an attempt: the failure is the store’s, not the code’s', async () => {
     const clock = createTestClock()
     const inner = new MemoryClaimStore({ clock })

@@ -12,9 +12,17 @@
 import { nodeCrypto } from '../builtins.js'
 import { PaywireError } from '../errors.js'
 import type { Acceptance, InboxConfig, RunOutcome } from './config.js'
-import { DeadLetterError, failureReason } from './dead-letter.js'
+import { DeadLetterError, failureReason, isSuspect, splitSuspects } from './dead-letter.js'
 import type { Lease, NewEvent, RecordAnswer, StoredEvent, TakenEvent } from './store.js'
-import { checkStore, publishClaim, recordWithin, renewWhileRunning, untilAcknowledged } from './store-calls.js'
+import {
+  checkStore,
+  publishClaim,
+  recordWithin,
+  renewWhileRunning,
+  STORE_STEP_DEADLINE_MS,
+  untilAcknowledged,
+  withDeadline,
+} from './store-calls.js'
 
 /** Events this instance recorded and will take when a slot frees; past it, recovery finds them. */
 const MAX_QUEUED = 10_000
@@ -271,21 +279,15 @@ export class Inbox {
     publishClaim(this.#config.service, 'recover', String(batch.length))
     this.#busy -= limit - batch.length
     const runs: Promise<void>[] = []
-    let handedBack = 0
-    for (const item of batch) {
-      // An event that ran before and is due again may be what killed its last process, and it
-      // would take every event running beside it down too (each then a step nearer the dead
-      // letters). So such events run one at a time here: the others go back, untouched, for a
-      // later round.
-      const suspect = !item.dead && item.event.attempts > 1
-      if (suspect && this.#suspect !== undefined) {
-        handedBack++
-        void this.#putBack(item.event, lease.token)
-        continue
-      }
+    const { toStart, toHandBack } = splitSuspects(batch, this.#suspect !== undefined)
+    const handBacks = toHandBack.map((item) => this.#putBack(item.event, lease.token))
+    // Handed back before anything starts: a suspect that kills this process would lose them, their
+    // taken attempts then counted as deaths (seen: an innocent event set aside with the poison).
+    if (handBacks.length > 0) await withDeadline(Promise.all(handBacks), STORE_STEP_DEADLINE_MS).catch(() => {})
+    for (const item of toStart) {
       const run = this.#begin(item, lease.token)
       if (run === undefined) continue
-      if (suspect) {
+      if (isSuspect(item)) {
         this.#suspect = run
         void run.finally(() => {
           if (this.#suspect === run) this.#suspect = undefined
@@ -294,7 +296,7 @@ export class Inbox {
       runs.push(run)
     }
     this.#settleIdle()
-    return { taken: batch.length - handedBack, runs }
+    return { taken: batch.length - handBacks.length, runs }
   }
 
   /** Hands a taken event back without running it: due at once, its attempt given back, its last error kept. */
