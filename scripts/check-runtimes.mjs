@@ -38,6 +38,37 @@ const work = mkdtempSync(join(tmpdir(), 'paywire-runtimes-'))
 const keep = process.env.PAYWIRE_KEEP_RUNTIME_DIR === '1'
 
 /** Runs a command; resolves with stdout, rejects with an error carrying the last lines of its output. */
+/**
+ * Bundles a Worker entry for workerd: Node built-ins stay imports (nodejs_compat serves them); undici
+ * is left out, as on the Workers runtime the SDK sends with its fetch and never loads undici.
+ */
+function bundleWorker(project, entry, outfile) {
+  return run(
+    join(project, 'node_modules', '.bin', 'esbuild'),
+    [
+      entry,
+      '--bundle',
+      '--format=esm',
+      '--platform=node',
+      '--conditions=workerd,worker',
+      '--external:undici',
+      '--external:undici/*',
+      `--outfile=${outfile}`,
+    ],
+    project,
+  )
+}
+
+/** A loopback port free a moment ago, for a runtime that cannot listen on port 0 and say which. */
+function freePort() {
+  return new Promise((resolve) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address()
+      probe.close(() => resolve(port))
+    })
+  })
+}
+
 async function run(command, args, cwd, { timeout = 120_000, env } = {}) {
   try {
     const { stdout } = await promisify(execFile)(command, args, {
@@ -440,33 +471,12 @@ export default {
 `,
   )
   try {
-    const esbuild = join(project, 'node_modules', '.bin', 'esbuild')
-    await run(
-      esbuild,
-      [
-        'worker.mjs',
-        '--bundle',
-        '--format=esm',
-        // Node built-ins stay imports (nodejs_compat serves them); undici is left out, as on the
-        // Workers runtime the SDK sends with its fetch and never loads undici.
-        '--platform=node',
-        '--conditions=workerd,worker',
-        '--external:undici',
-        '--external:undici/*',
-        '--outfile=worker.bundle.mjs',
-      ],
-      project,
-    )
+    await bundleWorker(project, 'worker.mjs', 'worker.bundle.mjs')
   } catch (error) {
     report(label, 'FAIL', `the worker did not bundle: ${error.message}`)
     return
   }
-  const port = await new Promise((resolve) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address()
-      probe.close(() => resolve(port))
-    })
-  })
+  const port = await freePort()
   writeFileSync(
     join(project, 'worker.capnp'),
     `using Workerd = import "/workerd/workerd.capnp";
@@ -536,30 +546,12 @@ export default {
 `,
   )
   try {
-    await run(
-      join(project, 'node_modules', '.bin', 'esbuild'),
-      [
-        'worker-recipe-entry.mjs',
-        '--bundle',
-        '--format=esm',
-        '--platform=node',
-        '--conditions=workerd,worker',
-        '--external:undici',
-        '--external:undici/*',
-        '--outfile=worker-recipe.bundle.mjs',
-      ],
-      project,
-    )
+    await bundleWorker(project, 'worker-recipe-entry.mjs', 'worker-recipe.bundle.mjs')
   } catch (error) {
     report(label, 'FAIL', `the recipe did not bundle: ${error.message}`)
     return
   }
-  const port = await new Promise((resolve) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address()
-      probe.close(() => resolve(port))
-    })
-  })
+  const port = await freePort()
   const bindings = Object.entries(recipeEnv)
     .map(([name, value]) => `(name = ${JSON.stringify(name)}, text = ${JSON.stringify(value)})`)
     .join(', ')
