@@ -87,3 +87,30 @@ export function unboundAnswer(binding: AnswerBinding, sent: SentRequest, answer:
   }
   return undefined
 }
+
+/**
+ * Why an answer that came on a connection which carried an earlier answer is not believed as this
+ * request's, or `undefined` when it is: only a 2xx that names every value the binding names, each
+ * exactly. A refusal or an error envelope names no subject, and an answer that leaves a value out
+ * could be any request's: either may be a stale second answer to an earlier request.
+ */
+export function unboundOnReuse(
+  binding: AnswerBinding,
+  sent: SentRequest,
+  status: number,
+  answer: unknown,
+): string | undefined {
+  if (status < 200 || status >= 300)
+    return `a ${status} answer names no subject that binds it to this call (rule ${binding.rule})`
+  for (const pair of pairsOf(binding, sent)) {
+    const shown = isRecord(answer) ? pair.answer.map((field) => at(answer, field)) : []
+    if (shown.some((value) => asText(value) === pair.sent)) continue
+    return `it does not name the ${JSON.stringify(pair.sent)} this call sent in ${list(pair.answer, 'or')} (rule ${binding.rule})`
+  }
+  return undefined
+}
+
+/** What a request is about, as its binding names it: the operation and each bound value sent. */
+export function subjectOf(operation: string, binding: AnswerBinding, sent: SentRequest): string {
+  return [operation, ...pairsOf(binding, sent).map((pair) => pair.sent)].join('\u0000')
+}

@@ -168,3 +168,49 @@ export function classifyFailure(error: unknown, plan: AttemptPlan, how: AttemptE
   })
   return { ok: false, error: connectionError, failure, mayHaveArrived }
 }
+
+/**
+ * The failure of a money-moving call whose answer, on a connection that carried an earlier one, is
+ * not bound to it: the request was written, so it may have acted, and its own answer is lost with
+ * the connection. An unknown outcome, settled by the operation's lookup (the engine does it at once).
+ */
+export function unbelieved(plan: AttemptPlan, doubt: string, answer: RawResponse, closed: boolean): AttemptOutcome {
+  const { status } = answer
+  const where = closed ? 'on a kept-alive connection' : 'on a connection the runtime may have reused (fetch)'
+  const error = new ConnectionError({
+    ...plan.request,
+    attempts: plan.attempt,
+    requestSent: true,
+    cause: new UnboundOnReusedConnection(doubt),
+    message: `${plan.request.operation}: the ${status} answer ${where} is not believed as this call's: ${doubt}. It may be an earlier request's second answer${closed ? ', so the connection was closed' : ''}.`,
+  })
+  doubtful.set(error, answer)
+  return { ok: false, error, failure: { kind: 'connection', requestSent: true }, mayHaveArrived: true }
+}
+
+/**
+ * The errors of bound money-moving calls (`reusesConnection`) that met a reused connection's doubt:
+ * an answer not believed (kept here, read again only once the state is proven), or a failure of the
+ * reused connection after the request was written (`undefined`: no answer came, as when the service
+ * closed the idle connection as the request went out). The engine settles each at once.
+ */
+const doubtful = new WeakMap<PaywireError, RawResponse | undefined>()
+
+/** Marks `error` as the failure of a bound money-moving call on a reused connection (no answer came). */
+export function failedOnReusedConnection(error: PaywireError): void {
+  doubtful.set(error, undefined)
+}
+
+/** Whether `error` is one the engine settles at once, and the answer not believed, if one came. */
+export function reusedConnectionDoubt(error: unknown): { readonly answer: RawResponse | undefined } | undefined {
+  if (!(error instanceof Error) || !doubtful.has(error as PaywireError)) return undefined
+  return { answer: doubtful.get(error as PaywireError) }
+}
+
+/**
+ * The cause of the `ConnectionError` of a money-moving call whose answer on a reused connection was
+ * not believed (`reusesConnection` rows): the engine settles such a call at once by its lookup.
+ */
+export class UnboundOnReusedConnection extends Error {
+  override name = 'UnboundOnReusedConnection'
+}

@@ -34,6 +34,7 @@ export type {
   Operation,
   ReconcileRule,
   RejectAnswer,
+  ReusedConnectionRule,
   SentRequest,
 } from './operation.js'
 export { bindAnswer, defineOperation, jsonAnswer, reconcileRule, retryPolicyOf } from './operation.js'
@@ -41,6 +42,7 @@ export type {
   AnswerReader,
   CallListener,
   OperationClientConfig,
+  SettledAtOnce,
   SettledCall,
   UnusableAnswer,
 } from './operation-client.js'

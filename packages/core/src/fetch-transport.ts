@@ -4,11 +4,18 @@
  */
 
 import { parseJson, rawResponse } from './answer-shape.js'
-import { type AttemptOutcome, type AttemptPlan, classifyFailure, interimStatusOf } from './attempt-failure.js'
+import {
+  type AttemptOutcome,
+  type AttemptPlan,
+  classifyFailure,
+  interimStatusOf,
+  unbelieved,
+} from './attempt-failure.js'
 import { DeadlineList } from './deadlines.js'
 import { PaywireError, ResponseTooLargeError, type TimeoutPhase } from './errors.js'
 import { flattenHeaders } from './headers.js'
-import type { HttpRequest } from './request.js'
+import type { HttpRequest, RawResponse } from './request.js'
+import { isRetryableStatus } from './retry.js'
 
 /** What a transport does for the client: load what it needs, send one attempt, close. */
 export interface CallTransport {
@@ -89,25 +96,48 @@ export class FetchTransport implements CallTransport {
       // Called as a plain function: the Workers runtime refuses its fetch called with another `this`
       // ("Illegal invocation"), which `this.#fetch(…)` would pass (the transport).
       const send = this.#fetch
-      const answer = Promise.resolve(
-        send(req.url, {
-          method: req.method,
-          headers,
-          body: req.body?.text,
-          redirect: 'manual',
-          signal: controller.signal,
-        }),
-      )
-      // An answer that comes after the deadline is nobody's: its body is released unread.
-      answer.then((late) => controller.signal.aborted && cancelBody(late), ignore)
-      const res = responseOf(await Promise.race([answer, aborted]))
-      phase = 'body'
-      status = res.status
-      responseHeaders = flattenHeaders(headerRecord(res.headers), req.credentialHeaders)
-      const rawBody = await readBody(res, responseHeaders, this.#maxResponseBytes, aborted, () =>
-        tooLarge(req, attempt, this.#maxResponseBytes, res.status),
-      )
-      return { ok: true, response: rawResponse(status, responseHeaders, rawBody, parseJson(rawBody), attempt, req) }
+      const exchange = async (): Promise<RawResponse> => {
+        phase = 'headers'
+        status = undefined
+        responseHeaders = undefined
+        const answer = Promise.resolve(
+          send(req.url, {
+            method: req.method,
+            headers,
+            body: req.body?.text,
+            redirect: 'manual',
+            signal: controller.signal,
+          }),
+        )
+        // An answer that comes after the deadline is nobody's: its body is released unread.
+        answer.then((late) => controller.signal.aborted && cancelBody(late), ignore)
+        const res = responseOf(await Promise.race([answer, aborted]))
+        phase = 'body'
+        status = res.status
+        responseHeaders = flattenHeaders(headerRecord(res.headers), req.credentialHeaders)
+        const rawBody = await readBody(res, responseHeaders, this.#maxResponseBytes, aborted, () =>
+          tooLarge(req, attempt, this.#maxResponseBytes, res.status),
+        )
+        return rawResponse(res.status, responseHeaders, rawBody, parseJson(rawBody), attempt, req)
+      }
+      // The runtime's connections may be reused, so any answer may be an earlier request's second
+      // one: a bound call believes only its own (transport.ts, "Keep-alive where the answer is bound").
+      // A non-2xx whose body never came whole is still an answer, and doubted like any other.
+      const cut = (error: unknown): RawResponse => {
+        const final = status !== undefined && (status < 200 || status >= 300)
+        if (error instanceof PaywireError || !final || !responseHeaders || deadline.abortedBy === 'user') throw error
+        return rawResponse(status as number, responseHeaders, '', undefined, attempt, req)
+      }
+      let response = await exchange().catch(cut)
+      // Which socket carried it is unknown: as if an earlier request had the same subject.
+      let doubt = req.answerCheck?.(response.status, response.json, true)
+      if (doubt !== undefined && req.retry.kind === 'safe' && !isRetryableStatus(response.status)) {
+        // A lookup asks once more; whether the runtime gives it a fresh connection is the runtime's choice.
+        response = await exchange()
+        doubt = undefined
+      }
+      if (doubt !== undefined && req.reusesConnection) return unbelieved(plan, doubt, response, false)
+      return { ok: true, response }
     } catch (error) {
       if (error instanceof PaywireError) return { ok: false, error, failure: undefined, mayHaveArrived: true }
       // A final status that is not 2xx is the service's answer even when its body never came whole.

@@ -34,6 +34,7 @@ import { emit, type Hooks, type Logger, resolveEnvLogger } from './hooks.js'
 import { backoffOptions, duration, positive } from './options.js'
 import type { HttpRequest, RawResponse, ResponseHandler } from './request.js'
 import { type AttemptFailure, parseRetryAfter } from './retry.js'
+import { runtimeTag } from './runtime.js'
 import {
   attemptEnded,
   attemptStarted,
@@ -45,7 +46,7 @@ import {
   traced,
   tracingIfObserved,
 } from './telemetry.js'
-import { type CallTransport, chooseTransport, runtimeTag } from './transport.js'
+import { type CallTransport, chooseTransport } from './transport.js'
 
 export { WINDOW_MARGIN_MS } from './call-limits.js'
 export type { CallOptions, ClientOptions, HttpClientConfig } from './client-options.js'
@@ -99,6 +100,7 @@ export class HttpClient {
       maxSockets: socketCap(o.maxSockets, o.dispatcher !== undefined, o.fetch !== undefined),
       timeout: this.#timeout,
       maxResponseBytes,
+      clock: this.#clock,
     })
   }
 
@@ -120,6 +122,11 @@ export class HttpClient {
   /** The User-Agent this client sends. */
   get userAgent(): string {
     return this.#userAgent
+  }
+
+  /** The client's per-attempt timeout, in ms (`timeout`). */
+  get timeout(): number {
+    return this.#timeout
   }
 
   /** The longest a call may run, in ms, from its start to its end (`totalTimeout`). */

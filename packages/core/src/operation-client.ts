@@ -8,6 +8,7 @@ import type { z } from 'zod'
 import { unboundAnswer } from './answer-binding.js'
 import { type AnswerSchema, checkAnswer } from './answer-schema.js'
 import { ApiPromise, isThenable, type WithResponse } from './api-promise.js'
+import { reusedConnectionDoubt } from './attempt-failure.js'
 import {
   callOptions,
   type OperationInput,
@@ -15,7 +16,13 @@ import {
   type RequestInput,
   type ResultOf,
 } from './call-input.js'
-import { type ApiError, RequestValidationError, type ValidationIssue } from './errors.js'
+import {
+  type ApiError,
+  ConnectionError,
+  type PaywireError,
+  RequestValidationError,
+  type ValidationIssue,
+} from './errors.js'
 import type { HttpClient } from './http-client.js'
 import { checkJournal, journaled } from './journal.js'
 import type { Operation, RejectAnswer, SentRequest } from './operation.js'
@@ -72,7 +79,33 @@ export interface OperationClientConfig<Ctx> extends RequestTarget<Ctx> {
    * through it. Not optional, so a client cannot drop it by leaving it out: `undefined` for none.
    */
   readonly journal: unknown
+  /**
+   * Settles at once a money-moving call whose answer on a kept-alive connection was not believed
+   * (`Operation.reusesConnection`), by the operation's lookup on a connection of its own within
+   * `timeoutMs` (what is left of the call's time): the lookup's answer when it proves the call
+   * acted, else `undefined` (the call's unknown outcome stands, to be reconciled later).
+   */
+  readonly settleAtOnce?: (
+    error: PaywireError,
+    within: { readonly timeoutMs: number; readonly signal: AbortSignal | undefined },
+  ) => Promise<SettledAtOnce | undefined>
 }
+
+/**
+ * What an immediate settle proved: the call acted (`applied`, the lookup's answer), or it did not
+ * and cannot any more (`notApplied`: the state refuses the operation, so a late arrival changes
+ * nothing; with the codes the service refuses it with there). `undefined` from `settleAtOnce` when
+ * the lookup proved neither.
+ */
+export type SettledAtOnce =
+  | { readonly applied: WithResponse<unknown> }
+  | {
+      readonly notApplied: true
+      /** The error codes the service answers the operation in the state shown: a refusal read with one of them is believed. */
+      readonly refusals: readonly (string | number)[]
+      /** What the lookup showed, in words (`GET_TRANS_STATUS shows T-1 as VOID`). */
+      readonly evidence: string
+    }
 
 /** Runs the operation rows of one client: validate, build, send, read. Nothing is sent on a refusal. */
 export class OperationClient<Ctx> {
@@ -164,23 +197,73 @@ export class OperationClient<Ctx> {
     const { http } = this.#config
     const journal = this.#journal
     const keepOpen = options?.keepIntentOpen === true
+    const send = (open?: () => Promise<void>) => {
+      const sending = http.send(request, handler, callOptions(options), open)
+      // The caller's own schema could not read the lookup's answer: their call stays unknown instead.
+      return request.reusesConnection && options?.schema === undefined
+        ? this.#settling(sending, request, handler, options)
+        : sending
+    }
     if (journal === undefined || request.retry.kind === 'safe') {
       if (keepOpen) return ApiPromise.rejected(notJournaled(row.name, journal === undefined))
-      const sending = http.send(request, handler, callOptions(options))
+      const sending = send()
       return request.retry.kind === 'safe' ? sending : this.#heard(row.name, params, sent, sending.withResponse())
     }
-    return this.#heard(
-      row.name,
-      params,
-      sent,
-      journaled(
-        journal,
-        http,
-        request,
-        params,
-        (open) => http.send(request, handler, callOptions(options), open),
-        keepOpen,
-      ),
+    return this.#heard(row.name, params, sent, journaled(journal, http, request, params, send, keepOpen))
+  }
+
+  /**
+   * `sending`, except that an answer not believed on a kept-alive connection (transport.ts) is
+   * settled at once by the operation's lookup, within what is left of the call's time: proven
+   * applied, the call resolves with the lookup's answer; proven not applied, and unable to become
+   * so (a state the call cannot act on), it fails with the refusal it read when that is the one the
+   * state makes the service answer, else with a `ConnectionError` saying it did not act; otherwise
+   * its unknown outcome stands (docs/reliability.md).
+   */
+  #settling<T>(
+    sending: ApiPromise<T>,
+    request: HttpRequest,
+    handler: ResponseHandler<T>,
+    options: OperationOptions<AnswerSchema | undefined> | undefined,
+  ): ApiPromise<T> {
+    const { http, settleAtOnce } = this.#config
+    if (settleAtOnce === undefined) return sending
+    const ends = http.clock.now() + http.totalTimeout
+    // The lookup is one more attempt of the call: no longer than one, and within the call's total.
+    const attemptMs = typeof options?.timeout === 'number' ? options.timeout : http.timeout
+    const signal = options?.signal
+    return new ApiPromise(
+      sending.withResponse().catch(async (error: unknown) => {
+        const doubt = reusedConnectionDoubt(error)
+        if (doubt === undefined) throw error
+        const timeoutMs = Math.floor(Math.min(ends - http.clock.now(), attemptMs))
+        const settled =
+          timeoutMs > 0
+            ? await settleAtOnce(error as PaywireError, { timeoutMs, signal }).catch(() => undefined)
+            : undefined
+        if (settled === undefined) throw error
+        if ('applied' in settled) return settled.applied as WithResponse<T>
+        // The refusal read is believed only when it is the one the proven state makes the service
+        // answer (rule-named codes): anything else may still be an earlier request's.
+        const { answer } = doubt
+        const refusal =
+          answer === undefined || (answer.status >= 200 && answer.status < 300)
+            ? undefined
+            : handler.toError(answer, request)
+        if (refusal?.code !== undefined && settled.refusals.includes(refusal.code)) throw refusal
+        const read =
+          answer === undefined
+            ? 'no answer came on its kept-alive connection'
+            : `the ${answer.status} answer on a kept-alive connection was not believed as this call's`
+        throw new ConnectionError({
+          ...request,
+          attempts: error instanceof ConnectionError ? error.attempts : 1,
+          requestSent: true,
+          mayHaveActed: false,
+          cause: error,
+          message: `${request.operation}: ${read}; ${settled.evidence}, so the call did not act.`,
+        })
+      }),
     )
   }
 
@@ -220,7 +303,7 @@ export class OperationClient<Ctx> {
   ): ApiPromise<ResultOf<S, unknown>> {
     let request: HttpRequest
     try {
-      request = this.#builder.buildRaw(input, options ?? {}, this.#ownConnection)
+      request = this.#builder.buildRaw(input, options ?? {})
     } catch (error) {
       return ApiPromise.rejected(error)
     }

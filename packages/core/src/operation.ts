@@ -83,6 +83,14 @@ export function bindAnswer(kind: AnswerBindingKind, fields: AnswerBindingFields)
   return Object.freeze({ kind, ...fields })
 }
 
+/** What a row that reuses connections believes of an answer on a reused one (`Operation.reusesConnection`). */
+export interface ReusedConnectionRule {
+  /** Whether the answer shows the call applied (a captured payment for a capture). */
+  readonly applied: (answer: unknown) => boolean
+  /** The applied answer in words, for the message of one not believed: `result SUCCESS with status SETTLED`. */
+  readonly shows: string
+}
+
 /** The 2xx answer value could not be used: the message says what is wrong with it. */
 export type RejectAnswer = (problem: string) => never
 
@@ -128,6 +136,17 @@ export interface Operation<
    * row's decoder or the caller's schema reads it. Every caller of the row gets the check.
    */
   readonly answerBinding?: AnswerBinding
+  /**
+   * A money-moving call that may go on a kept-alive connection: its answer names its subject (its
+   * `answerBinding` names every value that makes it this call's, the action included), and the
+   * service's state refuses a repeat (a capture of a payment no longer pending). On a reused
+   * connection only a 2xx that names every bound value and shows the call applied (`applied`) is
+   * believed: a copy of that answer is still true, since no repeat can change it, while a copy of a
+   * decline could hide a repeat that went through. Anything else is an unknown outcome, settled at
+   * once by the row's `reconcile` lookup on a connection of its own (docs/reliability.md, "Keep-alive
+   * where the answer is bound"). Needs `answerBinding` and `reconcile`.
+   */
+  readonly reusesConnection?: ReusedConnectionRule
   // Steps are methods: a row's own steps take its own params, and any row fits a table of rows.
   /** Refusals the schema would word badly (a shape meant for another endpoint). */
   precheck?(input: unknown): readonly ValidationIssue[]
@@ -150,6 +169,11 @@ export function defineOperation<
   const Path extends string = string,
   const Q extends boolean = false,
 >(row: Operation<Ctx, S, Result, Path, Q>): Operation<Ctx, S, Result, Path, Q> {
+  if (row.reusesConnection && (row.answerBinding === undefined || row.reconcile === undefined)) {
+    throw new TypeError(
+      `${row.name}: reusesConnection needs an answerBinding (what makes an answer this call's) and a reconcile rule (how an answer not believed is settled)`,
+    )
+  }
   return Object.freeze(row)
 }
 

@@ -5,6 +5,7 @@
  */
 
 import type { z } from 'zod'
+import { subjectOf, unboundOnReuse } from './answer-binding.js'
 import type { AnswerSchema } from './answer-schema.js'
 import { nodeCrypto } from './builtins.js'
 import {
@@ -107,6 +108,20 @@ export class RequestBuilder<Ctx> {
     const base = this.#baseUrl(row.base, row.name)
     const url = base + (path === NO_PATH ? template : expandPath(template, path, row.name))
     const sent: SentRequest = { wire, path, idempotencyKey: key }
+    const retry = options.retryWithSameKey === true ? keyed : retryPolicyOf(row, ctx)
+    const binding = row.answerBinding
+    // Which answers on a reused connection are believed: a lookup's and a bound money-moving call's.
+    const rule = ownConnection ? undefined : row.reusesConnection
+    // On a reused socket where an earlier request had this one's subject, a bound answer may be that
+    // request's: then only one showing the call applied is believed (its copy stays true).
+    const answerCheck =
+      binding && (rule || retry.kind === 'safe')
+        ? (status: number, json: unknown, repeated: boolean) =>
+            unboundOnReuse(binding, sent, status, json) ??
+            (rule && repeated && !rule.applied(json)
+              ? `an earlier request on this connection had the same subject, and it does not show ${rule.shows}, the only answer whose copy a repeat cannot make untrue`
+              : undefined)
+        : undefined
     const request: HttpRequest = {
       operation: row.name,
       method: row.method,
@@ -115,22 +130,21 @@ export class RequestBuilder<Ctx> {
       shownUrl: base + template,
       headers,
       body: wire && (row.encoding === 'form' ? formBody(wire as Record<string, string>) : jsonBody(wire)),
-      retry: options.retryWithSameKey === true ? keyed : retryPolicyOf(row, ctx),
+      retry,
       reconciliation: row.reconcile ? row.reconcile.of(sent) : keyReconciliation(idempotency, key),
       idempotencyKey: key,
       credentialHeaders: auth && this.#credentialNames(auth),
       managedHeaders: keyHeader ? [keyHeader] : undefined,
       ownConnection: ownConnection || undefined,
+      reusesConnection: rule ? true : undefined,
+      answerCheck,
+      subject: answerCheck && binding ? subjectOf(row.name, binding, sent) : undefined,
     }
     return { request, params, sent }
   }
 
   /** The raw escape hatch's request: any method and path below a base URL, with the credentials and the client's key header. */
-  buildRaw(
-    input: RequestInput,
-    options: OperationOptions<AnswerSchema | undefined>,
-    ownConnection: boolean,
-  ): HttpRequest {
+  buildRaw(input: RequestInput, options: OperationOptions<AnswerSchema | undefined>): HttpRequest {
     const keyHeader = this.#target.requestIdempotencyHeader
     const issues = optionIssues(options, keyHeader !== undefined)
     if (issues.length > 0) throw new RequestValidationError('request', issues)
@@ -152,7 +166,9 @@ export class RequestBuilder<Ctx> {
       reconciliation: keyReconciliation(keyHeader ? { header: keyHeader } : undefined, key),
       idempotencyKey: key,
       credentialHeaders: auth && this.#credentialNames(auth),
-      ownConnection: ownConnection || undefined,
+      // Nothing binds a raw answer to its request: a kept-alive connection's stale answer could be
+      // read as its own, so it always goes on a connection of its own.
+      ownConnection: true,
     }
   }
 

@@ -44,6 +44,22 @@ export interface HttpRequest {
    * stale answer left on a kept-alive connection is read as theirs. Not a merchant option.
    */
   readonly ownConnection?: boolean | undefined
+  /**
+   * @internal A money-moving call whose row binds its answer (`Operation.reusesConnection`): it may go
+   * on a kept-alive connection of the client's own, where only an answer `answerCheck` accepts is believed.
+   */
+  readonly reusesConnection?: true | undefined
+  /**
+   * @internal Why an answer that came on a connection which carried an earlier answer is not
+   * believed as this request's (`undefined`: it is). Set on requests whose row binds its answer; a
+   * transport that cannot tell which connection carried an answer treats every one as reused.
+   */
+  readonly answerCheck?: ((status: number, json: unknown, repeated: boolean) => string | undefined) | undefined
+  /**
+   * @internal What the request is about, for the answer check: its operation and the values its
+   * binding names. `repeated` tells the check an earlier request on the same socket had the same one.
+   */
+  readonly subject?: string | undefined
 }
 
 /** An answer as the service package sees it before turning it into a result or an error. */

@@ -25,6 +25,11 @@ export function withinWindow(windowMs: number): RetryPolicy {
 
 const RETRYABLE_STATUS = new Set([408, 429, 502, 503, 504])
 
+/** Whether `status` is one a `safe` call is retried on (408, 429, 502, 503, 504): "try again", whoever it was for. */
+export function isRetryableStatus(status: number): boolean {
+  return RETRYABLE_STATUS.has(status)
+}
+
 /** What went wrong with one attempt, as the retry decision needs it. */
 export type AttemptFailure =
   | { readonly kind: 'status'; readonly status: number; readonly retryAfterMs: number | undefined }
@@ -39,7 +44,7 @@ export function policyAllowsRetry(policy: RetryPolicy, failure: AttemptFailure):
   // The service received the request and started on it: only a repeat it recognises is harmless.
   if (failure.kind === 'interim') return policy.kind === 'safe' || policy.kind === 'keyed'
   if (failure.kind === 'connection') return true
-  return RETRYABLE_STATUS.has(failure.status)
+  return isRetryableStatus(failure.status)
 }
 
 export interface BackoffOptions {

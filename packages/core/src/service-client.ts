@@ -12,7 +12,7 @@ import type { ClientOptions } from './client-options.js'
 import { PaywireError, RequestValidationError } from './errors.js'
 import { HttpClient } from './http-client.js'
 import { forgetIntentMark } from './intent-marks.js'
-import { type AnswerReader, OperationClient } from './operation-client.js'
+import { type AnswerReader, OperationClient, type SettledAtOnce } from './operation-client.js'
 import {
   checkReconcileOptions,
   type IntentReconciled,
@@ -51,6 +51,16 @@ export interface ServiceClientSetup<Ctx> {
    * password): recorded on journal intents and errors, so a client settles only its account's.
    */
   readonly account: string
+  /**
+   * How the service settles at once a money-moving call whose answer on a kept-alive connection was
+   * not believed (`OperationClientConfig.settleAtOnce`), given the client's engine; services whose
+   * rows never reuse a connection for such a call have none.
+   */
+  readonly settleAtOnce?: (
+    error: PaywireError,
+    within: { readonly timeoutMs: number; readonly signal: AbortSignal | undefined },
+    engine: OperationClient<Ctx>,
+  ) => Promise<SettledAtOnce | undefined>
 }
 
 /** The base of the three service clients (one way to build a client, in every package). */
@@ -72,6 +82,7 @@ export abstract class ServiceClient<Ctx> {
       })
     })
     this.#http = http
+    const settle = setup.settleAtOnce
     this.#engine = asClientOptionError(setup.client, () => {
       return new OperationClient({
         http,
@@ -81,6 +92,7 @@ export abstract class ServiceClient<Ctx> {
         ...(setup.requestIdempotencyHeader ? { requestIdempotencyHeader: setup.requestIdempotencyHeader } : {}),
         answers: setup.answers,
         journal,
+        ...(settle ? { settleAtOnce: (error, within) => settle(error, within, this.#engine) } : {}),
       })
     })
     this.#keys = reconcileKeysOf(...Object.values(setup.endpoints))

@@ -4,15 +4,26 @@
  */
 
 import type { Dispatcher } from 'undici'
-import { parseJson, rawResponse } from './answer-shape.js'
+import { parseJson, rawResponse, readWithin } from './answer-shape.js'
 import { isThenable } from './api-promise.js'
-import { type AttemptOutcome, type AttemptPlan, classifyFailure, interimStatusOf } from './attempt-failure.js'
+import {
+  type AttemptOutcome,
+  type AttemptPlan,
+  classifyFailure,
+  failedOnReusedConnection,
+  interimStatusOf,
+  unbelieved,
+} from './attempt-failure.js'
+import { type Clock, systemClock } from './clock.js'
 import { createConnector, TlsSessions } from './connector.js'
 import { DeadlineList } from './deadlines.js'
 import { PaywireError, ResponseTooLargeError, type TimeoutPhase } from './errors.js'
 import { type CallTransport, FetchTransport } from './fetch-transport.js'
 import { flattenHeaders } from './headers.js'
-import type { HttpRequest } from './request.js'
+import { KeptConnections, type Loan, MONEY_IDLE_LIMIT_MS } from './kept-connections.js'
+import type { HttpRequest, RawResponse } from './request.js'
+import { isRetryableStatus } from './retry.js'
+import { isNode, warnFetchInstead } from './runtime.js'
 import { type AttemptHandler, loadTransport, splitUrl, type Transport } from './undici.js'
 
 export type { CallTransport } from './fetch-transport.js'
@@ -28,6 +39,8 @@ export interface TransportConfig {
   readonly maxResponseBytes: number
   /** The caller's `fetch`, if one was given: attempts go through it instead of undici. */
   readonly fetch?: typeof fetch | undefined
+  /** The client's monotonic clock: how long a kept-alive connection has been idle. Default: the system's. */
+  readonly clock?: Clock | undefined
 }
 
 /**
@@ -42,34 +55,6 @@ export function chooseTransport(config: TransportConfig): CallTransport {
   return new FetchTransport(globalThis.fetch, config.maxResponseBytes)
 }
 
-interface RuntimeGlobals {
-  process?: { versions?: Record<string, string | undefined> }
-  Bun?: unknown
-  Deno?: unknown
-  navigator?: { userAgent?: string }
-}
-
-/** Node itself: not Bun or Deno, which also answer to `process.versions.node`. */
-function isNode(): boolean {
-  const g = globalThis as RuntimeGlobals
-  const versions = g.process?.versions
-  return typeof versions?.node === 'string' && versions.bun === undefined && g.Bun === undefined && g.Deno === undefined
-}
-
-/**
- * The runtime as the User-Agent names it: `node/22.12.0`, `bun/1.4.5`, `deno/2.9.6`, `workers`, or
- * `unknown-runtime`. Read from globals that every runtime may lack (Workers has no `process.versions`).
- */
-export function runtimeTag(): string {
-  const g = globalThis as RuntimeGlobals
-  const versions = g.process?.versions
-  if (versions?.bun) return `bun/${versions.bun}`
-  if (versions?.deno) return `deno/${versions.deno}`
-  if (typeof versions?.node === 'string' && g.Bun === undefined && g.Deno === undefined) return `node/${versions.node}`
-  if (g.navigator?.userAgent === 'Cloudflare-Workers') return 'workers'
-  return 'unknown-runtime'
-}
-
 /**
  * Sends attempts for one client on undici. Owns its two pools (unless the caller supplied a
  * dispatcher); undici itself is loaded by the first call (`load`).
@@ -77,15 +62,16 @@ export function runtimeTag(): string {
 export class UndiciTransport implements CallTransport {
   /** The caller's dispatcher, if one was given. */
   readonly #givenDispatcher: Dispatcher | undefined
-  /** The client's own keep-alive Agent for calls safe to repeat, made on first use (undici loads then, undici.ts). */
-  #ownAgent: Dispatcher | undefined
-  /** The client's own Agent for money-moving calls: one request per connection (see `#dispatcher`). */
+  /** The client's own kept-alive connections, made on first use (undici loads then, undici.ts). */
+  #keptConnections: KeptConnections | undefined
+  /** The client's own Agent for calls on a connection of their own (see `#onOwnConnection`). */
   #singleUseAgent: Dispatcher | undefined
   readonly #maxSockets: number
   /** Each origin's last TLS session, resumed by the next connection of either Agent (connector.ts). */
   readonly #tlsSessions = new TlsSessions()
   readonly #timeout: number
   readonly #maxResponseBytes: number
+  readonly #clock: Clock
   /** undici's Agent and request, once the first request has loaded them. */
   #undici: Transport | undefined
   /** Per-attempt deadlines, one timer for all of them (deadlines.ts); real monotonic time, like the timers they replace. */
@@ -99,6 +85,7 @@ export class UndiciTransport implements CallTransport {
     this.#maxSockets = config.maxSockets
     this.#timeout = config.timeout
     this.#maxResponseBytes = config.maxResponseBytes
+    this.#clock = config.clock ?? systemClock
   }
 
   /** Whether attempts go through the caller's dispatcher rather than the client's own Agents. */
@@ -134,55 +121,56 @@ export class UndiciTransport implements CallTransport {
 
   /** Whether a request handed to the dispatcher now would be refused before anything is written. */
   get shut(): boolean {
-    const d = (this.#givenDispatcher ?? this.#ownAgent) as { closed?: unknown; destroyed?: unknown } | undefined
+    const d = this.#givenDispatcher as { closed?: unknown; destroyed?: unknown } | undefined
     return this.#closed || d?.closed === true || d?.destroyed === true
   }
 
   /** Closes the client's own pools (a caller-supplied dispatcher is left open); a second call waits for the same close. */
   close(): Promise<void> {
     this.#closed = true
-    this.#closing ??= Promise.all([this.#ownAgent?.close(), this.#singleUseAgent?.close()]).then(() => undefined)
+    this.#closing ??= Promise.all([this.#keptConnections?.close(), this.#singleUseAgent?.close()]).then(() => undefined)
     return this.#closing
   }
 
-  /**
-   * The dispatcher a call goes through: the caller's, or one of the client's own Agents, made on
-   * first use. A money-moving call gets a connection that carried nothing before it and is closed
-   * after its answer (`pipelining: 0`, `connection: close`). HTTP/1.1 answers carry nothing that
-   * names their request: a server or proxy that answers one request twice leaves a stale answer on a
-   * kept-alive connection, and if it arrives after the next request was written there (undici drops
-   * a connection that receives bytes while idle, but only before it writes), it reads as that
-   * request's answer. A fresh connection has no earlier answer to misread, and a closed one hands
-   * its leftovers to nobody. Lookups keep the keep-alive pool, except those reconciliation decides
-   * on (`ownConnection`): a stale answer there would settle an unknown outcome wrongly.
-   */
-  #dispatcher(transport: Transport, ownConnection: boolean): Dispatcher {
-    if (this.#givenDispatcher) return this.#givenDispatcher
-    if (ownConnection) {
-      this.#singleUseAgent ??= this.#newAgent(transport, 0)
-      return this.#singleUseAgent
-    }
-    this.#ownAgent ??= this.#newAgent(transport, 1)
-    return this.#ownAgent
+  /** The client's own Agent for calls on a connection of their own: one request per connection, closed after its answer. */
+  #singleUse(transport: Transport): Dispatcher {
+    this.#singleUseAgent ??= new transport.Agent({
+      ...this.#poolOptions(transport),
+      connections: this.#maxSockets,
+      pipelining: 0,
+    })
+    return this.#singleUseAgent
   }
 
-  /** One of the client's own Agents: `pipelining` 1 keeps connections alive, 0 uses each for one request. */
-  #newAgent(transport: Transport, pipelining: 0 | 1): Dispatcher {
-    return new transport.Agent({
-      pipelining,
+  /** The client's kept-alive connections, lent one request at a time (kept-connections.ts). */
+  #kept(transport: Transport): KeptConnections {
+    if (this.#keptConnections === undefined) {
+      // One connector for all of them: its cap counts every socket of an origin until it closes.
+      const options = this.#poolOptions(transport)
+      this.#keptConnections = new KeptConnections(
+        (origin) => new transport.Client(origin, { ...options, pipelining: 1 }),
+        this.#maxSockets,
+        this.#clock,
+      )
+    }
+    return this.#keptConnections
+  }
+
+  /** What both of the client's own pools share: keep-alive time, undici's timers off, the connector. */
+  #poolOptions(transport: Transport) {
+    return {
       keepAliveTimeout: 4_000,
-      connections: this.#maxSockets,
       // Our own per-attempt deadline is the only one: undici's timers are off.
       headersTimeout: 0,
       bodyTimeout: 0,
-      // Sessions resumed across both Agents, sockets capped per Agent until they close (connector.ts).
+      // Sessions resumed across both pools, sockets capped per pool until they close (connector.ts).
       connect: createConnector({
         modules: transport.sockets,
         sessions: this.#tlsSessions,
         maxSockets: this.#maxSockets,
         timeoutMs: Math.min(10_000, Math.max(1, this.#timeout)),
       }),
-    })
+    }
   }
 
   /** One attempt, dispatched within its budget: the answer, or what its failure means (attempt-failure.ts). */
@@ -192,23 +180,17 @@ export class UndiciTransport implements CallTransport {
     // undici listens to: no timer and no EventEmitter per attempt (see deadlines.ts).
     const timeoutMs = budget.ms
     const deadline = this.#deadlines.start(timeoutMs)
-    let phase: TimeoutPhase = 'headers'
-    let interimStatus: number | undefined
     // The caller's signal is listened to only when there is one: no closure otherwise.
     const onUserAbort = userSignal && (() => deadline.abort('user'))
     if (onUserAbort) userSignal.addEventListener('abort', onUserAbort, { once: true })
-    // The answer's status and headers, once they came: a non-2xx status stands even if its body fails.
-    let status: number | undefined
-    let responseHeaders: Record<string, string> | undefined
-    // Knows whether undici began writing the request (undici.ts).
+    const exchange: Exchange = { phase: 'headers', interimStatus: undefined, status: undefined, headers: undefined }
     let handler: AttemptHandler | undefined
+    let loan: Loan | undefined
 
     try {
       const transport = this.#undici as Transport
       const { origin, path } = splitUrl(req.url)
-      // Every policy but `safe` is for a call whose repeat could act twice: it moves money. It, and a
-      // lookup reconciliation decides on, never share a connection with another call (see #dispatcher).
-      const ownConnection = req.retry.kind !== 'safe' || req.ownConnection === true
+      const own = this.#onOwnConnection(req)
       // A caller's dispatcher may have shorter undici timeouts of its own: they must not fire before
       // ours. The client's own Agent has them off, so it is spared undici's per-request timers.
       const undiciTimeout = this.#givenDispatcher ? timeoutMs + 1_000 : undefined
@@ -223,40 +205,130 @@ export class UndiciTransport implements CallTransport {
         headersTimeout: undiciTimeout,
         bodyTimeout: undiciTimeout,
         // Never reuse the connection after a money-moving call or a reconciliation lookup (see
-        // #dispatcher); a no-op on our own single-use pool.
-        reset: ownConnection || undefined,
+        // #onOwnConnection); a no-op on our own single-use pool.
+        reset: own || undefined,
         onInfo: ({ statusCode }) => {
-          interimStatus = statusCode
+          exchange.interimStatus = statusCode
         },
       }
-      const dispatcher = this.#dispatcher(transport, ownConnection)
-      const res = await new Promise<Dispatcher.ResponseData>((resolve, reject) => {
-        handler = new transport.AttemptHandler(options, deadline, (error, data) =>
-          error ? reject(error) : resolve(data),
-        )
-        if (!deadline.aborted) dispatcher.dispatch(options, handler)
-      })
-      phase = 'body'
-      status = res.statusCode
-      responseHeaders = flattenHeaders(res.headers, req.credentialHeaders)
-      const rawBody = await this.#readBody(res.body, responseHeaders, status, req, attempt)
-      return { ok: true, response: rawResponse(status, responseHeaders, rawBody, parseJson(rawBody), attempt, req) }
+      // The handler knows whether undici began writing the request (undici.ts); an aborted attempt's
+      // fails at once, unwritten, even while it waits for a kept-alive connection.
+      const sendOn = (target: Dispatcher | undefined) => () =>
+        new Promise<Dispatcher.ResponseData>((resolve, reject) => {
+          const h = new transport.AttemptHandler(options, deadline, (error, data) =>
+            error ? reject(error) : resolve(data),
+          )
+          handler = h
+          if (deadline.aborted) return
+          if (target) return target.dispatch(options, h)
+          // A kept-alive connection, started on as soon as one is free (kept-connections.ts).
+          this.#kept(transport).lend(
+            origin,
+            {
+              start: (lent) => {
+                loan = lent
+                h.onWrite = () => lent.written(req.subject)
+                lent.dispatcher.dispatch(options, h)
+              },
+              refuse: (error) => h.refuse(error),
+              gone: () => deadline.aborted,
+            },
+            req.reusesConnection ? MONEY_IDLE_LIMIT_MS : undefined,
+          )
+        })
+      const target = this.#givenDispatcher ?? (own ? this.#singleUse(transport) : undefined)
+      // A non-2xx whose body never came whole is still an answer, and doubted like any other.
+      let answer = await this.#exchange(sendOn(target), exchange, req, attempt).catch((error: unknown) =>
+        cutAnswer(error, exchange, deadline.abortedBy),
+      )
+      if (loan) {
+        // On a connection that carried an answer before, only an answer bound to this request is
+        // believed: anything else may be a stale second answer to an earlier request, with this
+        // request's own answer still to come on that connection, which is closed so that answer
+        // reaches nobody (docs/reliability.md, "Keep-alive where the answer is bound").
+        const doubt = loan.reused ? req.answerCheck?.(answer.status, answer.json, loan.repeated) : undefined
+        if (doubt === undefined) loan.giveBack()
+        else {
+          // Its own answer may still be on its way there: the connection goes, so it reaches nobody.
+          loan.discard()
+          if (req.retry.kind !== 'safe') return unbelieved(plan, doubt, responseOf(answer, attempt, req), true)
+          // A lookup is safe to ask again: on a connection of its own, whose answer is its own. A
+          // "try again" status is left to its retry policy, whoever it was meant for.
+          if (!isRetryableStatus(answer.status)) {
+            answer = await this.#exchange(sendOn(this.#singleUse(transport)), exchange, req, attempt)
+          }
+        }
+      }
+      return {
+        ok: true,
+        response: rawResponse(answer.status, answer.headers, answer.rawBody, answer.json, attempt, req),
+      }
     } catch (error) {
+      // A connection that failed mid-call carries nothing for the next one.
+      loan?.discard()
+      // On a reused connection, a bound money-moving call's failure may be the connection's, not
+      // the call's (the service closed it idle as the request went out): the engine settles it at once.
+      const doubted = loan?.reused === true && req.reusesConnection === true
       if (error instanceof PaywireError) return { ok: false, error, failure: undefined, mayHaveArrived: true }
+      const { status, headers: responseHeaders } = exchange
       // A final status that is not 2xx is the service's answer even when its body never came whole
       // (a 304 declaring a length, a 302 cut mid-body): the status decides, the body is left empty.
       if (status !== undefined && responseHeaders && deadline.abortedBy !== 'user' && (status < 200 || status >= 300)) {
-        return { ok: true, response: rawResponse(status, responseHeaders, '', undefined, attempt, req) }
+        const response = rawResponse(status, responseHeaders, '', undefined, attempt, req)
+        const doubt = doubted ? req.answerCheck?.(status, undefined, loan?.repeated ?? true) : undefined
+        return doubt === undefined ? { ok: true, response } : unbelieved(plan, doubt, response, true)
       }
-      interimStatus ??= interimStatusOf(error)
-      // Only the client's own Agent is known to tell the handler before it writes (undici's contract,
-      // which a caller's dispatcher may not keep): with another, an unwritten request is not assumed.
-      const written = this.#givenDispatcher || handler === undefined ? undefined : handler.written
-      return classifyFailure(error, plan, { abortedBy: deadline.abortedBy, phase, interimStatus, written })
+      const interimStatus = exchange.interimStatus ?? interimStatusOf(error)
+      // Only the client's own pools are known to tell the handler before they write (undici's
+      // contract, which a caller's dispatcher may not keep): with another, an unwritten request is
+      // not assumed. On our own pools a request never handed to undici (it waited for a connection) was not written.
+      const written = this.#givenDispatcher ? undefined : handler === undefined ? false : handler.written
+      const outcome = classifyFailure(error, plan, {
+        abortedBy: deadline.abortedBy,
+        phase: exchange.phase,
+        interimStatus,
+        written,
+      })
+      if (doubted && !outcome.ok && outcome.mayHaveArrived && deadline.abortedBy !== 'user') {
+        failedOnReusedConnection(outcome.error)
+      }
+      return outcome
     } finally {
       this.#deadlines.finish(deadline)
       if (onUserAbort) userSignal?.removeEventListener('abort', onUserAbort)
     }
+  }
+
+  /**
+   * Whether `req` goes on a connection of its own, closed after it. Every policy but `safe` is for
+   * a call whose repeat could act twice: it moves money, and never shares a connection with another
+   * call, unless its row binds its answer (`reusesConnection`) and the connection is one of ours,
+   * where an answer that is not bound is never believed (`attempt`). A lookup reconciliation
+   * decides on never shares one either (`ownConnection`). With the caller's dispatcher, which
+   * connection carried an answer cannot be known: every money-moving call is sent with `reset`.
+   */
+  #onOwnConnection(req: HttpRequest): boolean {
+    if (req.ownConnection === true) return true
+    if (req.retry.kind === 'safe') return false
+    return this.#givenDispatcher !== undefined || req.reusesConnection !== true
+  }
+
+  /** One request on its way: its answer's status, headers and body, read within `maxResponseBytes`. */
+  async #exchange(
+    send: () => Promise<Dispatcher.ResponseData>,
+    exchange: Exchange,
+    req: HttpRequest,
+    attempt: number,
+  ): Promise<Answer> {
+    exchange.phase = 'headers'
+    exchange.status = undefined
+    exchange.headers = undefined
+    const res = await send()
+    exchange.phase = 'body'
+    exchange.status = res.statusCode
+    exchange.headers = flattenHeaders(res.headers, req.credentialHeaders)
+    const rawBody = await this.#readBody(res.body, exchange.headers, res.statusCode, req, attempt)
+    return { status: res.statusCode, headers: exchange.headers, rawBody, json: parseJson(rawBody) }
   }
 
   /**
@@ -283,35 +355,34 @@ export class UndiciTransport implements CallTransport {
   }
 }
 
-/** A body of undeclared length, read chunk by chunk and refused as soon as it passes `limit`. */
-async function readWithin(
-  body: Dispatcher.ResponseData['body'],
-  limit: number,
-  tooLarge: () => ResponseTooLargeError,
-): Promise<string> {
-  const chunks: Buffer[] = []
-  let size = 0
-  for await (const chunk of body) {
-    size += (chunk as Buffer).length
-    if (size > limit) throw tooLarge()
-    chunks.push(chunk as Buffer)
-  }
-  return chunks.length === 1 ? (chunks[0] as Buffer).toString('utf8') : Buffer.concat(chunks).toString('utf8')
+/** Where an attempt's answer had got to when it failed: what `classifyFailure` and a non-2xx status read. */
+interface Exchange {
+  phase: TimeoutPhase
+  interimStatus: number | undefined
+  status: number | undefined
+  headers: Record<string, string> | undefined
 }
 
-let warnedFetchInstead = false
+/** An answer read whole. */
+interface Answer {
+  readonly status: number
+  readonly headers: Record<string, string>
+  readonly rawBody: string
+  readonly json: unknown
+}
 
 /**
- * Said once per process, as a Node warning (shown by default): undici did not load, so calls go
- * through the runtime's `fetch`, which cannot give a money-moving call a connection of its own (only
- * the answer's echo check remains). Seen when a bundler puts undici inside an ESM bundle, where its
- * `require()` of Node's modules fails.
+ * The answer of a failed read whose final status was not 2xx (a 304 declaring a length, a 302 cut
+ * mid-body): the status decides, the body is left empty. Anything else is rethrown.
  */
-function warnFetchInstead(error: unknown): void {
-  if (warnedFetchInstead) return
-  warnedFetchInstead = true
-  const why = error instanceof Error ? error.message : String(error)
-  const text = `paywire: undici could not be loaded (${why}), so this process sends with the runtime's fetch: a money-moving call no longer gets a connection of its own, and a stale answer left on a reused connection is caught only when it names another subject. If you bundle your code, keep undici outside the bundle (esbuild: --external:undici; webpack: externals).`
-  const runtime = (globalThis as { process?: { emitWarning?: (text: string, options: object) => void } }).process
-  runtime?.emitWarning?.(text, { code: 'PAYWIRE_FETCH_INSTEAD_OF_UNDICI' })
+function cutAnswer(error: unknown, exchange: Exchange, abortedBy: 'timeout' | 'user' | undefined): Answer {
+  const { status, headers } = exchange
+  if (error instanceof PaywireError || status === undefined || !headers || abortedBy === 'user') throw error
+  if (status >= 200 && status < 300) throw error
+  return { status, headers, rawBody: '', json: undefined }
+}
+
+/** An answer read whole, as the engine reads it. */
+function responseOf(answer: Answer, attempt: number, req: HttpRequest): RawResponse {
+  return rawResponse(answer.status, answer.headers, answer.rawBody, answer.json, attempt, req)
 }

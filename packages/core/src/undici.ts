@@ -1,9 +1,9 @@
 /// <reference path="./undici-modules.d.ts" />
 /**
- * undici's `Agent` and request handler, loaded from their own modules rather than undici's main entry:
+ * undici's `Agent`, `Client` and request handler, loaded from their own modules rather than undici's main entry:
  * loading the main entry of undici 7 installs its own Agent as the process-wide dispatcher of
  * Node's built-in `fetch` (a global symbol both share), so merely importing paywire would change
- * how the rest of the application's `fetch` calls connect. These two modules have no such effect.
+ * how the rest of the application's `fetch` calls connect. These modules have no such effect.
  * (Undoing the effect is not possible: the slot cannot be deleted, and setting it back to empty was
  * measured to break Node 20's own `fetch`.) They are private paths: undici is taken as `^7` from the
  * tested version so merchants get its fixes without a paywire release, a test fails if they move,
@@ -12,7 +12,7 @@
  *
  * They are loaded by the first request, not at import (about 50 ms of Node's HTTP stack on the bench
  * machine): a process that imports paywire to verify callbacks, or never calls out, does not pay it.
- * A literal dynamic `import()`, so bundlers still see and include both modules.
+ * A literal dynamic `import()`, so bundlers still see and include them.
  */
 
 import type { Dispatcher } from 'undici'
@@ -34,6 +34,10 @@ export interface AbortSource {
 export interface AttemptHandler extends Dispatcher.DispatchHandler {
   /** Whether undici began writing the request to a socket. */
   readonly written: boolean
+  /** Told once, as undici begins writing the request on the socket it holds (a kept-alive loan counts it then). */
+  onWrite: (() => void) | undefined
+  /** Fails the attempt before it was handed to undici (the pool it waited in closed): nothing was written. */
+  refuse(error: Error): void
 }
 
 export interface AttemptHandlerClass {
@@ -44,9 +48,11 @@ export interface AttemptHandlerClass {
   ): AttemptHandler
 }
 
-/** The two undici exports every request needs, and the Node modules its connections are opened with (connector.ts). */
+/** The undici exports every request needs, and the Node modules its connections are opened with (connector.ts). */
 export interface Transport {
   readonly Agent: typeof import('undici').Agent
+  /** One connection each: the client's kept-alive connections are lent one by one (kept-connections.ts). */
+  readonly Client: typeof import('undici').Client
   readonly AttemptHandler: AttemptHandlerClass
   readonly sockets: SocketModules
 }
@@ -59,13 +65,15 @@ export function loadTransport(): Transport | Promise<Transport> {
   if (loaded) return loaded
   loading ??= Promise.all([
     import('undici/lib/dispatcher/agent.js'),
+    import('undici/lib/dispatcher/client.js'),
     import('undici/lib/api/api-request.js'),
     import('node:net'),
     import('node:tls'),
   ]).then(
-    ([agent, request, net, tls]) => {
+    ([agent, client, request, net, tls]) => {
       loaded = {
         Agent: agent.default,
+        Client: client.default,
         AttemptHandler: attemptHandler(request.default.RequestHandler),
         sockets: { net, tls },
       }
@@ -95,6 +103,7 @@ function ignore(): void {}
 function attemptHandler(RequestHandler: RequestHandlerClass): AttemptHandlerClass {
   return class extends RequestHandler implements AttemptHandler {
     written = false
+    onWrite: (() => void) | undefined = undefined
 
     constructor(
       options: Dispatcher.RequestOptions,
@@ -108,8 +117,15 @@ function attemptHandler(RequestHandler: RequestHandlerClass): AttemptHandlerClas
 
     override onConnect(abort: (error?: Error) => void, context?: object): void {
       // undici writes the request right after this, unless the attempt was aborted already.
-      if (this.reason === null) this.written = true
+      if (this.reason === null) {
+        this.written = true
+        this.onWrite?.()
+      }
       super.onConnect(abort, context)
+    }
+
+    refuse(error: Error): void {
+      this.#abort(error)
     }
 
     #abort(reason: Error): void {

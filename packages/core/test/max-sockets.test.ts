@@ -76,9 +76,10 @@ describe("maxSockets: the per-origin socket cap of the client's own Agent", () =
     expect(s.sockets()).toBe(16)
   })
 
-  it('16 callers each sending the next call as soon as its answer comes: 16 sockets by default, more without the cap', async () => {
-    // undici keeps a socket one event-loop turn after its answer, so an immediate next call finds
-    // every socket busy and opens another one: the default cap is what holds the count at 16.
+  it('16 callers each sending the next call as soon as its answer comes: 16 sockets, with the cap and without', async () => {
+    // The client lends a kept-alive connection again as soon as its answer is read (kept-connections.ts),
+    // so an immediate next call finds it free: undici's own pool kept it busy one event-loop turn
+    // longer and opened another socket, which only the cap held at 16.
     const callers = async (client: ReturnType<typeof makeClient>, url: string) => {
       const caller = async () => {
         for (let i = 0; i < 20; i++) await client.send(get(url), jsonHandler)
@@ -97,7 +98,7 @@ describe("maxSockets: the per-origin socket cap of the client's own Agent", () =
     const wide = makeClient({ maxRetries: 0, maxSockets: 1_000 })
     onTestFinished(() => wide.close())
     await callers(wide, uncapped.url)
-    expect(uncapped.sockets()).toBeGreaterThan(16)
+    expect(uncapped.sockets()).toBe(16)
   })
 
   it.each([0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY])(

@@ -37,6 +37,16 @@ describe('the private undici paths core loads', () => {
     await agent.close()
   })
 
+  it("the Client module is undici's public Client, and tells when its connection closes", async () => {
+    const { default: ClientFromPath } = await import('undici/lib/dispatcher/client.js')
+    const undici = await import('undici')
+    expect(ClientFromPath).toBe(undici.Client)
+    // kept-connections.ts counts a connection's requests from its 'disconnect' event.
+    const client = new ClientFromPath('http://127.0.0.1:9')
+    expect(typeof client.on).toBe('function')
+    await client.close()
+  })
+
   it('the request module is the function behind undici.request, called on a dispatcher', async () => {
     const { default: requestFromPath } = await import('undici/lib/api/api-request.js')
     expect(typeof requestFromPath).toBe('function')
