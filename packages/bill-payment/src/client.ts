@@ -92,6 +92,8 @@ export class BillPayment extends ServiceClient<unknown> {
     this.#baseUrl = checkedUrl
     this.#serviceDedups = serviceDedups
     this.catalog = new Catalog(this.engine)
+    // The follower decides final states, like reconciliation: its lookups go on connections of their own.
+    const ownLookups = new Transactions(this.engine.onOwnConnections())
     this.transactions = new Transactions(
       this.engine,
       (finals) =>
@@ -99,7 +101,7 @@ export class BillPayment extends ServiceClient<unknown> {
           engine: this.engine,
           service: 'bill-payment',
           operation: 'transactions.follow',
-          lookup: (followed) => lookupBillPayment((ref) => this.transactions.get(ref), followed, finals),
+          lookup: (followed) => lookupBillPayment((ref) => ownLookups.get(ref), followed, finals),
           effectOf: billCallEffect,
           reconcileJournal: this.engine.journal && ((take) => this.reconcileTaking(take)),
         }),

@@ -140,7 +140,7 @@ describe('Catalog: GET /api/catalog/{id}', () => {
     expectTypeOf(product).toEqualTypeOf<{ id: string; category: string }>()
     expect(product.category).toBe('airtime')
     // @ts-expect-error the type of an answer is the schema's output, never an unchecked assertion
-    void env.bills.catalog.get<{ id: string }>('AIRTIME-ORANGE')
+    await env.bills.catalog.get<{ id: string }>('AIRTIME-ORANGE')
   })
 })
 

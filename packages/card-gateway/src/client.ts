@@ -42,6 +42,7 @@ import { type CardReconciled, reconcileCard } from './reconcile.js'
 import { S2s } from './s2s.js'
 import type { GatewayContext } from './schemas.js'
 import { SentRefunds } from './sent-refunds.js'
+import { settleActionAtOnce } from './settle-at-once.js'
 import {
   createSigner,
   type DigestName,
@@ -154,6 +155,8 @@ export class CardGateway extends ServiceClient<GatewayContext> {
       context,
       answers: gatewayAnswers(environment),
       endpoints: ENDPOINTS,
+      // A CAPTURE or VOID whose answer on a kept-alive connection was not believed, settled at once.
+      settleAtOnce: settleActionAtOnce,
       // The keys that say which merchant account a call was for (never the password).
       account: accountFingerprint('card-gateway', [credentials.merchantKey, credentials.clientKey]),
     })
@@ -168,15 +171,19 @@ export class CardGateway extends ServiceClient<GatewayContext> {
     // The CREDITVOIDs this client sends, and the journal's open ones: what explains a refund callback.
     const refunds = new SentRefunds(() => this.engine.journal)
     this.s2s = new S2s(this.engine, refunds)
+    // The follower decides final states, like reconciliation: its lookups go on connections of their own.
+    const ownLookups = this.engine.onOwnConnections()
+    const ownCheckout = new Checkout(ownLookups)
+    const ownS2s = new S2s(ownLookups)
     const following = new Following({
       engine: this.engine as OperationClient<unknown>,
       service: 'card-gateway',
       operation: 'payments.follow',
-      lookup: (followed) => lookupCardPayment(this.checkout, this.s2s, followed),
+      lookup: (followed) => lookupCardPayment(ownCheckout, ownS2s, followed),
       effectOf: cardCallEffect,
       reconcileJournal: this.engine.journal && ((take) => this.reconcileTaking(take)),
     })
-    this.payments = new Payments(following, this.checkout, this.s2s)
+    this.payments = new Payments(following, ownCheckout, ownS2s)
     this.callbacks = new Callbacks(
       callbackPasswords,
       {
@@ -190,7 +197,8 @@ export class CardGateway extends ServiceClient<GatewayContext> {
       // The logger option, else the console level PAYWIRE_LOG names: a refused callback is logged at warn.
       core.logger ?? resolveEnvLogger(),
       // The inbox confirms strrev S2S callbacks through this client's own lookup (its transport, signer, retries).
-      (transId) => this.s2s.getTransStatus({ trans_id: transId }),
+      // A confirming lookup decides what onEvent is told, like reconciliation: on a connection of its own.
+      (transId) => ownS2s.getTransStatus({ trans_id: transId }),
       refunds,
       following.followers,
     )

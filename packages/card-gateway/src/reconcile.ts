@@ -27,7 +27,7 @@ type Outcome = Reconciled['outcome']
 type State = CardReconciled['state']
 
 /** S2S statuses, per operation: which prove the call acted and which prove it did not (rule Platform 9). */
-const S2S_OUTCOMES: Readonly<
+export const S2S_OUTCOMES: Readonly<
   Record<string, { action: string; applied: readonly string[]; notApplied: readonly string[] }>
 > = {
   's2s.capture': {
@@ -173,7 +173,7 @@ function kindOf(state: CheckoutStatusResult): string | undefined {
  * is of the lookup or of the action reconciled. That it names the key looked up (`trans_id` or
  * `order_id`) is core's check of the lookup's answer (rule Platform 27).
  */
-function s2sUnproven(
+export function s2sUnproven(
   lookupAction: string,
   action: string,
   state: S2sActionResult,

@@ -12,6 +12,7 @@ import {
   type ReconcileRule,
   type RejectAnswer,
   type RetryPolicy,
+  type ReusedConnectionRule,
   recordAnswer,
 } from '@paywire/core/engine'
 import type * as z from 'zod'
@@ -75,6 +76,8 @@ interface ActionRow<
   readonly reconcile?: ReconcileRule
   /** Which answer field must repeat which request field (rule Platform 27). */
   readonly answerBinding?: AnswerBinding
+  /** The action may go on a kept-alive connection: its answer is bound and its repeat refused by state (core's `Operation.reusesConnection`). */
+  readonly reusesConnection?: ReusedConnectionRule
 }
 
 /**
@@ -98,6 +101,7 @@ export function s2sAction<
     retry: row.retry,
     ...(row.reconcile ? { reconcile: row.reconcile } : {}),
     ...(row.answerBinding ? { answerBinding: row.answerBinding } : {}),
+    ...(row.reusesConnection ? { reusesConnection: row.reusesConnection } : {}),
     toWire: actionWire(row.action),
     finalize: signWith(row.hashInputs),
     decode: decodeAction,

@@ -13,8 +13,10 @@ import { type S2sCaptureResult, type S2sGetTransStatusResult, s2sAction } from '
 import {
   actionAnswerNames,
   amountText,
+  appliedWhenStatus,
   currencyCode,
   type GatewayContext,
+  keptAliveAnswerNames,
   lookupAnswerNames,
   nonEmpty,
   positiveInt,
@@ -119,7 +121,7 @@ export const S2S = {
     retry: safe,
     answerBinding: lookupAnswerNames({ order_id: ['order_id'] }),
   }),
-  /** CAPTURE: only a `pending` payment (rule States 1: else 208003); never retried once sent. */
+  /** CAPTURE: only a `pending` payment (rule States 1: else 208003); never retried once sent; may go on a kept-alive connection. */
   capture: s2sAction('s2s.capture', {
     action: 'CAPTURE',
     hashInputs: ['trans_id'],
@@ -135,9 +137,12 @@ export const S2S = {
       ),
     retry: unsentOnly, // a repeated capture can act twice
     reconcile: byTransIdLookup,
-    answerBinding: actionAnswerNames('trans_id'),
+    // Kept alive: a stale answer is refused by the binding, or states the payment's own state (a
+    // second capture is refused by rule States 1), and one not believed is settled by the lookup.
+    answerBinding: keptAliveAnswerNames(),
+    reusesConnection: appliedWhenStatus('SETTLED'),
   }),
-  /** VOID: cancels a `pending` authorization (rule States 2); never retried once sent. */
+  /** VOID: cancels a `pending` authorization (rule States 2); never retried once sent; may go on a kept-alive connection. */
   void: s2sAction('s2s.void', {
     action: 'VOID',
     hashInputs: ['trans_id'],
@@ -148,7 +153,9 @@ export const S2S = {
       }),
     retry: unsentOnly,
     reconcile: byTransIdLookup,
-    answerBinding: actionAnswerNames('trans_id'),
+    // Kept alive, like CAPTURE: a VOID of a payment no longer pending is refused (rule States 2).
+    answerBinding: keptAliveAnswerNames(),
+    reusesConnection: appliedWhenStatus('VOID'),
   }),
   /** CREDITVOID: answers `ACCEPTED`, outcome by callback; never retried once sent. */
   creditVoid: s2sAction('s2s.creditVoid', {

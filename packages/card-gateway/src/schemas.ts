@@ -1,6 +1,12 @@
 /** Shared field rules, what the operation rows see of the client, and the value types of answers. */
 
-import { type AnswerBinding, bindAnswer, type ReconcileRule, reconcileRule } from '@paywire/core/engine'
+import {
+  type AnswerBinding,
+  bindAnswer,
+  type ReconcileRule,
+  type ReusedConnectionRule,
+  reconcileRule,
+} from '@paywire/core/engine'
 import * as z from 'zod'
 import { type AmountForm, amountProblem, CURRENCY_PATTERN, CURRENCY_RULE } from './amount.js'
 import { wireField } from './wire.js'
@@ -316,4 +322,29 @@ export function lookupAnswerNames(fields: Readonly<Record<string, readonly strin
  */
 export function actionAnswerNames(field: string): AnswerBinding {
   return bindAnswer('action', { wire: { [field]: [field] }, rule: 'Platform 27' })
+}
+
+/**
+ * The binding of an action that may be answered on a kept-alive connection (CAPTURE, VOID): its
+ * answer repeats the `trans_id` sent and the `action` (both among the answer fields the platform
+ * shows, rule Platform 10). An answer that names another action or transaction is refused as
+ * `unbound_response`; on a reused connection, one that leaves either out is not believed at all.
+ */
+export function keptAliveAnswerNames(): AnswerBinding {
+  return bindAnswer('action', { wire: { trans_id: ['trans_id'], action: ['action'] }, rule: 'Platform 27' })
+}
+
+/**
+ * What a kept-alive action believes on a reused connection (core's `Operation.reusesConnection`): an
+ * answer that shows it applied, `result: SUCCESS` with the payment in `status` (SETTLED after a
+ * capture, VOID after a void: rules States 1 and 2). A copy of that stays true, as the state refuses
+ * a repeat; a copy of a DECLINED could hide a repeat that went through.
+ */
+export function appliedWhenStatus(status: string): ReusedConnectionRule {
+  const applied = (answer: unknown) => {
+    if (typeof answer !== 'object' || answer === null) return false
+    const { result, status: shown } = answer as { result?: unknown; status?: unknown }
+    return result === 'SUCCESS' && typeof shown === 'string' && shown.toUpperCase() === status
+  }
+  return Object.freeze({ applied, shows: `result SUCCESS with status ${status}` })
 }

@@ -2,7 +2,7 @@ import { HttpResponse, http } from 'msw'
 import { describe, expect, it } from 'vitest'
 import { CardGatewayError } from '../src/index.js'
 import { TEST_CARDS } from '../src/testing/index.js'
-import { paidPayment, setup } from './helpers.js'
+import { paidPayment, secondClient, setup } from './helpers.js'
 
 describe('payment states: pending → capture → settled', () => {
   it('a test-card authorization is pending, CAPTURE settles it', async () => {
@@ -19,8 +19,29 @@ describe('payment states: pending → capture → settled', () => {
     const ctx = await setup()
     const paid = await paidPayment(ctx)
     await ctx.gw.s2s.capture({ trans_id: paid.trans_id })
-    await expect(ctx.gw.s2s.capture({ trans_id: paid.trans_id })).rejects.toMatchObject({ code: 208003 })
+    // A connection of its own: the 208003 is the call's own answer.
+    await expect(secondClient(ctx).s2s.capture({ trans_id: paid.trans_id })).rejects.toMatchObject({ code: 208003 })
     expect(ctx.simulator.ledger.filter((e) => e.kind === 'capture')).toHaveLength(1)
+  })
+
+  it('on a kept-alive connection the 208003 cannot be told from a stale answer: the lookup shows the payment captured, and the call resolves with it', async () => {
+    const ctx = await setup()
+    const paid = await paidPayment(ctx)
+    await ctx.gw.s2s.capture({ trans_id: paid.trans_id })
+    const again = await ctx.gw.s2s.capture({ trans_id: paid.trans_id }).withResponse()
+    expect(again.data).toMatchObject({ action: 'GET_TRANS_STATUS', status: 'SETTLED', trans_id: paid.trans_id })
+    expect(ctx.simulator.ledger.filter((e) => e.kind === 'capture')).toHaveLength(1)
+  })
+
+  it("on a kept-alive connection a 208003 for a voided payment is the call's refusal: the lookup shows VOID, which no capture can change", async () => {
+    const ctx = await setup()
+    const paid = await paidPayment(ctx)
+    await ctx.gw.s2s.void({ trans_id: paid.trans_id })
+    await expect(ctx.gw.s2s.capture({ trans_id: paid.trans_id })).rejects.toMatchObject({
+      code: 208003,
+      outcomeUnknown: false,
+    })
+    expect(ctx.simulator.ledger.filter((e) => e.kind === 'capture')).toHaveLength(0)
   })
 
   it('rule States 2: a refund needs a settled payment; a pending authorization is cancelled with VOID', async () => {

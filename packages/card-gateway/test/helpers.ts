@@ -32,6 +32,25 @@ export async function setup(options: { sim?: CardGatewaySimulatorOptions; client
 
 export type Setup = Awaited<ReturnType<typeof setup>>
 
+/**
+ * Another client of the same simulator and merchant account, closed after the test: its first call
+ * goes on a new connection, so an error answer is read as the call's own (a CAPTURE's or VOID's
+ * error on a kept-alive connection is checked against the payment's state first: docs/reliability.md).
+ */
+export function secondClient(ctx: Setup, options: Partial<CardGatewayOptions> = {}): CardGateway {
+  const gw = new CardGateway({
+    checkoutUrl: ctx.url,
+    s2sUrl: ctx.url,
+    merchantKey: SIMULATOR_CREDENTIALS.merchantKey,
+    clientKey: SIMULATOR_CREDENTIALS.clientKey,
+    password: SIMULATOR_CREDENTIALS.password,
+    environment: 'sandbox',
+    ...options,
+  })
+  onTestFinished(() => gw.close())
+  return gw
+}
+
 let counter = 0
 /** A fresh order number per call, so tests never share dedup state. */
 export function orderId(prefix = 'order'): string {

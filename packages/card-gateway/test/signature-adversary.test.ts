@@ -244,7 +244,16 @@ describe('the password never on the wire on card-md5-strrev (fetch transport)', 
         cancel_url: 'https://shop.example/cancel',
       }),
     )
-    expect(wire).toHaveLength(5)
+    // Eight: on fetch, whose connections may be reused, the capture's error answer is checked by a
+    // GET_TRANS_STATUS, and the lookup's error answer is asked once more (docs/reliability.md,
+    // "Keep-alive where the answer is bound"), each signed the same way.
+    expect(wire).toHaveLength(8)
+    expect(wire.slice(0, 4).map((sent) => /action=([A-Z_]+)/.exec(sent)?.[1])).toEqual([
+      'CAPTURE',
+      'GET_TRANS_STATUS',
+      'GET_TRANS_STATUS',
+      'GET_TRANS_STATUS',
+    ])
     for (const sent of wire) {
       for (const form of [P, P.toUpperCase(), [...P].reverse().join(''), [...P.toUpperCase()].reverse().join('')]) {
         expect(sent).not.toContain(form)

@@ -81,7 +81,8 @@ describe('paywire sim: control API faults by action and operation', () => {
     for (const fault of [{ action: 'CAPTURE' }, { operation: 's2s.capture' }]) {
       expect(await s.control('POST', '/faults', { service: 'card', ...fault })).toMatchObject({ status: 200 })
       expect((await gw.s2s.getTransStatus({ trans_id })).status).toBe('PENDING')
-      await expect(gw.s2s.capture({ trans_id })).rejects.toMatchObject({ status: 500 })
+      // A new client, so the capture's answer comes on a new connection and is read as its own.
+      await expect(cardClient(s).s2s.capture({ trans_id })).rejects.toMatchObject({ status: 500 })
     }
     expect((await s.control('GET', '/ledger')).body.card.filter((e: { kind: string }) => e.kind === 'capture')).toEqual(
       [],

@@ -99,13 +99,15 @@ export class Remittance extends ServiceClient<RemittanceRules> {
     this.#serviceDedups = serviceDedups
     this.beneficiaries = new Beneficiaries(this.engine)
     this.lookup = new Lookup(this.engine)
+    const ownLookups = new Lookup(this.engine.onOwnConnections())
     this.transactions = new Transactions(
       this.engine,
       new Following({
         engine: this.engine as OperationClient<unknown>,
         service: 'remittance',
         operation: 'transactions.follow',
-        lookup: (followed) => lookupTransfer(this.lookup, followed),
+        // The follower decides final states, like reconciliation: its lookups go on connections of their own.
+        lookup: (followed) => lookupTransfer(ownLookups, followed),
         effectOf: transferCallEffect,
         reconcileJournal: this.engine.journal && ((take) => this.reconcileTaking(take)),
       }),
