@@ -28,10 +28,21 @@ export const ROUTES = new Map<string, Buffer>(
 
 export const NOT_FOUND = Buffer.from('{"error":"not found"}')
 
-/** The answer to `method path?query`: status and body. */
-export function answerOf(method: string, url: string): { status: number; body: Buffer } {
+/** An S2S action other than the status lookup, answered as the gateway does: naming its action and trans_id. */
+function s2sActionAnswer(form: string): Buffer | undefined {
+  const fields = new URLSearchParams(form)
+  const action = fields.get('action')
+  if (action === null || action === 'GET_TRANS_STATUS') return undefined
+  const answer = { action, result: 'SUCCESS', status: 'SETTLED', order_id: 'o-1', trans_id: fields.get('trans_id') }
+  return Buffer.from(JSON.stringify(answer))
+}
+
+/** The answer to `method path?query` (and, for an S2S action, its form `body`): status and body. */
+export function answerOf(method: string, url: string, body = ''): { status: number; body: Buffer } {
   const query = url.indexOf('?')
   const path = query === -1 ? url : url.slice(0, query)
-  const body = ROUTES.get(`${method} ${path}`)
-  return body ? { status: 200, body } : { status: 404, body: NOT_FOUND }
+  const action = method === 'POST' && path === '/post' && body !== '' ? s2sActionAnswer(body) : undefined
+  if (action) return { status: 200, body: action }
+  const route = ROUTES.get(`${method} ${path}`)
+  return route ? { status: 200, body: route } : { status: 404, body: NOT_FOUND }
 }

@@ -12,7 +12,7 @@ import type { SocketResult } from './sockets.js'
 import type { OwnWorkRow } from './stub.js'
 import type { Measured, TargetCheck } from './targets.js'
 import type { ScenarioResult, Spread } from './throughput.js'
-import type { TlsResult } from './tls.js'
+import type { TlsLatencyResult, TlsResult } from './tls.js'
 
 export interface Machine {
   readonly cpu: string
@@ -116,11 +116,26 @@ function socketTable(rows: readonly SocketResult[]): string {
   )
 }
 
+function latencyTable(rows: readonly TlsLatencyResult[]): string {
+  return table(
+    ['payment', 'added RTT', 'SDK ms', 'raw keep-alive undici ms', 'raw undici, new connection ms', 'SDK − keep-alive'],
+    rows.map((r) => [
+      r.operation,
+      `${r.rttMs} ms`,
+      num(r.medianMs.sdk, 1),
+      num(r.medianMs['undici-keepalive'], 1),
+      num(r.medianMs['undici-reset'], 1),
+      `${num(r.sdkExcessRtt, 2)} RTT`,
+    ]),
+  )
+}
+
 function tlsTable(rows: readonly TlsResult[]): string {
   const pct = (share: number) => `${num(share * 100, 1)} %`
   return table(
     [
-      'payments over TLS, in flight',
+      'payment',
+      'in flight',
       'contender',
       'req/s',
       'CPU µs/payment',
@@ -135,6 +150,7 @@ function tlsTable(rows: readonly TlsResult[]): string {
         const paired =
           name === 'undici-reset' ? r.cpuVsReset : name === 'undici-keepalive' ? r.cpuVsKeepAlive : undefined
         return [
+          r.operation,
           String(r.concurrency),
           name,
           num(c.rps),
@@ -262,6 +278,7 @@ export function renderReport(r: Report): string {
   if (r.ownWork) parts.push(ownWorkTable(r.ownWork))
   if (r.sockets) parts.push(socketTable(r.sockets))
   if (r.tls) parts.push(tlsTable(r.tls))
+  if (r.tlsLatency) parts.push(latencyTable(r.tlsLatency))
   if (r.signer) parts.push(signerTable(r.signer))
   if (r.callbacks) parts.push(callbackTable(r.callbacks))
   if (r.coldStart) parts.push(coldTable(r.coldStart, r.nodeEmptyMs))

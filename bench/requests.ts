@@ -46,8 +46,17 @@ export function bareSignature(values: readonly string[], password: string): stri
 
 /** S2S GET_TRANS_STATUS: form body, `client_key`, hash over `trans_id`. */
 export function s2sStatus(baseUrl: string): WireRequest {
+  return s2sAction(baseUrl, 'GET_TRANS_STATUS')
+}
+
+/** S2S CAPTURE of the whole amount: the same form as the lookup, another action. */
+export function s2sCapture(baseUrl: string): WireRequest {
+  return s2sAction(baseUrl, 'CAPTURE')
+}
+
+function s2sAction(baseUrl: string, action: string): WireRequest {
   const fields: Record<string, string> = {
-    action: 'GET_TRANS_STATUS',
+    action,
     client_key: CREDENTIALS.clientKey,
     trans_id: S2S_PARAMS.trans_id,
   }

@@ -20,7 +20,7 @@ import { measureSockets, type SocketResult } from './sockets.js'
 import { measureOwnWork, type OwnWorkRow } from './stub.js'
 import { checkTargets } from './targets.js'
 import { measureScenario, type ScenarioResult } from './throughput.js'
-import { measureTls, type TlsResult } from './tls.js'
+import { measureTls, measureTlsLatency, type TlsLatencyResult, type TlsResult } from './tls.js'
 
 /** Calls in flight the load runs at. */
 const CONCURRENCIES = [1, 16, 256] as const
@@ -39,7 +39,10 @@ const SETTINGS = {
     stubCalls: 20_000,
     socketMs: 600,
     tlsConcurrencies: [1, 16, 64, 256],
+    keptConcurrencies: [1, 16, 256],
     tlsRounds: 5,
+    latencyRtts: [20, 80],
+    latencyCalls: 30,
     signerRounds: 31,
     signerMs: 150,
     coldRuns: 30,
@@ -55,7 +58,10 @@ const SETTINGS = {
     stubCalls: 1_000,
     socketMs: 100,
     tlsConcurrencies: [16],
+    keptConcurrencies: [16],
     tlsRounds: 1,
+    latencyRtts: [20],
+    latencyCalls: 5,
     signerRounds: 3,
     signerMs: 100,
     coldRuns: 3,
@@ -95,6 +101,7 @@ async function main(): Promise<void> {
   let ownWork: OwnWorkRow[] | undefined
   let sockets: SocketResult[] | undefined
   let tls: TlsResult[] | undefined
+  let tlsLatency: TlsLatencyResult[] | undefined
   let signer: SignerResult | undefined
   let callbacks: CallbackResult | undefined
   let coldStart: ColdStartResult[] | undefined
@@ -134,16 +141,17 @@ async function main(): Promise<void> {
       sockets = await measureSockets(server, [16, 256], settings.socketMs)
     }
     if (!skipped.has('tls')) {
-      log('payments over TLS')
-      tls = await measureTls(
-        {
-          concurrencies: settings.tlsConcurrencies,
-          rounds: settings.tlsRounds,
-          warmupMs: settings.warmupMs,
-          durationMs: settings.durationMs,
-        },
-        log,
-      )
+      log('payments over TLS: a connection of its own (purchase), kept alive (capture)')
+      const over = { rounds: settings.tlsRounds, warmupMs: settings.warmupMs, durationMs: settings.durationMs }
+      tls = [
+        ...(await measureTls(
+          { ...over, operation: 'checkout purchase', concurrencies: settings.tlsConcurrencies },
+          log,
+        )),
+        ...(await measureTls({ ...over, operation: 's2s capture', concurrencies: settings.keptConcurrencies }, log)),
+      ]
+      log('capture latency with added round-trip time')
+      tlsLatency = await measureTlsLatency('s2s capture', settings.latencyRtts, settings.latencyCalls, log)
     }
     if (!skipped.has('signer')) {
       log('signer')
@@ -169,13 +177,15 @@ async function main(): Promise<void> {
   }
   if (!skipped.has('size')) sizes = await measureSizes()
 
-  const measured = { scenarios, ownWork, sockets, tls, signer, callbacks, coldStart, sizes, memory }
+  const measured = { scenarios, ownWork, sockets, tls, tlsLatency, signer, callbacks, coldStart, sizes, memory }
   const report: Report = {
     mode,
     machine: machine(),
     settings: {
       ...settings,
       tlsConcurrencies: settings.tlsConcurrencies.join(','),
+      keptConcurrencies: settings.keptConcurrencies.join(','),
+      latencyRtts: settings.latencyRtts.join(','),
       server: 'node:http, separate process, loopback (TLS: node:https in the bench process)',
     },
     ...measured,

@@ -8,7 +8,7 @@ import type { SizeResult } from './size.js'
 import type { SocketResult } from './sockets.js'
 import type { OwnWorkRow } from './stub.js'
 import type { ScenarioResult } from './throughput.js'
-import type { TlsResult } from './tls.js'
+import type { TlsLatencyResult, TlsResult } from './tls.js'
 
 export interface TargetCheck {
   readonly target: string
@@ -27,6 +27,7 @@ export interface Measured {
   readonly ownWork?: readonly OwnWorkRow[]
   readonly sockets?: readonly SocketResult[]
   readonly tls?: readonly TlsResult[]
+  readonly tlsLatency?: readonly TlsLatencyResult[]
   readonly signer?: SignerResult
   readonly callbacks?: CallbackResult
   readonly coldStart?: readonly ColdStartResult[]
@@ -84,7 +85,19 @@ export function checkTargets(m: Measured): TargetCheck[] {
   }
   for (const t of m.tls ?? []) {
     const sdk = t.contenders.sdk
-    const subject = `checkout purchase over TLS @${t.concurrency}`
+    const subject = `${t.operation} over TLS @${t.concurrency}`
+    if (t.operation === 's2s capture') {
+      // Kept alive: as cheap as raw keep-alive undici, and (almost) never a new connection.
+      checks.push({
+        ...atMost('new connections per call ≤ 0.05 (kept alive)', subject, sdk.handshakesPerCall, 0.05),
+        failsRun: true,
+      })
+      checks.push({
+        ...atMost('CPU/call ≤ 1.10× raw keep-alive undici', subject, t.cpuVsKeepAlive.median, 1.1),
+        failsRun: true,
+      })
+      continue
+    }
     // A payment's own connection must be cheap and capped: these two fail the run.
     checks.push({
       ...atLeast('TLS handshakes resumed ≥ 95 %', subject, sdk.resumedShare * 100, 95, '%'),
@@ -97,6 +110,13 @@ export function checkTargets(m: Measured): TargetCheck[] {
     checks.push(
       atMost('CPU/payment ≤ 0.65× a connection per payment without resumption', subject, t.cpuVsReset.median, 0.65),
     )
+  }
+  for (const l of m.tlsLatency ?? []) {
+    const subject = `${l.operation} +${l.rttMs} ms RTT`
+    checks.push({
+      ...atMost('latency ≤ raw keep-alive undici + 0.3 RTT', subject, l.sdkExcessRtt, 0.3, ' RTT'),
+      failsRun: true,
+    })
   }
   if (m.callbacks) {
     const form = m.callbacks.cases['form 64 KiB']

@@ -1,14 +1,15 @@
 /**
  * The merchant side of bench/tls.ts, in a process of its own started with NODE_EXTRA_CA_CERTS: each
  * contender pays under fixed concurrency, interleaved in rounds with a rotating start, and each window
- * is reported with its gateway's count of handshakes (asked of the parent before and after it).
+ * is reported with its gateway's count of handshakes (asked of the parent before and after it). A
+ * latency plan instead times calls one after another, through the parent's delaying proxies.
  */
 
 import { CardGateway } from '@paywire/card-gateway'
 import { Agent, request } from 'undici'
 import { interleave, measureLoad } from './measure.js'
-import { CREDENTIALS, checkoutPurchase, PURCHASE_PARAMS } from './requests.js'
-import type { HandshakeCount, TlsContender, TlsPlan, TlsRoundReport } from './tls.js'
+import { CREDENTIALS, checkoutPurchase, PURCHASE_PARAMS, S2S_PARAMS, s2sCapture, type WireRequest } from './requests.js'
+import type { HandshakeCount, TlsContender, TlsLatencyPlan, TlsOperation, TlsPlan, TlsRoundReport } from './tls.js'
 
 const CONTENDERS: readonly TlsContender[] = ['sdk', 'undici-reset', 'undici-keepalive']
 
@@ -20,10 +21,10 @@ function count(contender: TlsContender): Promise<HandshakeCount> {
   })
 }
 
-/** A raw undici purchase: the same wire request, its JSON read, a non-2xx refused. */
-function rawPurchase(url: string, dispatcher: Agent, reset: boolean): () => Promise<unknown> {
-  return async () => {
-    const req = checkoutPurchase(url)
+/** A raw undici payment: the same wire request, its JSON read, a non-2xx refused. */
+function rawPayment(build: (url: string) => WireRequest, url: string, dispatcher: Agent, reset: boolean) {
+  return async (): Promise<unknown> => {
+    const req = build(url)
     const res = await request(req.url, { method: req.method, headers: req.headers, body: req.body, dispatcher, reset })
     const text = await res.body.text()
     if (res.statusCode < 200 || res.statusCode >= 300) throw new Error(`HTTP ${res.statusCode}`)
@@ -31,25 +32,54 @@ function rawPurchase(url: string, dispatcher: Agent, reset: boolean): () => Prom
   }
 }
 
-async function run(plan: TlsPlan): Promise<void> {
+/** Each contender's call of `operation`, on its own gateway and pool; `close` ends them all. */
+function contenders(operation: TlsOperation, urls: Record<TlsContender, string>, maxSockets: number) {
   const { merchantKey, clientKey, password } = CREDENTIALS
-  for (const concurrency of plan.concurrencies) {
-    const gw = new CardGateway({
-      checkoutUrl: plan.urls.sdk,
-      s2sUrl: plan.urls.sdk,
-      merchantKey,
-      clientKey,
-      password,
-      maxSockets: plan.maxSockets,
-      timeout: 30_000,
-    })
-    const perPayment = new Agent({ pipelining: 0, connections: plan.maxSockets, keepAliveTimeout: 4_000 })
-    const keptAlive = new Agent({ connections: plan.maxSockets, keepAliveTimeout: 4_000 })
-    const calls: Record<TlsContender, () => Promise<unknown>> = {
-      sdk: () => gw.checkout.purchase(PURCHASE_PARAMS),
-      'undici-reset': rawPurchase(plan.urls['undici-reset'], perPayment, true),
-      'undici-keepalive': rawPurchase(plan.urls['undici-keepalive'], keptAlive, false),
+  const gw = new CardGateway({
+    checkoutUrl: urls.sdk,
+    s2sUrl: urls.sdk,
+    merchantKey,
+    clientKey,
+    password,
+    maxSockets,
+    timeout: 30_000,
+  })
+  const perPayment = new Agent({ pipelining: 0, connections: maxSockets, keepAliveTimeout: 4_000 })
+  const keptAlive = new Agent({ connections: maxSockets, keepAliveTimeout: 4_000 })
+  const build = operation === 'checkout purchase' ? checkoutPurchase : s2sCapture
+  const sdk =
+    operation === 'checkout purchase' ? () => gw.checkout.purchase(PURCHASE_PARAMS) : () => gw.s2s.capture(S2S_PARAMS)
+  const calls: Record<TlsContender, () => Promise<unknown>> = {
+    sdk,
+    'undici-reset': rawPayment(build, urls['undici-reset'], perPayment, true),
+    'undici-keepalive': rawPayment(build, urls['undici-keepalive'], keptAlive, false),
+  }
+  const close = () => Promise.all([gw.close(), perPayment.close(), keptAlive.close()])
+  return { calls, close }
+}
+
+/** Each contender's median latency of one call after another (after a few to warm its connection). */
+async function latency(plan: TlsLatencyPlan): Promise<Record<TlsContender, number>> {
+  const { calls, close } = contenders(plan.operation, plan.urls, 16)
+  const medians = {} as Record<TlsContender, number>
+  for (const name of CONTENDERS) {
+    for (let i = 0; i < 3; i++) await calls[name]()
+    const times: number[] = []
+    for (let i = 0; i < plan.calls; i++) {
+      const started = performance.now()
+      await calls[name]()
+      times.push(performance.now() - started)
     }
+    times.sort((a, b) => a - b)
+    medians[name] = times[Math.floor(times.length / 2)] as number
+  }
+  await close()
+  return medians
+}
+
+async function run(plan: TlsPlan): Promise<void> {
+  for (const concurrency of plan.concurrencies) {
+    const { calls, close } = contenders(plan.operation, plan.urls, plan.maxSockets)
     for (const name of CONTENDERS) {
       await measureLoad(calls[name], { concurrency, warmupMs: 0, durationMs: plan.warmupMs })
     }
@@ -78,14 +108,15 @@ async function run(plan: TlsPlan): Promise<void> {
       process.send?.({ report })
       return load
     })
-    await gw.close()
-    await perPayment.close()
-    await keptAlive.close()
+    await close()
   }
 }
 
-process.once('message', (message: { plan: TlsPlan }) => {
-  run(message.plan).then(
+process.once('message', (message: { plan?: TlsPlan; latency?: TlsLatencyPlan }) => {
+  const work = message.latency
+    ? latency(message.latency).then((medians) => void process.send?.({ medians }))
+    : run(message.plan as TlsPlan)
+  work.then(
     () => process.exit(0),
     (error: unknown) => {
       console.error(error)

@@ -1,8 +1,11 @@
 /**
- * What a payment's own connection costs over TLS, where production has it. Every money-moving call
- * opens a connection of its own (a stale answer on a reused one could be read as its own), so each
- * payment is a TCP connect and a TLS handshake: this measures that path for real, a Checkout
- * purchase against a loopback HTTPS server, and judges the connection policy on it.
+ * What a payment's connection costs over TLS, where production has it, per connection policy:
+ * - **checkout purchase**: a connection of its own per payment (a stale answer on a reused one could
+ *   be read as its own): a TCP connect and a TLS handshake each, resumed and capped;
+ * - **s2s capture**: a kept-alive connection (its answer is bound and its repeat refused by state):
+ *   judged against raw keep-alive undici, with the connection per call it paid before as reference.
+ * Both run for real against a loopback HTTPS server. `measureTlsLatency` adds round-trip time with a
+ * delaying proxy and compares a capture's latency with raw keep-alive undici's.
  *
  * The servers run in this (the parent) process, one per contender, and count handshakes, the resumed
  * ones and the most sockets open at once; the merchant runs in a child started with NODE_EXTRA_CA_CERTS naming the test
@@ -18,6 +21,7 @@
 
 import { readFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:https'
+import { type AddressInfo, connect, createServer as createNetServer, type Socket } from 'node:net'
 import type { TLSSocket } from 'node:tls'
 import { fileURLToPath } from 'node:url'
 import { answerOf } from './answers.js'
@@ -27,6 +31,8 @@ import { type Spread, spread } from './throughput.js'
 
 export const TLS_CONTENDERS = ['sdk', 'undici-reset', 'undici-keepalive'] as const
 export type TlsContender = (typeof TLS_CONTENDERS)[number]
+/** The payment measured: one on a connection of its own, one kept alive. */
+export type TlsOperation = 'checkout purchase' | 's2s capture'
 
 /** The gateway's count over one window of one contender. */
 export interface HandshakeCount {
@@ -57,6 +63,7 @@ export interface TlsContenderFigures {
 }
 
 export interface TlsResult {
+  readonly operation: TlsOperation
   readonly concurrency: number
   readonly maxSockets: number
   readonly contenders: Record<TlsContender, TlsContenderFigures>
@@ -67,6 +74,7 @@ export interface TlsResult {
 }
 
 export interface TlsSettings {
+  readonly operation: TlsOperation
   readonly concurrencies: readonly number[]
   readonly rounds: number
   readonly warmupMs: number
@@ -78,6 +86,22 @@ export interface TlsPlan extends TlsSettings {
   /** Each contender's own gateway. */
   readonly urls: Record<TlsContender, string>
   readonly maxSockets: number
+}
+
+/** The child's latency run: sequential calls of `operation`, each contender through its own proxy. */
+export interface TlsLatencyPlan {
+  readonly operation: TlsOperation
+  readonly urls: Record<TlsContender, string>
+  readonly calls: number
+}
+
+/** One added round-trip time: each contender's median latency, and the SDK's excess over keep-alive in RTTs. */
+export interface TlsLatencyResult {
+  readonly operation: TlsOperation
+  readonly rttMs: number
+  readonly medianMs: Record<TlsContender, number>
+  /** (SDK − raw keep-alive undici) ÷ the added RTT: 0 is keep-alive's latency, 2 a new TCP+TLS connection's. */
+  readonly sdkExcessRtt: number
 }
 
 /** What the child sends back per round and contender. */
@@ -128,7 +152,85 @@ export async function measureTls(settings: TlsSettings, log: (text: string) => v
     if (child.exitCode === null) child.kill()
     await Promise.all(TLS_CONTENDERS.map((name) => gateways[name].stop()))
   }
-  return settings.concurrencies.map((concurrency) => summarise(concurrency, reports))
+  return settings.concurrencies.map((concurrency) => summarise(settings.operation, concurrency, reports))
+}
+
+/**
+ * The latency of one call after another with `rttMs` of round-trip time added by a proxy in front of
+ * each contender's gateway (half each way, per chunk, order kept): a new connection pays it for TCP
+ * and again for TLS, a kept-alive one only for the request.
+ */
+export async function measureTlsLatency(
+  operation: TlsOperation,
+  rtts: readonly number[],
+  calls: number,
+  log: (text: string) => void,
+): Promise<TlsLatencyResult[]> {
+  const results: TlsLatencyResult[] = []
+  for (const rttMs of rtts) {
+    const gateways = await Promise.all(TLS_CONTENDERS.map(() => startGateway()))
+    const proxies = await Promise.all(gateways.map((g) => startDelayProxy(g.url, rttMs / 2)))
+    const urls = Object.fromEntries(TLS_CONTENDERS.map((name, i) => [name, proxies[i]?.url])) as Record<
+      TlsContender,
+      string
+    >
+    const child = forkTs(fileURLToPath(new URL('./tls-client.ts', import.meta.url)), [], [], {
+      NODE_EXTRA_CA_CERTS: fileURLToPath(new URL('loopback-cert.pem', CERT_DIR)),
+    })
+    try {
+      await firstMessage(child)
+      const plan: TlsLatencyPlan = { operation, urls, calls }
+      const medianMs = await new Promise<Record<TlsContender, number>>((resolve, reject) => {
+        child.once('exit', (code) => code !== 0 && reject(new Error(`tls client exited ${code}`)))
+        child.on('message', (message: { medians?: Record<TlsContender, number> }) => {
+          if (message.medians) resolve(message.medians)
+        })
+        child.send({ latency: plan })
+      })
+      const sdkExcessRtt = (medianMs.sdk - medianMs['undici-keepalive']) / rttMs
+      log(
+        `  ${operation} +${rttMs} ms RTT: ` +
+          TLS_CONTENDERS.map((name) => `${name} ${medianMs[name].toFixed(1)} ms`).join(', ') +
+          ` (SDK − keep-alive: ${sdkExcessRtt.toFixed(2)} RTT)`,
+      )
+      results.push({ operation, rttMs, medianMs, sdkExcessRtt })
+    } finally {
+      if (child.exitCode === null) child.kill()
+      await Promise.all([...proxies.map((p) => p.stop()), ...gateways.map((g) => g.stop())])
+    }
+  }
+  return results
+}
+
+/** A TCP proxy to `target` that holds every chunk `delayMs` in each direction. */
+async function startDelayProxy(target: string, delayMs: number): Promise<{ url: string; stop(): Promise<void> }> {
+  const { port } = new URL(target)
+  const sockets = new Set<Socket>()
+  const server = createNetServer((client) => {
+    const upstream = connect(Number(port), '127.0.0.1')
+    for (const socket of [client, upstream]) {
+      sockets.add(socket)
+      socket.on('error', () => {})
+      socket.on('close', () => sockets.delete(socket))
+    }
+    const relay = (from: Socket, to: Socket) => {
+      from.on('data', (chunk: Buffer) => setTimeout(() => to.destroyed || to.write(chunk), delayMs))
+      from.on('end', () => setTimeout(() => to.end(), delayMs))
+      from.on('close', () => setTimeout(() => to.destroy(), delayMs))
+    }
+    relay(client, upstream)
+    relay(upstream, client)
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const address = server.address() as AddressInfo
+  return {
+    url: `https://127.0.0.1:${address.port}`,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy()
+        server.close(() => resolve())
+      }),
+  }
 }
 
 /** A loopback HTTPS gateway answering like the bench server, counting what its clients open. */
@@ -148,12 +250,13 @@ async function startGateway(): Promise<Gateway> {
       keepAlive: true,
     },
     (req, res) => {
-      const { status, body } = answerOf(req.method ?? 'GET', req.url ?? '/')
+      const chunks: Buffer[] = []
+      req.on('data', (chunk: Buffer) => chunks.push(chunk))
       req.on('end', () => {
+        const { status, body } = answerOf(req.method ?? 'GET', req.url ?? '/', Buffer.concat(chunks).toString())
         res.writeHead(status, { 'content-type': 'application/json', 'content-length': body.length })
         res.end(body)
       })
-      req.resume()
     },
   )
   server.keepAliveTimeout = 65_000
@@ -183,7 +286,7 @@ async function startGateway(): Promise<Gateway> {
   }
 }
 
-function summarise(concurrency: number, reports: readonly TlsRoundReport[]): TlsResult {
+function summarise(operation: TlsOperation, concurrency: number, reports: readonly TlsRoundReport[]): TlsResult {
   const at = reports.filter((r) => r.concurrency === concurrency)
   const of = (contender: TlsContender) => at.filter((r) => r.contender === contender).map((r) => r.sample)
   const figures = (contender: TlsContender): TlsContenderFigures => {
@@ -213,6 +316,7 @@ function summarise(concurrency: number, reports: readonly TlsRoundReport[]): Tls
     return spread(sdk.map((s, round) => s.cpuUsPerRequest / (base[round]?.cpuUsPerRequest ?? Number.NaN)))
   }
   return {
+    operation,
     concurrency,
     maxSockets: MAX_SOCKETS,
     contenders: {
