@@ -21,18 +21,19 @@ import type { Clock } from './clock.js'
 export const MONEY_IDLE_LIMIT_MS = 2_000
 
 /**
- * Requests one socket carries at most: it then closes after its answer and the next one connects
- * anew (a new connection per this many calls), so the record of what it carried stays whole.
+ * Bound money-moving requests one socket carries at most: it then closes after its answer and the
+ * next one connects anew, so the record of their subjects stays whole in bounded memory (a number
+ * each: at most about 80 KB a socket). Lookups are not recorded: nothing about them is asked.
  */
-export const REQUESTS_PER_SOCKET = 256
+export const SUBJECTS_PER_SOCKET = 4096
 
 /** One connection of the pool: an undici `Client`, and what its current socket has carried. */
 interface Slot {
   readonly client: Dispatcher
   /** Requests written on the current socket; 0 after the socket closed (the next one connects anew). */
   carried: number
-  /** The subjects of those requests (`HttpRequest.subject`): only they can have left an answer there. */
-  readonly subjects: Set<string>
+  /** The subjects of its bound money-moving requests (`HttpRequest.subject`), hashed: only they can have left such an answer there. */
+  readonly subjects: Set<number>
   /** When it was last given back, on the pool's monotonic clock. */
   idleSince: number
 }
@@ -64,6 +65,16 @@ function closedError(): Error {
   return Object.assign(new Error('the client is closed'), { name: 'ClientClosedError', code: 'UND_ERR_CLOSED' })
 }
 
+/** FNV-1a, 32 bits: a subject kept as a number. */
+function fnv1a(text: string): number {
+  let hash = 0x811c9dc5
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i)
+    hash = Math.imul(hash, 0x01000193)
+  }
+  return hash >>> 0
+}
+
 /** A connection lent to one request: give it back once the answer is believed, or discard it. */
 export class Loan {
   readonly #pool: KeptConnections
@@ -85,13 +96,18 @@ export class Loan {
     this.#slot = slot
   }
 
-  /** Counts the request of `subject` on its socket as undici begins writing it (the handler's `onConnect`). */
+  /**
+   * Counts the request on its socket as undici begins writing it (the handler's `onConnect`), and
+   * records its `subject` when it has one. Two subjects sharing a hash read as repeated: the careful side.
+   */
   written(subject: string | undefined): void {
     const slot = this.#slot
     this.reused = slot.carried > 0
-    this.repeated = subject === undefined || slot.subjects.has(subject)
-    if (subject !== undefined) slot.subjects.add(subject)
     slot.carried++
+    if (subject === undefined) return
+    const hashed = fnv1a(subject)
+    this.repeated = slot.subjects.has(hashed)
+    slot.subjects.add(hashed)
   }
 
   get dispatcher(): Dispatcher {
@@ -169,7 +185,7 @@ export class KeptConnections {
   /** @internal A loan's end (`Loan`): the slot goes to the next waiter, or idle; a discarded one is replaced. */
   giveBack(o: Origin, slot: Slot, keep: boolean): void {
     const next = this.#nextWaiter(o)
-    const full = slot.carried >= REQUESTS_PER_SOCKET
+    const full = slot.subjects.size >= SUBJECTS_PER_SOCKET
     if (!keep || full) {
       this.#retire(o, slot, keep ? 'close' : 'destroy')
       // The freed place goes to the next waiter, as a new connection (after close() too: it was waiting).

@@ -138,7 +138,7 @@ export class RequestBuilder<Ctx> {
       ownConnection: ownConnection || undefined,
       reusesConnection: rule ? true : undefined,
       answerCheck,
-      subject: answerCheck && binding ? subjectOf(row.name, binding, sent) : undefined,
+      subject: rule && binding ? subjectOf(row.name, binding, sent) : undefined,
     }
     return { request, params, sent }
   }

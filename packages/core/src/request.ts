@@ -56,8 +56,9 @@ export interface HttpRequest {
    */
   readonly answerCheck?: ((status: number, json: unknown, repeated: boolean) => string | undefined) | undefined
   /**
-   * @internal What the request is about, for the answer check: its operation and the values its
-   * binding names. `repeated` tells the check an earlier request on the same socket had the same one.
+   * @internal What a bound money-moving request is about, for the answer check: its operation and
+   * the values its binding names. `repeated` tells the check an earlier request on the same socket
+   * had the same one (a request without one reads as repeated).
    */
   readonly subject?: string | undefined
 }

@@ -28,7 +28,7 @@ import {
 } from '@paywire/core/testing'
 import { Agent } from 'undici'
 import { describe, expect, it, onTestFinished, vi } from 'vitest'
-import { MONEY_IDLE_LIMIT_MS, REQUESTS_PER_SOCKET } from '../src/kept-connections.js'
+import { MONEY_IDLE_LIMIT_MS, SUBJECTS_PER_SOCKET } from '../src/kept-connections.js'
 import { countingFetch, makeClient, rejection } from './helpers.js'
 
 class ShopError extends ProblemDetailsError {}
@@ -293,14 +293,15 @@ describe('a row that reuses connections is believed on a reused one only when it
     expect(s.seen.map((r) => r.connection)).toEqual([1, 2, 2, 2])
   })
 
-  it('a socket carries at most REQUESTS_PER_SOCKET requests, so the record of what it carried stays whole', async () => {
+  it('a socket carries at most SUBJECTS_PER_SOCKET bound money-moving calls, so the record of their subjects stays whole', async () => {
     const s = await server(() => '')
     const ops = engine(s.url)
-    for (let i = 0; i < REQUESTS_PER_SOCKET + 10; i++) await lookup(ops, String(i))
+    for (let i = 0; i < 20; i++) await lookup(ops, String(i)) // lookups are not recorded
+    for (let i = 0; i < SUBJECTS_PER_SOCKET + 3; i++) await captureOf(ops, String(i))
     const perConnection = new Map<number, number>()
     for (const r of s.seen) perConnection.set(r.connection, (perConnection.get(r.connection) ?? 0) + 1)
-    expect([...perConnection.values()]).toEqual([REQUESTS_PER_SOCKET, 10])
-  })
+    expect([...perConnection.values()]).toEqual([20 + SUBJECTS_PER_SOCKET, 3])
+  }, 30_000)
 
   it('a bound answer that does not show the call applied is believed unless an earlier request on the socket had its subject', async () => {
     const declined = (request: DoubleAnswerRequest) => ({ ...answerOf(request), result: 'DECLINED' })
