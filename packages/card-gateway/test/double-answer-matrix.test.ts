@@ -9,12 +9,11 @@
  * A raw keep-alive undici client against the same server is the control: it does misread.
  */
 
-import { once } from 'node:events'
-import { type AddressInfo, createServer, type Socket } from 'node:net'
 import { PaywireError } from '@paywire/core'
 import { Client } from 'undici'
 import { describe, expect, it } from 'vitest'
 import { CardGateway } from '../src/index.js'
+import { json, rawGateway } from './raw-gateway.js'
 
 type CopyKind = 'error envelope' | 'success naming the earlier transaction' | 'success of the same transaction'
 type CopyTiming = 'with the answer' | 30 | 100 | 'as the next request arrives'
@@ -44,16 +43,9 @@ interface Seen {
   readonly applied: boolean
 }
 
-const json = (status: number, body: unknown) => {
-  const text = JSON.stringify(body)
-  const reason = status === 200 ? 'OK' : 'Bad Request'
-  return `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(text)}\r\n\r\n${text}`
-}
-
 /** A raw S2S gateway over HTTP/1.1 that answers each connection's first request twice. */
 async function doubleAnsweringGateway(kind: CopyKind, timing: CopyTiming, states: Record<string, string>) {
   const seen: Seen[] = []
-  const sockets: Socket[] = []
   const owed: Array<() => void> = []
   const timers = new Set<NodeJS.Timeout>()
   const answer = (n: number, fields: Record<string, string>) => {
@@ -82,76 +74,50 @@ async function doubleAnsweringGateway(kind: CopyKind, timing: CopyTiming, states
     }
     return refuse(0, 'Route or parameters is not supported')
   }
-  const copyOf = (n: number, first: string, transId: string) => {
-    if (kind === 'error envelope') {
-      return json(400, {
-        result: 'ERROR',
-        error_code: 208003,
-        error_message: `capture requested for a payment not in pending status (#${n})`,
-      })
+  // Both successes are a copy of the first answer: of the earlier transaction, or (when the first
+  // call was about the next call's transaction) of the same one.
+  const copyOf = (n: number, first: string) =>
+    kind === 'error envelope'
+      ? json(400, {
+          result: 'ERROR',
+          error_code: 208003,
+          error_message: `capture requested for a payment not in pending status (#${n})`,
+        })
+      : first
+  const gateway = await rawGateway(({ n, connection, onConnection, fields, socket }) => {
+    // A copy owed "as the next request arrives" goes out first, after that request was written.
+    for (const pay of owed.splice(0)) pay()
+    const { applied, text } = answer(n, fields)
+    seen.push({ n, connection, action: fields['action'] ?? '', transId: fields['trans_id'] ?? '', applied })
+    if (onConnection > 1) {
+      socket.write(text)
+      return
     }
-    // Both successes are a copy of the first answer: of the earlier transaction, or (when the first
-    // call was about the next call's transaction) of the same one.
-    void transId
-    return first
-  }
-  const server = createServer((socket) => {
-    sockets.push(socket)
-    const connection = sockets.length
-    let served = 0
-    let buffered = Buffer.alloc(0)
-    socket.on('error', () => {})
-    socket.on('data', (chunk: Buffer) => {
-      buffered = Buffer.concat([buffered, chunk])
-      for (;;) {
-        const end = buffered.indexOf('\r\n\r\n')
-        if (end === -1) return
-        const head = buffered.subarray(0, end).toString('latin1')
-        const length = Number(/\r\ncontent-length: *(\d+)/i.exec(head)?.[1] ?? 0)
-        if (buffered.length < end + 4 + length) return
-        const body = buffered.subarray(end + 4, end + 4 + length).toString('utf8')
-        buffered = buffered.subarray(end + 4 + length)
-        // A copy owed "as the next request arrives" goes out first, after that request was written.
-        for (const pay of owed.splice(0)) pay()
-        const fields = Object.fromEntries(new URLSearchParams(body))
-        const n = seen.length + 1
-        const { applied, text } = answer(n, fields)
-        seen.push({ n, connection, action: fields['action'] ?? '', transId: fields['trans_id'] ?? '', applied })
-        served += 1
-        if (served > 1) {
-          socket.write(text)
-          continue
-        }
-        const copy = copyOf(n, text, fields['trans_id'] ?? '')
-        if (timing === 'with the answer') socket.write(text + copy)
-        else {
-          socket.write(text)
-          const pay = () => {
-            if (!socket.destroyed) socket.write(copy)
-          }
-          if (timing === 'as the next request arrives') owed.push(pay)
-          else {
-            const timer = setTimeout(() => {
-              timers.delete(timer)
-              pay()
-            }, timing)
-            timers.add(timer)
-          }
-        }
-      }
-    })
+    const copy = copyOf(n, text)
+    if (timing === 'with the answer') {
+      socket.write(text + copy)
+      return
+    }
+    socket.write(text)
+    const pay = () => {
+      if (!socket.destroyed) socket.write(copy)
+    }
+    if (timing === 'as the next request arrives') owed.push(pay)
+    else {
+      const timer = setTimeout(() => {
+        timers.delete(timer)
+        pay()
+      }, timing)
+      timers.add(timer)
+    }
   })
-  server.listen(0, '127.0.0.1')
-  await once(server, 'listening')
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    url: gateway.url,
     seen,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const timer of timers) clearTimeout(timer)
-        for (const socket of sockets) socket.destroy()
-        server.close(() => resolve())
-      }),
+    close: () => {
+      for (const timer of timers) clearTimeout(timer)
+      return gateway.close()
+    },
   }
 }
 

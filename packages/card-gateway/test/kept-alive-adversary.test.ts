@@ -4,63 +4,17 @@
  * request, which answers truthfully except where it owes a stale second answer.
  */
 
-import { once } from 'node:events'
-import { type AddressInfo, createServer, type Socket } from 'node:net'
+import type { Socket } from 'node:net'
 import type { PaywireError } from '@paywire/core'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { CardGateway } from '../src/index.js'
+import { json, type RawRequest, rawGateway } from './raw-gateway.js'
 
-interface Req {
-  readonly n: number
-  readonly connection: number
-  /** Its place on its connection, from 1. */
-  readonly onConnection: number
-  readonly fields: Record<string, string>
-  readonly socket: Socket
-}
-
-const json = (status: number, body: unknown, extraHeaders = '') => {
-  const text = JSON.stringify(body)
-  return `HTTP/1.1 ${status} X\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(text)}\r\n${extraHeaders}\r\n${text}`
-}
-
-/** A raw S2S gateway: every request read is handed to `script`, which writes what it wants. */
-async function gateway(script: (req: Req) => void) {
-  const seen: Req[] = []
-  const sockets: Socket[] = []
-  const server = createServer((socket) => {
-    sockets.push(socket)
-    const connection = sockets.length
-    let onConnection = 0
-    let buffered = Buffer.alloc(0)
-    socket.on('error', () => {})
-    socket.on('data', (chunk: Buffer) => {
-      buffered = Buffer.concat([buffered, chunk])
-      for (;;) {
-        const end = buffered.indexOf('\r\n\r\n')
-        if (end === -1) return
-        const head = buffered.subarray(0, end).toString('latin1')
-        const length = Number(/\r\ncontent-length: *(\d+)/i.exec(head)?.[1] ?? 0)
-        if (buffered.length < end + 4 + length) return
-        const fields = Object.fromEntries(new URLSearchParams(buffered.subarray(end + 4, end + 4 + length).toString()))
-        buffered = buffered.subarray(end + 4 + length)
-        onConnection++
-        const req: Req = { n: seen.length + 1, connection, onConnection, fields, socket }
-        seen.push(req)
-        script(req)
-      }
-    })
-  })
-  server.listen(0, '127.0.0.1')
-  await once(server, 'listening')
-  onTestFinished(
-    () =>
-      new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.destroy()
-        server.close(() => resolve())
-      }),
-  )
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen }
+/** The gateway, closed after the test. */
+async function gateway(script: (req: RawRequest) => void) {
+  const g = await rawGateway(script)
+  onTestFinished(g.close)
+  return g
 }
 
 /** A client with one connection, so every call after the first is offered the same one. */

@@ -96,7 +96,7 @@ export class FetchTransport implements CallTransport {
       // Called as a plain function: the Workers runtime refuses its fetch called with another `this`
       // ("Illegal invocation"), which `this.#fetch(…)` would pass (the transport).
       const send = this.#fetch
-      const exchange = async (): Promise<RawResponse> => {
+      const read = async (): Promise<RawResponse> => {
         phase = 'headers'
         status = undefined
         responseHeaders = undefined
@@ -120,15 +120,17 @@ export class FetchTransport implements CallTransport {
         )
         return rawResponse(res.status, responseHeaders, rawBody, parseJson(rawBody), attempt, req)
       }
-      // The runtime's connections may be reused, so any answer may be an earlier request's second
-      // one: a bound call believes only its own (transport.ts, "Keep-alive where the answer is bound").
-      // A non-2xx whose body never came whole is still an answer, and doubted like any other.
+      // A final status that is not 2xx is the service's answer even when its body never came whole:
+      // the status decides, the body is left empty (and it is doubted like any other answer).
       const cut = (error: unknown): RawResponse => {
         const final = status !== undefined && (status < 200 || status >= 300)
         if (error instanceof PaywireError || !final || !responseHeaders || deadline.abortedBy === 'user') throw error
         return rawResponse(status as number, responseHeaders, '', undefined, attempt, req)
       }
-      let response = await exchange().catch(cut)
+      const exchange = () => read().catch(cut)
+      // The runtime's connections may be reused, so any answer may be an earlier request's second
+      // one: a bound call believes only its own (transport.ts, "Keep-alive where the answer is bound").
+      let response = await exchange()
       // Which socket carried it is unknown: as if an earlier request had the same subject.
       let doubt = req.answerCheck?.(response.status, response.json, true)
       if (doubt !== undefined && req.retry.kind === 'safe' && !isRetryableStatus(response.status)) {
@@ -140,10 +142,6 @@ export class FetchTransport implements CallTransport {
       return { ok: true, response }
     } catch (error) {
       if (error instanceof PaywireError) return { ok: false, error, failure: undefined, mayHaveArrived: true }
-      // A final status that is not 2xx is the service's answer even when its body never came whole.
-      if (status !== undefined && responseHeaders && deadline.abortedBy !== 'user' && (status < 200 || status >= 300)) {
-        return { ok: true, response: rawResponse(status, responseHeaders, '', undefined, attempt, req) }
-      }
       // Node's fetch (undici inside) reports a dropped 100 or 101 as the cause of its "fetch failed".
       const interimStatus = interimStatusOf(error) ?? interimStatusOf((error as { cause?: unknown } | null)?.cause)
       return classifyFailure(error, plan, {

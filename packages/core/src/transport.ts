@@ -236,11 +236,12 @@ export class UndiciTransport implements CallTransport {
             req.reusesConnection ? MONEY_IDLE_LIMIT_MS : undefined,
           )
         })
-      const target = this.#givenDispatcher ?? (own ? this.#singleUse(transport) : undefined)
       // A non-2xx whose body never came whole is still an answer, and doubted like any other.
-      let answer = await this.#exchange(sendOn(target), exchange, req, attempt).catch((error: unknown) =>
-        cutAnswer(error, exchange, deadline.abortedBy),
-      )
+      const exchangeOn = (target: Dispatcher | undefined) =>
+        this.#exchange(sendOn(target), exchange, req, attempt).catch((error: unknown) =>
+          cutAnswer(error, exchange, deadline.abortedBy),
+        )
+      let answer = await exchangeOn(this.#givenDispatcher ?? (own ? this.#singleUse(transport) : undefined))
       if (loan) {
         // On a connection that carried an answer before, only an answer bound to this request is
         // believed: anything else may be a stale second answer to an earlier request, with this
@@ -255,7 +256,7 @@ export class UndiciTransport implements CallTransport {
           // A lookup is safe to ask again: on a connection of its own, whose answer is its own. A
           // "try again" status is left to its retry policy, whoever it was meant for.
           if (!isRetryableStatus(answer.status)) {
-            answer = await this.#exchange(sendOn(this.#singleUse(transport)), exchange, req, attempt)
+            answer = await exchangeOn(this.#singleUse(transport))
           }
         }
       }
@@ -270,14 +271,6 @@ export class UndiciTransport implements CallTransport {
       // the call's (the service closed it idle as the request went out): the engine settles it at once.
       const doubted = loan?.reused === true && req.reusesConnection === true
       if (error instanceof PaywireError) return { ok: false, error, failure: undefined, mayHaveArrived: true }
-      const { status, headers: responseHeaders } = exchange
-      // A final status that is not 2xx is the service's answer even when its body never came whole
-      // (a 304 declaring a length, a 302 cut mid-body): the status decides, the body is left empty.
-      if (status !== undefined && responseHeaders && deadline.abortedBy !== 'user' && (status < 200 || status >= 300)) {
-        const response = rawResponse(status, responseHeaders, '', undefined, attempt, req)
-        const doubt = doubted ? req.answerCheck?.(status, undefined, loan?.repeated ?? true) : undefined
-        return doubt === undefined ? { ok: true, response } : unbelieved(plan, doubt, response, true)
-      }
       const interimStatus = exchange.interimStatus ?? interimStatusOf(error)
       // Only the client's own pools are known to tell the handler before they write (undici's
       // contract, which a caller's dispatcher may not keep): with another, an unwritten request is
