@@ -39,7 +39,7 @@ interface Slot {
 }
 
 /** A request waiting for a connection: started with one, or refused when the pool closes. */
-interface Waiter {
+export interface Waiter {
   readonly start: (loan: Loan) => void
   /** Fails the request before it was handed to undici: nothing was written. */
   readonly refuse: (error: Error) => void

@@ -5,7 +5,7 @@
  */
 
 import type { z } from 'zod'
-import { unboundAnswer } from './answer-binding.js'
+import type { BoundRequest } from './answer-binding.js'
 import { type AnswerSchema, checkAnswer } from './answer-schema.js'
 import { ApiPromise, isThenable, type WithResponse } from './api-promise.js'
 import { reusedConnectionDoubt } from './attempt-failure.js'
@@ -181,19 +181,17 @@ export class OperationClient<Ctx> {
     input: OperationInput,
     options?: OperationOptions<S>,
   ): ApiPromise<ResultOf<S, Result>> {
-    let built: { request: HttpRequest; params: unknown; sent: SentRequest }
+    let built: { request: HttpRequest; params: unknown; sent: SentRequest; bound: BoundRequest | undefined }
     try {
       built = this.#builder.build(row, input, options ?? {}, this.#ownConnection)
     } catch (error) {
       return ApiPromise.rejected(error)
     }
-    const { request, params, sent } = built
-    const binding = row.answerBinding
+    const { request, params, sent, bound } = built
     // An answer about another subject is refused before the decoder or the caller's schema reads
     // it: the binding holds whatever shape the caller expects (only `request()` has none).
-    const unbound = binding && ((value: unknown) => unboundAnswer(binding, sent, value))
     // The handler returns the schema's output when a schema is given, else the row's decoded result.
-    const handler = this.#handler(row.decode, options?.schema, false, unbound) as ResponseHandler<ResultOf<S, Result>>
+    const handler = this.#handler(row.decode, options?.schema, false, bound) as ResponseHandler<ResultOf<S, Result>>
     const { http } = this.#config
     const journal = this.#journal
     const keepOpen = options?.keepIntentOpen === true
@@ -316,13 +314,13 @@ export class OperationClient<Ctx> {
     decode: ((value: unknown, reject: RejectAnswer) => Result) | undefined,
     schema: AnswerSchema | undefined,
     raw: boolean,
-    unbound?: (value: unknown) => string | undefined,
+    bound?: BoundRequest,
   ): ResponseHandler<unknown> {
     const { answers } = this.#config
     return {
       decode(response, request) {
         const value = answers.read(response, request, raw)
-        const problem = unbound?.(value)
+        const problem = bound?.unbound(value)
         if (problem !== undefined)
           throw answers.unusable(response, request, { reason: 'unbound_response', message: problem })
         if (schema) {

@@ -5,7 +5,7 @@
  */
 
 import type { z } from 'zod'
-import { subjectOf, unboundOnReuse } from './answer-binding.js'
+import { BoundRequest } from './answer-binding.js'
 import type { AnswerSchema } from './answer-schema.js'
 import { nodeCrypto } from './builtins.js'
 import {
@@ -64,7 +64,7 @@ export class RequestBuilder<Ctx> {
     input: OperationInput,
     options: OperationOptions<AnswerSchema | undefined>,
     ownConnection: boolean,
-  ): { request: HttpRequest; params: unknown; sent: SentRequest } {
+  ): { request: HttpRequest; params: unknown; sent: SentRequest; bound: BoundRequest | undefined } {
     const { context: ctx } = this.#target
     const issues = optionIssues(options, row.idempotency !== undefined)
     const template = typeof row.path === 'string' ? row.path : row.path(ctx)
@@ -110,14 +110,15 @@ export class RequestBuilder<Ctx> {
     const sent: SentRequest = { wire, path, idempotencyKey: key }
     const retry = options.retryWithSameKey === true ? keyed : retryPolicyOf(row, ctx)
     const binding = row.answerBinding
+    const bound = binding && new BoundRequest(binding, sent)
     // Which answers on a reused connection are believed: a lookup's and a bound money-moving call's.
     const rule = ownConnection ? undefined : row.reusesConnection
     // On a reused socket where an earlier request had this one's subject, a bound answer may be that
     // request's: then only one showing the call applied is believed (its copy stays true).
     const answerCheck =
-      binding && (rule || retry.kind === 'safe')
+      bound && (rule || retry.kind === 'safe')
         ? (status: number, json: unknown, repeated: boolean) =>
-            unboundOnReuse(binding, sent, status, json) ??
+            bound.unboundOnReuse(status, json) ??
             (rule && repeated && !rule.applied(json)
               ? `an earlier request on this connection had the same subject, and it does not show ${rule.shows}, the only answer whose copy a repeat cannot make untrue`
               : undefined)
@@ -138,9 +139,9 @@ export class RequestBuilder<Ctx> {
       ownConnection: ownConnection || undefined,
       reusesConnection: rule ? true : undefined,
       answerCheck,
-      subject: rule && binding ? subjectOf(row.name, binding, sent) : undefined,
+      subject: rule && bound ? bound.subject(row.name) : undefined,
     }
-    return { request, params, sent }
+    return { request, params, sent, bound }
   }
 
   /** The raw escape hatch's request: any method and path below a base URL, with the credentials and the client's key header. */

@@ -213,35 +213,27 @@ export class UndiciTransport implements CallTransport {
       }
       // The handler knows whether undici began writing the request (undici.ts); an aborted attempt's
       // fails at once, unwritten, even while it waits for a kept-alive connection.
-      const sendOn = (target: Dispatcher | undefined) => () =>
+      const send = (target: Dispatcher | undefined) =>
         new Promise<Dispatcher.ResponseData>((resolve, reject) => {
-          const h = new transport.AttemptHandler(options, deadline, (error, data) =>
-            error ? reject(error) : resolve(data),
+          const h = new transport.AttemptHandler(
+            options,
+            deadline,
+            (error, data) => (error ? reject(error) : resolve(data)),
+            req.subject,
           )
           handler = h
           if (deadline.aborted) return
-          if (target) return target.dispatch(options, h)
+          if (target) target.dispatch(options, h)
           // A kept-alive connection, started on as soon as one is free (kept-connections.ts).
-          this.#kept(transport).lend(
-            origin,
-            {
-              start: (lent) => {
-                loan = lent
-                h.onWrite = () => lent.written(req.subject)
-                lent.dispatcher.dispatch(options, h)
-              },
-              refuse: (error) => h.refuse(error),
-              gone: () => deadline.aborted,
-            },
-            req.reusesConnection ? MONEY_IDLE_LIMIT_MS : undefined,
-          )
+          else this.#kept(transport).lend(origin, h, req.reusesConnection ? MONEY_IDLE_LIMIT_MS : undefined)
         })
       // A non-2xx whose body never came whole is still an answer, and doubted like any other.
       const exchangeOn = (target: Dispatcher | undefined) =>
-        this.#exchange(sendOn(target), exchange, req, attempt).catch((error: unknown) =>
+        this.#exchange(send(target), exchange, req, attempt).catch((error: unknown) =>
           cutAnswer(error, exchange, deadline.abortedBy),
         )
       let answer = await exchangeOn(this.#givenDispatcher ?? (own ? this.#singleUse(transport) : undefined))
+      loan = handler?.loan
       if (loan) {
         // On a connection that carried an answer before, only an answer bound to this request is
         // believed: anything else may be a stale second answer to an earlier request, with this
@@ -256,6 +248,7 @@ export class UndiciTransport implements CallTransport {
           // A lookup is safe to ask again: on a connection of its own, whose answer is its own. A
           // "try again" status is left to its retry policy, whoever it was meant for.
           if (!isRetryableStatus(answer.status)) {
+            resetExchange(exchange)
             answer = await exchangeOn(this.#singleUse(transport))
           }
         }
@@ -266,6 +259,7 @@ export class UndiciTransport implements CallTransport {
       }
     } catch (error) {
       // A connection that failed mid-call carries nothing for the next one.
+      loan ??= handler?.loan
       loan?.discard()
       // On a reused connection, a bound money-moving call's failure may be the connection's, not
       // the call's (the service closed it idle as the request went out): the engine settles it at once.
@@ -308,15 +302,12 @@ export class UndiciTransport implements CallTransport {
 
   /** One request on its way: its answer's status, headers and body, read within `maxResponseBytes`. */
   async #exchange(
-    send: () => Promise<Dispatcher.ResponseData>,
+    sending: Promise<Dispatcher.ResponseData>,
     exchange: Exchange,
     req: HttpRequest,
     attempt: number,
   ): Promise<Answer> {
-    exchange.phase = 'headers'
-    exchange.status = undefined
-    exchange.headers = undefined
-    const res = await send()
+    const res = await sending
     exchange.phase = 'body'
     exchange.status = res.statusCode
     exchange.headers = flattenHeaders(res.headers, req.credentialHeaders)
@@ -354,6 +345,13 @@ interface Exchange {
   interimStatus: number | undefined
   status: number | undefined
   headers: Record<string, string> | undefined
+}
+
+/** Back to before the headers, for the attempt's second exchange (a lookup asked again). */
+function resetExchange(exchange: Exchange): void {
+  exchange.phase = 'headers'
+  exchange.status = undefined
+  exchange.headers = undefined
 }
 
 /** An answer read whole. */

@@ -18,6 +18,7 @@
 import type { Dispatcher } from 'undici'
 import type { RequestHandlerClass } from 'undici/lib/api/api-request.js'
 import type { SocketModules } from './connector.js'
+import type { Loan, Waiter } from './kept-connections.js'
 
 /** Ends an attempt: the deadline or the caller's signal fired. */
 export interface AbortSource {
@@ -31,13 +32,11 @@ export interface AbortSource {
  * a socket it holds (after connecting, and after any wait for a free socket); a request aborted
  * before that is dropped without a byte written.
  */
-export interface AttemptHandler extends Dispatcher.DispatchHandler {
+export interface AttemptHandler extends Dispatcher.DispatchHandler, Waiter {
   /** Whether undici began writing the request to a socket. */
   readonly written: boolean
-  /** Told once, as undici begins writing the request on the socket it holds (a kept-alive loan counts it then). */
-  onWrite: (() => void) | undefined
-  /** Fails the attempt before it was handed to undici (the pool it waited in closed): nothing was written. */
-  refuse(error: Error): void
+  /** The kept-alive connection it was started on (`start`), told as the request is written (`Loan.written`). */
+  readonly loan: Loan | undefined
 }
 
 export interface AttemptHandlerClass {
@@ -45,6 +44,7 @@ export interface AttemptHandlerClass {
     options: Dispatcher.RequestOptions,
     signal: AbortSource,
     callback: (error: Error | null, data: Dispatcher.ResponseData) => void,
+    subject?: string,
   ): AttemptHandler
 }
 
@@ -103,23 +103,40 @@ function ignore(): void {}
 function attemptHandler(RequestHandler: RequestHandlerClass): AttemptHandlerClass {
   return class extends RequestHandler implements AttemptHandler {
     written = false
-    onWrite: (() => void) | undefined = undefined
+    loan: Loan | undefined = undefined
+    readonly #options: Dispatcher.RequestOptions
+    /** The request's subject (`HttpRequest.subject`), recorded on the connection it is written on. */
+    readonly #subject: string | undefined
 
     constructor(
       options: Dispatcher.RequestOptions,
       signal: AbortSource,
       callback: (error: Error | null, data: Dispatcher.ResponseData) => void,
+      subject?: string,
     ) {
       super(options, callback)
+      this.#options = options
+      this.#subject = subject
       if (signal.aborted) this.#abort(abortedError())
       else signal.on('abort', () => this.#abort(abortedError()))
+    }
+
+    /** A kept-alive connection came free for it (kept-connections.ts): the request goes on it. */
+    start(loan: Loan): void {
+      this.loan = loan
+      loan.dispatcher.dispatch(this.#options, this)
+    }
+
+    /** Given up (its deadline or signal) while it waited for a connection: it is skipped, never started. */
+    gone(): boolean {
+      return this.reason !== null
     }
 
     override onConnect(abort: (error?: Error) => void, context?: object): void {
       // undici writes the request right after this, unless the attempt was aborted already.
       if (this.reason === null) {
         this.written = true
-        this.onWrite?.()
+        this.loan?.written(this.#subject)
       }
       super.onConnect(abort, context)
     }
