@@ -19,6 +19,8 @@
  * in one slot, which a hash-tagged prefix (`{paywire}:`) gives.
  */
 
+import { LuaScript } from './client.js'
+
 /** Redis's clock in ms since the epoch: TIME answers seconds and microseconds. */
 const NOW = `local clock = redis.call('TIME')
 local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
@@ -122,7 +124,7 @@ end
  * set, then per previous key its hash and its former-version key. ARGV[1] prefix, [2] key,
  * [3] token, [4] leaseMs or '', [5] fields, [6] ref.
  */
-export const RECORD = `${NOW}${DONE_MEMBER}
+export const RECORD = new LuaScript(`${NOW}${DONE_MEMBER}
 local function former(key)
   local value = redis.call('GET', key)
   if not value then return nil end
@@ -160,11 +162,11 @@ redis.call('HSET', KEYS[4], 'state', state, 'token', ARGV[3], 'attempts', attemp
   'receivedAt', now, 'ref', ARGV[6], 'fields', ARGV[5])
 redis.call('ZADD', KEYS[1], due, ARGV[2])
 redis.call('SADD', KEYS[6], ARGV[2])
-return answer`
+return answer`)
 
 /** Take one key. KEYS[1] due, [2] dead, [3] the event hash; ARGV[1] key, [2] token, [3] ms, [4] maxAttempts. */
-export const TAKE_ONE = `${NOW}${EVENT}${TAKE}
-return take(KEYS[3], ARGV[1])`
+export const TAKE_ONE = new LuaScript(`${NOW}${EVENT}${TAKE}
+return take(KEYS[3], ARGV[1])`)
 
 /**
  * Take due = the oldest due entries and the take of each in one step, so two instances sending it
@@ -172,7 +174,7 @@ return take(KEYS[3], ARGV[1])`
  * whose record is no longer pending or running (deleted or overwritten behind the store's back) is
  * dropped. KEYS[1] due, [2] dead; ARGV[1] prefix, [2] token, [3] ms, [4] maxAttempts, [5] limit.
  */
-export const TAKE_DUE = `${NOW}${EVENT}${TAKE}${OURS}
+export const TAKE_DUE = new LuaScript(`${NOW}${EVENT}${TAKE}${OURS}
 local taken = {}
 for _, key in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, tonumber(ARGV[5]))) do
   local hash = ARGV[1] .. 'inbox:event:' .. key
@@ -185,20 +187,20 @@ for _, key in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 
     if state ~= 'pending' and state ~= 'running' then redis.call('ZREM', KEYS[1], key) end
   end
 end
-return taken`
+return taken`)
 
 /**
  * Renew = check the holder and move the lease end in one step: a renew read-then-written from the
  * client could extend the lease of the runner that took the event after this one's ended.
  * KEYS[1] due, [2] the event hash; ARGV[1] key, [2] token, [3] ms.
  */
-export const RENEW = `${NOW}
+export const RENEW = new LuaScript(`${NOW}
 local v = redis.call('HMGET', KEYS[2], 'state', 'token')
 if v[1] ~= 'running' or v[2] ~= ARGV[2] then return 0 end
 local lease = now + tonumber(ARGV[3])
 redis.call('HSET', KEYS[2], 'until', lease)
 redis.call('ZADD', KEYS[1], lease, ARGV[1])
-return 1`
+return 1`)
 
 /**
  * Complete = check the holder, then replace the record by a done mark holding only state, token,
@@ -208,7 +210,7 @@ return 1`
  * whose keep ended, so the indexes stay bounded even where `prune` is never called.
  * KEYS[1] due, [2] done, [3] the event hash; ARGV[1] prefix, [2] key, [3] token, [4] keepMs.
  */
-export const COMPLETE = `${NOW}${DONE_MEMBER}${SWEEP}
+export const COMPLETE = new LuaScript(`${NOW}${DONE_MEMBER}${SWEEP}
 local v = redis.call('HMGET', KEYS[3], 'state', 'token', 'ref')
 if not v[1] or v[2] ~= ARGV[3] then return 0 end
 if v[1] == 'done' then return 1 end
@@ -220,7 +222,7 @@ redis.call('PEXPIREAT', KEYS[3], keep)
 redis.call('ZREM', KEYS[1], ARGV[2])
 redis.call('ZADD', KEYS[2], keep, doneMember(v[3], ARGV[2]))
 sweep(KEYS[2], 16)
-return 1`
+return 1`)
 
 /**
  * Release = check the holder and end the run in one step. Sent again by the same token it finds
@@ -230,7 +232,7 @@ return 1`
  * KEYS[1] due, [2] dead, [3] the event hash; ARGV[1] key, [2] token, [3] retryInMs, [4] counted
  * 1/0, [5] error, [6] has an error 1/0, [7] dead 1/0, [8] fields, [9] has fields 1/0.
  */
-export const RELEASE = `${NOW}
+export const RELEASE = new LuaScript(`${NOW}
 local v = redis.call('HMGET', KEYS[3], 'state', 'token', 'attempts', 'receivedAt')
 if not v[1] or v[2] ~= ARGV[2] then return 0 end
 if v[1] == 'pending' or v[1] == 'dead' then return 1 end
@@ -249,7 +251,7 @@ else
   redis.call('HSET', KEYS[3], 'state', 'pending', 'attempts', attempts, 'until', due)
   redis.call('ZADD', KEYS[1], due, ARGV[1])
 end
-return 1`
+return 1`)
 
 /**
  * Wake = a pending event made due now, whatever its retry time, in one step: its due time and its
@@ -257,7 +259,7 @@ return 1`
  * in the order; the index entry is written either way, so takeDue finds it). Attempts, fields, token and error are kept. Any other state (running, done, dead,
  * absent) answers 0 and writes nothing. KEYS[1] due, [2] the event hash; ARGV[1] key.
  */
-export const WAKE = `${NOW}
+export const WAKE = new LuaScript(`${NOW}
 local v = redis.call('HMGET', KEYS[2], 'state', 'until')
 if v[1] ~= 'pending' then return 0 end
 local due = tonumber(v[2])
@@ -266,14 +268,14 @@ if due == nil or due > now then
   redis.call('HSET', KEYS[2], 'until', due)
 end
 redis.call('ZADD', KEYS[1], due, ARGV[1])
-return 1`
+return 1`)
 
 /**
  * Failed events = the index and the records read in one step, so no event is listed half-changed.
  * An index entry whose record is not dead (deleted or overwritten behind the store's back) is
  * dropped. KEYS[1] dead; ARGV[1] prefix, [2] limit.
  */
-export const FAILED = `${EVENT}${OURS}
+export const FAILED = new LuaScript(`${EVENT}${OURS}
 local listed = {}
 for _, key in ipairs(redis.call('ZRANGE', KEYS[1], 0, tonumber(ARGV[2]) - 1)) do
   local hash = ARGV[1] .. 'inbox:event:' .. key
@@ -283,15 +285,15 @@ for _, key in ipairs(redis.call('ZRANGE', KEYS[1], 0, tonumber(ARGV[2]) - 1)) do
     redis.call('ZREM', KEYS[1], key)
   end
 end
-return listed`
+return listed`)
 
 /** Retry = a dead event made pending and due now, attempts reset. KEYS[1] due, [2] dead, [3] the event hash; ARGV[1] key. */
-export const RETRY = `${NOW}
+export const RETRY = new LuaScript(`${NOW}
 if redis.call('HGET', KEYS[3], 'state') ~= 'dead' then return 0 end
 redis.call('HSET', KEYS[3], 'state', 'pending', 'attempts', 0, 'until', now)
 redis.call('ZREM', KEYS[2], ARGV[1])
 redis.call('ZADD', KEYS[1], now, ARGV[1])
-return 1`
+return 1`)
 
 /**
  * Forget = every key of the ref's set whose record still names this ref: its hash and every index
@@ -299,7 +301,7 @@ return 1`
  * (only taken out of this set). Counts the records erased (a done key past its keep is no longer
  * one). KEYS[1] due, [2] dead, [3] done, [4] the ref's set; ARGV[1] prefix, [2] ref.
  */
-export const FORGET = `${NOW}${DONE_MEMBER}${OURS}
+export const FORGET = new LuaScript(`${NOW}${DONE_MEMBER}${OURS}
 local erased = 0
 for _, key in ipairs(redis.call('SMEMBERS', KEYS[4])) do
   local hash = ARGV[1] .. 'inbox:event:' .. key
@@ -313,8 +315,8 @@ for _, key in ipairs(redis.call('SMEMBERS', KEYS[4])) do
   redis.call('ZREM', KEYS[3], doneMember(ARGV[2], key))
 end
 redis.call('DEL', KEYS[4])
-return erased`
+return erased`)
 
 /** Prune = one batch of the sweep. KEYS[1] done; ARGV[1] prefix, [2] batch size. */
-export const PRUNE = `${NOW}${SWEEP}
-return sweep(KEYS[1], tonumber(ARGV[2]))`
+export const PRUNE = new LuaScript(`${NOW}${SWEEP}
+return sweep(KEYS[1], tonumber(ARGV[2]))`)

@@ -34,6 +34,7 @@ import {
   DEFAULT_KEY_PREFIX,
   type RedisClient,
   type RedisStoreOptions,
+  runScript,
   text,
 } from './client.js'
 
@@ -93,7 +94,7 @@ export class RedisClaimStore implements ClaimStore {
     ]
     for (const previous of checked.previousKeys) keys.push(this.#event(previous), this.#former(previous))
     const reply = text(
-      await this.#client.eval(RECORD, {
+      await runScript(this.#client, RECORD, {
         keys,
         arguments: [this.#prefix, checked.key, holder, lease, checked.fields, checked.ref],
       }),
@@ -112,7 +113,7 @@ export class RedisClaimStore implements ClaimStore {
     const operation = 'RedisClaimStore.take'
     const checkedKey = checkKeyPart(operation, 'key', key)
     const { token, ms, maxAttempts } = checkLease(operation, lease)
-    const reply = await this.#client.eval(TAKE_ONE, {
+    const reply = await runScript(this.#client, TAKE_ONE, {
       keys: [this.#due, this.#dead, this.#event(checkedKey)],
       arguments: [checkedKey, token, String(ms), String(maxAttempts)],
     })
@@ -128,7 +129,7 @@ export class RedisClaimStore implements ClaimStore {
     const { token, ms, maxAttempts } = checkLease(operation, lease)
     const count = checkLimit(operation, limit)
     if (count === 0) return []
-    const reply = await this.#client.eval(TAKE_DUE, {
+    const reply = await runScript(this.#client, TAKE_DUE, {
       keys: [this.#due, this.#dead],
       arguments: [this.#prefix, token, String(ms), String(maxAttempts), String(count)],
     })
@@ -141,7 +142,7 @@ export class RedisClaimStore implements ClaimStore {
     const checkedKey = checkKeyPart(operation, 'key', key)
     const holder = checkToken(operation, token)
     const checkedMs = checkMs(operation, 'ms', ms)
-    const reply = await this.#client.eval(RENEW, {
+    const reply = await runScript(this.#client, RENEW, {
       keys: [this.#due, this.#event(checkedKey)],
       arguments: [checkedKey, holder, String(checkedMs)],
     })
@@ -157,7 +158,7 @@ export class RedisClaimStore implements ClaimStore {
     const checkedKey = checkKeyPart(operation, 'key', key)
     const holder = checkToken(operation, token)
     const keep = checkMs(operation, 'keepMs', keepMs)
-    const reply = await this.#client.eval(COMPLETE, {
+    const reply = await runScript(this.#client, COMPLETE, {
       keys: [this.#due, this.#done, this.#event(checkedKey)],
       arguments: [this.#prefix, checkedKey, holder, String(keep)],
     })
@@ -175,7 +176,7 @@ export class RedisClaimStore implements ClaimStore {
     const checkedKey = checkKeyPart(operation, 'key', key)
     const holder = checkToken(operation, token)
     const { retryInMs, counted, error, dead, fields } = checkRelease(operation, next)
-    const reply = await this.#client.eval(RELEASE, {
+    const reply = await runScript(this.#client, RELEASE, {
       keys: [this.#due, this.#dead, this.#event(checkedKey)],
       arguments: [
         checkedKey,
@@ -198,7 +199,7 @@ export class RedisClaimStore implements ClaimStore {
    */
   async wake(key: string): Promise<boolean> {
     const checkedKey = checkKeyPart('RedisClaimStore.wake', 'key', key)
-    const reply = await this.#client.eval(WAKE, {
+    const reply = await runScript(this.#client, WAKE, {
       keys: [this.#due, this.#event(checkedKey)],
       arguments: [checkedKey],
     })
@@ -210,14 +211,17 @@ export class RedisClaimStore implements ClaimStore {
     const operation = 'RedisClaimStore.failedEvents'
     const count = checkLimit(operation, limit)
     if (count === 0) return [] // ZRANGE 0 -1 would list them all
-    const reply = await this.#client.eval(FAILED, { keys: [this.#dead], arguments: [this.#prefix, String(count)] })
+    const reply = await runScript(this.#client, FAILED, {
+      keys: [this.#dead],
+      arguments: [this.#prefix, String(count)],
+    })
     return list(operation, reply).map((one) => taken(operation, one).event)
   }
 
   /** Makes the dead event `key` pending and due now, attempts reset, receive time kept; `false` when it is not dead. */
   async retry(key: string): Promise<boolean> {
     const checkedKey = checkKeyPart('RedisClaimStore.retry', 'key', key)
-    const reply = await this.#client.eval(RETRY, {
+    const reply = await runScript(this.#client, RETRY, {
       keys: [this.#due, this.#dead, this.#event(checkedKey)],
       arguments: [checkedKey],
     })
@@ -227,7 +231,7 @@ export class RedisClaimStore implements ClaimStore {
   /** Erases every record of the payment `ref` (pending, running, dead or done) and its index entries; answers how many records. */
   async forget(ref: string): Promise<number> {
     const checkedRef = checkKeyPart('RedisClaimStore.forget', 'ref', ref)
-    const reply = await this.#client.eval(FORGET, {
+    const reply = await runScript(this.#client, FORGET, {
       keys: [this.#due, this.#dead, this.#done, this.#ref(checkedRef)],
       arguments: [this.#prefix, checkedRef],
     })
@@ -244,7 +248,7 @@ export class RedisClaimStore implements ClaimStore {
     let removed = 0
     for (;;) {
       const batch = Number(
-        await this.#client.eval(PRUNE, { keys: [this.#done], arguments: [this.#prefix, String(PRUNE_BATCH)] }),
+        await runScript(this.#client, PRUNE, { keys: [this.#done], arguments: [this.#prefix, String(PRUNE_BATCH)] }),
       )
       removed += batch
       // A short batch was the last; so is a reply that is not a count, rather than looping on it.

@@ -1,5 +1,6 @@
 /** The node-redis commands the stores send, and the checks of the options both stores take. */
 
+import { createHash } from 'node:crypto'
 import { RequestValidationError, type ValidationIssue } from '@paywire/core'
 
 /**
@@ -14,8 +15,15 @@ export interface RedisClient {
   zRange(key: string, start: number, stop: number): Promise<unknown>
   zScore(key: string, member: string): Promise<unknown>
   zRem(key: string, member: string): Promise<unknown>
-  eval(script: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>
+  eval(script: string, options: ScriptArguments): Promise<unknown>
+  evalSha(sha1: string, options: ScriptArguments): Promise<unknown>
   multi(): RedisTransaction
+}
+
+/** A script's keys and arguments, as node-redis 5 and 6 take them. */
+export interface ScriptArguments {
+  keys: string[]
+  arguments: string[]
 }
 
 /** `SET key value NX PX ms`, as node-redis 5 and 6 spell it. */
@@ -49,7 +57,7 @@ export const DEFAULT_KEY_PREFIX = 'paywire:'
 /** In `u` mode a pair is one code point, so this matches only a surrogate without its partner. */
 const LONE_SURROGATE = /[\uD800-\uDFFF]/u
 
-const COMMANDS = ['set', 'get', 'mGet', 'zRange', 'zScore', 'zRem', 'eval', 'multi'] as const
+const COMMANDS = ['set', 'get', 'mGet', 'zRange', 'zScore', 'zRem', 'eval', 'evalSha', 'multi'] as const
 
 /** Checks the options of a store's constructor; refuses them with every issue named. */
 export function checkStoreOptions(store: string, options: unknown, extra: ValidationIssue[] = []): void {
@@ -111,4 +119,49 @@ export function text(reply: unknown): string | null {
   if (typeof reply === 'string') return reply
   if (reply instanceof Uint8Array) return Buffer.from(reply.buffer, reply.byteOffset, reply.byteLength).toString('utf8')
   return String(reply)
+}
+
+/** Every script of the stores, as made (`LuaScript`): what a test loads into a server first. */
+const made: LuaScript[] = []
+
+/** @internal The scripts of every store module loaded so far. */
+export function everyScript(): readonly LuaScript[] {
+  return made
+}
+
+/** A Lua script of the stores, and the SHA-1 of its text, by which EVALSHA names it. */
+export class LuaScript {
+  readonly text: string
+  #sha1: string | undefined
+
+  constructor(text: string) {
+    this.text = text
+    made.push(this)
+  }
+
+  /** Worked out on the first run, not at import: a process that never sends the script never hashes it. */
+  get sha1(): string {
+    this.#sha1 ??= createHash('sha1').update(this.text, 'utf8').digest('hex')
+    return this.#sha1
+  }
+}
+
+/** Whether Redis refused an EVALSHA for not knowing the script: nothing of it ran. */
+function unknownScript(error: unknown): boolean {
+  return error instanceof Error && error.message.startsWith('NOSCRIPT')
+}
+
+/**
+ * Runs `script` by its SHA-1 (EVALSHA), so its text crosses the wire once per server rather than
+ * with every call. A server that does not hold it yet (first use, a restart, `SCRIPT FLUSH`, another
+ * node of a cluster) answers NOSCRIPT without running anything; the text is then sent (EVAL), which
+ * also caches it. So the script runs once either way.
+ */
+export async function runScript(client: RedisClient, script: LuaScript, options: ScriptArguments): Promise<unknown> {
+  try {
+    return await client.evalSha(script.sha1, options)
+  } catch (error) {
+    if (!unknownScript(error)) throw error
+  }
+  return client.eval(script.text, options)
 }

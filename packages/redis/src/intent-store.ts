@@ -7,8 +7,10 @@ import {
   checkKeyPart,
   checkStoreOptions,
   DEFAULT_KEY_PREFIX,
+  LuaScript,
   type RedisClient,
   type RedisStoreOptions,
+  runScript,
   text,
 } from './client.js'
 
@@ -25,7 +27,7 @@ const DEFAULT_MAX_INTENT_BYTES = 1024 * 1024
  * `}`): reconciliation measures it against `now()`, so no process's clock decides how long ago a
  * call was made. KEYS record, index; ARGV json, score (createdAt), id.
  */
-const OPEN = `local kind = redis.call('TYPE', KEYS[2])
+const OPEN = new LuaScript(`local kind = redis.call('TYPE', KEYS[2])
 kind = type(kind) == 'table' and kind.ok or kind
 if kind ~= 'zset' and kind ~= 'none' then
   return redis.error_reply('WRONGTYPE the index ' .. KEYS[2] .. ' holds a ' .. kind .. ', not a sorted set')
@@ -34,24 +36,24 @@ local t = redis.call('TIME')
 local written = string.format('%d', t[1] * 1000 + math.floor(t[2] / 1000))
 redis.call('SET', KEYS[1], string.sub(ARGV[1], 1, -2) .. ',"writtenAt":' .. written .. '}')
 redis.call('ZADD', KEYS[2], ARGV[2], ARGV[3])
-return 1`
+return 1`)
 
 /** Redis's clock, in ms since the epoch. */
-const NOW = "local t = redis.call('TIME') return t[1] * 1000 + math.floor(t[2] / 1000)"
+const NOW = new LuaScript("local t = redis.call('TIME') return t[1] * 1000 + math.floor(t[2] / 1000)")
 
 /**
  * Forget = the undo of an open whose outcome is unknown and whose call is therefore not sent:
  * both keys or neither, and only when the record is still the one this open wrote.
  * KEYS record, index; ARGV json, id.
  */
-const FORGET = `local written = redis.call('GET', KEYS[1])
+const FORGET = new LuaScript(`local written = redis.call('GET', KEYS[1])
 local mine = string.sub(ARGV[1], 1, -2) .. ',"writtenAt":'
 if written and string.sub(written, 1, #mine) == mine then
   redis.call('DEL', KEYS[1])
   redis.call('ZREM', KEYS[2], ARGV[2])
   return 1
 end
-return 0`
+return 0`)
 
 /**
  * Repair = drop an index entry whose record is gone, in one step with the check: an `open` of the
@@ -59,8 +61,8 @@ return 0`
  * entry. 1 removed, 0 not in the index (closed meanwhile), -1 the record is back. KEYS record,
  * index; ARGV id.
  */
-const REPAIR = `if redis.call('EXISTS', KEYS[1]) == 1 then return -1 end
-return redis.call('ZREM', KEYS[2], ARGV[1])`
+const REPAIR = new LuaScript(`if redis.call('EXISTS', KEYS[1]) == 1 then return -1 end
+return redis.call('ZREM', KEYS[2], ARGV[1])`)
 
 /** How many times `open` sends its script when the connection fails: the script is idempotent. */
 const OPEN_ATTEMPTS = 3
@@ -140,7 +142,7 @@ export class RedisIntentStore implements IntentStore {
     let lastError: unknown
     for (let attempt = 1; attempt <= OPEN_ATTEMPTS; attempt++) {
       try {
-        await this.#client.eval(OPEN, { keys, arguments: [json, String(intent.createdAt), intent.id] })
+        await runScript(this.#client, OPEN, { keys, arguments: [json, String(intent.createdAt), intent.id] })
         return
       } catch (error) {
         if (isRedisRefusal(error)) {
@@ -157,7 +159,7 @@ export class RedisIntentStore implements IntentStore {
       }
     }
     // The outcome of the writes is unknown; the call will not be sent, so the intent must not stay.
-    const undone = await this.#client.eval(FORGET, { keys, arguments: [json, intent.id] }).then(
+    const undone = await runScript(this.#client, FORGET, { keys, arguments: [json, intent.id] }).then(
       () => true,
       () => false,
     )
@@ -176,7 +178,7 @@ export class RedisIntentStore implements IntentStore {
    */
   /** Redis's clock (`TIME`), in ms since the epoch: what each intent's `writtenAt` is on. */
   async now(): Promise<number> {
-    return Number(await this.#client.eval(NOW, { keys: [], arguments: [] }))
+    return Number(await runScript(this.#client, NOW, { keys: [], arguments: [] }))
   }
 
   async close(id: string, _outcome: IntentOutcome): Promise<void> {
@@ -234,7 +236,7 @@ export class RedisIntentStore implements IntentStore {
   async #repair(service: string, index: string, id: string, key: string): Promise<void> {
     const createdAt = score(await this.#client.zScore(index, id))
     if (createdAt === undefined) return // closed meanwhile: close removes both
-    const removed = Number(await this.#client.eval(REPAIR, { keys: [key, index], arguments: [id] }))
+    const removed = Number(await runScript(this.#client, REPAIR, { keys: [key, index], arguments: [id] }))
     if (removed !== 1) return // closed, or opened again, meanwhile
     const when = Number.isFinite(createdAt) ? ` opened at ${new Date(createdAt).toISOString()}` : ''
     this.#report({

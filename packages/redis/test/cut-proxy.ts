@@ -13,6 +13,8 @@ import { type AddressInfo, createConnection, createServer, type Server, type Soc
 import { createClient } from 'redis'
 import { createClient as createClient5 } from 'redis-5'
 import { afterAll, beforeAll } from 'vitest'
+import '../src/index.js' // every store's scripts made, so the rig can load them all
+import { everyScript } from '../src/client.js'
 import { type Connected, connect } from './helpers.js'
 
 export type CutKind = 'request' | 'reply'
@@ -245,6 +247,10 @@ export function cutRig(server: () => { readonly port: number; readonly url: stri
     await client.connect()
     rig.viaProxy = client as unknown as Connected
     rig.direct = await connect(server().url)
+    // Every script already on the server, as on one that has served the stores before: each store
+    // operation is then one EVALSHA (the first-use path, EVALSHA then EVAL, has its own tests).
+    const loader = rig.direct as unknown as { scriptLoad(text: string): Promise<string> }
+    for (const script of everyScript()) await loader.scriptLoad(script.text)
   })
   afterAll(async () => {
     await rig.viaProxy?.close()

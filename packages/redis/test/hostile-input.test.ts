@@ -205,6 +205,7 @@ describeWithRedis('hostile input against a real Redis', (server) => {
       zScore: (...args) => client.zScore(...args),
       zRem: (...args) => client.zRem(...args),
       eval: (...args) => client.eval(...args),
+      evalSha: (...args) => client.evalSha(...args),
       multi: () => client.multi(),
       mGet: async (keys) => {
         await other.close(closed.id, 'applied')

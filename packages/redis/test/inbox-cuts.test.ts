@@ -66,8 +66,8 @@ type Rule = 'lost' | 'extraRuns'
  * takeDue (one event), its run's complete and takeDue again (none left: the round ends).
  */
 const COMMANDS: Record<Scenario, string[]> = {
-  succeeds: ['EVAL', 'EVAL', 'EVAL'],
-  'fails-once': ['EVAL', 'EVAL', 'EVAL', 'EVAL', 'EVAL', 'EVAL'],
+  succeeds: ['EVALSHA', 'EVALSHA', 'EVALSHA'],
+  'fails-once': ['EVALSHA', 'EVALSHA', 'EVALSHA', 'EVALSHA', 'EVALSHA', 'EVALSHA'],
 }
 
 for (const major of [6, 5] as const) {
@@ -154,7 +154,7 @@ for (const major of [6, 5] as const) {
       const clean = await play(scenario)
       expect([...clean.lost, ...clean.extraRuns]).toEqual([])
       const commands = [...rig.proxy.commands]
-      // One EVAL per store operation: record, complete, release, takeDue.
+      // One EVALSHA per store operation (the rig loaded the scripts): record, complete, release, takeDue.
       expect(commands).toEqual(COMMANDS[scenario])
       const failures: string[] = []
       let cells = 0

@@ -32,6 +32,7 @@ function recordingClient(): RedisClient & { sent: string[] } {
     zScore: answer('ZSCORE', null),
     zRem: answer('ZREM', 0),
     eval: answer('EVAL', 1),
+    evalSha: answer('EVALSHA', 1),
     multi: () => transaction,
   }
 }
@@ -86,7 +87,7 @@ describe('store options', () => {
     }
     const error = refused(() => new RedisClaimStore({ client: ioredisLike as never }))
     expect(error.message).toMatch(
-      /client: not a node-redis client .* lacks mGet, zRange, zScore, zRem; ioredis is not supported, pass a node-redis client/,
+      /client: not a node-redis client .* lacks mGet, zRange, zScore, zRem, evalSha; ioredis is not supported, pass a node-redis client/,
     )
   })
 
@@ -140,7 +141,7 @@ describe('refused input sends nothing to Redis', () => {
     const sent: string[][] = []
     const accepting: RedisClient = {
       ...client,
-      eval: async (_script, { arguments: args }) => {
+      evalSha: async (_sha1, { arguments: args }) => {
         sent.push(args)
         return 'taken'
       },
@@ -308,12 +309,14 @@ describe('refused input sends nothing to Redis', () => {
 
   it("a client whose scripts answer anything but the store's own answers is not trusted", async () => {
     const event = { key: 'k', previousKeys: [], fields: '{}', ref: 'r' }
-    const queued = new RedisClaimStore({ client: { ...recordingClient(), eval: async () => 'QUEUED' } })
+    const queued = new RedisClaimStore({ client: { ...recordingClient(), evalSha: async () => 'QUEUED' } })
     expect(String(await rejection(queued.record(event, 't', 1000)))).toContain('the record script answered "QUEUED"')
     expect(String(await rejection(queued.takeDue({ token: 't', ms: 1000, maxAttempts: 3 }, 5)))).toContain(
       'RedisClaimStore.takeDue: the script answered "QUEUED", not a list',
     )
-    const garbled = new RedisClaimStore({ client: { ...recordingClient(), eval: async () => ['k', '{}', 'r', 'x'] } })
+    const garbled = new RedisClaimStore({
+      client: { ...recordingClient(), evalSha: async () => ['k', '{}', 'r', 'x'] },
+    })
     expect(String(await rejection(garbled.take('k', { token: 't', ms: 1000, maxAttempts: 3 })))).toContain(
       'RedisClaimStore.take: the script answered an event it could not read',
     )
@@ -323,6 +326,6 @@ describe('refused input sends nothing to Redis', () => {
     const client = recordingClient()
     const shared = { x: 1 }
     await new RedisIntentStore({ client }).open(intentOf({ params: { a: undefined, b: shared, c: shared } }))
-    expect(client.sent).toEqual(['EVAL'])
+    expect(client.sent).toEqual(['EVALSHA'])
   })
 })

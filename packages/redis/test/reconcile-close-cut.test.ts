@@ -60,7 +60,7 @@ describeWithRedis('review r3: reconcileAll() with the connection to Redis cut at
         ...sim.clientOptions,
         journal: new RedisIntentStore({ client: rig.viaProxy as RedisClient, keyPrefix: prefix }),
       })
-      // What a run sends: ZRANGE, MGET, then per intent EVAL (Redis's clock, which times it) and
+      // What a run sends: ZRANGE, MGET, then per intent EVALSHA (Redis's clock, which times it) and
       // GET + MULTI ZREM DEL EXEC. Cut the second EXEC.
       rig.proxy.arm(14, 'request')
       // Written by hand without an account (an earlier version's intents): adopted, and past any settle delay.
@@ -71,13 +71,13 @@ describeWithRedis('review r3: reconcileAll() with the connection to Redis cut at
       expect(rig.proxy.commands.slice(0, 14)).toEqual([
         'ZRANGE',
         'MGET',
-        'EVAL',
+        'EVALSHA',
         'GET',
         'MULTI',
         'ZREM',
         'DEL',
         'EXEC',
-        'EVAL',
+        'EVALSHA',
         'GET',
         'MULTI',
         'ZREM',
