@@ -9,6 +9,7 @@ import type { MemoryResult } from './memory.js'
 import type { SignerResult } from './signer.js'
 import type { SizeResult } from './size.js'
 import type { SocketResult } from './sockets.js'
+import type { StoreResult } from './stores.js'
 import type { OwnWorkRow } from './stub.js'
 import type { Measured, TargetCheck } from './targets.js'
 import type { ScenarioResult, Spread } from './throughput.js'
@@ -165,6 +166,22 @@ function tlsTable(rows: readonly TlsResult[]): string {
   )
 }
 
+function storeTable(rows: readonly StoreResult[]): string {
+  return table(
+    ['store', 'in flight', 'contender', 'records/s', 'CPU µs/record', 'store ÷ this, records/s (range)'],
+    rows.flatMap((r) =>
+      r.contenders.map((c, i) => [
+        r.store,
+        String(r.concurrency),
+        c.name,
+        num(c.rps),
+        num(c.cpuUsPerRecord, 1),
+        i === 0 ? '' : ratio(i === r.contenders.length - 1 ? r.vsRaw : r.vsBefore),
+      ]),
+    ),
+  )
+}
+
 function signerTable(s: SignerResult): string {
   return table(
     ['signer', 'signatures/s', 'paired ratio'],
@@ -281,6 +298,7 @@ export function renderReport(r: Report): string {
   if (r.tlsLatency) parts.push(latencyTable(r.tlsLatency))
   if (r.signer) parts.push(signerTable(r.signer))
   if (r.callbacks) parts.push(callbackTable(r.callbacks))
+  if (r.stores) parts.push(storeTable(r.stores))
   if (r.coldStart) parts.push(coldTable(r.coldStart, r.nodeEmptyMs))
   if (r.sizes) parts.push(sizeTable(r.sizes))
   if (r.memory) parts.push(memoryTable(r.memory))

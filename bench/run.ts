@@ -17,6 +17,7 @@ import { startServer } from './server.js'
 import { measureSigner, type SignerResult } from './signer.js'
 import { measureSizes, type SizeResult } from './size.js'
 import { measureSockets, type SocketResult } from './sockets.js'
+import { measureStores, type StoreResult } from './stores.js'
 import { measureOwnWork, type OwnWorkRow } from './stub.js'
 import { checkTargets } from './targets.js'
 import { measureScenario, type ScenarioResult } from './throughput.js'
@@ -25,7 +26,7 @@ import { measureTls, measureTlsLatency, type TlsLatencyResult, type TlsResult } 
 /** Calls in flight the load runs at. */
 const CONCURRENCIES = [1, 16, 256] as const
 const RESULTS = join(dirname(fileURLToPath(import.meta.url)), 'results')
-const EXTRAS = ['signer', 'callbacks', 'cold', 'size', 'memory', 'load', 'stub', 'sockets', 'tls'] as const
+const EXTRAS = ['signer', 'callbacks', 'cold', 'size', 'memory', 'load', 'stub', 'sockets', 'tls', 'stores'] as const
 type Extra = (typeof EXTRAS)[number]
 
 const SETTINGS = {
@@ -47,6 +48,9 @@ const SETTINGS = {
     signerMs: 150,
     coldRuns: 30,
     memoryCalls: 100_000,
+    storeConcurrency: 32,
+    storeRounds: 5,
+    storeMs: 600,
   },
   quick: {
     concurrency: 16,
@@ -66,6 +70,9 @@ const SETTINGS = {
     signerMs: 100,
     coldRuns: 3,
     memoryCalls: 5_000,
+    storeConcurrency: 32,
+    storeRounds: 1,
+    storeMs: 100,
   },
 } as const
 
@@ -104,6 +111,7 @@ async function main(): Promise<void> {
   let tlsLatency: TlsLatencyResult[] | undefined
   let signer: SignerResult | undefined
   let callbacks: CallbackResult | undefined
+  let stores: StoreResult[] | undefined
   let coldStart: ColdStartResult[] | undefined
   let nodeEmptyMs: number | undefined
   let sizes: SizeResult[] | undefined
@@ -161,6 +169,11 @@ async function main(): Promise<void> {
       log('callbacks')
       callbacks = await measureCallbacks(settings.signerRounds, settings.signerMs)
     }
+    if (!skipped.has('stores')) {
+      log('callback stores against real servers')
+      const { storeConcurrency: concurrency, storeRounds: rounds, storeMs: durationMs } = settings
+      stores = await measureStores({ concurrency, rounds, warmupMs: 100, durationMs }, log)
+    }
     if (!skipped.has('memory')) {
       log(`memory: ${settings.memoryCalls} calls`)
       memory = await measureMemory(server.url, settings.memoryCalls, settings.concurrency)
@@ -177,7 +190,7 @@ async function main(): Promise<void> {
   }
   if (!skipped.has('size')) sizes = await measureSizes()
 
-  const measured = { scenarios, ownWork, sockets, tls, tlsLatency, signer, callbacks, coldStart, sizes, memory }
+  const measured = { scenarios, ownWork, sockets, tls, tlsLatency, signer, callbacks, stores, coldStart, sizes, memory }
   const report: Report = {
     mode,
     machine: machine(),

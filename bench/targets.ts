@@ -6,6 +6,7 @@ import type { MemoryResult } from './memory.js'
 import type { SignerResult } from './signer.js'
 import type { SizeResult } from './size.js'
 import type { SocketResult } from './sockets.js'
+import type { StoreResult } from './stores.js'
 import type { OwnWorkRow } from './stub.js'
 import type { ScenarioResult } from './throughput.js'
 import type { TlsLatencyResult, TlsResult } from './tls.js'
@@ -30,6 +31,7 @@ export interface Measured {
   readonly tlsLatency?: readonly TlsLatencyResult[]
   readonly signer?: SignerResult
   readonly callbacks?: CallbackResult
+  readonly stores?: readonly StoreResult[]
   readonly coldStart?: readonly ColdStartResult[]
   readonly sizes?: readonly SizeResult[]
   readonly memory?: MemoryResult
@@ -130,6 +132,11 @@ export function checkTargets(m: Measured): TargetCheck[] {
       const scaling = m.callbacks.scaling[label]
       checks.push(atMost('callback verify µs/KiB at 4 MiB ≤ 1.5× at 64 KiB', label, scaling.median, 1.5))
     }
+  }
+  for (const st of m.stores ?? []) {
+    checks.push(
+      atLeast('callback records/s ≥ 0.95× the raw baseline', `${st.store} @${st.concurrency}`, st.vsRaw.median, 0.95),
+    )
   }
   if (m.signer) checks.push(atLeast('signer ≥ 0.95× bare node:crypto', 'gw.sign()', m.signer.ratio.median, 0.95))
   if (m.memory) {
