@@ -177,7 +177,7 @@ const FOREIGN_NAMES = new Set([
   // Node.js
   'Buffer',
   // undici
-  ...['Agent', 'Dispatcher', 'ProxyAgent', 'Pool', 'MockAgent'],
+  ...['Agent', 'Client', 'Dispatcher', 'ProxyAgent', 'Pool', 'MockAgent'],
   // msw, zod, vitest, frameworks
   ...['HttpResponse', 'RequestHandler', 'ZodError', 'ZodType', 'Fastify'],
   // the callback recipes' runtimes and frameworks (Hono's route gets a Context; Bun.serve)

@@ -24,11 +24,11 @@ const locked = JSON.parse(
 )
 console.log(`undici ${version} (newest 7 on the registry; the lockfile has ${locked.version})`)
 
-// The tests that reach into undici: its private modules, the request handler core subclasses, and
-// the transport's promises (odd statuses, sizes, deadlines, aborts, queued calls, socket caps).
+// The tests that reach into undici: its private modules, the attempt handler on its public handler
+// interface, and the transport's promises (odd statuses, sizes, deadlines, aborts, queued calls, socket caps).
 const tests = [
   'undici-private-paths',
-  'undici-request-handler',
+  'attempt-handler',
   'adversary',
   'timeouts',
   'size-cap',

@@ -1,7 +1,5 @@
 /** The answer every transport hands the client: one object shape, and its body read as JSON when it is JSON. */
 
-import type { Dispatcher } from 'undici'
-import type { ResponseTooLargeError } from './errors.js'
 import { requestIdOf } from './headers.js'
 import type { HttpRequest, RawResponse } from './request.js'
 
@@ -45,20 +43,4 @@ export function parseJson(text: string): unknown {
   } catch {
     return undefined
   }
-}
-
-/** A body of undeclared length, read chunk by chunk and refused as soon as it passes `limit`. */
-export async function readWithin(
-  body: Dispatcher.ResponseData['body'],
-  limit: number,
-  tooLarge: () => ResponseTooLargeError,
-): Promise<string> {
-  const chunks: Buffer[] = []
-  let size = 0
-  for await (const chunk of body) {
-    size += (chunk as Buffer).length
-    if (size > limit) throw tooLarge()
-    chunks.push(chunk as Buffer)
-  }
-  return chunks.length === 1 ? (chunks[0] as Buffer).toString('utf8') : Buffer.concat(chunks).toString('utf8')
 }

@@ -4,7 +4,7 @@
  */
 
 import type { Dispatcher } from 'undici'
-import { parseJson, rawResponse, readWithin } from './answer-shape.js'
+import { parseJson, rawResponse } from './answer-shape.js'
 import { isThenable } from './api-promise.js'
 import {
   type AttemptOutcome,
@@ -14,6 +14,7 @@ import {
   interimStatusOf,
   unbelieved,
 } from './attempt-failure.js'
+import { AttemptHandler, BodyTooLarge } from './attempt-handler.js'
 import { type Clock, systemClock } from './clock.js'
 import { createConnector, TlsSessions } from './connector.js'
 import { DeadlineList } from './deadlines.js'
@@ -24,7 +25,7 @@ import { KeptConnections, type Loan, MONEY_IDLE_LIMIT_MS } from './kept-connecti
 import type { HttpRequest, RawResponse } from './request.js'
 import { isRetryableStatus } from './retry.js'
 import { isNode, warnFetchInstead } from './runtime.js'
-import { type AttemptHandler, loadTransport, splitUrl, type Transport } from './undici.js'
+import { loadTransport, splitUrl, type Transport } from './undici.js'
 
 export type { CallTransport } from './fetch-transport.js'
 
@@ -196,7 +197,7 @@ export class UndiciTransport implements CallTransport {
       const undiciTimeout = this.#givenDispatcher ? timeoutMs + 1_000 : undefined
       // One object literal of one shape every call: undici reads its many options from it, and the
       // same options made by spreading were measured at 6-9 µs more per call (bench stub, this VM).
-      const options: Dispatcher.RequestOptions = {
+      const options: Dispatcher.DispatchOptions = {
         origin,
         path,
         method: req.method,
@@ -207,26 +208,25 @@ export class UndiciTransport implements CallTransport {
         // Never reuse the connection after a money-moving call or a reconciliation lookup (see
         // #onOwnConnection); a no-op on our own single-use pool.
         reset: own || undefined,
-        onInfo: ({ statusCode }) => {
+      }
+      const settings = {
+        subject: req.subject,
+        maxBytes: this.#maxResponseBytes,
+        onInterim: (statusCode: number) => {
           exchange.interimStatus = statusCode
         },
       }
-      // The handler knows whether undici began writing the request (undici.ts); an aborted attempt's
-      // fails at once, unwritten, even while it waits for a kept-alive connection.
-      const send = (target: Dispatcher | undefined) =>
-        new Promise<Dispatcher.ResponseData>((resolve, reject) => {
-          const h = new transport.AttemptHandler(
-            options,
-            deadline,
-            (error, data) => (error ? reject(error) : resolve(data)),
-            req.subject,
-          )
-          handler = h
-          if (deadline.aborted) return
-          if (target) target.dispatch(options, h)
-          // A kept-alive connection, started on as soon as one is free (kept-connections.ts).
-          else this.#kept(transport).lend(origin, h, req.reusesConnection ? MONEY_IDLE_LIMIT_MS : undefined)
-        })
+      // The handler knows whether undici began writing the request (attempt-handler.ts); an aborted
+      // attempt fails at once, unwritten, even while it waits for a kept-alive connection.
+      const send = (target: Dispatcher | undefined): AttemptHandler => {
+        const h = new AttemptHandler(options, deadline, settings)
+        handler = h
+        if (h.failed) return h
+        if (target) target.dispatch(options, h)
+        // A kept-alive connection, started on as soon as one is free (kept-connections.ts).
+        else this.#kept(transport).lend(origin, h, req.reusesConnection ? MONEY_IDLE_LIMIT_MS : undefined)
+        return h
+      }
       // A non-2xx whose body never came whole is still an answer, and doubted like any other.
       const exchangeOn = (target: Dispatcher | undefined) =>
         this.#exchange(send(target), exchange, req, attempt).catch((error: unknown) =>
@@ -301,41 +301,23 @@ export class UndiciTransport implements CallTransport {
   }
 
   /** One request on its way: its answer's status, headers and body, read within `maxResponseBytes`. */
-  async #exchange(
-    sending: Promise<Dispatcher.ResponseData>,
-    exchange: Exchange,
-    req: HttpRequest,
-    attempt: number,
-  ): Promise<Answer> {
-    const res = await sending
+  async #exchange(handler: AttemptHandler, exchange: Exchange, req: HttpRequest, attempts: number): Promise<Answer> {
+    const { statusCode: status, headers: raw } = await handler.head
     exchange.phase = 'body'
-    exchange.status = res.statusCode
-    exchange.headers = flattenHeaders(res.headers, req.credentialHeaders)
-    const rawBody = await this.#readBody(res.body, exchange.headers, res.statusCode, req, attempt)
-    return { status: res.statusCode, headers: exchange.headers, rawBody, json: parseJson(rawBody) }
-  }
-
-  /**
-   * The body as text, within `maxResponseBytes`. Not an async function: a body of declared length
-   * (the usual case) is undici's own `text()` promise, with no extra step for the caller to await.
-   */
-  #readBody(
-    body: Dispatcher.ResponseData['body'],
-    headers: Record<string, string>,
-    status: number,
-    req: HttpRequest,
-    attempts: number,
-  ): Promise<string> {
-    const limit = this.#maxResponseBytes
-    const declared = Number(headers['content-length'])
-    const tooLarge = () => {
-      body.destroy()
-      return new ResponseTooLargeError({ ...req, attempts, limitBytes: limit, status })
+    exchange.status = status
+    const headers = flattenHeaders(raw, req.credentialHeaders)
+    exchange.headers = headers
+    const limitBytes = this.#maxResponseBytes
+    const tooLarge = () => new ResponseTooLargeError({ ...req, attempts, limitBytes, status })
+    // A declared length past the cap is refused before a byte of it is read.
+    if (Number(headers['content-length']) > limitBytes) {
+      handler.abort(new BodyTooLarge(`the body declares more than ${limitBytes} bytes`))
+      throw tooLarge()
     }
-    if (Number.isFinite(declared) && declared > limit) throw tooLarge()
-    // undici holds the body to its declared length, so a declared size within the limit is safe to read whole.
-    if (Number.isFinite(declared)) return body.text()
-    return readWithin(body, limit, tooLarge)
+    const rawBody = await handler.text().catch((error: unknown) => {
+      throw error instanceof BodyTooLarge ? tooLarge() : error
+    })
+    return { status, headers, rawBody, json: parseJson(rawBody) }
   }
 }
 

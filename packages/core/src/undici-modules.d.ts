@@ -9,33 +9,3 @@ declare module 'undici/lib/dispatcher/client.js' {
   const Client: typeof import('undici').Client
   export default Client
 }
-
-declare module 'undici/lib/api/api-request.js' {
-  /**
-   * undici's handler behind `request` (private: its fields are read by core's subclass, undici.ts;
-   * a test checks them on the pinned version).
-   */
-  class RequestHandler {
-    constructor(
-      options: import('undici').Dispatcher.RequestOptions,
-      callback: (error: Error | null, data: import('undici').Dispatcher.ResponseData) => void,
-    )
-    /** Why the request was aborted, once it was (`null` before). */
-    reason: Error | null
-    /** undici's abort of the request once it is on a socket (`null` before `onConnect`). */
-    abort: ((error?: Error) => void) | null
-    /** The response body once the headers came. */
-    res: import('node:stream').Readable | null
-    onConnect(abort: (error?: Error) => void, context?: object): void
-    onError(error: Error): void
-  }
-  export type RequestHandlerClass = typeof RequestHandler
-  const request: {
-    (
-      this: import('undici').Dispatcher,
-      options: import('undici').Dispatcher.RequestOptions,
-    ): Promise<import('undici').Dispatcher.ResponseData>
-    RequestHandler: typeof RequestHandler
-  }
-  export default request
-}
