@@ -13,7 +13,11 @@ export function judgeFleet(figures: FleetFigures): void {
   // it: at most the runs it had in flight (its concurrency, 16), and each such run says so.
   expect(figures.finalsTwice).toBeLessThanOrEqual(16)
   expect(figures.finalsTwiceUnmarked, 'a run again always has context.attempt > 1').toBe(0)
-  // Three instances, each at most its budget in any second (its bucket holds one lookup more).
-  expect(figures.maxLookupsInASecond).toBeLessThanOrEqual(3 * (figures.budgetPerSecond + 1))
+  // Three instances, each at most its budget in any second (its bucket holds one lookup more). The
+  // stamps are taken as lookups reach the gateway, up to tens of ms after their token was taken (more
+  // with other test files beside it on the CPU), so a second of arrivals may hold the tokens of
+  // 1,050 ms: 5 % more than the budget, no more.
+  const perInstance = Math.floor(figures.budgetPerSecond * 1.05) + 1
+  expect(figures.maxLookupsInASecond).toBeLessThanOrEqual(3 * perInstance)
   expect(figures.blocks, 'the callback URL was blocked once').toBeGreaterThanOrEqual(1)
 }
