@@ -245,15 +245,22 @@ function quietly(work: () => void): void {
   }
 }
 
+/** Host and port per origin, parsed once (a client calls one or two); at most 64 kept, as raw calls may name any. */
+const servers = new Map<string, { serverAddress: string; serverPort: number }>()
+
 /** Host and port of `url`, nothing else of it. */
 function server(url: string): { serverAddress: string; serverPort: number } {
-  try {
-    const u = new URL(url)
-    const port = u.port === '' ? (u.protocol === 'https:' ? 443 : 80) : Number(u.port)
-    return { serverAddress: u.hostname, serverPort: port }
-  } catch {
-    return { serverAddress: '', serverPort: 0 }
+  const pathStart = url.indexOf('/', url.indexOf('//') + 2)
+  const origin = pathStart === -1 ? url : url.slice(0, pathStart)
+  let found = servers.get(origin)
+  if (found === undefined) {
+    const u = URL.canParse(url) ? new URL(url) : undefined
+    const port = u?.port ? Number(u.port) : u?.protocol === 'https:' ? 443 : u ? 80 : 0
+    found = { serverAddress: u?.hostname ?? '', serverPort: port }
+    if (servers.size >= 64) servers.clear()
+    servers.set(origin, found)
   }
+  return found
 }
 
 /** The operation message of `req` (called only when someone subscribes). */

@@ -148,3 +148,20 @@ describe('log lines and a query', () => {
     expect(urls).toEqual([url])
   })
 })
+
+describe('where a message says the request went', () => {
+  it('each message names its own host and port, over more origins than the client remembers, default ports too', () => {
+    const message = (url: string) =>
+      telemetry.operationMessage({ operation: 'x', method: 'POST', url, reconciliation: undefined } as never, 'svc')
+    for (const round of [1, 2]) {
+      for (let i = 0; i < 100; i++) {
+        const m = message(`https://h${i}.example:${8000 + i}/p/${round}?q=${i}`)
+        expect([m.serverAddress, m.serverPort]).toEqual([`h${i}.example`, 8000 + i])
+      }
+    }
+    expect([message('https://a.example/x').serverPort, message('http://a.example/x').serverPort]).toEqual([443, 80])
+    // The same host on another scheme or port is another origin, never the remembered one.
+    expect(message('https://h1.example:9999/x').serverPort).toBe(9999)
+    expect([message('not a url').serverAddress, message('not a url').serverPort]).toEqual(['', 0])
+  })
+})

@@ -93,21 +93,24 @@ export function instrumentPaywire(options: PaywireInstrumentationOptions = {}): 
     description: 'Callback deliveries the inbox refused (400, 413, 500), by reason.',
   })
   // Spans by message object: an attempt finds its operation's span through `parent`, no async context needed.
-  const spans = new WeakMap<object, { span: Span; started: number }>()
+  // Each message's span rides on the message itself, under a symbol of this instrumentation: no
+  // lookup table per call, and a second instrumentation's spans never mix with these.
+  const SPAN = Symbol('paywire span')
+  type Carrier = { [SPAN]?: { span: Span; started: number } | undefined }
   const open = new Set<Span>()
   const begin = (message: object, span: Span) => {
-    spans.set(message, { span, started: performance.now() })
+    ;(message as Carrier)[SPAN] = { span, started: performance.now() }
     open.add(span)
   }
   const finish = (message: object): { span: Span; started: number } | undefined => {
-    const entry = spans.get(message)
+    const entry = (message as Carrier)[SPAN]
     if (entry === undefined) return undefined
-    spans.delete(message)
+    ;(message as Carrier)[SPAN] = undefined
     open.delete(entry.span)
     return entry
   }
   const under = (parent: object | undefined): Context => {
-    const entry = parent === undefined ? undefined : spans.get(parent)
+    const entry = parent === undefined ? undefined : (parent as Carrier)[SPAN]
     return entry === undefined ? context.active() : trace.setSpan(context.active(), entry.span)
   }
 
@@ -253,7 +256,7 @@ export function instrumentPaywire(options: PaywireInstrumentationOptions = {}): 
 
   const retry = (message: unknown) => {
     const m = message as RetryMessage
-    const span = m.parent === undefined ? undefined : spans.get(m.parent)?.span
+    const span = m.parent === undefined ? undefined : (m.parent as Carrier)[SPAN]?.span
     span?.addEvent('paywire.retry', {
       'paywire.attempt': m.attempt,
       'paywire.retry.delay_ms': m.delayMs,
