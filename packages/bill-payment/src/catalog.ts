@@ -7,7 +7,7 @@ import { IDEMPOTENCY, jsonObject } from './schemas.js'
 const product = recordAnswer<Product>(PRODUCT_KINDS)
 
 /**
- * The four Catalog endpoints, one row each; each row is also the `bills.catalog` method of its name.
+ * The Catalog endpoints, one row each; each row is also the `bills.catalog` method of its name.
  * All `safe` to retry: reads, and enable/disable set a state (repeating sets it again, rule Platform 7).
  */
 export const CATALOG = {

@@ -21,7 +21,7 @@ const transaction = recordAnswer<Transaction>(TRANSACTION_KINDS)
 const transactions = listAnswer<Transaction>(TRANSACTION_KINDS)
 
 /**
- * The four Transactions endpoints, one row each; each row is also the `bills.transactions` method of
+ * The Transactions endpoints, one row each; each row is also the `bills.transactions` method of
  * its name. Reads and the filter are `safe` to retry. `execute` is `unsent-only`: the service does
  * not publish what it does with an `Idempotency-Key` (rule Endpoints 9), so a repeat after the
  * request left could pay twice unless the caller opts in (`retryWithSameKey`, rule Platform 6). It

@@ -67,7 +67,7 @@ export type { CardGatewayOptions, CardGatewayPlatformDefaults, CardGatewayRawReq
 export class CardGateway extends ServiceClient<GatewayContext> {
   /** Checkout: purchase, credit, status. */
   readonly checkout: Checkout
-  /** S2S CARD: the nine actions and `captureIfPending`. */
+  /** S2S CARD: its actions and `captureIfPending`. */
   readonly s2s: S2s
   /** Callback verification over raw bodies. */
   readonly callbacks: Callbacks

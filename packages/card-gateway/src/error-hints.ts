@@ -44,7 +44,7 @@ export function hintFor(
     case 'capture_not_pending':
       return 'Only a pending payment can be captured: look its status up first (gw.s2s.captureIfPending does both).'
     case 'route_not_supported':
-      return 'S2S CARD accepts only form-encoded POSTs to /post with one of the nine action names.'
+      return 'S2S CARD accepts only form-encoded POSTs to /post naming one of its actions (the gw.s2s methods).'
     case 'card_token_invalid':
       return 'Use the card_token (a single string) of the original sale.'
     case 'invalid_uuid':

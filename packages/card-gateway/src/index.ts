@@ -1,4 +1,4 @@
-/** `@paywire/card-gateway`: Checkout (JSON) and the nine S2S CARD actions, signing, typed errors, callbacks. */
+/** `@paywire/card-gateway`: Checkout (JSON) and the S2S CARD actions, signing, typed errors, callbacks. */
 
 // The core symbols every paywire package re-exports, the same list in each: one import covers calls,
 // errors, secrets, the store of the journal, and the payment follower with its store and dead letters.

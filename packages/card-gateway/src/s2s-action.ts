@@ -1,5 +1,5 @@
 /**
- * How an S2S CARD action row is made: what all nine share (form-encoded `POST {s2sUrl}/post`, the
+ * How an S2S CARD action row is made: what every one shares (form-encoded `POST {s2sUrl}/post`, the
  * `action` and `client_key` fields, the signature, the answer's decoder) and the answer's type. A row
  * of `S2S` says only what is its own.
  */

@@ -92,7 +92,7 @@ function withOptionalAmount<T extends z.ZodObject>(ctx: GatewayContext, schema: 
 }
 
 /**
- * The nine S2S CARD actions, one row each; each row is also the `gw.s2s` method of its name, and its
+ * The S2S CARD actions, one row each; each row is also the `gw.s2s` method of its name, and its
  * params schema (built on the first call) is the method's argument type with its field docs. Params
  * are strict: an unknown key is refused with the closest wire name suggested (typo guard).
  */
@@ -280,7 +280,7 @@ export const S2S = {
   }),
 }
 
-/** The nine action names, read from the rows; no other name can be sent through the typed surface (rule S2S 1). */
+/** The action names, read from the rows; no other name can be sent through the typed surface (rule S2S 1). */
 export type S2sActionName = (typeof S2S)[keyof typeof S2S]['action']
 
 // The params types users import, derived from the rows (one source: the schema and its field docs).

@@ -20,7 +20,7 @@ export function asciiUpper(text: string): string {
   // Pure-ASCII text (the usual case) uppercases identically either way, and toUpperCase is much faster.
   if (text.length > SHORT_TEXT) return NON_ASCII.test(text) ? asciiOnlyUpper(text) : text.toUpperCase()
   // Short text: toUpperCase first, as it flattens text joined from parts and makes the ASCII test after
-  // it cheap (the other order measured ~50 ns slower per signature); its result is used only when the
+  // it cheap (the other order is slower: bench/signer.ts); its result is used only when the
   // text is pure ASCII. Long text is tested first, so non-ASCII text is not uppercased for nothing.
   const uppercased = text.toUpperCase()
   return NON_ASCII.test(text) ? asciiOnlyUpper(text) : uppercased
@@ -89,8 +89,8 @@ export function createSigner(password: string | Secret, digest: DigestName, uppe
 }
 
 /**
- * `values.join('')` without `Array.prototype.join`, which measured ~80 ns slower for four short
- * values: as much as the ASCII test that the platform's uppercasing rule needs on every signature.
+ * `values.join('')` without `Array.prototype.join`, which is slower for a few short values (bench/signer.ts):
+ * as much as the ASCII test that the platform's uppercasing rule needs on every signature.
  * Like `join`, a missing value adds nothing and any other value adds its `String()` (its `toString`,
  * not its `valueOf`); anything but an array is refused, never signed as the password alone.
  */

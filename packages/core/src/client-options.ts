@@ -38,8 +38,8 @@ export interface ClientOptions {
    * them waits for a free one within its deadline (unsent if the deadline fires first). Default 16.
    * undici keeps a socket one event-loop turn after its answer (in
    * case the server closes it anyway), so a call sent at once opens another: without a cap, up to
-   * twice the calls in flight (measured: 32 for 16, 462 for 256). 16 sockets carry about 50 calls/s
-   * to a service answering in 300 ms: raise it for more. Not taken with `dispatcher`: set your
+   * twice the calls in flight (bench/sockets.ts). 16 sockets carry about 50 calls/s to a service
+   * answering in 300 ms: raise it for more. Not taken with `dispatcher`: set your
    * dispatcher's own `connections`.
    */
   maxSockets?: number

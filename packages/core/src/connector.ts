@@ -13,7 +13,7 @@
  *   asks for it.
  * - **At most `maxSockets` sockets to an origin, counted until each has closed.** undici's pool caps
  *   its members, not their sockets: a one-request member opens its next socket while the last one
- *   still closes, which measured 63–79 open sockets for a cap of 16 over TLS. A connection waits for
+ *   still closes, so a cap of 16 left several times 16 sockets open over TLS (bench/tls.ts). A connection waits for
  *   a slot instead, within the connect time limit.
  */
 

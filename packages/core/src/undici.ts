@@ -10,8 +10,9 @@
  * and CI runs it on the newest undici 7 too. Where they cannot be loaded, the client sends with the
  * runtime's `fetch` instead (transport.ts).
  *
- * They are loaded by the first request, not at import (about 50 ms of Node's HTTP stack on the bench
- * machine): a process that imports paywire to verify callbacks, or never calls out, does not pay it.
+ * They are loaded by the first request, not at import (Node's HTTP stack and undici's parser: the
+ * larger part of a cold start, bench/cold-start.ts): a process that imports paywire to verify
+ * callbacks, or never calls out, does not pay it.
  * A literal dynamic `import()`, so bundlers still see and include them.
  */
 

@@ -17,7 +17,7 @@ export function checkParams<S extends AnySchema>(
   schema: S,
   input: unknown,
 ): { readonly ok: true; readonly data: z.output<S> } | { readonly ok: false; readonly issues: ValidationIssue[] } {
-  // Without options zod takes its compiled fast path (measured 0.4 vs 2.4 µs for a Checkout body);
+  // Without options zod takes its compiled fast path, several times cheaper (bench/stub.ts);
   // only input that fails is parsed again, with our words for every issue.
   const fast = schema.safeParse(input)
   if (fast.success) return { ok: true, data: fast.data }

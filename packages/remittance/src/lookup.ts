@@ -53,7 +53,7 @@ function queryRow<const Path extends string, Result>(method: string, path: Path,
 }
 
 /**
- * The eleven lookup endpoints, one row each; each row is also the `remit.lookup` method of its name.
+ * The lookup endpoints, one row each; each row is also the `remit.lookup` method of its name.
  * Every lookup is `safe`: retried on 502 too.
  */
 export const LOOKUP = {

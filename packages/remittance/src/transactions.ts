@@ -86,7 +86,7 @@ function transferRow<const Path extends string, S extends z.ZodType>(
 }
 
 /**
- * The four Transactions endpoints, one row each; each row is also the `remit.transactions` method of
+ * The Transactions endpoints, one row each; each row is also the `remit.transactions` method of
  * its name. All `unsent-only`: a repeat could move money twice, so they are retried only when the
  * request provably never left. Bank transfer and confirm use POST: the service does not publish their
  * method (rules Endpoints 22, Platform 7; `remit.request` covers another).
