@@ -28,6 +28,7 @@ console.log(`undici ${version} (newest 7 on the registry; the lockfile has ${loc
 // interface, and the transport's promises (odd statuses, sizes, deadlines, aborts, queued calls, socket caps).
 const tests = [
   'undici-private-paths',
+  'attempt-handler-adversary',
   'attempt-handler',
   'adversary',
   'timeouts',

@@ -47,18 +47,27 @@ interface Settle<T> {
   readonly reject: (error: Error) => void
 }
 
-/** undici's raw header list (name, value, name, value…) as an object: names lower-cased, a repeated one's values in an array. */
+/**
+ * undici's raw header list (name, value, name, value…) as undici's own public path reads it: names
+ * lower-cased, a repeated one's values in an array, bytes read as Latin-1, and a name such as
+ * `constructor` or `__proto__` kept as a header like any other.
+ */
 function headersOf(raw: readonly (Buffer | string)[]): Record<string, string | string[]> {
   const headers: Record<string, string | string[]> = {}
   for (let i = 0; i + 1 < raw.length; i += 2) {
-    const name = String(raw[i]).toLowerCase()
-    const value = String(raw[i + 1])
-    const seen = headers[name]
-    if (seen === undefined) headers[name] = value
+    const name = text(raw[i]).toLowerCase()
+    const value = text(raw[i + 1])
+    const seen = Object.hasOwn(headers, name) ? headers[name] : undefined
+    if (seen === undefined)
+      Object.defineProperty(headers, name, { value, enumerable: true, writable: true, configurable: true })
     else if (Array.isArray(seen)) seen.push(value)
     else headers[name] = [seen, value]
   }
   return headers
+}
+
+function text(part: Buffer | string | undefined): string {
+  return typeof part === 'string' ? part : part === undefined ? '' : part.toString('latin1')
 }
 
 /** The controller of a dispatcher that calls the former methods: only `abort` is used here. */
@@ -115,6 +124,8 @@ export class AttemptHandler implements Dispatcher.DispatchHandler, Waiter {
   #size = 0
   /** The body's text once it ended whole. */
   #text: string | undefined
+  /** The one promise `text()` answers, made when first asked; settled by the end or the failure. */
+  #body: Promise<string> | undefined
   #bodySettle: Settle<string> | undefined
 
   constructor(options: Dispatcher.DispatchOptions, signal: AbortSource, settings: AttemptHandlerOptions) {
@@ -163,11 +174,15 @@ export class AttemptHandler implements Dispatcher.DispatchHandler, Waiter {
 
   /** The body as text, once it ended whole within `maxBytes` (after `head`). */
   text(): Promise<string> {
-    if (this.#text !== undefined) return Promise.resolve(this.#text)
-    if (this.#failure !== undefined) return Promise.reject(this.#failure)
-    return new Promise((resolve, reject) => {
-      this.#bodySettle = { resolve, reject }
-    })
+    if (this.#body !== undefined) return this.#body
+    if (this.#text !== undefined) this.#body = Promise.resolve(this.#text)
+    else if (this.#failure !== undefined) this.#body = Promise.reject(this.#failure)
+    else {
+      this.#body = new Promise((resolve, reject) => {
+        this.#bodySettle = { resolve, reject }
+      })
+    }
+    return this.#body
   }
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
@@ -197,7 +212,8 @@ export class AttemptHandler implements Dispatcher.DispatchHandler, Waiter {
   }
 
   onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
-    if (this.#failure !== undefined) return
+    // An interim answer's bytes are not the body.
+    if (this.#failure !== undefined || !this.#headArrived) return
     this.#size += chunk.length
     if (this.#size > this.#settings.maxBytes) {
       this.abort(new BodyTooLarge(`the body went past ${this.#settings.maxBytes} bytes`))
@@ -207,7 +223,12 @@ export class AttemptHandler implements Dispatcher.DispatchHandler, Waiter {
   }
 
   onResponseEnd(): void {
-    if (this.#failure !== undefined || !this.#headArrived) return
+    if (this.#failure !== undefined) return
+    // Ended after interim answers only: no final answer will come, and the call must not wait for one.
+    if (!this.#headArrived) {
+      this.#fail(new Error('the answer ended without a final status'))
+      return
+    }
     this.#text = decode(this.#chunks, this.#size)
     this.#chunks.length = 0
     this.#bodySettle?.resolve(this.#text)
@@ -230,8 +251,10 @@ export class AttemptHandler implements Dispatcher.DispatchHandler, Waiter {
     return true
   }
 
-  onData(chunk: Buffer): boolean {
-    this.onResponseData(this.#controller as Dispatcher.DispatchController, chunk)
+  onData(chunk: Buffer | Uint8Array): boolean {
+    // A dispatcher of the caller's own may hand a plain Uint8Array: read as the bytes it views.
+    const bytes = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength)
+    this.onResponseData(this.#controller as Dispatcher.DispatchController, bytes)
     return true
   }
 

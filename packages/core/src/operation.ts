@@ -78,9 +78,17 @@ export interface AnswerBinding extends AnswerBindingFields {
   readonly kind: AnswerBindingKind
 }
 
-/** Declares a row's answer binding (frozen, like the rows that hold it). */
+/** Declares a row's answer binding, frozen through (the engine reads each binding once and keeps what it read). */
 export function bindAnswer(kind: AnswerBindingKind, fields: AnswerBindingFields): AnswerBinding {
-  return Object.freeze({ kind, ...fields })
+  const table = (named: Readonly<Record<string, readonly string[]>> | undefined) =>
+    named && Object.freeze(Object.fromEntries(Object.entries(named).map(([k, v]) => [k, Object.freeze([...v])])))
+  return Object.freeze({
+    ...fields,
+    kind,
+    wire: table(fields.wire),
+    path: table(fields.path),
+    idempotencyKey: fields.idempotencyKey && Object.freeze([...fields.idempotencyKey]),
+  })
 }
 
 /** What a row that reuses connections believes of an answer on a reused one (`Operation.reusesConnection`). */
