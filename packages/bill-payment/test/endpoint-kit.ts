@@ -5,7 +5,7 @@ import type { ChecklistPackage } from '../../../tests/support/endpoint-checklist
 import { ENDPOINTS } from '../src/endpoints.js'
 import { BillPayment } from '../src/index.js'
 import { EXAMPLES, type ExampleSetup } from '../src/testing/examples.js'
-import { type RunningBillPaymentSimulator, startBillPaymentSimulator } from '../src/testing/index.js'
+import { type StartedBillPaymentSimulator, startBillPaymentSimulator } from '../src/testing/index.js'
 
 export const BILL_KIT: ChecklistPackage<BillPayment, ExampleSetup> = {
   name: 'bill-payment',
@@ -13,8 +13,8 @@ export const BILL_KIT: ChecklistPackage<BillPayment, ExampleSetup> = {
   examples: EXAMPLES,
   startSimulator: () => startBillPaymentSimulator(),
   client: (simulator, url, options) =>
-    new BillPayment({ ...(simulator as RunningBillPaymentSimulator).clientOptions, baseUrl: url, ...options }),
+    new BillPayment({ ...(simulator as StartedBillPaymentSimulator).clientOptions, baseUrl: url, ...options }),
   setup: (client) => ({ client }),
-  effects: (simulator) => (simulator as RunningBillPaymentSimulator).simulator.ledger.length,
+  effects: (simulator) => (simulator as StartedBillPaymentSimulator).simulator.ledger.length,
   docs: [fileURLToPath(new URL('../../../docs/getting-started-bill-payment.md', import.meta.url))],
 }

@@ -15,7 +15,7 @@ export type {
 export { BillPaymentSimulator, SIMULATOR_FILTER_KEYS } from './simulator.js'
 
 /** A running simulator: point `new BillPayment({ baseUrl: url, ... })` at `url`. */
-export interface RunningBillPaymentSimulator {
+export interface StartedBillPaymentSimulator {
   /** `http://127.0.0.1:<port>` */
   readonly url: string
   readonly simulator: BillPaymentSimulator
@@ -26,10 +26,16 @@ export interface RunningBillPaymentSimulator {
   close(): Promise<void>
 }
 
+/**
+ * @deprecated Renamed `StartedBillPaymentSimulator`, the name the card gateway's and remittance's
+ * simulators have; this alias goes in the next minor release.
+ */
+export type RunningBillPaymentSimulator = StartedBillPaymentSimulator
+
 /** Starts a simulator on a loopback port (core `startMockServer`), reached through the SDK's real transport. */
 export async function startBillPaymentSimulator(
   options: BillPaymentSimulatorOptions = {},
-): Promise<RunningBillPaymentSimulator> {
+): Promise<StartedBillPaymentSimulator> {
   const simulator = new BillPaymentSimulator(options)
   const server = await startMockServer(simulator.handlers)
   return {
