@@ -2,7 +2,7 @@
  * Cold start: wall time of a fresh `node -e "import('<pkg>')"`, every script once per round in a
  * rotated order (≥ 30 rounds), judged on per-round pairs: a package against what its dist imports
  * (its own cost) and, for the card gateway and remittance, against the reference build of the day
- * the target was set (`reference/`). Since undici is loaded by the first request, the run also times
+ * the target was set (built on demand from its commit, reference.ts). Since undici is loaded by the first request, the run also times
  * import + client + first answer over a real loopback socket to the bench server (`first-call.mjs`),
  * for both builds, and raw undici's first answer to the same request (`first-undici.mjs`): the import
  * alone would hide what the first call carries, and an answer from a stub dispatcher would skip
@@ -17,12 +17,13 @@ import { dirname, join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
 import { median } from './measure.js'
+import { ensureReferenceBuild, referenceModule } from './reference.js'
 import { type Spread, spread } from './throughput.js'
 
 const BENCH_DIR = dirname(fileURLToPath(import.meta.url))
 const PACKAGES = ['core', 'card-gateway', 'remittance', 'bill-payment'] as const
 /** The packages the cold-start target is set for, with a reference build and the kind of first call. */
-const WITH_REFERENCE = new Map([
+const WITH_REFERENCE = new Map<string, 'card' | 'remittance'>([
   ['card-gateway', 'card'],
   ['remittance', 'remittance'],
 ])
@@ -95,12 +96,17 @@ function wallMs(run: Run): number {
 }
 
 /** `runs` rounds; every round spawns each distinct script once, in a rotated order. */
-export function measureColdStart(runs: number, url: string): { results: ColdStartResult[]; nodeEmptyMs: number } {
+export function measureColdStart(
+  runs: number,
+  url: string,
+  log: (text: string) => void,
+): { results: ColdStartResult[]; nodeEmptyMs: number } {
+  ensureReferenceBuild(log)
   const targets = PACKAGES.map((name) => ({
     name,
     pkg: `@paywire/${name}`,
     loads: distImports(name),
-    reference: WITH_REFERENCE.has(name) ? `./reference/${name}/index.js` : undefined,
+    reference: name === 'card-gateway' || name === 'remittance' ? referenceModule(name) : undefined,
     kind: WITH_REFERENCE.get(name),
   }))
   const runsByKey = new Map<string, Run>([['0', evalRun('0')]])

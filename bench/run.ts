@@ -181,7 +181,7 @@ async function main(): Promise<void> {
     if (!skipped.has('cold')) {
       // The first answers come from the bench server (its own process: spawnSync blocks this one).
       log(`cold start: ${settings.coldRuns} runs`)
-      const cold = measureColdStart(settings.coldRuns, server.url)
+      const cold = measureColdStart(settings.coldRuns, server.url, log)
       coldStart = cold.results
       nodeEmptyMs = cold.nodeEmptyMs
     }
