@@ -6,74 +6,12 @@
  * calls undici's former handler methods gets the same result.
  */
 
-import { once } from 'node:events'
-import { type AddressInfo, createServer, type Server, type Socket } from 'node:net'
-import { Client, type Dispatcher } from 'undici'
-import { afterEach, describe, expect, it } from 'vitest'
-import { type AbortSource, AttemptHandler, BodyTooLarge } from '../src/attempt-handler.js'
+import type { Socket } from 'node:net'
+import { describe, expect, it } from 'vitest'
+import { BodyTooLarge } from '../src/attempt-handler.js'
+import { abortSource, attemptRig, GET, handler } from './attempt-rig.js'
 
-/** An abort source the test fires by hand. */
-function abortSource(): AbortSource & { fire(): void } {
-  const listeners: Array<() => void> = []
-  const source = {
-    aborted: false,
-    on(_event: 'abort', listener: () => void) {
-      listeners.push(listener)
-    },
-    fire() {
-      source.aborted = true
-      for (const listener of listeners) listener()
-    },
-  }
-  return source
-}
-
-/** A raw TCP server: `onRequest` gets each request's socket and its 1-based number. */
-async function rawServer(
-  onRequest: (socket: Socket, n: number) => void,
-): Promise<{ url: string; requests(): number; server: Server }> {
-  let n = 0
-  const server = createServer((socket) => {
-    sockets.add(socket)
-    let buffered = ''
-    socket.on('error', () => {})
-    socket.on('data', (chunk) => {
-      buffered += chunk.toString('latin1')
-      while (buffered.includes('\r\n\r\n')) {
-        buffered = buffered.slice(buffered.indexOf('\r\n\r\n') + 4)
-        onRequest(socket, ++n)
-      }
-    })
-  })
-  server.listen(0, '127.0.0.1')
-  await once(server, 'listening')
-  servers.push(server)
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests: () => n, server }
-}
-
-const servers: Server[] = []
-const sockets = new Set<Socket>()
-const clients: Client[] = []
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((c) => c.destroy()))
-  for (const socket of sockets) socket.destroy()
-  sockets.clear()
-  for (const s of servers.splice(0)) s.close()
-})
-
-function client(url: string): Client {
-  const c = new Client(url, { pipelining: 1, headersTimeout: 0, bodyTimeout: 0 })
-  clients.push(c)
-  return c
-}
-
-const GET: Dispatcher.DispatchOptions = { path: '/x', method: 'GET' }
-
-function handler(signal: AbortSource = abortSource(), maxBytes = 1024) {
-  const interim: number[] = []
-  const h = new AttemptHandler(GET, signal, { subject: undefined, maxBytes, onInterim: (s) => interim.push(s) })
-  return { h, interim }
-}
+const { rawServer, client } = attemptRig()
 
 describe('AttemptHandler, on undici’s public handler interface', () => {
   it('given up while it waits for the socket: fails at once, and undici never writes it', async () => {
