@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto'
 import { asciiUpper, explainSignature, SIGNED_OPERATIONS, sign } from '@paywire/card-gateway'
 import { PaywireError, RequestValidationError, Secret } from '@paywire/core'
-import { type AnyOperation, formBody, jsonBody, withQuery } from '@paywire/core/engine'
+import { type AnyOperation, formBody, jsonBody, rowArguments, withQuery } from '@paywire/core/engine'
 import { faults, type RecordedRequest, startFaultServer } from '@paywire/core/testing'
 import { Remittance } from '@paywire/remittance'
 import fc from 'fast-check'
@@ -271,28 +271,21 @@ function readPath(fields: Record<string, unknown>, path: string): string {
   return current === undefined || current === null ? '' : String(current)
 }
 
-function lastSegment(request: RecordedRequest): string {
-  return decodeURIComponent(request.url.split('?')[0]?.split('/').at(-1) ?? '')
-}
-
 // ---- every row of a package's table, from the table ------------------------------------------------
 
 type Kit = ChecklistPackage<ChecklistClient & object, unknown>
 
-/** A row's method on `client`, called with `input` (its argument, or its options when it takes none). */
+/** A row's method on `client`, called with `input`: its arguments (`rowArguments`) then its options, or only its options when it takes none. */
 function rowSend(client: object, group: string, method: string, row: AnyOperation): Send {
   const resource = (client as Record<string, Record<string, (...args: unknown[]) => Promise<unknown>>>)[group]
+  const takesArguments = rowArguments(row).length > 0
   return (input) => {
-    const [arg, key] = input as [unknown, string | undefined]
+    const [args, key] = input as [unknown[], string | undefined]
     const options = key === undefined ? {} : { idempotencyKey: key }
     const fn = resource?.[method]
     if (typeof fn !== 'function') throw new Error(`${row.name} is not a method`)
-    return takesArgument(row) ? fn.call(resource, arg, options) : fn.call(resource, arg)
+    return takesArguments ? fn.call(resource, ...args, options) : fn.call(resource, ...args)
   }
-}
-
-function takesArgument(row: AnyOperation): boolean {
-  return row.params !== undefined || row.query === true || (typeof row.path === 'string' && row.path.includes('{'))
 }
 
 /**
@@ -339,29 +332,42 @@ function rowCases(
 ): MethodCase[] {
   return Object.entries(kit.endpoints).flatMap(([group, table]) =>
     Object.entries(table).map(([method, row]): MethodCase => {
-      const example = examples.get(row.name)?.[0]
-      const pathValue = row.params === undefined && row.query !== true && takesArgument(row)
-      const argument: fc.Arbitrary<unknown> = !takesArgument(row)
-        ? fc.record({ idempotencyKey: value(text) }, { requiredKeys: [] })
-        : pathValue
-          ? fc.oneof({ weight: 5, arbitrary: pathText }, fc.integer(), { weight: 1, arbitrary: fc.anything() })
-          : row.query
-            ? fc.oneof(fc.constant(undefined), shapeOf(example, text))
-            : shapeOf(example, text)
-      const key = row.idempotency && takesArgument(row) ? fc.option(text, { nil: undefined }) : fc.constant(undefined)
+      const places = rowArguments(row)
+      const pathAt = places.findIndex((place) => typeof place === 'object')
+      // One arbitrary per argument, each shaped like the row's example of that argument.
+      const argument: fc.Arbitrary<unknown[]> =
+        places.length === 0
+          ? fc.tuple(fc.record({ idempotencyKey: value(text) }, { requiredKeys: [] }))
+          : fc.tuple(
+              ...places.map((place, i) => {
+                const example = examples.get(row.name)?.[i]
+                if (typeof place === 'object')
+                  return fc.oneof({ weight: 5, arbitrary: pathText }, fc.integer(), {
+                    weight: 1,
+                    arbitrary: fc.anything(),
+                  })
+                return place === 'query'
+                  ? fc.oneof(fc.constant(undefined), shapeOf(example, text))
+                  : shapeOf(example, text)
+              }),
+            )
+      const key = row.idempotency && places.length > 0 ? fc.option(text, { nil: undefined }) : fc.constant(undefined)
       return {
         name: `${kit.name} ${row.name}`,
         input: fc.tuple(argument, key),
         send: rowSend(client, group, method, row),
         wellFormed: (request, input) => {
-          const [arg, given] = input as [unknown, string | undefined]
+          const [args, given] = input as [unknown[], string | undefined]
           expect(request.method).toBe(row.method)
           const path = request.url.split('?')[0] ?? ''
-          if (typeof row.path === 'string' && pathValue) {
+          if (typeof row.path === 'string' && pathAt !== -1) {
+            // The path value is one segment where the template's variable stands, whatever follows it.
             const prefix = row.path.slice(0, row.path.indexOf('{'))
-            expect(path.startsWith(prefix)).toBe(true)
-            expect(path.slice(prefix.length)).not.toContain('/')
-            expect(lastSegment(request)).toBe(String(arg))
+            const suffix = row.path.slice(row.path.indexOf('}') + 1)
+            expect(path.startsWith(prefix) && path.endsWith(suffix)).toBe(true)
+            const segment = path.slice(prefix.length, path.length - suffix.length)
+            expect(segment).not.toContain('/')
+            expect(decodeURIComponent(segment)).toBe(String(args[pathAt]))
           } else if (typeof row.path === 'string') expect(path).toBe(row.path)
           if (row.params !== undefined) {
             const type = row.encoding === 'form' ? 'application/x-www-form-urlencoded' : 'application/json'

@@ -9,7 +9,7 @@
 
 import { readFileSync } from 'node:fs'
 import { type ClientOptions, type Intent, MemoryIntentStore, PaywireError, RequestValidationError } from '@paywire/core'
-import { type AnyOperation, retryPolicyOf } from '@paywire/core/engine'
+import { type AnyOperation, retryPolicyOf, rowArguments } from '@paywire/core/engine'
 import type { RecordedRequest } from '@paywire/core/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type FaultProxy, OP_HEADER, type ProxyMode, startFaultProxy } from '../reliability/support/servers.js'
@@ -75,23 +75,19 @@ function methodOf(client: object, { group, method }: Row): Method {
   return (fn as Method).bind(resource)
 }
 
-/** How many arguments the row's method takes before its options: 1 (body, query or path value) or 0. */
-function arity(row: AnyOperation): 0 | 1 {
-  const pathValue = typeof row.path === 'string' && row.path.includes('{')
-  return row.params !== undefined || row.query === true || pathValue ? 1 : 0
-}
-
-/** `args` padded to the method's arity, then `options`. */
+/** `args` padded to the method's arguments (`rowArguments`), then `options`. */
 function withOptions(row: AnyOperation, args: readonly unknown[], options: object): unknown[] {
-  return arity(row) === 0 ? [options] : [args[0], options]
+  const count = rowArguments(row).length
+  return [...Array.from({ length: count }, (_, i) => args[i]), options]
 }
 
-/** An argument the row's method must refuse before sending. */
+/** Arguments the row's method must refuse before sending: the first one wrong for its place. */
 function refusedArgs(row: AnyOperation): unknown[] {
-  if (row.params !== undefined) return [undefined]
-  if (row.query) return [new Map([['a', '1']])]
-  if (arity(row) === 1) return ['']
-  return [{ idempotencyKey: 'not a key' }]
+  const places = rowArguments(row)
+  const first = places[0]
+  if (first === undefined) return [{ idempotencyKey: 'not a key' }]
+  const wrong = first === 'body' ? undefined : first === 'query' ? new Map([['a', '1']]) : ''
+  return [wrong, ...places.slice(1).map(() => undefined)]
 }
 
 async function settle(promise: Promise<unknown>): Promise<{ value?: unknown; error?: unknown }> {

@@ -64,8 +64,9 @@ export type {
   EndpointParams,
   EndpointResult,
   ResourceClass,
+  RowArgument,
 } from './resource.js'
-export { reconcileKeysOf, resource } from './resource.js'
+export { reconcileKeysOf, resource, rowArguments } from './resource.js'
 export type { RetryPolicy } from './retry.js'
 export { keyed, parseRetryAfter, safe, unsentOnly, withinWindow } from './retry.js'
 export type { ServiceClientSetup } from './service-client.js'

@@ -19,26 +19,32 @@ export type AnyOperation = Operation<any, any, unknown, string, boolean>
 /** The single path variable of a template, e.g. `id` of `/api/catalog/{id}`. */
 type HasPathVariable<T> = T extends `${string}{${string}}${string}` ? true : false
 
+/** The path value a row's method takes first, when its template names one variable. */
+type PathArgument<Path> = HasPathVariable<Path> extends true ? [pathValue: string | number] : []
+
+/** What a row's method takes after its path value: the body (typed by the schema's input), an optional open query, or nothing. */
+type BodyArgument<S extends z.ZodType, Q> = [S] extends [never]
+  ? Q extends true
+    ? [query?: Query]
+    : []
+  : [params: z.input<S>]
+
 /**
- * What a row's method takes before its options: the body (a row with a params schema, typed by the
- * schema's input), an optional open query (`query: true`), the one path variable, or nothing.
+ * What a row's method takes before its options, in the order `rowArguments` gives: the path value
+ * (a template with one variable), then the body (a row with a params schema) or an optional open
+ * query (`query: true`); any of them, both, or nothing.
  */
 export type EndpointArgs<R> =
   R extends Operation<infer _Ctx, infer S, infer _Result, infer Path, infer Q>
-    ? [S] extends [never]
-      ? Q extends true
-        ? [query?: Query]
-        : HasPathVariable<Path> extends true
-          ? [pathValue: string | number]
-          : []
-      : [params: z.input<S>]
+    ? [...PathArgument<Path>, ...BodyArgument<S, Q>]
     : never
 
 /** The result a row's decoder gives (what the method resolves with when no `schema` is passed). */
 export type EndpointResult<R> = R extends Operation<infer _Ctx, infer _S, infer Result> ? Result : unknown
 
 /** The body a row's method takes (the input of its params schema). */
-export type EndpointParams<R> = EndpointArgs<R> extends [params: infer P] ? P : never
+export type EndpointParams<R> =
+  R extends Operation<infer _Ctx, infer S> ? ([S] extends [never] ? never : z.input<S>) : never
 
 /** The method a row becomes: its argument, then the options of every call (`schema` types the result). */
 export type EndpointMethod<R> = <S extends AnswerSchema | undefined = undefined>(
@@ -59,15 +65,21 @@ export type EndpointExamples<Rows, Setup> = {
   readonly [K in keyof Rows]: (setup: Setup) => EndpointArgs<Rows[K]> | Promise<EndpointArgs<Rows[K]>>
 }
 
-/** How a row takes its method's argument: decided once per row from its declaration. */
-type ArgumentPlace = 'body' | 'query' | { readonly path: string } | 'none'
+/** Where a row's method takes one of its arguments. */
+export type RowArgument = 'body' | 'query' | { readonly path: string }
 
-function argumentPlace(row: AnyOperation): ArgumentPlace {
-  if (row.params !== undefined) return 'body'
-  if (row.query) return 'query'
+/**
+ * The rule of a row's arguments, the one its method, the endpoint checklist and the property suite
+ * all read: the path value first (a template with one `{variable}`), then the body (a row with a
+ * params schema) or the open query (`query: true`). The method's options come after them.
+ */
+export function rowArguments(row: AnyOperation): readonly RowArgument[] {
   const template = typeof row.path === 'string' ? row.path : ''
   const variable = /\{(\w+)\}/.exec(template)?.[1]
-  return variable === undefined ? 'none' : { path: variable }
+  const places: RowArgument[] = variable === undefined ? [] : [{ path: variable }]
+  if (row.params !== undefined) places.push('body')
+  else if (row.query) places.push('query')
+  return places
 }
 
 /** The engine of each resource instance (kept off the instance: nothing of it shows in `inspect` or JSON). */
@@ -87,12 +99,11 @@ export function resource<Ctx, Rows extends Readonly<Record<string, AnyOperation>
     }
   }
   for (const [method, row] of Object.entries(rows)) {
-    const place = argumentPlace(row)
+    const places = rowArguments(row)
     const call = function (this: object, ...args: unknown[]) {
       const engine = ENGINES.get(this)
       if (engine === undefined) throw new TypeError(`${row.name} must be called on its resource`)
-      const [arg, options] = place === 'none' ? [undefined, args[0]] : args
-      return engine.call(row, inputOf(place, arg), options as OperationOptions<undefined>)
+      return engine.call(row, inputOf(places, args), args[places.length] as OperationOptions<undefined>)
     }
     Object.defineProperty(call, 'name', { value: method })
     Object.defineProperty(Resource.prototype, method, { value: call, writable: true, configurable: true })
@@ -100,11 +111,15 @@ export function resource<Ctx, Rows extends Readonly<Record<string, AnyOperation>
   return Resource as unknown as ResourceClass<Ctx, Rows>
 }
 
-function inputOf(place: ArgumentPlace, arg: unknown): OperationInput {
-  if (place === 'body') return { body: arg }
-  if (place === 'query') return { query: arg }
-  if (place === 'none') return {}
-  return { path: { [place.path]: arg } }
+function inputOf(places: readonly RowArgument[], args: readonly unknown[]): OperationInput {
+  const input: { body?: unknown; query?: unknown; path?: Record<string, unknown> } = {}
+  for (let i = 0; i < places.length; i++) {
+    const place = places[i] as RowArgument
+    if (place === 'body') input.body = args[i]
+    else if (place === 'query') input.query = args[i]
+    else input.path = { [place.path]: args[i] }
+  }
+  return input
 }
 
 /** The key kinds reconciliation accepts for each operation, from the rows' `reconcile` rules. */

@@ -5,10 +5,19 @@
  */
 
 import { inspect } from 'node:util'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, expectTypeOf, it } from 'vitest'
 import { z } from 'zod'
+import type { Query } from '../src/encode.js'
+import type { Operation } from '../src/operation.js'
 import type { OperationClient } from '../src/operation-client.js'
-import { type AnyOperation, reconcileKeysOf, resource } from '../src/resource.js'
+import {
+  type AnyOperation,
+  type EndpointArgs,
+  type EndpointParams,
+  reconcileKeysOf,
+  resource,
+  rowArguments,
+} from '../src/resource.js'
 
 const row = (fields: Partial<AnyOperation> & { name: string }): AnyOperation =>
   ({ method: 'POST', path: '/x', ...fields }) as AnyOperation
@@ -71,5 +80,42 @@ describe('resource(rows)', () => {
     const keys = reconcileKeysOf(ROWS, { pay: withRule })
     expect(keys).toEqual({ 'things.pay': ['order_id'] })
     expect(Object.isFrozen(keys)).toBe(true)
+  })
+})
+
+describe('rowArguments: the one rule of a row’s arguments', () => {
+  const reverse = row({
+    name: 'things.reverse',
+    path: '/things/{thingId}/reverse',
+    params: z.object({ reason: z.string() }),
+  })
+
+  it('the path value first, then the body or the query, then nothing', () => {
+    expect(rowArguments(reverse)).toEqual([{ path: 'thingId' }, 'body'])
+    expect(rowArguments(ROWS.create)).toEqual(['body'])
+    expect(rowArguments(ROWS.search)).toEqual(['query'])
+    expect(rowArguments(ROWS.get)).toEqual([{ path: 'thingId' }])
+    expect(rowArguments(ROWS.list)).toEqual([])
+    // A path made from the client's settings names no variable the caller fills.
+    expect(rowArguments(row({ name: 'things.conf', path: (() => '/conf') as never }))).toEqual([])
+  })
+
+  it('a row with a path value and a body takes both, then the options', () => {
+    const Reversing = resource<unknown, { reverse: typeof reverse }>({ reverse })
+    const { engine, calls } = recordingEngine()
+    const options = { idempotencyKey: 'k-1' }
+    // `row()` types its rows loosely; the method's type is checked below, on a typed row.
+    const reversing = new Reversing(engine) as unknown as { reverse(...args: unknown[]): unknown }
+    reversing.reverse('T-9', { reason: 'duplicate' }, options)
+    expect(calls).toEqual([[reverse, { path: { thingId: 'T-9' }, body: { reason: 'duplicate' } }, options]])
+  })
+
+  it('its method is typed the same way: path value, body, options', () => {
+    type Schema = z.ZodObject<{ reason: z.ZodString }>
+    type Reverse = Operation<unknown, Schema, unknown, '/things/{thingId}/reverse', false>
+    expectTypeOf<EndpointArgs<Reverse>>().toEqualTypeOf<[pathValue: string | number, params: { reason: string }]>()
+    type Search = Operation<unknown, never, unknown, '/things/{thingId}/parts', true>
+    expectTypeOf<EndpointArgs<Search>>().toEqualTypeOf<[pathValue: string | number, query?: Query]>()
+    expectTypeOf<EndpointParams<Reverse>>().toEqualTypeOf<{ reason: string }>()
   })
 })
