@@ -20,7 +20,6 @@ const CORE_REEXPORTS = [
   'RequestValidationError',
   'ResponseTooLargeError',
   'Secret',
-  'SignatureVerificationError',
   'TimeoutError',
   'UserAbortError',
 ] as const
@@ -34,9 +33,10 @@ describe('the core re-exports of the three packages', () => {
     const exported = pkg as unknown as Record<string, unknown>
     const fromCore = core as unknown as Record<string, unknown>
     for (const name of CORE_REEXPORTS) expect(exported[name], name).toBe(fromCore[name])
-    // The ProblemDetails services also re-export the class their errors extend; the card gateway throws
-    // none. Each has a payment follower, so each re-exports its store and dead letters.
-    const own = name === 'card-gateway' ? [] : ['ProblemDetailsError']
+    // Only the names a package uses: the ProblemDetails services re-export the class their errors
+    // extend, and the card gateway, the only one with signed callbacks, the error of one that fails
+    // verification. Each has a payment follower, so each re-exports its store and dead letters.
+    const own = name === 'card-gateway' ? ['SignatureVerificationError'] : ['ProblemDetailsError']
     const coreNames = Object.keys(exported).filter((name) => fromCore[name] === exported[name])
     expect(coreNames.sort()).toEqual([...CORE_REEXPORTS, ...own].sort())
   })
@@ -53,13 +53,18 @@ function coreBlocks(pkg: string): string[] {
 
 describe('the same rooms in every service package', () => {
   it('the core re-export statements (types included) are identical', () => {
-    // The ProblemDetails services add the names their errors rest on; the card gateway has none of
-    // them. The follower's store and dead letters are in all three.
+    // The ProblemDetails services add the names their errors rest on, the card gateway the names of a
+    // failed callback verification; neither has the other's. The follower's store and dead letters are in all three.
     const problemNames = /\s*\b(ProblemDetails|ProblemReason|ProblemDetailsError),/g
-    const [first, ...rest] = PACKAGES.map((pkg) => coreBlocks(pkg).map((block) => block.replace(problemNames, '')))
+    const signatureNames = /\s*\b(SignatureErrorReason|SignatureVerificationError),/g
+    const [first, ...rest] = PACKAGES.map((pkg) =>
+      coreBlocks(pkg).map((block) => block.replace(problemNames, '').replace(signatureNames, '')),
+    )
     expect(first).toHaveLength(2)
     for (const blocks of rest) expect(blocks).toEqual(first)
     expect(coreBlocks('card-gateway').join('\n')).not.toMatch(problemNames)
+    expect(coreBlocks('card-gateway').join('\n')).toMatch(signatureNames)
+    for (const pkg of ['remittance', 'bill-payment']) expect(coreBlocks(pkg).join('\n')).not.toMatch(signatureNames)
     for (const pkg of PACKAGES) {
       for (const name of ['ClaimStore', 'FollowUpdate', 'MemoryClaimStore', 'DeadLetterError']) {
         expect(coreBlocks(pkg).join('\n')).toMatch(new RegExp(`\\b${name},`))

@@ -1,8 +1,9 @@
 /** `@paywire/bill-payment`: typed client of the bill payment service (catalog, transactions). */
 
-// The core symbols every paywire package re-exports, the same list in each: one import covers calls,
-// errors, secrets, the store of the journal, and the payment follower with its store and dead letters; and, as this service answers
-// errors as ProblemDetails (RFC 9457), the ProblemDetails names its errors rest on.
+// The core symbols this package uses, re-exported: one import covers calls, errors, secrets, the store
+// of the journal, and the payment follower with its store and dead letters (the same in each service
+// package); and, as this service answers errors as ProblemDetails (RFC 9457), the names its errors
+// rest on. It verifies no signatures: core's SignatureVerificationError is the card gateway's.
 export type {
   AnswerSchema,
   CallOptions,
@@ -27,7 +28,6 @@ export type {
   Reconciliation,
   RequestInput,
   ResultOf,
-  SignatureErrorReason,
   TrackAnswer,
   WithResponse,
 } from '@paywire/core'
@@ -43,7 +43,6 @@ export {
   RequestValidationError,
   ResponseTooLargeError,
   Secret,
-  SignatureVerificationError,
   TimeoutError,
   UserAbortError,
 } from '@paywire/core'

@@ -1,9 +1,9 @@
 /** `@paywire/card-gateway`: Checkout (JSON) and the S2S CARD actions, signing, typed errors, callbacks. */
 
-// The core symbols every paywire package re-exports, the same list in each: one import covers calls,
-// errors, secrets, the store of the journal, and the payment follower with its store and dead letters.
-// (The card gateway answers no ProblemDetails, so it does
-// not re-export core's ProblemDetailsError: its errors are CardGatewayError.)
+// The core symbols this package uses, re-exported: one import covers calls, errors, secrets, the store
+// of the journal, and the payment follower with its store and dead letters (the same in each service
+// package); and, as it verifies signed callbacks, SignatureVerificationError. It answers no
+// ProblemDetails, so it does not re-export core's ProblemDetailsError: its errors are CardGatewayError.
 export type {
   AnswerSchema,
   CallOptions,
