@@ -8,10 +8,10 @@
 
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
 import { accessSync, chmodSync, chownSync, constants, mkdtempSync, readdirSync, rmSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
+import { freePort } from '../../../tests/support/free-port.js'
 
 /** The bin folder of the newest PostgreSQL installed: POSTGRES_BIN when set, else /usr/lib/postgresql/<newest>/bin. */
 export function findPostgresBin(): string | undefined {
@@ -64,18 +64,6 @@ function runAs(): { uid: number; gid: number } | undefined {
   const uid = Number(execFileSync('id', ['-u', 'postgres']).toString().trim())
   const gid = Number(execFileSync('id', ['-g', 'postgres']).toString().trim())
   return { uid, gid }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address()
-      const port = typeof address === 'object' && address ? address.port : 0
-      server.close(() => resolve(port))
-    })
-  })
 }
 
 function exited(child: ChildProcess): Promise<void> {

@@ -6,9 +6,10 @@
 
 import { type ChildProcess, spawn } from 'node:child_process'
 import { accessSync, constants, mkdtempSync, rmSync } from 'node:fs'
-import { createConnection, createServer } from 'node:net'
+import { createConnection } from 'node:net'
 import { tmpdir } from 'node:os'
 import { delimiter, join } from 'node:path'
+import { freePort } from '../../../tests/support/free-port.js'
 
 /** The redis-server binary: REDIS_SERVER when set (and only it), else PATH, else Debian's /usr/bin and /usr/sbin. */
 export function findRedisServer(): string | undefined {
@@ -49,19 +50,6 @@ export interface RedisServer {
 export interface RedisServerOptions {
   /** `appendonly yes` + `appendfsync always`: every acknowledged write is on disk. Off by default. */
   appendonly?: boolean
-}
-
-/** A free loopback port: the kernel picks one, we release it for redis-server to bind. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address()
-      const port = typeof address === 'object' && address ? address.port : 0
-      server.close(() => resolve(port))
-    })
-  })
 }
 
 /** One PING over a raw socket: true on `+PONG`. */
