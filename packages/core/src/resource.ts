@@ -55,7 +55,62 @@ export type EndpointMethod<R> = <S extends AnswerSchema | undefined = undefined>
 export type EndpointMethods<Rows> = { readonly [K in keyof Rows]: EndpointMethod<Rows[K]> }
 
 /** The class `resource(rows)` returns: made by the client with its engine. */
-export type ResourceClass<Ctx, Rows> = new (ops: OperationClient<Ctx>) => EndpointMethods<Rows>
+export type ResourceClass<Ctx, Rows, Methods = EndpointMethods<Rows>> = new (ops: OperationClient<Ctx>) => Methods
+
+/**
+ * `A` and `B` are the same type as far as a caller can tell: each assignable to the other, with the
+ * same member names (an extra optional member is assignable both ways, and would go unseen).
+ */
+type Same<A, B> = [A, keyof A] extends [B, keyof B] ? ([B, keyof B] extends [A, keyof A] ? true : false) : false
+
+/** `Same` for each argument of `B` and the one `A` has in its place (each argument's own members too). */
+type EachSame<A, B extends readonly unknown[]> = {
+  [I in keyof B]: Same<Exclude<A[I & keyof A], undefined>, Exclude<B[I], undefined>>
+}
+
+/** Strict identity (a type parameter left at its default). */
+type Identical<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false
+
+/**
+ * A method as a service's public interface writes it: the plain call, then the call with a `schema`.
+ * `{ (...): A; (...): B }` matches the last two signatures of an overloaded method, in order.
+ */
+type PublicSignatures<F> = F extends {
+  (...args: infer Plain): infer Answer
+  (...args: infer Typed): unknown
+}
+  ? { plain: Plain; answer: Answer; typed: Typed }
+  : never
+
+/** The `schema` overload of a method whose plain call takes `Lead` before its options. */
+type TypedCall<Lead extends unknown[]> = <T>(
+  ...args: [...Lead, options: OperationOptions<AnswerSchema<T>>]
+) => ApiPromise<T>
+
+/**
+ * Whether a public method declares exactly its row's call: the plain signature
+ * `(…arguments, options?: OperationOptions) => ApiPromise<Result>` with the row's arguments and
+ * result, then the typed one `<T>(…arguments, options: OperationOptions<AnswerSchema<T>>) => ApiPromise<T>`.
+ */
+type DeclaresRow<F, R> =
+  PublicSignatures<F> extends { plain: infer Plain; answer: infer Answer; typed: infer Typed }
+    ? Same<Plain, [...EndpointArgs<R>, options?: OperationOptions]> extends true
+      ? EachSame<Plain, EndpointArgs<R>> extends readonly (true | undefined)[]
+        ? Same<Answer, ApiPromise<EndpointResult<R>>> extends true
+          ? Same<Typed, Parameters<TypedCall<EndpointArgs<R>>>>
+          : false
+        : false
+      : false
+    : false
+
+/**
+ * The rows a public interface declares differently from the table (or leaves out): `never` when
+ * every row's method is declared as its row makes it. Extra members of the interface (methods that
+ * combine rows) are the resource class's to implement.
+ */
+export type UndeclaredRows<Methods, Rows> = {
+  [K in keyof Rows]: K extends keyof Methods ? (DeclaresRow<Methods[K], Rows[K]> extends true ? never : K) : K
+}[keyof Rows]
 
 /**
  * One sample call of each row, for the package's endpoint checklist: its argument list, made from a
@@ -90,9 +145,17 @@ const ENGINES = new WeakMap<object, OperationClient<unknown>>()
  * with the row, sends it, and reads the answer, all through the client's engine. Extend it for
  * methods that combine rows (the card's `captureIfPending`).
  */
-export function resource<Ctx, Rows extends Readonly<Record<string, AnyOperation>>>(
+export function resource<Ctx, Rows extends Readonly<Record<string, AnyOperation>>, Methods = EndpointMethods<Rows>>(
   rows: Rows,
-): ResourceClass<Ctx, Rows> {
+  // A public interface that declares a row otherwise than its row makes it fails to compile here,
+  // naming the row: the interface is what merchants read, the row what runs.
+  ...undeclared: [UndeclaredRows<Methods, Rows>] extends [never]
+    ? []
+    : Identical<Methods, EndpointMethods<Rows>> extends true
+      ? []
+      : [rowsDeclaredOtherwise: UndeclaredRows<Methods, Rows>]
+): ResourceClass<Ctx, Rows, Pick<Methods, keyof Rows & keyof Methods>> {
+  void undeclared
   class Resource {
     constructor(ops: OperationClient<Ctx>) {
       ENGINES.set(this, ops as OperationClient<unknown>)
@@ -108,7 +171,7 @@ export function resource<Ctx, Rows extends Readonly<Record<string, AnyOperation>
     Object.defineProperty(call, 'name', { value: method })
     Object.defineProperty(Resource.prototype, method, { value: call, writable: true, configurable: true })
   }
-  return Resource as unknown as ResourceClass<Ctx, Rows>
+  return Resource as unknown as ResourceClass<Ctx, Rows, Pick<Methods, keyof Rows & keyof Methods>>
 }
 
 function inputOf(places: readonly RowArgument[], args: readonly unknown[]): OperationInput {

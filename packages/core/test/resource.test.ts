@@ -7,6 +7,9 @@
 import { inspect } from 'node:util'
 import { describe, expect, expectTypeOf, it } from 'vitest'
 import { z } from 'zod'
+import type { AnswerSchema } from '../src/answer-schema.js'
+import type { ApiPromise } from '../src/api-promise.js'
+import type { OperationOptions } from '../src/call-input.js'
 import type { Query } from '../src/encode.js'
 import type { Operation } from '../src/operation.js'
 import type { OperationClient } from '../src/operation-client.js'
@@ -17,6 +20,7 @@ import {
   reconcileKeysOf,
   resource,
   rowArguments,
+  type UndeclaredRows,
 } from '../src/resource.js'
 
 const row = (fields: Partial<AnyOperation> & { name: string }): AnyOperation =>
@@ -117,5 +121,66 @@ describe('rowArguments: the one rule of a row’s arguments', () => {
     type Search = Operation<unknown, never, unknown, '/things/{thingId}/parts', true>
     expectTypeOf<EndpointArgs<Search>>().toEqualTypeOf<[pathValue: string | number, query?: Query]>()
     expectTypeOf<EndpointParams<Reverse>>().toEqualTypeOf<{ reason: string }>()
+  })
+
+  describe('a public interface is checked against its rows', () => {
+    type Schema = z.ZodObject<{ reason: z.ZodString; note: z.ZodOptional<z.ZodString> }>
+    type Rows = {
+      reverse: Operation<unknown, Schema, Receipt, '/things/{thingId}/reverse', false>
+      search: Operation<unknown, never, Receipt[], '/things', true>
+    }
+    interface Receipt {
+      readonly id: string
+    }
+    interface ReverseParams {
+      reason: string
+      note?: string | undefined
+    }
+    const rows = {} as Rows
+    type Typed<T> = OperationOptions<AnswerSchema<T>>
+
+    it('compiles when each row is declared as its row makes it (plain, then with a schema)', () => {
+      interface Things {
+        reverse(thingId: string | number, params: ReverseParams, options?: OperationOptions): ApiPromise<Receipt>
+        reverse<T>(thingId: string | number, params: ReverseParams, options: Typed<T>): ApiPromise<T>
+        search(query?: Query, options?: OperationOptions): ApiPromise<Receipt[]>
+        search<T>(query: Query | undefined, options: Typed<T>): ApiPromise<T>
+        /** A method that combines rows: the class implements it. */
+        both(): Promise<void>
+      }
+      const Class = resource<unknown, Rows, Things>(rows)
+      expectTypeOf<InstanceType<typeof Class>>().toEqualTypeOf<Pick<Things, 'reverse' | 'search'>>()
+      expectTypeOf<UndeclaredRows<Things, Rows>>().toEqualTypeOf<never>()
+    })
+
+    it('names each row declared otherwise, and refuses to compile', () => {
+      interface Wrong {
+        // a member the row does not have
+        reverse(
+          thingId: string,
+          params: ReverseParams & { extra?: string },
+          options?: OperationOptions,
+        ): ApiPromise<Receipt>
+        reverse<T>(thingId: string, params: ReverseParams, options: Typed<T>): ApiPromise<T>
+        // no `schema` overload
+        search(query?: Query, options?: OperationOptions): ApiPromise<Receipt[]>
+      }
+      expectTypeOf<UndeclaredRows<Wrong, Rows>>().toEqualTypeOf<'reverse' | 'search'>()
+      interface WrongResult {
+        reverse(thingId: string | number, params: ReverseParams, options?: OperationOptions): ApiPromise<unknown>
+        reverse<T>(thingId: string | number, params: ReverseParams, options: Typed<T>): ApiPromise<T>
+      }
+      // `search` is left out, `reverse` resolves with less than the row gives.
+      expectTypeOf<UndeclaredRows<WrongResult, Rows>>().toEqualTypeOf<'reverse' | 'search'>()
+      interface NoPath {
+        reverse(params: ReverseParams, options?: OperationOptions): ApiPromise<Receipt>
+        reverse<T>(params: ReverseParams, options: Typed<T>): ApiPromise<T>
+        search(query?: Query, options?: OperationOptions): ApiPromise<Receipt[]>
+        search<T>(query: Query | undefined, options: Typed<T>): ApiPromise<T>
+      }
+      expectTypeOf<UndeclaredRows<NoPath, Rows>>().toEqualTypeOf<'reverse'>()
+      // @ts-expect-error the interface declares `reverse` otherwise than its row: resource() does not compile
+      resource<unknown, Rows, NoPath>(rows)
+    })
   })
 })
