@@ -1,8 +1,9 @@
 /** Catalog operations (rules Endpoints 1–4): one row per endpoint, which is also its method. */
 
+import type { AnswerSchema, ApiPromise, OperationOptions } from '@paywire/core'
 import { defineOperation, listAnswer, recordAnswer, resource, safe } from '@paywire/core/engine'
 import { PRODUCT_KINDS, type Product } from './results.js'
-import { IDEMPOTENCY, jsonObject } from './schemas.js'
+import { type CatalogDisableParams, type CatalogEnableParams, IDEMPOTENCY, jsonObject } from './schemas.js'
 
 const product = recordAnswer<Product>(PRODUCT_KINDS)
 
@@ -11,7 +12,6 @@ const product = recordAnswer<Product>(PRODUCT_KINDS)
  * All `safe` to retry: reads, and enable/disable set a state (repeating sets it again, rule Platform 7).
  */
 export const CATALOG = {
-  /** `GET /api/catalog/get-all-products`: all available catalog products (rules Endpoints 1, Platform 11). */
   list: defineOperation({
     name: 'catalog.list',
     method: 'GET',
@@ -20,10 +20,6 @@ export const CATALOG = {
     idempotency: IDEMPOTENCY,
     decode: listAnswer<Product>(PRODUCT_KINDS),
   }),
-  /**
-   * `GET /api/catalog/{id}`: one product by id (URL-encoded). The service documents no body (rule
-   * Endpoints 2): an empty 200 gives `undefined`.
-   */
   get: defineOperation({
     name: 'catalog.get',
     method: 'GET',
@@ -32,7 +28,6 @@ export const CATALOG = {
     idempotency: IDEMPOTENCY,
     decode: product,
   }),
-  /** `POST /api/catalog/enable-product`: enables a product; the body's fields are not published (rule Endpoints 10). */
   enable: defineOperation({
     name: 'catalog.enable',
     method: 'POST',
@@ -42,7 +37,6 @@ export const CATALOG = {
     idempotency: IDEMPOTENCY,
     decode: product,
   }),
-  /** `POST /api/catalog/disable-product`: disables a product; the body's fields are not published (rule Endpoints 10). */
   disable: defineOperation({
     name: 'catalog.disable',
     method: 'POST',
@@ -54,5 +48,27 @@ export const CATALOG = {
   }),
 }
 
-/** `bills.catalog`: the payable products. Every method takes a `schema` option to check and type the answer. */
-export class Catalog extends resource<unknown, typeof CATALOG>(CATALOG) {}
+/**
+ * `bills.catalog`: the payable products, one method per endpoint; all safe to repeat. Every method
+ * also takes a `schema` in its options, which checks the answer and types the result with it.
+ */
+export interface Catalog {
+  /** `GET /api/catalog/get-all-products`: all available catalog products (rules Endpoints 1, Platform 11). */
+  list(options?: OperationOptions): ApiPromise<readonly Product[] | undefined>
+  list<T>(options: OperationOptions<AnswerSchema<T>>): ApiPromise<T>
+  /**
+   * `GET /api/catalog/{id}`: one product by id (URL-encoded). The service documents no body (rule
+   * Endpoints 2): an empty 200 gives `undefined`.
+   */
+  get(id: string | number, options?: OperationOptions): ApiPromise<Product | undefined>
+  get<T>(id: string | number, options: OperationOptions<AnswerSchema<T>>): ApiPromise<T>
+  /** `POST /api/catalog/enable-product`: enables a product; the body's fields are not published (rule Endpoints 10). */
+  enable(params: CatalogEnableParams, options?: OperationOptions): ApiPromise<Product | undefined>
+  enable<T>(params: CatalogEnableParams, options: OperationOptions<AnswerSchema<T>>): ApiPromise<T>
+  /** `POST /api/catalog/disable-product`: disables a product; the body's fields are not published (rule Endpoints 10). */
+  disable(params: CatalogDisableParams, options?: OperationOptions): ApiPromise<Product | undefined>
+  disable<T>(params: CatalogDisableParams, options: OperationOptions<AnswerSchema<T>>): ApiPromise<T>
+}
+
+/** `Catalog` made from the rows of `CATALOG` (which must match it: see `resource`). */
+export class CatalogResource extends resource<unknown, typeof CATALOG, Catalog>(CATALOG) {}

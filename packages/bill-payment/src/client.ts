@@ -1,13 +1,14 @@
 /** `BillPayment`: the client of the bill payment service (catalog and transactions, two-header auth). */
 
-import type {
-  ClientOptions,
-  Intent,
-  IntentReconciled,
-  PaywireError,
-  ReconcileOptions,
-  Secret,
-  ServiceDedupOptions,
+import {
+  type ClientOptions,
+  type Intent,
+  type IntentReconciled,
+  type PaywireError,
+  type ReconcileOptions,
+  type Secret,
+  ServiceClient,
+  type ServiceDedupOptions,
 } from '@paywire/core'
 import {
   accountFingerprint,
@@ -16,17 +17,16 @@ import {
   ownedOutcome,
   problemAnswers,
   readCredentials,
-  ServiceClient,
   serviceDedupsIdempotencyKey,
 } from '@paywire/core/engine'
 import pkg from '../package.json' with { type: 'json' }
-import { Catalog } from './catalog.js'
+import { type Catalog, CatalogResource } from './catalog.js'
 import { ENDPOINTS } from './endpoints.js'
 import { BillPaymentError } from './errors.js'
 import { billCallEffect, lookupBillPayment } from './follow.js'
 import { type BillPaymentReconciled, reconcileBillPayment } from './reconcile.js'
 import { CLIENT_ID_HEADER, CLIENT_SECRET_HEADER, IDEMPOTENCY_KEY_HEADER } from './schemas.js'
-import { Transactions } from './transactions.js'
+import { type Transactions, TransactionsResource } from './transactions.js'
 
 /**
  * Options of `new BillPayment(...)`: the service address, both credentials, every core option, and
@@ -58,7 +58,7 @@ export interface BillPaymentOptions extends ClientOptions, ServiceDedupOptions {
  * console.log(transaction?.transReference, response.idempotencyKey)
  * ```
  */
-export class BillPayment extends ServiceClient<unknown> {
+export class BillPayment extends ServiceClient {
   /** `bills.catalog.list() / get(id) / enable(body) / disable(body)`. */
   readonly catalog: Catalog
   /** `bills.transactions.list(query?) / execute(body) / get(transReference) / filter(filter)`. */
@@ -91,10 +91,10 @@ export class BillPayment extends ServiceClient<unknown> {
     })
     this.#baseUrl = checkedUrl
     this.#serviceDedups = serviceDedups
-    this.catalog = new Catalog(this.engine)
+    this.catalog = new CatalogResource(this.engine)
     // The follower decides final states, like reconciliation: its lookups go on connections of their own.
-    const ownLookups = new Transactions(this.engine.onOwnConnections())
-    this.transactions = new Transactions(
+    const ownLookups = new TransactionsResource(this.engine.onOwnConnections())
+    this.transactions = new TransactionsResource(
       this.engine,
       (finals) =>
         new Following({

@@ -1,7 +1,7 @@
 /** `BillPaymentError`: the service's ProblemDetails answers (RFC 9457), branded, with the credentials' hint. */
 
-import { ProblemDetailsError } from '@paywire/core'
-import { brandErrorClass, type ProblemDetailsErrorInit, type ProblemHints } from '@paywire/core/engine'
+import { ProblemDetailsError, type ProblemDetailsErrorInit } from '@paywire/core'
+import { brandErrorClass, type ProblemHints } from '@paywire/core/engine'
 import { describeFieldErrors, readFieldErrors } from './field-errors.js'
 
 const CREDENTIAL_HINT =

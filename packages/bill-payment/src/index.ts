@@ -46,7 +46,7 @@ export {
   TimeoutError,
   UserAbortError,
 } from '@paywire/core'
-export { Catalog } from './catalog.js'
+export type { Catalog } from './catalog.js'
 export type { BillPaymentOptions } from './client.js'
 export { BillPayment } from './client.js'
 export { BillPaymentError } from './errors.js'
@@ -79,4 +79,4 @@ export type {
   TransactionsListParams,
 } from './schemas.js'
 export { CLIENT_ID_HEADER, CLIENT_SECRET_HEADER, IDEMPOTENCY_KEY_HEADER } from './schemas.js'
-export { Transactions } from './transactions.js'
+export type { Transactions } from './transactions.js'

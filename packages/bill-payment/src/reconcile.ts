@@ -7,7 +7,7 @@
 import { ProblemDetailsError, type Reconciled } from '@paywire/core'
 import type { OperationClient, ReconcileSubject } from '@paywire/core/engine'
 import type { Transaction } from './results.js'
-import { Transactions } from './transactions.js'
+import { TransactionsResource } from './transactions.js'
 
 /** What a bill payment reconciliation looked at: the transaction found. */
 export type BillPaymentReconciled = Reconciled<Transaction>
@@ -47,7 +47,7 @@ export async function reconcileBillPayment(
   })
   let list: readonly Transaction[] | undefined
   try {
-    list = await new Transactions(ops.onOwnConnections()).list()
+    list = await new TransactionsResource(ops.onOwnConnections()).list()
   } catch (error) {
     // A 2xx the SDK cannot read shows nothing either way; any other failure is the caller's to see.
     if (error instanceof ProblemDetailsError && error.reason === 'unreadable_response') {

@@ -1,6 +1,6 @@
 /** Transactions operations (rules Endpoints 5–8): one row per endpoint, which is also its method. */
 
-import type { Follower } from '@paywire/core'
+import type { AnswerSchema, ApiPromise, Follower, OperationOptions, Query } from '@paywire/core'
 import {
   bindAnswer,
   defineOperation,
@@ -15,7 +15,7 @@ import {
 } from '@paywire/core/engine'
 import { type BillFollowOptions, checkFinalStates } from './follow.js'
 import { TRANSACTION_KINDS, type Transaction } from './results.js'
-import { IDEMPOTENCY, jsonObject } from './schemas.js'
+import { IDEMPOTENCY, jsonObject, type TransactionsExecuteParams, type TransactionsFilterParams } from './schemas.js'
 
 const transaction = recordAnswer<Transaction>(TRANSACTION_KINDS)
 const transactions = listAnswer<Transaction>(TRANSACTION_KINDS)
@@ -28,7 +28,6 @@ const transactions = listAnswer<Transaction>(TRANSACTION_KINDS)
  * generates a key (rule Platform 5).
  */
 export const TRANSACTIONS = {
-  /** `GET /api/transactions`: lists transactions; `query` is passed through as given (rules Endpoints 10, Platform 12). */
   list: defineOperation({
     name: 'transactions.list',
     method: 'GET',
@@ -38,14 +37,6 @@ export const TRANSACTIONS = {
     idempotency: IDEMPOTENCY,
     decode: transactions,
   }),
-  /**
-   * `POST /api/transactions`: executes a payment (body `ExecutePaymentRequest`) and resolves with the
-   * service's `Transaction` (rule Platform 12). Sends `Idempotency-Key` (`idempotencyKey`, or a
-   * generated UUID) on every attempt; read it from `.withResponse()` (`response.idempotencyKey`) or
-   * from any error of the call (`error.idempotencyKey`). An unknown outcome is settled with
-   * `bills.reconcile(error)` (lookups); sending it again with the same key is safe only where the
-   * service's dedup of the key is known (`serviceDedupsIdempotencyKey`).
-   */
   execute: defineOperation({
     name: 'transactions.execute',
     method: 'POST',
@@ -67,11 +58,6 @@ export const TRANSACTIONS = {
     answerBinding: bindAnswer('action', { idempotencyKey: ['idempotencyKey'], rule: 'Platform 13' }),
     decode: transaction,
   }),
-  /**
-   * `GET /api/transactions/{transReference}`: one transaction by reference, URL-encoded (rules
-   * Resources 2, Platform 12). Believed only when the record names the reference asked for (rule
-   * Platform 13): another record, or none, rejects with `unbound_response`.
-   */
   get: defineOperation({
     name: 'transactions.get',
     method: 'GET',
@@ -84,7 +70,6 @@ export const TRANSACTIONS = {
     // An empty answer names no reference and is refused by the binding before this decoder runs.
     decode: (value, reject): Transaction => transaction(value, reject) ?? reject('holds no record'),
   }),
-  /** `POST /api/transactions/all`: filters all transactions (body `TransactionFilter`, fields not published; rule Platform 12). */
   filter: defineOperation({
     name: 'transactions.filter',
     method: 'POST',
@@ -96,8 +81,51 @@ export const TRANSACTIONS = {
   }),
 }
 
-/** `bills.transactions`: execute payments and read them back. */
-export class Transactions extends resource<unknown, typeof TRANSACTIONS>(TRANSACTIONS) {
+/**
+ * `bills.transactions`: execute payments and read them back, one method per endpoint, and `follow`.
+ * Reads and the filter are safe to repeat; `execute` is not retried once sent unless the caller opts
+ * in. Every endpoint's method also takes a `schema` in its options, which checks the answer and types
+ * the result with it.
+ */
+export interface Transactions {
+  /** `GET /api/transactions`: lists transactions; `query` is passed through as given (rules Endpoints 10, Platform 12). */
+  list(query?: Query, options?: OperationOptions): ApiPromise<readonly Transaction[] | undefined>
+  list<T>(query: Query | undefined, options: OperationOptions<AnswerSchema<T>>): ApiPromise<T>
+  /**
+   * `POST /api/transactions`: executes a payment (body `ExecutePaymentRequest`) and resolves with the
+   * service's `Transaction` (rule Platform 12). Sends `Idempotency-Key` (`idempotencyKey`, or a
+   * generated UUID) on every attempt; read it from `.withResponse()` (`response.idempotencyKey`) or
+   * from any error of the call (`error.idempotencyKey`). An unknown outcome is settled with
+   * `bills.reconcile(error)` (lookups); sending it again with the same key is safe only where the
+   * service's dedup of the key is known (`serviceDedupsIdempotencyKey`).
+   */
+  execute(params: TransactionsExecuteParams, options?: OperationOptions): ApiPromise<Transaction | undefined>
+  execute<T>(params: TransactionsExecuteParams, options: OperationOptions<AnswerSchema<T>>): ApiPromise<T>
+  /**
+   * `GET /api/transactions/{transReference}`: one transaction by reference, URL-encoded (rules
+   * Resources 2, Platform 12). Believed only when the record names the reference asked for (rule
+   * Platform 13): another record, or none, rejects with `unbound_response`.
+   */
+  get(transReference: string | number, options?: OperationOptions): ApiPromise<Transaction>
+  get<T>(transReference: string | number, options: OperationOptions<AnswerSchema<T>>): ApiPromise<T>
+  /** `POST /api/transactions/all`: filters all transactions (body `TransactionFilter`, fields not published; rule Platform 12). */
+  filter(params: TransactionsFilterParams, options?: OperationOptions): ApiPromise<readonly Transaction[] | undefined>
+  filter<T>(params: TransactionsFilterParams, options: OperationOptions<AnswerSchema<T>>): ApiPromise<T>
+  /**
+   * Follows every payment this client executes (also one whose answer was lost, once the journal's
+   * reconciliation finds it), and any you `track(transReference)`, until each is in one of
+   * `finalStates`. `onUpdate` receives one forward-only stream of states confirmed by
+   * `transactions.get`; `onAttention` a payment stuck. Lookups stay within `lookupsPerSecond`. Call
+   * `stop()` on shutdown.
+   */
+  follow(options: BillFollowOptions): Follower<Transaction>
+}
+
+/** `Transactions` made from the rows of `TRANSACTIONS` (which must match it: see `resource`), plus `follow`. */
+export class TransactionsResource
+  extends resource<unknown, typeof TRANSACTIONS, Transactions>(TRANSACTIONS)
+  implements Transactions
+{
   readonly #following: ((finals: ReadonlySet<string>) => Following<Transaction>) | undefined
 
   /** @internal `following` builds the client's follow setup for a set of final states. */
@@ -106,13 +134,6 @@ export class Transactions extends resource<unknown, typeof TRANSACTIONS>(TRANSAC
     this.#following = following
   }
 
-  /**
-   * Follows every payment this client executes (also one whose answer was lost, once the journal's
-   * reconciliation finds it), and any you `track(transReference)`, until each is in one of
-   * `finalStates`. `onUpdate` receives one forward-only stream of states confirmed by
-   * `transactions.get`; `onAttention` a payment stuck. Lookups stay within `lookupsPerSecond`. Call
-   * `stop()` on shutdown.
-   */
   follow(options: BillFollowOptions): Follower<Transaction> {
     if (this.#following === undefined) throw new TypeError('transactions.follow must be called on bills.transactions')
     return this.#following(checkFinalStates(options?.finalStates)).follow(options)

@@ -10,10 +10,10 @@ import type { Acceptance, RunOutcome } from '@paywire/core/engine'
 import { type CallbackEvent, isRefundEvent, refundAmountKey, reportedState } from './callback-event.js'
 import { CardGatewayError } from './errors.js'
 import { compareStates } from './payment-state.js'
-import type { S2sGetTransStatusResult } from './s2s-action.js'
+import type { S2sActionResult } from './s2s-action.js'
 
 /** Looks a transaction up by its trans_id (the client's own `s2s.getTransStatus`). */
-export type TransStatusLookup = (transId: string) => Promise<S2sGetTransStatusResult>
+export type TransStatusLookup = (transId: string) => Promise<S2sActionResult>
 
 /** The fields a confirmed event takes from the lookup's answer, when the answer carries them. */
 const CONFIRMED_FIELDS = ['status', 'order_id', 'amount', 'currency'] as const
@@ -46,7 +46,7 @@ export function needsConfirmation(event: CallbackEvent): boolean {
  * it with), makes the callback unknown; any other failure leaves it unconfirmed for now.
  */
 export async function confirmByLookup(event: CallbackEvent, lookup: TransStatusLookup): Promise<Confirmation> {
-  let answer: S2sGetTransStatusResult
+  let answer: S2sActionResult
   try {
     answer = await lookup(event.trans_id ?? '')
   } catch (error) {

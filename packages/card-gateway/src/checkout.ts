@@ -1,9 +1,10 @@
+// Long: one resource, its rows and the public interface they must match, read together.
 /** Checkout (JSON): purchase, credit and status lookup — one row per operation with its hash inputs and retry policy. */
 
+import type { AnswerSchema, ApiPromise, OperationOptions } from '@paywire/core'
 import {
   type AnswerDecoder,
   defineOperation,
-  type EndpointParams,
   type FieldKinds,
   type Operation,
   type RejectAnswer,
@@ -298,7 +299,6 @@ const checkoutStatus = (orderId: string) => `gw.checkout.status({ order_id: ${JS
  * row each; each row is also the `gw.checkout` method of its name.
  */
 export const CHECKOUT = {
-  /** Creates a hosted-payment session (rule Platform 5); retried only inside the 15 s dedup window (rule Limits 1). */
   purchase: checkoutOperation({
     name: 'checkout.purchase',
     hashInputs: ['order.number', 'order.amount', 'order.currency', 'order.description'],
@@ -322,7 +322,6 @@ export const CHECKOUT = {
       return body as CheckoutPurchaseResult
     },
   }),
-  /** Refunds to the card of the original sale (its `card_token`); the payment must be settled (rule States 2). */
   credit: checkoutOperation({
     name: 'checkout.credit',
     hashInputs: ['order_id', 'order_amount', 'order_currency', 'order_description'],
@@ -353,7 +352,6 @@ export const CHECKOUT = {
     answerBinding: actionAnswerNames('order_id'),
     decode: decodeCredit,
   }),
-  /** Looks a payment up by `payment_id` or `order_id`; safe to repeat (rules States 3, Limits 2). */
   status: checkoutOperation({
     name: 'checkout.status',
     // Only one of the two is sent; an absent field adds nothing.
@@ -377,12 +375,103 @@ export const CHECKOUT = {
   }),
 }
 
-/** The Checkout interface (JSON bodies, `merchant_key` in the body, rule Authentication 1): one method per row of `CHECKOUT`. */
-export class Checkout extends resource<GatewayContext, typeof CHECKOUT>(CHECKOUT) {}
+/**
+ * The Checkout interface (`gw.checkout`): JSON bodies with `merchant_key` in the body (rule
+ * Authentication 1). Every method also takes a `schema` in its options, which checks the answer and
+ * types the result with it.
+ */
+export interface Checkout {
+  /** Creates a hosted-payment session (rule Platform 5); retried only inside the 15 s dedup window (rule Limits 1). */
+  purchase(params: CheckoutPurchaseParams, options?: OperationOptions): ApiPromise<CheckoutPurchaseResult>
+  purchase<T>(params: CheckoutPurchaseParams, options: OperationOptions<AnswerSchema<T>>): ApiPromise<T>
+  /** Refunds to the card of the original sale (its `card_token`); the payment must be settled (rule States 2). */
+  credit(params: CheckoutCreditParams, options?: OperationOptions): ApiPromise<CheckoutCreditResult>
+  credit<T>(params: CheckoutCreditParams, options: OperationOptions<AnswerSchema<T>>): ApiPromise<T>
+  /** Looks a payment up by `payment_id` or `order_id`; safe to repeat (rules States 3, Limits 2). */
+  status(params: CheckoutStatusParams, options?: OperationOptions): ApiPromise<CheckoutStatusResult>
+  status<T>(params: CheckoutStatusParams, options: OperationOptions<AnswerSchema<T>>): ApiPromise<T>
+}
+
+/** `Checkout` made from the rows of `CHECKOUT` (which must match it: see `resource`). */
+export class CheckoutResource extends resource<GatewayContext, typeof CHECKOUT, Checkout>(CHECKOUT) {}
 
 // The params types users import, derived from the rows (one source: the schema and its field docs).
+// Written out by scripts/public-types.mjs (edit the rows, then run it) from: EndpointParams<typeof CHECKOUT.purchase>
 /** Params of Checkout purchase: the nested `order` shape and the platform's optional fields (rule Platform 5). */
-export interface CheckoutPurchaseParams extends EndpointParams<typeof CHECKOUT.purchase> {}
+export interface CheckoutPurchaseParams {
+  /**
+   * What is paid for; its four fields are the hash inputs, signed in this order with the password last (rule Authentication 5).
+   */
+  order: {
+    /**
+     * Your order identifier, 1 to 255 characters; the gateway dedups repeats of it for 15 s (rules Limits 1, Platform 6).
+     */
+    number: string
+    /**
+     * The exact amount string sent and signed, with two decimals: `"10.50"` USD or KWD, `"1000.00"` JPY (rule Interfaces; per currency by opt-in, rule Platform 22; `formatAmount` writes it).
+     */
+    amount: string
+    /** ISO 4217 code in capitals, e.g. `"USD"` (rule Platform 22). */
+    currency: string
+    /** 2 to 1024 characters, shown to the payer (rule Platform 6). */
+    description: string
+  }
+  /** Where the payer returns after paying: a public HTTPS URL answering 2xx quickly (rule Events 4). */
+  success_url: string
+  /** Where the payer returns after cancelling: a public HTTPS URL (rule Events 4). */
+  cancel_url: string
+  /** Payment methods offered on the hosted page, as your account names them. */
+  methods?: Array<string> | undefined
+  /** The channel of your account the payment goes through. */
+  channel_id?: string | undefined
+  /** Minutes the hosted session stays open: a whole number above 0. */
+  session_expiry?: number | undefined
+  /** Where the payer goes when the session expires: a public HTTPS URL (rule Events 4). */
+  expiry_url?: string | undefined
+  /** Where the payer goes on an error: a public HTTPS URL (rule Events 4). */
+  error_url?: string | undefined
+  /** The browser target of the redirect (e.g. `_top`). */
+  url_target?: string | undefined
+  /**
+   * `true` asks for a `card_token` of the card in the sale callback and status answer: keep it to refund with `credit` (rule Platform 26).
+   */
+  req_token?: boolean | undefined
+  /**
+   * Saved cards offered to the payer: an array of `card_token`s (unlike credit, which takes one string; rule Platform 5).
+   */
+  card_token?: Array<string> | undefined
+  /** `true` starts a recurring series: the answer's `recurring_token` then feeds `s2s.recurringSale`. */
+  recurring_init?: boolean | undefined
+  /** The recurring schedule (a UUID from `s2s.createSchedule`) this payment starts. */
+  schedule_id?: string | undefined
+  /** The payer, as the hosted page pre-fills it (rule Platform 5). */
+  customer?:
+    | {
+        /** The payer's name; not empty when given. */
+        name?: string | undefined
+        email?: string | undefined
+        /** The payer's birth date, as your account expects it. */
+        birth_date?: string | undefined
+      }
+    | undefined
+  /** The payer's billing address (rule Platform 5); every member is optional text. */
+  billing_address?:
+    | {
+        country?: string | undefined
+        state?: string | undefined
+        city?: string | undefined
+        district?: string | undefined
+        address?: string | undefined
+        house_number?: string | undefined
+        zip?: string | undefined
+        phone?: string | undefined
+      }
+    | undefined
+  /** Extra parameters your account defines, sent as given. */
+  parameters?: Record<string, unknown> | undefined
+  /** Your own data, returned in answers and callbacks as given. */
+  custom_data?: Record<string, unknown> | undefined
+}
 type Order = CheckoutPurchaseParams['order']
 /** The order of a purchase, signed in this field order with the password last (rule Authentication 5). */
 export interface CheckoutOrder extends Order {}
@@ -392,7 +481,36 @@ export interface CheckoutCustomer extends Customer {}
 type BillingAddress = NonNullable<CheckoutPurchaseParams['billing_address']>
 /** The payer's billing address (rule Platform 5); every member is optional text. */
 export interface CheckoutBillingAddress extends BillingAddress {}
+// Written out by scripts/public-types.mjs (edit the rows, then run it) from: EndpointParams<typeof CHECKOUT.credit>
 /** Params of Checkout credit: the flat shape, exactly (`merchant_key`, `operation` and `hash` are added). */
-export interface CheckoutCreditParams extends EndpointParams<typeof CHECKOUT.credit> {}
+export interface CheckoutCreditParams {
+  /** A new identifier for this refund, unique per attempt: the gateway dedups on it (rule Limits 1). */
+  order_id: string
+  /**
+   * The refunded amount as the exact string sent and signed, with two decimals: `"5.00"` (rule Interfaces; `formatAmount` writes it).
+   */
+  order_amount: string
+  /** ISO 4217 code in capitals, e.g. `"USD"` (rule Platform 22). */
+  order_currency: string
+  /** Why the money goes back; free text, signed. */
+  order_description: string
+  /**
+   * The card of the original sale: ONE string, from the sale callback or status answer of a purchase made with `req_token: true` (rule Platform 26).
+   */
+  card_token: string
+  /** The cardholder's name; not empty. */
+  name: string
+}
+// Written out by scripts/public-types.mjs (edit the rows, then run it) from: EndpointParams<typeof CHECKOUT.status>
 /** Params of Checkout status: `{ payment_id }` or `{ order_id }`, exactly one (rule Platform 7). */
-export type CheckoutStatusParams = EndpointParams<typeof CHECKOUT.status>
+export type CheckoutStatusParams =
+  | {
+      /** Your order identifier. */
+      order_id: string
+      payment_id?: undefined
+    }
+  | {
+      /** The gateway's payment identifier (the callback's `id`). */
+      payment_id: string
+      order_id?: undefined
+    }

@@ -1,29 +1,30 @@
 /** `CardGateway`: one client for Checkout (JSON) and S2S CARD (form), its signer and callback verifier. */
 
-import type {
-  AnswerSchema,
-  ApiPromise,
-  Intent,
-  IntentReconciled,
-  OperationOptions,
-  PaywireError,
-  ReconcileOptions,
-  ResultOf,
-  Secret,
+import {
+  type AnswerSchema,
+  type ApiPromise,
+  type Intent,
+  type IntentReconciled,
+  type OperationOptions,
+  type PaywireError,
+  type ReconcileOptions,
+  type ResultOf,
+  type Secret,
+  ServiceClient,
 } from '@paywire/core'
 import {
   accountFingerprint,
   checkBaseUrl,
   Following,
   type OperationClient,
+  type ServiceClientSetup,
   ownedOutcome,
   readCredentials,
   resolveEnvLogger,
-  ServiceClient,
 } from '@paywire/core/engine'
 import pkg from '../package.json' with { type: 'json' }
 import { Callbacks } from './callbacks.js'
-import { Checkout } from './checkout.js'
+import { type Checkout, CheckoutResource } from './checkout.js'
 import {
   type CardGatewayOptions,
   type CardGatewayRawRequest,
@@ -39,7 +40,7 @@ import { type CardGatewayOperation, ENDPOINTS, SIGNED_OPERATIONS } from './endpo
 import { gatewayAnswers } from './errors.js'
 import { cardCallEffect, lookupCardPayment, Payments } from './payments.js'
 import { type CardReconciled, reconcileCard } from './reconcile.js'
-import { S2s } from './s2s.js'
+import { type S2s, S2sResource } from './s2s.js'
 import type { GatewayContext } from './schemas.js'
 import { SentRefunds } from './sent-refunds.js'
 import { settleActionAtOnce } from './settle-at-once.js'
@@ -64,7 +65,7 @@ export type { CardGatewayOptions, CardGatewayPlatformDefaults, CardGatewayRawReq
  * fields: `inspect` and `JSON.stringify` show the base URLs only, and the password never leaves
  * the process (rule Authentication 2).
  */
-export class CardGateway extends ServiceClient<GatewayContext> {
+export class CardGateway extends ServiceClient {
   /** Checkout: purchase, credit, status. */
   readonly checkout: Checkout
   /** S2S CARD: its actions and `captureIfPending`. */
@@ -82,6 +83,8 @@ export class CardGateway extends ServiceClient<GatewayContext> {
   /** The request signer, with this client's password, digest and uppercasing. */
   readonly #signer: Signer
   readonly #environment: string | undefined
+  /** The engine, typed with this client's context (the public class names no engine type). */
+  readonly #engine: OperationClient<GatewayContext>
 
   constructor(options: CardGatewayOptions) {
     // The keys travel in request bodies and the password only in the hash (rules Authentication 1, 2).
@@ -156,7 +159,8 @@ export class CardGateway extends ServiceClient<GatewayContext> {
       answers: gatewayAnswers(environment),
       endpoints: ENDPOINTS,
       // A CAPTURE or VOID whose answer on a kept-alive connection was not believed, settled at once.
-      settleAtOnce: settleActionAtOnce,
+      // The engine it is given is the one built with this `context` (the shell's setup names no context type).
+      settleAtOnce: settleActionAtOnce as ServiceClientSetup<unknown>['settleAtOnce'],
       // The keys that say which merchant account a call was for (never the password).
       account: accountFingerprint('card-gateway', [credentials.merchantKey, credentials.clientKey]),
     })
@@ -167,21 +171,22 @@ export class CardGateway extends ServiceClient<GatewayContext> {
     this.#uppercase = uppercase
     this.#signer = signer
     this.#environment = environment
-    this.checkout = new Checkout(this.engine)
+    this.#engine = this.engine as OperationClient<GatewayContext>
+    this.checkout = new CheckoutResource(this.#engine)
     // The CREDITVOIDs this client sends, and the journal's open ones: what explains a refund callback.
-    const refunds = new SentRefunds(() => this.engine.journal)
-    this.s2s = new S2s(this.engine, refunds)
+    const refunds = new SentRefunds(() => this.#engine.journal)
+    this.s2s = new S2sResource(this.#engine, refunds)
     // The follower decides final states, like reconciliation: its lookups go on connections of their own.
-    const ownLookups = this.engine.onOwnConnections()
-    const ownCheckout = new Checkout(ownLookups)
-    const ownS2s = new S2s(ownLookups)
+    const ownLookups = this.#engine.onOwnConnections()
+    const ownCheckout = new CheckoutResource(ownLookups)
+    const ownS2s = new S2sResource(ownLookups)
     const following = new Following({
-      engine: this.engine as OperationClient<unknown>,
+      engine: this.#engine,
       service: 'card-gateway',
       operation: 'payments.follow',
       lookup: (followed) => lookupCardPayment(ownCheckout, ownS2s, followed),
       effectOf: cardCallEffect,
-      reconcileJournal: this.engine.journal && ((take) => this.reconcileTaking(take)),
+      reconcileJournal: this.#engine.journal && ((take) => this.reconcileTaking(take)),
     })
     this.payments = new Payments(following, ownCheckout, ownS2s)
     this.callbacks = new Callbacks(
@@ -252,7 +257,7 @@ export class CardGateway extends ServiceClient<GatewayContext> {
   /** One subject's outcome by its lookup; the caller closes its intent (reconcile, or reconcileAll's run). */
   async #settle(subject: PaywireError | Intent, options?: ReconcileOptions): Promise<CardReconciled> {
     const checked = await this.reconcileSubject(subject, options)
-    return ownedOutcome(checked, await reconcileCard(checked, this.engine, options), options)
+    return ownedOutcome(checked, await reconcileCard(checked, this.#engine, options), options)
   }
 
   /** The Checkout base URL (no trailing slash). */

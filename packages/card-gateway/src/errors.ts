@@ -1,7 +1,7 @@
 /** `CardGatewayError`: one named reason per row of the error table (rule Errors), read from both envelope levels. */
 
-import { ApiError, type RequestInfo, type ValidationIssue } from '@paywire/core'
-import { type AnswerReader, brandErrorClass, type RawResponse, statusMayHaveActed } from '@paywire/core/engine'
+import { ApiError, type RawResponse, type RequestInfo, type ValidationIssue } from '@paywire/core'
+import { type AnswerReader, brandErrorClass, statusMayHaveActed } from '@paywire/core/engine'
 import { hintFor, wrongBaseUrlHint } from './error-hints.js'
 import { asObject } from './schemas.js'
 

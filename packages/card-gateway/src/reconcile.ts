@@ -10,9 +10,9 @@
 import { DEFAULT_SETTLE_AFTER_MS, type Reconciled, type ReconcileOptions, RequestValidationError } from '@paywire/core'
 import type { OperationClient, ReconcileSubject } from '@paywire/core/engine'
 import { toMinorUnits } from './amount.js'
-import { Checkout, type CheckoutStatusResult, DEDUP_WINDOW_MS } from './checkout.js'
+import { CheckoutResource, type CheckoutStatusResult, DEDUP_WINDOW_MS } from './checkout.js'
 import { CardGatewayError } from './errors.js'
-import { S2s } from './s2s.js'
+import { S2sResource } from './s2s.js'
 import type { S2sActionResult } from './s2s-action.js'
 import type { GatewayContext } from './schemas.js'
 
@@ -200,8 +200,8 @@ export async function reconcileCard(
 ): Promise<CardReconciled> {
   const { operation, reconciliation: key, elapsedMs } = subject
   const lookups = ops.onOwnConnections()
-  const checkout = new Checkout(lookups)
-  const s2s = new S2s(lookups)
+  const checkout = new CheckoutResource(lookups)
+  const s2s = new S2sResource(lookups)
   // A call that may still be on its way (an intent inside its call's limit) proves nothing by absence.
   const settleAfterMs = Math.max(options.settleAfterMs ?? DEFAULT_SETTLE_AFTER_MS, subject.callLimitMs)
   const result = (outcome: Outcome, state: State, evidence: string, next?: string): CardReconciled => {

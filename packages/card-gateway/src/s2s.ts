@@ -1,15 +1,16 @@
+// Long: one resource, its rows and the public interface they must match, read together.
 /**
  * S2S CARD actions: one row per action (its params with their field docs, retry policy,
  * reconciliation and answer binding), the params types derived from them, and the `S2s` resource
  * with `captureIfPending`.
  */
 
-import type { CallOptions } from '@paywire/core'
+import type { AnswerSchema, ApiPromise, CallOptions, OperationOptions } from '@paywire/core'
 import type { OperationClient } from '@paywire/core/engine'
-import { type EndpointParams, reconcileRule, resource, safe, unsentOnly, withinWindow } from '@paywire/core/engine'
+import { reconcileRule, resource, safe, unsentOnly, withinWindow } from '@paywire/core/engine'
 import * as z from 'zod'
 import { DEDUP_WINDOW_MS } from './checkout.js'
-import { type S2sCaptureResult, type S2sGetTransStatusResult, s2sAction } from './s2s-action.js'
+import { type S2sActionResult, s2sAction } from './s2s-action.js'
 import {
   actionAnswerNames,
   amountText,
@@ -97,7 +98,6 @@ function withOptionalAmount<T extends z.ZodObject>(ctx: GatewayContext, schema: 
  * are strict: an unknown key is refused with the closest wire name suggested (typo guard).
  */
 export const S2S = {
-  /** GET_TRANS_STATUS: reads a transaction's state; safe to repeat (rule States 3). */
   getTransStatus: s2sAction('s2s.getTransStatus', {
     action: 'GET_TRANS_STATUS',
     hashInputs: ['trans_id'],
@@ -109,7 +109,6 @@ export const S2S = {
     retry: safe, // a lookup (rules States 3, Limits 2)
     answerBinding: lookupAnswerNames({ trans_id: ['trans_id'] }),
   }),
-  /** GET_TRANS_STATUS_BY_ORDER: reads a transaction's state by order_id; safe to repeat. */
   getTransStatusByOrder: s2sAction('s2s.getTransStatusByOrder', {
     action: 'GET_TRANS_STATUS_BY_ORDER',
     hashInputs: ['order_id'],
@@ -121,7 +120,6 @@ export const S2S = {
     retry: safe,
     answerBinding: lookupAnswerNames({ order_id: ['order_id'] }),
   }),
-  /** CAPTURE: only a `pending` payment (rule States 1: else 208003); never retried once sent; may go on a kept-alive connection. */
   capture: s2sAction('s2s.capture', {
     action: 'CAPTURE',
     hashInputs: ['trans_id'],
@@ -142,7 +140,6 @@ export const S2S = {
     answerBinding: keptAliveAnswerNames(),
     reusesConnection: appliedWhenStatus('SETTLED'),
   }),
-  /** VOID: cancels a `pending` authorization (rule States 2); never retried once sent; may go on a kept-alive connection. */
   void: s2sAction('s2s.void', {
     action: 'VOID',
     hashInputs: ['trans_id'],
@@ -157,7 +154,6 @@ export const S2S = {
     answerBinding: keptAliveAnswerNames(),
     reusesConnection: appliedWhenStatus('VOID'),
   }),
-  /** CREDITVOID: answers `ACCEPTED`, outcome by callback; never retried once sent. */
   creditVoid: s2sAction('s2s.creditVoid', {
     action: 'CREDITVOID',
     hashInputs: ['trans_id'],
@@ -175,7 +171,6 @@ export const S2S = {
     reconcile: byTransIdLookup,
     answerBinding: actionAnswerNames('trans_id'),
   }),
-  /** RECURRING_SALE: charges again from an initial recurring transaction (rules S2S 3, 4: the pair must match). */
   recurringSale: s2sAction('s2s.recurringSale', {
     action: 'RECURRING_SALE',
     hashInputs: ['order_id'],
@@ -213,10 +208,6 @@ export const S2S = {
     // Its answer's trans_id is the new charge's; the order_id is the one this call sent.
     answerBinding: actionAnswerNames('order_id'),
   }),
-  /**
-   * CREATE_SCHEDULE: answers with `schedule_id` (rules S2S 3, Platform 12). Its hash inputs are not
-   * published: the client must name them (`hashInputs`).
-   */
   createSchedule: s2sAction('s2s.createSchedule', {
     action: 'CREATE_SCHEDULE',
     // Not published for this scheme. The one public fact (another brand's MD5 scheme) signs the
@@ -244,7 +235,6 @@ export const S2S = {
     // Only when this call sent its own schedule_id; else the answer's is the gateway's new one.
     answerBinding: actionAnswerNames('schedule_id'),
   }),
-  /** DELETE_SCHEDULE: the way to cancel a schedule (rule S2S 1: there is no CANCEL_SCHEDULE). */
   deleteSchedule: s2sAction('s2s.deleteSchedule', {
     action: 'DELETE_SCHEDULE',
     hashInputs: ['schedule_id'],
@@ -257,7 +247,6 @@ export const S2S = {
     reconcile: byScheduleLookup,
     answerBinding: actionAnswerNames('schedule_id'),
   }),
-  /** UPDATE_SCHEDULE: changes a schedule, given by its UUID, and the members to change (rule S2S 2). */
   updateSchedule: s2sAction('s2s.updateSchedule', {
     action: 'UPDATE_SCHEDULE',
     hashInputs: ['schedule_id'],
@@ -280,28 +269,116 @@ export const S2S = {
   }),
 }
 
+// Written out by scripts/public-types.mjs (edit the rows, then run it) from: (typeof S2S)[keyof typeof S2S]['action']
 /** The action names, read from the rows; no other name can be sent through the typed surface (rule S2S 1). */
-export type S2sActionName = (typeof S2S)[keyof typeof S2S]['action']
+export type S2sActionName =
+  | 'GET_TRANS_STATUS'
+  | 'GET_TRANS_STATUS_BY_ORDER'
+  | 'CAPTURE'
+  | 'VOID'
+  | 'CREDITVOID'
+  | 'RECURRING_SALE'
+  | 'CREATE_SCHEDULE'
+  | 'DELETE_SCHEDULE'
+  | 'UPDATE_SCHEDULE'
 
 // The params types users import, derived from the rows (one source: the schema and its field docs).
+// Written out by scripts/public-types.mjs (edit the rows, then run it) from: EndpointParams<typeof S2S.getTransStatus>
 /** Params of GET_TRANS_STATUS. */
-export interface S2sGetTransStatusParams extends EndpointParams<typeof S2S.getTransStatus> {}
+export interface S2sGetTransStatusParams {
+  /** The gateway's transaction identifier; the hash input (rule Authentication 5). */
+  trans_id: string
+}
+// Written out by scripts/public-types.mjs (edit the rows, then run it) from: EndpointParams<typeof S2S.getTransStatusByOrder>
 /** Params of GET_TRANS_STATUS_BY_ORDER. */
-export interface S2sGetTransStatusByOrderParams extends EndpointParams<typeof S2S.getTransStatusByOrder> {}
+export interface S2sGetTransStatusByOrderParams {
+  /** Your order identifier; the hash input (rule Authentication 5). */
+  order_id: string
+}
+// Written out by scripts/public-types.mjs (edit the rows, then run it) from: EndpointParams<typeof S2S.capture>
 /** Params of CAPTURE (and `captureIfPending`). */
-export interface S2sCaptureParams extends EndpointParams<typeof S2S.capture> {}
+export interface S2sCaptureParams {
+  /** The authorised (`pending`) transaction; the hash input (rules States 1, Authentication 5). */
+  trans_id: string
+  /**
+   * A partial capture: the amount string with two decimals, e.g. `"5.00"`; omitted captures it all (rules Interfaces, Platform 11).
+   */
+  amount?: string | undefined
+}
+// Written out by scripts/public-types.mjs (edit the rows, then run it) from: EndpointParams<typeof S2S.void>
 /** Params of VOID. */
-export interface S2sVoidParams extends EndpointParams<typeof S2S.void> {}
+export interface S2sVoidParams {
+  /** The `pending` authorisation to cancel; the hash input (rule States 2). */
+  trans_id: string
+}
+// Written out by scripts/public-types.mjs (edit the rows, then run it) from: EndpointParams<typeof S2S.creditVoid>
 /** Params of CREDITVOID. */
-export interface S2sCreditVoidParams extends EndpointParams<typeof S2S.creditVoid> {}
+export interface S2sCreditVoidParams {
+  /** The transaction to refund or reverse; the hash input (rule Authentication 5). */
+  trans_id: string
+  /**
+   * A partial refund: the amount string with two decimals, e.g. `"5.00"`; omitted refunds it all (rules Interfaces, Platform 11).
+   */
+  amount?: string | undefined
+}
+// Written out by scripts/public-types.mjs (edit the rows, then run it) from: EndpointParams<typeof S2S.recurringSale>
 /** Params of RECURRING_SALE (rules S2S 3, 4). */
-export interface S2sRecurringSaleParams extends EndpointParams<typeof S2S.recurringSale> {}
+export interface S2sRecurringSaleParams {
+  /** A new order identifier for this charge; the hash input; deduplicated for 15 s (rule Limits 1). */
+  order_id: string
+  /**
+   * The amount string with two decimals, e.g. `"10.00"` (rule Interfaces; per currency by opt-in, rule Platform 22).
+   */
+  order_amount: string
+  /** Not empty. */
+  order_description: string
+  /** ISO 4217 code in capitals; with it a currency without a minor unit takes `.00` (rule Interfaces). */
+  order_currency?: string | undefined
+  /** The `trans_id` of the initial recurring payment; must pair with `recurring_token` (rule S2S 4). */
+  recurring_first_trans_id: string
+  /** The `recurring_token` of the initial recurring payment (rule S2S 4). */
+  recurring_token: string
+  /** Where the payer returns after 3DS: a public HTTPS URL (rule Events 4). */
+  term_url_3ds?: string | undefined
+}
+// Written out by scripts/public-types.mjs (edit the rows, then run it) from: EndpointParams<typeof S2S.createSchedule>
 /** Params of CREATE_SCHEDULE (rule S2S 3); its hash inputs must be configured (`hashInputs`). */
-export interface S2sCreateScheduleParams extends EndpointParams<typeof S2S.createSchedule> {}
+export interface S2sCreateScheduleParams {
+  /** The schedule's name; not empty. */
+  name: string
+  /** Intervals between payments: a positive whole number (or its digit string). */
+  interval_length: string | number
+  /** `day` or `month` (rule Platform 12), or the units set in `platformDefaults.intervalUnits`. */
+  interval_unit: 'day' | 'month' | (string & {})
+  /** How many payments: a positive whole number (or its digit string). */
+  payments_count: string | number
+  /**
+   * Your own UUID for the schedule; the gateway makes one when omitted (rule S2S 2). Send one: no
+   * action reads a schedule, so after a lost answer it is what you can check the schedule by
+   * (and cancel it with DELETE_SCHEDULE); without it nothing identifies the schedule.
+   */
+  schedule_id?: string | undefined
+}
+// Written out by scripts/public-types.mjs (edit the rows, then run it) from: EndpointParams<typeof S2S.deleteSchedule>
 /** Params of DELETE_SCHEDULE: the way to cancel a schedule (rule S2S 1). */
-export interface S2sDeleteScheduleParams extends EndpointParams<typeof S2S.deleteSchedule> {}
+export interface S2sDeleteScheduleParams {
+  /** A UUID; the hash input (rules S2S 2, Authentication 5). */
+  schedule_id: string
+}
+// Written out by scripts/public-types.mjs (edit the rows, then run it) from: EndpointParams<typeof S2S.updateSchedule>
 /** Params of UPDATE_SCHEDULE: the schedule and the members to change. */
-export interface S2sUpdateScheduleParams extends EndpointParams<typeof S2S.updateSchedule> {}
+export interface S2sUpdateScheduleParams {
+  /** A UUID; the hash input (rules S2S 2, Authentication 5). */
+  schedule_id: string
+  /** The schedule's new name; not empty. */
+  name?: string | undefined
+  /** Intervals between payments: a positive whole number (or its digit string). */
+  interval_length?: string | number | undefined
+  /** `day` or `month` (rule Platform 12), or the units set in `platformDefaults.intervalUnits`. */
+  interval_unit?: 'day' | 'month' | (string & {}) | undefined
+  /** How many payments: a positive whole number (or its digit string). */
+  payments_count?: string | number | undefined
+}
 
 /**
  * Outcome of `captureIfPending`. `captured: true` only when CAPTURE answered `result: SUCCESS`.
@@ -311,24 +388,76 @@ export interface S2sUpdateScheduleParams extends EndpointParams<typeof S2S.updat
  * answer; on anything but `DECLINED` look it up again (`getTransStatus`) before capturing again.
  */
 export type S2sCaptureIfPendingResult =
-  | { readonly captured: true; readonly lookup: S2sGetTransStatusResult; readonly capture: S2sCaptureResult }
+  | { readonly captured: true; readonly lookup: S2sActionResult; readonly capture: S2sActionResult }
   | {
       readonly captured: false
-      readonly lookup: S2sGetTransStatusResult
+      readonly lookup: S2sActionResult
       /** The payment's status as last seen: the capture answer's, else the lookup's. */
       readonly status: S2sStatus | undefined
       /** CAPTURE's answer, when it was sent and answered a result other than `SUCCESS`. */
-      readonly capture?: S2sCaptureResult
+      readonly capture?: S2sActionResult
     }
 
 /**
- * The S2S CARD interface: form-encoded actions carrying `client_key` (rules Authentication 1,
- * Platform 13), one method per row of `S2S`, and `captureIfPending`, which combines two of them.
+ * The S2S CARD interface (`gw.s2s`): form-encoded actions carrying `client_key` (rules
+ * Authentication 1, Platform 13), one method per action, and `captureIfPending`, which combines two
+ * of them. Params are strict: an unknown key is refused with the closest wire name suggested. Every
+ * method also takes a `schema` in its options, which checks the answer and types the result with it.
  */
-/** The rows' methods, which `S2s` extends. */
-const S2sRows = resource<GatewayContext, typeof S2S>(S2S)
+export interface S2s {
+  /** GET_TRANS_STATUS: reads a transaction's state; safe to repeat (rule States 3). */
+  getTransStatus(params: S2sGetTransStatusParams, options?: OperationOptions): ApiPromise<S2sActionResult>
+  getTransStatus<T>(params: S2sGetTransStatusParams, options: OperationOptions<AnswerSchema<T>>): ApiPromise<T>
+  /** GET_TRANS_STATUS_BY_ORDER: reads a transaction's state by order_id; safe to repeat. */
+  getTransStatusByOrder(params: S2sGetTransStatusByOrderParams, options?: OperationOptions): ApiPromise<S2sActionResult>
+  getTransStatusByOrder<T>(
+    params: S2sGetTransStatusByOrderParams,
+    options: OperationOptions<AnswerSchema<T>>,
+  ): ApiPromise<T>
+  /**
+   * CAPTURE: only a `pending` payment (rule States 1: else 208003); never retried once sent; may go
+   * on a kept-alive connection.
+   */
+  capture(params: S2sCaptureParams, options?: OperationOptions): ApiPromise<S2sActionResult>
+  capture<T>(params: S2sCaptureParams, options: OperationOptions<AnswerSchema<T>>): ApiPromise<T>
+  /**
+   * VOID: cancels a `pending` authorization (rule States 2); never retried once sent; may go on a
+   * kept-alive connection.
+   */
+  void(params: S2sVoidParams, options?: OperationOptions): ApiPromise<S2sActionResult>
+  void<T>(params: S2sVoidParams, options: OperationOptions<AnswerSchema<T>>): ApiPromise<T>
+  /** CREDITVOID: answers `ACCEPTED`, outcome by callback (rule Platform 11); never retried once sent. */
+  creditVoid(params: S2sCreditVoidParams, options?: OperationOptions): ApiPromise<S2sActionResult>
+  creditVoid<T>(params: S2sCreditVoidParams, options: OperationOptions<AnswerSchema<T>>): ApiPromise<T>
+  /** RECURRING_SALE: charges again from an initial recurring transaction (rules S2S 3, 4: the pair must match). */
+  recurringSale(params: S2sRecurringSaleParams, options?: OperationOptions): ApiPromise<S2sActionResult>
+  recurringSale<T>(params: S2sRecurringSaleParams, options: OperationOptions<AnswerSchema<T>>): ApiPromise<T>
+  /**
+   * CREATE_SCHEDULE: answers with `schedule_id` (rules S2S 3, Platform 12). Its hash inputs are not
+   * published: the client must name them (`hashInputs`).
+   */
+  createSchedule(params: S2sCreateScheduleParams, options?: OperationOptions): ApiPromise<S2sActionResult>
+  createSchedule<T>(params: S2sCreateScheduleParams, options: OperationOptions<AnswerSchema<T>>): ApiPromise<T>
+  /** DELETE_SCHEDULE: the way to cancel a schedule (rule S2S 1: there is no CANCEL_SCHEDULE). */
+  deleteSchedule(params: S2sDeleteScheduleParams, options?: OperationOptions): ApiPromise<S2sActionResult>
+  deleteSchedule<T>(params: S2sDeleteScheduleParams, options: OperationOptions<AnswerSchema<T>>): ApiPromise<T>
+  /** UPDATE_SCHEDULE: changes a schedule, given by its UUID, and the members to change (rule S2S 2). */
+  updateSchedule(params: S2sUpdateScheduleParams, options?: OperationOptions): ApiPromise<S2sActionResult>
+  updateSchedule<T>(params: S2sUpdateScheduleParams, options: OperationOptions<AnswerSchema<T>>): ApiPromise<T>
+  /**
+   * Rule States 3 as one call: a status lookup, then CAPTURE only when the status is `PENDING`.
+   * It cannot capture twice: the lookup is the only retried step, and CAPTURE is sent at most once
+   * (`unsent-only`); if its outcome is unknown the error says `requestSent`, reconcile with a lookup.
+   * Only an answer with `result: SUCCESS` counts as captured; `DECLINED` or any other result is
+   * `captured: false` with the answer in `capture` (rule Platform 9). A lookup answer that does not
+   * name this `trans_id` (another transaction's record) rejects with `unbound_response`, and CAPTURE
+   * is not sent on it (rule Platform 27).
+   */
+  captureIfPending(params: S2sCaptureParams, options?: CallOptions): Promise<S2sCaptureIfPendingResult>
+}
 
-export class S2s extends S2sRows {
+/** `S2s` made from the rows of `S2S` (which must match it: see `resource`), plus `captureIfPending`. */
+export class S2sResource extends resource<GatewayContext, typeof S2S, S2s>(S2S) implements S2s {
   /**
    * @internal `refunds`: where the client notes each CREDITVOID as it is sent (rules S2S 1, Platform
    * 11): a refund callback's amount is outside every callback signature, and the inbox checks it
@@ -339,7 +468,7 @@ export class S2s extends S2sRows {
     if (refunds === undefined) return
     const send = this.creditVoid
     // Typed as the row's method (its generic answer type is the method's own).
-    const noted = function (this: S2s, ...args: Parameters<typeof send>) {
+    const noted = function (this: S2sResource, ...args: Parameters<typeof send>) {
       refunds.note(args[0]?.trans_id, args[0]?.amount)
       return send.apply(this, args)
     } as typeof send
@@ -347,15 +476,6 @@ export class S2s extends S2sRows {
     Object.defineProperty(this, 'creditVoid', { value: noted, writable: true, configurable: true })
   }
 
-  /**
-   * Rule States 3 as one call: a status lookup, then CAPTURE only when the status is `PENDING`.
-   * It cannot capture twice: the lookup is the only retried step, and CAPTURE is sent at most once
-   * (`unsent-only`); if its outcome is unknown the error says `requestSent`, reconcile with a lookup.
-   * Only an answer with `result: SUCCESS` counts as captured; `DECLINED` or any other result is
-   * `captured: false` with the answer in `capture` (rule Platform 9). A lookup answer that does not
-   * name this `trans_id` (another transaction's record) rejects with `unbound_response`, and CAPTURE
-   * is not sent on it (rule Platform 27).
-   */
   async captureIfPending(params: S2sCaptureParams, call?: CallOptions): Promise<S2sCaptureIfPendingResult> {
     const lookup = await this.getTransStatus({ trans_id: params.trans_id }, call)
     // A `null` status (the gateway's empty value) is no status: not PENDING, and reported as `undefined`.

@@ -14,7 +14,7 @@ import type { ConnectionError, PaywireError } from '@paywire/core'
 import type { OperationClient, SettledAtOnce } from '@paywire/core/engine'
 import { CardGatewayError } from './errors.js'
 import { S2S_OUTCOMES, s2sUnproven } from './reconcile.js'
-import { S2s } from './s2s.js'
+import { S2sResource } from './s2s.js'
 import type { GatewayContext } from './schemas.js'
 
 /** What the lookup proves of `error`'s CAPTURE or VOID at once; `undefined` when it proves nothing yet. */
@@ -27,7 +27,7 @@ export async function settleActionAtOnce(
   const rule = S2S_OUTCOMES[operation]
   const key = error.reconciliation
   if (rule === undefined || key?.key !== 'trans_id') return undefined
-  const lookups = new S2s(engine.onOwnConnections())
+  const lookups = new S2sResource(engine.onOwnConnections())
   const answer = await lookups
     .getTransStatus({ trans_id: key.value }, { timeout: within.timeoutMs, maxRetries: 0, signal: within.signal })
     .withResponse()

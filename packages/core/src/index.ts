@@ -60,14 +60,17 @@ export type {
 } from './inbox/store.js'
 export type { ServiceDedupOptions } from './options.js'
 export type { ProblemDetails } from './problem-details.js'
-export type { ProblemReason } from './problem-error.js'
+export type { ProblemDetailsErrorInit, ProblemReason } from './problem-error.js'
 export { ProblemDetailsError } from './problem-error.js'
 export type { RawRequestInput } from './raw.js'
 export type { IntentReconciled, Reconciled, ReconciledOutcome, ReconcileOptions } from './reconcile.js'
 export { DEFAULT_SETTLE_AFTER_MS } from './reconcile.js'
+export type { RawResponse } from './request.js'
 export type { BackoffOptions } from './retry.js'
 export { DEFAULT_BACKOFF } from './retry.js'
 export { redactHeaders, Secret } from './secret.js'
+// The base every service client extends: its public methods (request, reconcileAll, close…) are each client's.
+export { ServiceClient } from './service-client.js'
 export type { Intent, IntentOutcome, IntentStore } from './stores.js'
 export { MemoryIntentStore } from './stores.js'
 export type {

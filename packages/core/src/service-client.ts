@@ -64,7 +64,7 @@ export interface ServiceClientSetup<Ctx> {
 }
 
 /** The base of the three service clients (one way to build a client, in every package). */
-export abstract class ServiceClient<Ctx> {
+export abstract class ServiceClient<Ctx = unknown> {
   readonly #client: string
   readonly #http: HttpClient
   readonly #engine: OperationClient<Ctx>
@@ -98,7 +98,7 @@ export abstract class ServiceClient<Ctx> {
     this.#keys = reconcileKeysOf(...Object.values(setup.endpoints))
   }
 
-  /** The engine the client's resources and lookups run on. @internal */
+  /** The engine the client's resources and lookups run on. */
   protected get engine(): OperationClient<Ctx> {
     return this.#engine
   }
@@ -106,7 +106,7 @@ export abstract class ServiceClient<Ctx> {
   /**
    * `subject` checked for reconciliation by this client: an error of one of its calls (with
    * `outcomeUnknown`) or one of its journal's intents, keyed by a kind its row declares, sent to one
-   * of its base URLs. Anything else is refused before any lookup. @internal
+   * of its base URLs. Anything else is refused before any lookup.
    */
   protected async reconcileSubject(
     subject: PaywireError | Intent,
@@ -140,7 +140,7 @@ export abstract class ServiceClient<Ctx> {
    * Closes the journal's intent of `subject` once `result` is definite, so a single `reconcile` of a
    * journaled error or intent leaves nothing open for `pendingIntents()` (before, only
    * `reconcileAll()` closed). A close the store does not acknowledge leaves it open: the next
-   * `reconcileAll()` settles it again. @internal
+   * `reconcileAll()` settles it again.
    */
   protected async closeSettled<R extends Reconciled>(subject: PaywireError | Intent, result: R): Promise<R> {
     const journal = this.#engine.journal
@@ -185,7 +185,7 @@ export abstract class ServiceClient<Ctx> {
 
   /**
    * `reconcileAll` with each intent's lookups started only after `take()` resolves: a follower's
-   * lookup budget covers the journal too. @internal
+   * lookup budget covers the journal too.
    */
   protected reconcileTaking(take: () => Promise<void>): Promise<IntentReconciled[]> {
     return this.reconcileEach(async (intent) => {
@@ -194,7 +194,7 @@ export abstract class ServiceClient<Ctx> {
     })
   }
 
-  /** `reconcileAll` with the client's own way of settling one intent; bad `options` are refused first. @internal */
+  /** `reconcileAll` with the client's own way of settling one intent; bad `options` are refused first. */
   protected async reconcileEach(
     reconcile: (intent: Intent) => Promise<Reconciled>,
     options?: ReconcileOptions,

@@ -1,10 +1,9 @@
 /** Beneficiaries (rules Endpoints 1–5): one row per endpoint, which is also its method. */
 
-import type { Reconciliation } from '@paywire/core'
+import type { AnswerSchema, ApiPromise, OperationOptions, Reconciliation } from '@paywire/core'
 import {
   type AnswerDecoder,
   defineOperation,
-  type EndpointParams,
   listAnswer,
   reconcileRule,
   recordAnswer,
@@ -49,10 +48,6 @@ function findRow<const Path extends string>(method: string, path: Path) {
  * of its name. Writes are `unsent-only`: a repeated create could register a beneficiary twice.
  */
 export const BENEFICIARIES = {
-  /**
-   * `POST /api/beneficiaries` (CreateBeneficiaryRequest, rule Resources 1). Resolves with the stored
-   * beneficiary and its `beneficiaryId`, or `undefined` when the 201 has no body (rules Endpoints 1, Platform 12).
-   */
   create: defineOperation({
     name: 'beneficiaries.create',
     method: 'POST',
@@ -62,7 +57,6 @@ export const BENEFICIARIES = {
     reconcile: byPosId,
     decode: beneficiary,
   }),
-  /** `PUT /api/beneficiaries` (UpdateBeneficiaryRequest, fields not published: known fields typed, others pass; rule Resources 8). */
   update: defineOperation({
     name: 'beneficiaries.update',
     method: 'PUT',
@@ -73,28 +67,110 @@ export const BENEFICIARIES = {
     reconcile: byPosId,
     decode: beneficiary,
   }),
-  /** `GET /api/beneficiaries/posid/{posid}`: the beneficiaries with this `posid` (rule Platform 12). */
   getByPosId: findRow('getByPosId', '/api/beneficiaries/posid/{posid}'),
-  /** `GET /api/beneficiaries/any/{searchValue}`: search on any field (rule Platform 12). */
   search: findRow('search', '/api/beneficiaries/any/{searchValue}'),
-  /** `GET /api/beneficiaries/telephone/{telephone}` (rule Platform 12). */
   getByTelephone: findRow('getByTelephone', '/api/beneficiaries/telephone/{telephone}'),
 }
 
-/** `remit.beneficiaries`: register, update and find beneficiaries; each method is one row of `BENEFICIARIES`. */
-export class Beneficiaries extends resource<RemittanceRules, typeof BENEFICIARIES>(BENEFICIARIES) {}
+/**
+ * `remit.beneficiaries`: register, update and find beneficiaries, one method per endpoint. Writes
+ * are never retried once sent: a repeated create could register a beneficiary twice. Every method
+ * also takes a `schema` in its options, which checks the answer and types the result with it.
+ */
+export interface Beneficiaries {
+  /**
+   * `POST /api/beneficiaries` (CreateBeneficiaryRequest, rule Resources 1). Resolves with the stored
+   * beneficiary and its `beneficiaryId`, or `undefined` when the 201 has no body (rules Endpoints 1, Platform 12).
+   */
+  create(params: BeneficiariesCreateParams, options?: OperationOptions): ApiPromise<Beneficiary | undefined>
+  create<T>(params: BeneficiariesCreateParams, options: OperationOptions<AnswerSchema<T>>): ApiPromise<T>
+  /** `PUT /api/beneficiaries` (UpdateBeneficiaryRequest, fields not published: known fields typed, others pass; rule Resources 8). */
+  update(params: BeneficiariesUpdateParams, options?: OperationOptions): ApiPromise<Beneficiary | undefined>
+  update<T>(params: BeneficiariesUpdateParams, options: OperationOptions<AnswerSchema<T>>): ApiPromise<T>
+  /** `GET /api/beneficiaries/posid/{posid}`: the beneficiaries with this `posid` (rule Platform 12). */
+  getByPosId(posid: string | number, options?: OperationOptions): ApiPromise<readonly Beneficiary[] | undefined>
+  getByPosId<T>(posid: string | number, options: OperationOptions<AnswerSchema<T>>): ApiPromise<T>
+  /** `GET /api/beneficiaries/any/{searchValue}`: search on any field (rule Platform 12). */
+  search(searchValue: string | number, options?: OperationOptions): ApiPromise<readonly Beneficiary[] | undefined>
+  search<T>(searchValue: string | number, options: OperationOptions<AnswerSchema<T>>): ApiPromise<T>
+  /** `GET /api/beneficiaries/telephone/{telephone}` (rule Platform 12). */
+  getByTelephone(telephone: string | number, options?: OperationOptions): ApiPromise<readonly Beneficiary[] | undefined>
+  getByTelephone<T>(telephone: string | number, options: OperationOptions<AnswerSchema<T>>): ApiPromise<T>
+}
 
+/** `Beneficiaries` made from the rows of `BENEFICIARIES` (which must match it: see `resource`). */
+export class BeneficiariesResource extends resource<RemittanceRules, typeof BENEFICIARIES, Beneficiaries>(
+  BENEFICIARIES,
+) {}
+
+// Written out by scripts/public-types.mjs (edit the rows, then run it) from: EndpointParams<typeof BENEFICIARIES.create>
 /**
  * Body of `POST /api/beneficiaries` (CreateBeneficiaryRequest): all fields are strings (rule
  * Resources 1), all optional (the service publishes no required flags, rule Resources 7).
  */
-export interface BeneficiaryFields extends EndpointParams<typeof BENEFICIARIES.create> {}
+export interface BeneficiaryFields {
+  /** The remitter this beneficiary belongs to. */
+  linkedRemitterId?: string | undefined
+  /** The beneficiary's first name. */
+  firstName?: string | undefined
+  /** The beneficiary's last name. */
+  lastName?: string | undefined
+  /** First line of the beneficiary's address. */
+  address1?: string | undefined
+  /** The beneficiary's city. */
+  city?: string | undefined
+  /** The beneficiary's state or region. */
+  state?: string | undefined
+  /** The beneficiary's postcode. */
+  postcode?: string | undefined
+  /** The beneficiary's country. */
+  country?: string | undefined
+  /** The beneficiary's nationality. */
+  nationality?: string | undefined
+  /** The beneficiary's telephone number; `beneficiaries.getByTelephone` finds by it. */
+  telephone?: string | undefined
+  /** The point of sale the beneficiary is registered under; `beneficiaries.getByPosId` lists them all. */
+  posid?: string | undefined
+  /** The beneficiary's mobile number. */
+  mobile?: string | undefined
+  /** The beneficiary's identity document details. */
+  idDetails?: string | undefined
+}
 
 /** Body of `POST /api/beneficiaries` (CreateBeneficiaryRequest). */
 export type BeneficiariesCreateParams = BeneficiaryFields
 
+// Written out by scripts/public-types.mjs (edit the rows, then run it) from: EndpointParams<typeof BENEFICIARIES.update>
 /**
  * Body of `PUT /api/beneficiaries`: the beneficiary fields typed when present, every other member
  * passed through as JSON (UpdateBeneficiaryRequest's fields are not published, rule Resources 8).
  */
-export interface BeneficiariesUpdateParams extends EndpointParams<typeof BENEFICIARIES.update> {}
+export interface BeneficiariesUpdateParams {
+  /** The remitter this beneficiary belongs to. */
+  linkedRemitterId?: string | undefined
+  /** The beneficiary's first name. */
+  firstName?: string | undefined
+  /** The beneficiary's last name. */
+  lastName?: string | undefined
+  /** First line of the beneficiary's address. */
+  address1?: string | undefined
+  /** The beneficiary's city. */
+  city?: string | undefined
+  /** The beneficiary's state or region. */
+  state?: string | undefined
+  /** The beneficiary's postcode. */
+  postcode?: string | undefined
+  /** The beneficiary's country. */
+  country?: string | undefined
+  /** The beneficiary's nationality. */
+  nationality?: string | undefined
+  /** The beneficiary's telephone number; `beneficiaries.getByTelephone` finds by it. */
+  telephone?: string | undefined
+  /** The point of sale the beneficiary is registered under; `beneficiaries.getByPosId` lists them all. */
+  posid?: string | undefined
+  /** The beneficiary's mobile number. */
+  mobile?: string | undefined
+  /** The beneficiary's identity document details. */
+  idDetails?: string | undefined
+  [key: string]: unknown
+}

@@ -8,6 +8,7 @@ import {
   type ReconcileOptions,
   RequestValidationError,
   type Secret,
+  ServiceClient,
   type ServiceDedupOptions,
 } from '@paywire/core'
 import {
@@ -18,18 +19,17 @@ import {
   ownedOutcome,
   problemAnswers,
   readCredentials,
-  ServiceClient,
   serviceDedupsIdempotencyKey,
 } from '@paywire/core/engine'
 import pkg from '../package.json' with { type: 'json' }
-import { Beneficiaries } from './beneficiaries.js'
+import { type Beneficiaries, BeneficiariesResource } from './beneficiaries.js'
 import { ENDPOINTS } from './endpoints.js'
 import { RemittanceError } from './errors.js'
 import { lookupTransfer, transferCallEffect } from './follow.js'
-import { Lookup } from './lookup.js'
+import { type Lookup, LookupResource } from './lookup.js'
 import { type RemittanceReconciled, reconcileRemittance } from './reconcile.js'
 import { DEFAULT_SLE_DECIMALS, type RemittanceRules } from './schemas.js'
-import { Transactions } from './transactions.js'
+import { type Transactions, TransactionsResource } from './transactions.js'
 
 /**
  * Options of `new Remittance(...)`: the service's address and key, every core option, and
@@ -66,7 +66,7 @@ export interface RemittancePlatformDefaults {
  * The service rules it implements, cited in this package as `(rule Endpoints 17)` or
  * `(rule Platform 5)`: https://github.com/paywire/paywire/blob/main/docs/remittance-rules.md
  */
-export class Remittance extends ServiceClient<RemittanceRules> {
+export class Remittance extends ServiceClient {
   /** Register, update and find beneficiaries. */
   readonly beneficiaries: Beneficiaries
   /** Rates, name enquiry, reference data, transaction status. */
@@ -75,6 +75,8 @@ export class Remittance extends ServiceClient<RemittanceRules> {
   readonly transactions: Transactions
   readonly #baseUrl: string
   readonly #serviceDedups: boolean
+  /** The engine, typed with this client's rules (the public class names no engine type). */
+  readonly #engine: OperationClient<RemittanceRules>
 
   constructor(options: RemittanceOptions) {
     // Rule Authentication 1: the key is the x-code header of every call.
@@ -97,19 +99,20 @@ export class Remittance extends ServiceClient<RemittanceRules> {
     })
     this.#baseUrl = checkedUrl
     this.#serviceDedups = serviceDedups
-    this.beneficiaries = new Beneficiaries(this.engine)
-    this.lookup = new Lookup(this.engine)
-    const ownLookups = new Lookup(this.engine.onOwnConnections())
-    this.transactions = new Transactions(
-      this.engine,
+    this.#engine = this.engine as OperationClient<RemittanceRules>
+    this.beneficiaries = new BeneficiariesResource(this.#engine)
+    this.lookup = new LookupResource(this.#engine)
+    const ownLookups = new LookupResource(this.#engine.onOwnConnections())
+    this.transactions = new TransactionsResource(
+      this.#engine,
       new Following({
-        engine: this.engine as OperationClient<unknown>,
+        engine: this.#engine,
         service: 'remittance',
         operation: 'transactions.follow',
         // The follower decides final states, like reconciliation: its lookups go on connections of their own.
         lookup: (followed) => lookupTransfer(ownLookups, followed),
         effectOf: transferCallEffect,
-        reconcileJournal: this.engine.journal && ((take) => this.reconcileTaking(take)),
+        reconcileJournal: this.#engine.journal && ((take) => this.reconcileTaking(take)),
       }),
     )
   }
@@ -141,7 +144,7 @@ export class Remittance extends ServiceClient<RemittanceRules> {
   /** One subject's outcome by its lookup; the caller closes its intent (reconcile, or reconcileAll's run). */
   async #settle(subject: PaywireError | Intent, options?: ReconcileOptions): Promise<RemittanceReconciled> {
     const checked = await this.reconcileSubject(subject, options)
-    return ownedOutcome(checked, await reconcileRemittance(checked, this.engine, this.#serviceDedups), options)
+    return ownedOutcome(checked, await reconcileRemittance(checked, this.#engine, this.#serviceDedups), options)
   }
 
   /** Base URL only: the key never prints. */

@@ -1,7 +1,7 @@
 /** `RemittanceError`: the service's ProblemDetails answers (RFC 9457), branded, with the key's hint. */
 
-import { ProblemDetailsError } from '@paywire/core'
-import { brandErrorClass, type ProblemDetailsErrorInit, type ProblemHints } from '@paywire/core/engine'
+import { ProblemDetailsError, type ProblemDetailsErrorInit } from '@paywire/core'
+import { brandErrorClass, type ProblemHints } from '@paywire/core/engine'
 
 const CREDENTIAL_HINT = 'The API key goes in the x-code header: check the apiKey option.'
 

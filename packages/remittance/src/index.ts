@@ -46,14 +46,17 @@ export {
   TimeoutError,
   UserAbortError,
 } from '@paywire/core'
-export type { BeneficiariesCreateParams, BeneficiariesUpdateParams, BeneficiaryFields } from './beneficiaries.js'
-export { Beneficiaries } from './beneficiaries.js'
+export type {
+  Beneficiaries,
+  BeneficiariesCreateParams,
+  BeneficiariesUpdateParams,
+  BeneficiaryFields,
+} from './beneficiaries.js'
 export type { RemittanceOptions, RemittancePlatformDefaults } from './client.js'
 export { Remittance } from './client.js'
 export { RemittanceError } from './errors.js'
 export type { TransferUpdate } from './follow.js'
-export type { LookupNameEnquiryParams, LookupRatesParams } from './lookup.js'
-export { Lookup } from './lookup.js'
+export type { Lookup, LookupNameEnquiryParams, LookupRatesParams } from './lookup.js'
 export type { RemittanceReconciled } from './reconcile.js'
 export type {
   Bank,
@@ -99,8 +102,8 @@ export type {
 } from './schemas.js'
 export { BENEFICIARY_FIELDS } from './schemas.js'
 export type {
+  Transactions,
   TransactionsBankTransferParams,
   TransactionsCashCollectionParams,
   TransactionsMobileTransferParams,
 } from './transactions.js'
-export { Transactions } from './transactions.js'

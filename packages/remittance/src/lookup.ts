@@ -1,10 +1,10 @@
 /** Lookups (rules Endpoints 6–16): rates, name enquiry, reference data and transaction status, one row per endpoint. */
 
+import type { AnswerSchema, ApiPromise, OperationOptions, Query } from '@paywire/core'
 import {
   type AnswerDecoder,
   bindAnswer,
   defineOperation,
-  type EndpointParams,
   listAnswer,
   recordAnswer,
   resource,
@@ -57,7 +57,6 @@ function queryRow<const Path extends string, Result>(method: string, path: Path,
  * Every lookup is `safe`: retried on 502 too.
  */
 export const LOOKUP = {
-  /** `POST /api/lookup/rates` (rule Resources 2): a quote of what the beneficiary receives and the fees (rule Platform 16). */
   rates: defineOperation({
     name: 'lookup.rates',
     method: 'POST',
@@ -66,7 +65,6 @@ export const LOOKUP = {
     retry: safe,
     decode: recordAnswer<RateQuote>(RATE_QUOTE_KINDS),
   }),
-  /** `POST /api/lookup/name-enquiry` (NameEnquiryRequest, fields not published): the account's holder (rule Platform 18). */
   nameEnquiry: defineOperation({
     name: 'lookup.nameEnquiry',
     method: 'POST',
@@ -76,48 +74,34 @@ export const LOOKUP = {
     retry: safe,
     decode: bankAccount,
   }),
-  /** `GET /api/lookup/name-enquiry`: the GET form of the name enquiry, parameters in `query` (rule Platform 18). */
   nameEnquiryLookup: queryRow('nameEnquiryLookup', '/api/lookup/name-enquiry', bankAccount),
-  /** `GET /api/lookup/destination-countries` (rule Platform 17). */
   destinationCountries: queryRow(
     'destinationCountries',
     '/api/lookup/destination-countries',
     listAnswer<DestinationCountry>(DESTINATION_COUNTRY_KINDS),
   ),
-  /** `GET /api/lookup/delivery-bank-branches` (rule Platform 17). */
   deliveryBankBranches: queryRow(
     'deliveryBankBranches',
     '/api/lookup/delivery-bank-branches',
     listAnswer<DeliveryBankBranch>(DELIVERY_BANK_BRANCH_KINDS),
   ),
-  /** `GET /api/lookup/delivery-banks` (rule Platform 17). */
   deliveryBanks: queryRow('deliveryBanks', '/api/lookup/delivery-banks', listAnswer<DeliveryBank>(DELIVERY_BANK_KINDS)),
-  /** `GET /api/lookup/collection-points` (rule Platform 17). */
   collectionPoints: queryRow(
     'collectionPoints',
     '/api/lookup/collection-points',
     listAnswer<CollectionPoint>(COLLECTION_POINT_KINDS),
   ),
-  /** `GET /api/lookup/mobile-operator-credit-types` (rule Platform 17). */
   mobileOperatorCreditTypes: queryRow(
     'mobileOperatorCreditTypes',
     '/api/lookup/mobile-operator-credit-types',
     listAnswer<MobileOperatorCreditType>(MOBILE_OPERATOR_CREDIT_TYPE_KINDS),
   ),
-  /** `GET /api/lookup/mobile-operators` (rule Platform 17). */
   mobileOperators: queryRow(
     'mobileOperators',
     '/api/lookup/mobile-operators',
     listAnswer<MobileOperator>(MOBILE_OPERATOR_KINDS),
   ),
-  /** `GET /api/lookup/banks` (rule Endpoints 15: 502 on an upstream failure, retried; rule Platform 17). */
   banks: queryRow('banks', '/api/lookup/banks', listAnswer<Bank>(BANK_KINDS)),
-  /**
-   * `GET /api/lookup/transaction/status/{referenceNumber}`: the reference confirm answered
-   * (`Confirmation.referenceNumber`, rule Platform 2). The way to reconcile a transfer whose outcome
-   * is unknown (rule Platform 15). Believed only when the record names the reference asked for
-   * (rule Platform 19): another record, or none, rejects with `unbound_response`.
-   */
   transactionStatus: defineOperation({
     name: 'lookup.transactionStatus',
     method: 'GET',
@@ -137,14 +121,79 @@ export const LOOKUP = {
 }
 
 /**
- * `remit.lookup`: rates, name enquiry, reference data, transaction status; each method is one row of
- * `LOOKUP`. The GET lookups take an optional `query` object, sent as given: the service does not
- * publish their parameters (rule Endpoints 21).
+ * `remit.lookup`: rates, name enquiry, reference data, transaction status, one method per endpoint;
+ * every lookup is safe to repeat (retried on 502 too). The GET lookups take an optional `query`
+ * object, sent as given: the service does not publish their parameters (rule Endpoints 21). Every
+ * method also takes a `schema` in its options, which checks the answer and types the result with it.
  */
-export class Lookup extends resource<RemittanceRules, typeof LOOKUP>(LOOKUP) {}
+export interface Lookup {
+  /** `POST /api/lookup/rates` (rule Resources 2): a quote of what the beneficiary receives and the fees (rule Platform 16). */
+  rates(params: LookupRatesParams, options?: OperationOptions): ApiPromise<RateQuote | undefined>
+  rates<T>(params: LookupRatesParams, options: OperationOptions<AnswerSchema<T>>): ApiPromise<T>
+  /** `POST /api/lookup/name-enquiry` (NameEnquiryRequest, fields not published): the account's holder (rule Platform 18). */
+  nameEnquiry(params: LookupNameEnquiryParams, options?: OperationOptions): ApiPromise<BankAccount | undefined>
+  nameEnquiry<T>(params: LookupNameEnquiryParams, options: OperationOptions<AnswerSchema<T>>): ApiPromise<T>
+  /** `GET /api/lookup/name-enquiry`: the GET form of the name enquiry, parameters in `query` (rule Platform 18). */
+  nameEnquiryLookup(query?: Query, options?: OperationOptions): ApiPromise<BankAccount | undefined>
+  nameEnquiryLookup<T>(query: Query | undefined, options: OperationOptions<AnswerSchema<T>>): ApiPromise<T>
+  /** `GET /api/lookup/destination-countries` (rule Platform 17). */
+  destinationCountries(query?: Query, options?: OperationOptions): ApiPromise<readonly DestinationCountry[] | undefined>
+  destinationCountries<T>(query: Query | undefined, options: OperationOptions<AnswerSchema<T>>): ApiPromise<T>
+  /** `GET /api/lookup/delivery-bank-branches` (rule Platform 17). */
+  deliveryBankBranches(query?: Query, options?: OperationOptions): ApiPromise<readonly DeliveryBankBranch[] | undefined>
+  deliveryBankBranches<T>(query: Query | undefined, options: OperationOptions<AnswerSchema<T>>): ApiPromise<T>
+  /** `GET /api/lookup/delivery-banks` (rule Platform 17). */
+  deliveryBanks(query?: Query, options?: OperationOptions): ApiPromise<readonly DeliveryBank[] | undefined>
+  deliveryBanks<T>(query: Query | undefined, options: OperationOptions<AnswerSchema<T>>): ApiPromise<T>
+  /** `GET /api/lookup/collection-points` (rule Platform 17). */
+  collectionPoints(query?: Query, options?: OperationOptions): ApiPromise<readonly CollectionPoint[] | undefined>
+  collectionPoints<T>(query: Query | undefined, options: OperationOptions<AnswerSchema<T>>): ApiPromise<T>
+  /** `GET /api/lookup/mobile-operator-credit-types` (rule Platform 17). */
+  mobileOperatorCreditTypes(
+    query?: Query,
+    options?: OperationOptions,
+  ): ApiPromise<readonly MobileOperatorCreditType[] | undefined>
+  mobileOperatorCreditTypes<T>(query: Query | undefined, options: OperationOptions<AnswerSchema<T>>): ApiPromise<T>
+  /** `GET /api/lookup/mobile-operators` (rule Platform 17). */
+  mobileOperators(query?: Query, options?: OperationOptions): ApiPromise<readonly MobileOperator[] | undefined>
+  mobileOperators<T>(query: Query | undefined, options: OperationOptions<AnswerSchema<T>>): ApiPromise<T>
+  /** `GET /api/lookup/banks` (rule Endpoints 15: 502 on an upstream failure, retried; rule Platform 17). */
+  banks(query?: Query, options?: OperationOptions): ApiPromise<readonly Bank[] | undefined>
+  banks<T>(query: Query | undefined, options: OperationOptions<AnswerSchema<T>>): ApiPromise<T>
+  /**
+   * `GET /api/lookup/transaction/status/{referenceNumber}`: the reference confirm answered
+   * (`Confirmation.referenceNumber`, rule Platform 2). The way to reconcile a transfer whose outcome
+   * is unknown (rule Platform 15). Believed only when the record names the reference asked for
+   * (rule Platform 19): another record, or none, rejects with `unbound_response`.
+   */
+  transactionStatus(referenceNumber: string | number, options?: OperationOptions): ApiPromise<TransactionStatus>
+  transactionStatus<T>(referenceNumber: string | number, options: OperationOptions<AnswerSchema<T>>): ApiPromise<T>
+}
 
+/** `Lookup` made from the rows of `LOOKUP` (which must match it: see `resource`). */
+export class LookupResource extends resource<RemittanceRules, typeof LOOKUP, Lookup>(LOOKUP) {}
+
+// Written out by scripts/public-types.mjs (edit the rows, then run it) from: EndpointParams<typeof LOOKUP.rates>
 /** Body of `POST /api/lookup/rates` (rule Resources 2). */
-export interface LookupRatesParams extends EndpointParams<typeof LOOKUP.rates> {}
+export interface LookupRatesParams {
+  /** Amount in SLE (at most `platformDefaults.sleDecimals` decimals, 2 by default; rule Platform 4). */
+  sendingAmountSLE?: number | undefined
+  /** Amount in the destination currency. */
+  receivingAmountFX?: number | undefined
+  /** `SOURCE` or `DESTINATION` upstream (rule Platform 1); not enforced. */
+  amountType?: string | undefined
+  /** The currency sent. */
+  sourceCurrency?: string | undefined
+  /** The country the money goes to. */
+  destinationCountry?: string | undefined
+  /** The currency the beneficiary receives. */
+  destCurrency?: string | undefined
+  /** The kind of transfer quoted. */
+  serviceType?: string | undefined
+}
 
+// Written out by scripts/public-types.mjs (edit the rows, then run it) from: EndpointParams<typeof LOOKUP.nameEnquiry>
 /** Body of `POST /api/lookup/name-enquiry`: NameEnquiryRequest's fields are not published (rule Resources 8), so any JSON members. */
-export interface LookupNameEnquiryParams extends EndpointParams<typeof LOOKUP.nameEnquiry> {}
+export interface LookupNameEnquiryParams {
+  [key: string]: unknown
+}

@@ -9,7 +9,7 @@
 
 import { ProblemDetailsError, type Reconciled, type Reconciliation } from '@paywire/core'
 import type { OperationClient, ReconcileSubject } from '@paywire/core/engine'
-import { Lookup } from './lookup.js'
+import { LookupResource } from './lookup.js'
 import type { TransactionStatus } from './results.js'
 import type { RemittanceRules } from './schemas.js'
 
@@ -105,7 +105,7 @@ export async function reconcileRemittance(
   })
   let state: TransactionStatus
   try {
-    state = await new Lookup(ops.onOwnConnections()).transactionStatus(key.value)
+    state = await new LookupResource(ops.onOwnConnections()).transactionStatus(key.value)
   } catch (error) {
     if (error instanceof ProblemDetailsError && error.isNotFound) {
       return unknown(`the status lookup finds nothing under ${key.key} ${key.value}`)

@@ -132,8 +132,36 @@ export function beneficiaryUpdateSchema() {
   return z.object(beneficiaryShape()).catchall(jsonMember())
 }
 
+// Written out by scripts/public-types.mjs (edit the rows, then run it) from: z.input<ReturnType<typeof beneficiaryCreateSchema>>
 /** The fields of a beneficiary (CreateBeneficiaryRequest), as its schema declares them. */
-type BeneficiaryInput = z.input<ReturnType<typeof beneficiaryCreateSchema>>
+export interface BeneficiaryInput {
+  /** The remitter this beneficiary belongs to. */
+  linkedRemitterId?: string | undefined
+  /** The beneficiary's first name. */
+  firstName?: string | undefined
+  /** The beneficiary's last name. */
+  lastName?: string | undefined
+  /** First line of the beneficiary's address. */
+  address1?: string | undefined
+  /** The beneficiary's city. */
+  city?: string | undefined
+  /** The beneficiary's state or region. */
+  state?: string | undefined
+  /** The beneficiary's postcode. */
+  postcode?: string | undefined
+  /** The beneficiary's country. */
+  country?: string | undefined
+  /** The beneficiary's nationality. */
+  nationality?: string | undefined
+  /** The beneficiary's telephone number; `beneficiaries.getByTelephone` finds by it. */
+  telephone?: string | undefined
+  /** The point of sale the beneficiary is registered under; `beneficiaries.getByPosId` lists them all. */
+  posid?: string | undefined
+  /** The beneficiary's mobile number. */
+  mobile?: string | undefined
+  /** The beneficiary's identity document details. */
+  idDetails?: string | undefined
+}
 
 /** The field names of CreateBeneficiaryRequest, in the service's order (rule Resources 1). */
 export const BENEFICIARY_FIELDS: (keyof BeneficiaryInput)[] = [
@@ -191,7 +219,7 @@ export interface TransactionFeesRequest {
 // ---- transactions -------------------------------------------------------------------------------
 
 /** Fields common to the mobile transfer and cash collection requests: strings, except `amountSLE` and `fees` (rule Resources 3). */
-function transactionShape(rules: RemittanceRules) {
+export function transactionShape(rules: RemittanceRules) {
   return {
     /** The remitter sending the money. */
     remitterId: text(),
@@ -241,8 +269,55 @@ function transactionShape(rules: RemittanceRules) {
   }
 }
 
+// Written out by scripts/public-types.mjs (edit the rows, then run it) from: z.input<z.ZodObject<ReturnType<typeof transactionShape>>>
 /** The fields every transfer shares (rule Resources 3), as their schema declares them. */
-export interface TransactionCommonFields extends z.input<z.ZodObject<ReturnType<typeof transactionShape>>> {}
+export interface TransactionCommonFields {
+  /** The remitter sending the money. */
+  remitterId?: string | undefined
+  /** The beneficiary receiving it (`Beneficiary.beneficiaryId`). */
+  beneficiaryId?: string | undefined
+  /** The country the money goes to. */
+  destinationCountry?: string | undefined
+  /** `Account`, `Cash Collection` or `Mobile Transfer` upstream (rule Platform 1). */
+  transType?: string | undefined
+  /** Why the money is sent. */
+  purpose?: string | undefined
+  /** Where the remitter's money comes from. */
+  sourceOfIncome?: string | undefined
+  /** How the remitter pays. */
+  paymentMethod?: string | undefined
+  /** The amount the remitter deposited, as a string. */
+  amountDeposited?: string | undefined
+  /** The bank branch the remitter deposited at. */
+  bankBranchDeposited?: string | undefined
+  /** The service level of the transfer. */
+  serviceLevel?: string | undefined
+  /** Whether to confirm by SMS. */
+  smsConfirmation?: string | undefined
+  /** Whether to notify by SMS. */
+  smsNotification?: string | undefined
+  /** The mobile number SMS messages go to. */
+  smsMobile?: string | undefined
+  /** The currency sent. */
+  sourceCurrency?: string | undefined
+  /** The currency the beneficiary receives. */
+  destinationCurrency?: string | undefined
+  /** `SOURCE` or `DESTINATION` upstream (rule Platform 1); not enforced. */
+  amountType?: string | undefined
+  /**
+   * The idempotency key (rule Platform 5: a reused one is rejected). Filled with a random
+   * UUID when omitted, and returned with the result and on every error of the call.
+   */
+  agentTransactionRef?: string | undefined
+  /** The beneficiary's reference for the transfer. */
+  benefTransRef?: string | undefined
+  /** The amount to send, as a string. */
+  amountToSend?: string | undefined
+  /** Amount in SLE (at most `platformDefaults.sleDecimals` decimals, 2 by default; rule Platform 4). */
+  amountSLE?: number | undefined
+  /** The fees charged, a number. */
+  fees?: number | undefined
+}
 
 /** `POST /api/transactions/mobile-transfer`: the common fields and the mobile money account (rule Resources 4). */
 export function mobileTransferSchema(rules: RemittanceRules) {

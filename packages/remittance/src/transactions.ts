@@ -1,10 +1,17 @@
 /** Transactions (rules Endpoints 17–20): mobile transfer, cash collection, bank transfer and confirm, one row per endpoint. */
 
-import type { Follower, FollowOptions, Reconciliation, ValidationIssue } from '@paywire/core'
+import type {
+  AnswerSchema,
+  ApiPromise,
+  Follower,
+  FollowOptions,
+  OperationOptions,
+  Reconciliation,
+  ValidationIssue,
+} from '@paywire/core'
 import {
   bindAnswer,
   defineOperation,
-  type EndpointParams,
   type Following,
   type OperationClient,
   reconcileRule,
@@ -92,20 +99,9 @@ function transferRow<const Path extends string, S extends z.ZodType>(
  * method (rules Endpoints 22, Platform 7; `remit.request` covers another).
  */
 export const TRANSACTIONS = {
-  /** `POST /api/transactions/mobile-transfer` (rules Resources 3–4): resolves with the `Transfer` (rule Platform 13). */
   mobileTransfer: transferRow('mobileTransfer', '/api/transactions/mobile-transfer', mobileTransferSchema),
-  /** `POST /api/transactions/cash-collection` (rules Resources 3, 5): resolves with the `Transfer` (rule Platform 13). */
   cashCollection: transferRow('cashCollection', '/api/transactions/cash-collection', cashCollectionSchema),
-  /**
-   * `POST /api/transactions/bank-transfer` (method assumed, rule Platform 7; BankTransferTransactionRequest
-   * fields not published, rule Resources 8): resolves with the `Transfer` (rule Platform 13).
-   */
   bankTransfer: transferRow('bankTransfer', '/api/transactions/bank-transfer', bankTransferSchema, openBodyIssues),
-  /**
-   * `POST /api/transactions/confirm/{transactionId}` (method assumed, rule Platform 7): commits the
-   * transaction a transfer created (`Transfer.transactionId`) and resolves with the `referenceNumber`
-   * for the status lookup (rules Platform 2, 14).
-   */
   confirm: defineOperation({
     name: 'transactions.confirm',
     method: 'POST',
@@ -123,22 +119,35 @@ export const TRANSACTIONS = {
 }
 
 /**
- * `remit.transactions`: transfers (mobile, cash collection, bank) and confirm; each method is one row
- * of `TRANSACTIONS`. Each transfer sends an `agentTransactionRef` (the caller's, or a new UUID: it is
- * the transfer's idempotency key, rule Platform 5, though the service does not publish that it
+ * `remit.transactions`: transfers (mobile, cash collection, bank) and confirm, one method per
+ * endpoint, and `follow`. Each transfer sends an `agentTransactionRef` (the caller's, or a new UUID:
+ * it is the transfer's idempotency key, rule Platform 5, though the service does not publish that it
  * refuses a reused one) and resolves with the service's answer: `transactionId` for confirm (rule
  * Platform 13). The key is `response.idempotencyKey` of `.withResponse()` and `idempotencyKey` of
- * every error, so an unknown outcome is reconciled with `lookup.transactionStatus`.
+ * every error, so an unknown outcome is reconciled with `lookup.transactionStatus`. None is retried
+ * once sent: a repeat could move money twice. Every endpoint's method also takes a `schema` in its
+ * options, which checks the answer and types the result with it.
  */
-export class Transactions extends resource<RemittanceRules, typeof TRANSACTIONS>(TRANSACTIONS) {
-  readonly #following: Following<TransactionStatus> | undefined
-
-  /** @internal */
-  constructor(ops: OperationClient<RemittanceRules>, following?: Following<TransactionStatus>) {
-    super(ops)
-    this.#following = following
-  }
-
+export interface Transactions {
+  /** `POST /api/transactions/mobile-transfer` (rules Resources 3–4): resolves with the `Transfer` (rule Platform 13). */
+  mobileTransfer(params: TransactionsMobileTransferParams, options?: OperationOptions): ApiPromise<Transfer | undefined>
+  mobileTransfer<T>(params: TransactionsMobileTransferParams, options: OperationOptions<AnswerSchema<T>>): ApiPromise<T>
+  /** `POST /api/transactions/cash-collection` (rules Resources 3, 5): resolves with the `Transfer` (rule Platform 13). */
+  cashCollection(params: TransactionsCashCollectionParams, options?: OperationOptions): ApiPromise<Transfer | undefined>
+  cashCollection<T>(params: TransactionsCashCollectionParams, options: OperationOptions<AnswerSchema<T>>): ApiPromise<T>
+  /**
+   * `POST /api/transactions/bank-transfer` (method assumed, rule Platform 7; BankTransferTransactionRequest
+   * fields not published, rule Resources 8): resolves with the `Transfer` (rule Platform 13).
+   */
+  bankTransfer(params: TransactionsBankTransferParams, options?: OperationOptions): ApiPromise<Transfer | undefined>
+  bankTransfer<T>(params: TransactionsBankTransferParams, options: OperationOptions<AnswerSchema<T>>): ApiPromise<T>
+  /**
+   * `POST /api/transactions/confirm/{transactionId}` (method assumed, rule Platform 7): commits the
+   * transaction a transfer created (`Transfer.transactionId`) and resolves with the `referenceNumber`
+   * for the status lookup (rules Platform 2, 14).
+   */
+  confirm(transactionId: string | number, options?: OperationOptions): ApiPromise<Confirmation | undefined>
+  confirm<T>(transactionId: string | number, options: OperationOptions<AnswerSchema<T>>): ApiPromise<T>
   /**
    * Follows every transfer this client confirms (also when confirm's answer is lost), the transfers
    * of the journal's open intents once reconciliation shows them applied, and any you
@@ -147,20 +156,188 @@ export class Transactions extends resource<RemittanceRules, typeof TRANSACTIONS>
    * lookup; `onAttention` a transfer stuck. Lookups stay within `lookupsPerSecond`. Call `stop()` on
    * shutdown.
    */
+  follow(options: FollowOptions<TransferUpdate>): Follower<TransactionStatus>
+}
+
+/** `Transactions` made from the rows of `TRANSACTIONS` (which must match it: see `resource`), plus `follow`. */
+export class TransactionsResource
+  extends resource<RemittanceRules, typeof TRANSACTIONS, Transactions>(TRANSACTIONS)
+  implements Transactions
+{
+  readonly #following: Following<TransactionStatus> | undefined
+
+  /** @internal */
+  constructor(ops: OperationClient<RemittanceRules>, following?: Following<TransactionStatus>) {
+    super(ops)
+    this.#following = following
+  }
+
   follow(options: FollowOptions<TransferUpdate>): Follower<TransactionStatus> {
     if (this.#following === undefined) throw new TypeError('transactions.follow must be called on remit.transactions')
     return this.#following.follow(options)
   }
 }
 
+// Written out by scripts/public-types.mjs (edit the rows, then run it) from: EndpointParams<typeof TRANSACTIONS.mobileTransfer>
 /** Body of `POST /api/transactions/mobile-transfer` (rules Resources 3–4). */
-export interface TransactionsMobileTransferParams extends EndpointParams<typeof TRANSACTIONS.mobileTransfer> {}
+export interface TransactionsMobileTransferParams {
+  /** The remitter sending the money. */
+  remitterId?: string | undefined
+  /** The beneficiary receiving it (`Beneficiary.beneficiaryId`). */
+  beneficiaryId?: string | undefined
+  /** The country the money goes to. */
+  destinationCountry?: string | undefined
+  /** `Account`, `Cash Collection` or `Mobile Transfer` upstream (rule Platform 1). */
+  transType?: string | undefined
+  /** Why the money is sent. */
+  purpose?: string | undefined
+  /** Where the remitter's money comes from. */
+  sourceOfIncome?: string | undefined
+  /** How the remitter pays. */
+  paymentMethod?: string | undefined
+  /** The amount the remitter deposited, as a string. */
+  amountDeposited?: string | undefined
+  /** The bank branch the remitter deposited at. */
+  bankBranchDeposited?: string | undefined
+  /** The service level of the transfer. */
+  serviceLevel?: string | undefined
+  /** Whether to confirm by SMS. */
+  smsConfirmation?: string | undefined
+  /** Whether to notify by SMS. */
+  smsNotification?: string | undefined
+  /** The mobile number SMS messages go to. */
+  smsMobile?: string | undefined
+  /** The currency sent. */
+  sourceCurrency?: string | undefined
+  /** The currency the beneficiary receives. */
+  destinationCurrency?: string | undefined
+  /** `SOURCE` or `DESTINATION` upstream (rule Platform 1); not enforced. */
+  amountType?: string | undefined
+  /**
+   * The idempotency key (rule Platform 5: a reused one is rejected). Filled with a random
+   * UUID when omitted, and returned with the result and on every error of the call.
+   */
+  agentTransactionRef?: string | undefined
+  /** The beneficiary's reference for the transfer. */
+  benefTransRef?: string | undefined
+  /** The amount to send, as a string. */
+  amountToSend?: string | undefined
+  /** Amount in SLE (at most `platformDefaults.sleDecimals` decimals, 2 by default; rule Platform 4). */
+  amountSLE?: number | undefined
+  /** The fees charged, a number. */
+  fees?: number | undefined
+  /** The beneficiary's mobile money number. */
+  beneficiaryMobileTransferNumber?: string | undefined
+  /** The mobile network (`remit.lookup.mobileOperators`). */
+  beneficiaryMobileTransferNetworkId?: string | undefined
+  /** The network's credit type (`remit.lookup.mobileOperatorCreditTypes`). */
+  beneficiaryMobileTransferNetworkCreditTypeId?: string | undefined
+}
 
+// Written out by scripts/public-types.mjs (edit the rows, then run it) from: EndpointParams<typeof TRANSACTIONS.cashCollection>
 /** Body of `POST /api/transactions/cash-collection` (rules Resources 3, 5). */
-export interface TransactionsCashCollectionParams extends EndpointParams<typeof TRANSACTIONS.cashCollection> {}
+export interface TransactionsCashCollectionParams {
+  /** The remitter sending the money. */
+  remitterId?: string | undefined
+  /** The beneficiary receiving it (`Beneficiary.beneficiaryId`). */
+  beneficiaryId?: string | undefined
+  /** The country the money goes to. */
+  destinationCountry?: string | undefined
+  /** `Account`, `Cash Collection` or `Mobile Transfer` upstream (rule Platform 1). */
+  transType?: string | undefined
+  /** Why the money is sent. */
+  purpose?: string | undefined
+  /** Where the remitter's money comes from. */
+  sourceOfIncome?: string | undefined
+  /** How the remitter pays. */
+  paymentMethod?: string | undefined
+  /** The amount the remitter deposited, as a string. */
+  amountDeposited?: string | undefined
+  /** The bank branch the remitter deposited at. */
+  bankBranchDeposited?: string | undefined
+  /** The service level of the transfer. */
+  serviceLevel?: string | undefined
+  /** Whether to confirm by SMS. */
+  smsConfirmation?: string | undefined
+  /** Whether to notify by SMS. */
+  smsNotification?: string | undefined
+  /** The mobile number SMS messages go to. */
+  smsMobile?: string | undefined
+  /** The currency sent. */
+  sourceCurrency?: string | undefined
+  /** The currency the beneficiary receives. */
+  destinationCurrency?: string | undefined
+  /** `SOURCE` or `DESTINATION` upstream (rule Platform 1); not enforced. */
+  amountType?: string | undefined
+  /**
+   * The idempotency key (rule Platform 5: a reused one is rejected). Filled with a random
+   * UUID when omitted, and returned with the result and on every error of the call.
+   */
+  agentTransactionRef?: string | undefined
+  /** The beneficiary's reference for the transfer. */
+  benefTransRef?: string | undefined
+  /** The amount to send, as a string. */
+  amountToSend?: string | undefined
+  /** Amount in SLE (at most `platformDefaults.sleDecimals` decimals, 2 by default; rule Platform 4). */
+  amountSLE?: number | undefined
+  /** The fees charged, a number. */
+  fees?: number | undefined
+  /** Where the beneficiary collects the cash (`remit.lookup.collectionPoints`). */
+  collectionPointId?: string | undefined
+  /** The PIN the beneficiary collects with; never logged by the SDK (bodies are not logged). */
+  collectionPin?: string | undefined
+}
 
+// Written out by scripts/public-types.mjs (edit the rows, then run it) from: EndpointParams<typeof TRANSACTIONS.bankTransfer>
 /**
  * Body of the bank transfer (BankTransferTransactionRequest, fields not published: rule Resources 8):
  * the common transaction fields typed when present, every other member passed through as JSON.
  */
-export interface TransactionsBankTransferParams extends EndpointParams<typeof TRANSACTIONS.bankTransfer> {}
+export interface TransactionsBankTransferParams {
+  /** The remitter sending the money. */
+  remitterId?: string | undefined
+  /** The beneficiary receiving it (`Beneficiary.beneficiaryId`). */
+  beneficiaryId?: string | undefined
+  /** The country the money goes to. */
+  destinationCountry?: string | undefined
+  /** `Account`, `Cash Collection` or `Mobile Transfer` upstream (rule Platform 1). */
+  transType?: string | undefined
+  /** Why the money is sent. */
+  purpose?: string | undefined
+  /** Where the remitter's money comes from. */
+  sourceOfIncome?: string | undefined
+  /** How the remitter pays. */
+  paymentMethod?: string | undefined
+  /** The amount the remitter deposited, as a string. */
+  amountDeposited?: string | undefined
+  /** The bank branch the remitter deposited at. */
+  bankBranchDeposited?: string | undefined
+  /** The service level of the transfer. */
+  serviceLevel?: string | undefined
+  /** Whether to confirm by SMS. */
+  smsConfirmation?: string | undefined
+  /** Whether to notify by SMS. */
+  smsNotification?: string | undefined
+  /** The mobile number SMS messages go to. */
+  smsMobile?: string | undefined
+  /** The currency sent. */
+  sourceCurrency?: string | undefined
+  /** The currency the beneficiary receives. */
+  destinationCurrency?: string | undefined
+  /** `SOURCE` or `DESTINATION` upstream (rule Platform 1); not enforced. */
+  amountType?: string | undefined
+  /**
+   * The idempotency key (rule Platform 5: a reused one is rejected). Filled with a random
+   * UUID when omitted, and returned with the result and on every error of the call.
+   */
+  agentTransactionRef?: string | undefined
+  /** The beneficiary's reference for the transfer. */
+  benefTransRef?: string | undefined
+  /** The amount to send, as a string. */
+  amountToSend?: string | undefined
+  /** Amount in SLE (at most `platformDefaults.sleDecimals` decimals, 2 by default; rule Platform 4). */
+  amountSLE?: number | undefined
+  /** The fees charged, a number. */
+  fees?: number | undefined
+  [key: string]: unknown
+}
