@@ -53,7 +53,11 @@ export default defineConfig({
   entry: { index: 'src/index.ts', 'testing/simulators': 'src/testing/index.ts' },
   format: ['esm', 'cjs'],
   // The types of ./testing are those of the simulators, emitted under the front's name.
-  dts: { entry: { index: 'src/index.ts', 'testing/index': 'src/testing/index.ts' } },
+  dts: {
+    entry: { index: 'src/index.ts', 'testing/index': 'src/testing/index.ts' },
+    // Members marked `@internal` (constructors the client calls, wiring) are not part of the published types.
+    compilerOptions: { stripInternal: true },
+  },
   clean: true,
   target: 'node20',
   platform: 'node',

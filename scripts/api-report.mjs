@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 // The public surface of every package, pinned: each entry point's exported names with their kind
-// (class, function, interface, type, const), read by the TypeScript compiler from the sources and
-// written to packages/<pkg>/api.md. `node scripts/api-report.mjs` checks that the files still hold
-// (run by CI); `--update` rewrites them, so growing or shrinking the surface is a reviewed diff.
+// (class, function, interface, type, const) and their signatures (each public member of a class or
+// interface with its type, a function's call signatures, a type's definition, a const's type), read
+// by the TypeScript compiler from the sources and written to packages/<pkg>/api.md.
+// `node scripts/api-report.mjs` checks that the files still hold (run by CI); `--update` rewrites
+// them, so a new name, a changed parameter or a changed result type is a reviewed diff.
 
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -36,6 +38,92 @@ function kindOf(symbol, checker) {
   return 'other'
 }
 
+const FORMAT =
+  ts.TypeFormatFlags.NoTruncation |
+  ts.TypeFormatFlags.UseAliasDefinedOutsideCurrentScope |
+  ts.TypeFormatFlags.WriteArrowStyleSignature
+
+/** Whether a declaration is public API: not `#private`, private, protected or `@internal`. */
+function isPublic(declaration) {
+  if (!declaration) return false
+  if (declaration.name && ts.isPrivateIdentifier(declaration.name)) return false
+  const flags = ts.getCombinedModifierFlags(declaration)
+  if (flags & (ts.ModifierFlags.Private | ts.ModifierFlags.Protected)) return false
+  return !ts.getJSDocTags(declaration).some((tag) => tag.tagName.text === 'internal')
+}
+
+/** One line per public member declared by a class or interface itself: `name(args): result` or `name: type`. */
+function memberLines(symbol, type, checker, at) {
+  const lines = []
+  const own = (member) => member.declarations?.some((d) => d.parent && symbol.declarations?.includes(d.parent))
+  for (const member of checker.getPropertiesOfType(type)) {
+    if (!own(member)) continue
+    const declaration = member.declarations?.[0]
+    if (!isPublic(declaration)) continue
+    const memberType = checker.getTypeOfSymbolAtLocation(member, at)
+    // A symbol-keyed member (`[inspect.custom]`) by its source name: the compiler's name for it carries a run's id.
+    const name = member.name.startsWith('__@') ? declaration.name.getText() : member.name
+    const optional = member.flags & ts.SymbolFlags.Optional ? '?' : ''
+    const isMethod = member.flags & ts.SymbolFlags.Method
+    if (isMethod) {
+      for (const signature of memberType.getCallSignatures()) {
+        lines.push(`${name}${optional}${checker.signatureToString(signature, at, FORMAT)}`)
+      }
+      continue
+    }
+    const readonly = ts.getCombinedModifierFlags(declaration) & ts.ModifierFlags.Readonly ? 'readonly ' : ''
+    const accessor = member.flags & ts.SymbolFlags.GetAccessor ? 'get ' : ''
+    lines.push(`${accessor}${readonly}${name}${optional}: ${checker.typeToString(memberType, at, FORMAT)}`)
+  }
+  return lines
+}
+
+/** The signature lines of one exported name, indented under it. */
+function signatureLines(exported, checker) {
+  const symbol = exported.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(exported) : exported
+  const declaration = symbol.declarations?.[0]
+  if (!declaration) return []
+  const f = symbol.flags
+  const lines = []
+  if (f & ts.SymbolFlags.Class) {
+    const heritage = declaration.heritageClauses?.map((clause) => clause.getText()).join(' ')
+    if (heritage) lines.push(heritage)
+    const statics = checker.getTypeOfSymbolAtLocation(symbol, declaration)
+    for (const signature of statics.getConstructSignatures()) {
+      const made = signature.getDeclaration()
+      if (made && !isPublic(made)) continue
+      if (made)
+        lines.push(`constructor${checker.signatureToString(signature, declaration, FORMAT).replace(/ => .*$/, '')}`)
+    }
+    for (const line of memberLines(symbol, statics, checker, declaration)) {
+      if (line.startsWith('prototype:')) continue
+      lines.push(`static ${line}`)
+    }
+    lines.push(...memberLines(symbol, checker.getDeclaredTypeOfSymbol(symbol), checker, declaration))
+  } else if (f & ts.SymbolFlags.Interface) {
+    const heritage = declaration.heritageClauses?.map((clause) => clause.getText()).join(' ')
+    if (heritage) lines.push(heritage)
+    const type = checker.getDeclaredTypeOfSymbol(symbol)
+    for (const signature of type.getCallSignatures())
+      lines.push(checker.signatureToString(signature, declaration, FORMAT))
+    for (const info of checker.getIndexInfosOfType(type)) {
+      lines.push(
+        `[key: ${checker.typeToString(info.keyType)}]: ${checker.typeToString(info.type, declaration, FORMAT)}`,
+      )
+    }
+    lines.push(...memberLines(symbol, type, checker, declaration))
+  } else if (f & ts.SymbolFlags.TypeAlias) {
+    lines.push(`= ${declaration.type.getText().replace(/\s+/g, ' ')}`)
+  } else if (f & ts.SymbolFlags.Function) {
+    const type = checker.getTypeOfSymbolAtLocation(symbol, declaration)
+    for (const signature of type.getCallSignatures())
+      lines.push(checker.signatureToString(signature, declaration, FORMAT))
+  } else if (f & ts.SymbolFlags.Variable) {
+    lines.push(`: ${checker.typeToString(checker.getTypeOfSymbolAtLocation(symbol, declaration), declaration, FORMAT)}`)
+  }
+  return lines.map((line) => `  - \`${line.replace(/`/g, "'")}\``)
+}
+
 const packagesDir = join(root, 'packages')
 const packages = readdirSync(packagesDir).map((name) => ({
   dir: join(packagesDir, name),
@@ -61,7 +149,7 @@ for (const pkg of packages) {
   const lines = [
     `# ${pkg.name}: public surface`,
     '',
-    'Written by `node scripts/api-report.mjs --update`; CI fails when the exports differ from this file.',
+    'Written by `node scripts/api-report.mjs --update`; CI fails when the exports or their signatures differ from this file.',
   ]
   let total = 0
   for (const { subpath, source } of pkg.found) {
@@ -69,11 +157,13 @@ for (const pkg of packages) {
     if (!file) throw new Error(`not compiled: ${source}`)
     const symbol = checker.getSymbolAtLocation(file)
     const exported = symbol ? checker.getExportsOfModule(symbol) : []
-    const rows = exported.map((s) => `- ${s.name} (${kindOf(s, checker)})`).sort()
-    total += rows.length
+    const rows = [...exported]
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+      .flatMap((s) => [`- ${s.name} (${kindOf(s, checker)})`, ...signatureLines(s, checker)])
+    total += exported.length
     lines.push(
       '',
-      `## \`${subpath === '.' ? pkg.name : `${pkg.name}/${subpath.slice(2)}`}\` (${rows.length})`,
+      `## \`${subpath === '.' ? pkg.name : `${pkg.name}/${subpath.slice(2)}`}\` (${exported.length})`,
       '',
       ...rows,
     )

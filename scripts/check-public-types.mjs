@@ -1,0 +1,81 @@
+#!/usr/bin/env node
+/**
+ * The services' published types name no engine type. A merchant hovering `gw.s2s.capture` or
+ * reading a service package's `.d.ts` sees plain signatures (`capture(params: S2sCaptureParams,
+ * options?: OperationOptions): ApiPromise<S2sActionResult>`), never the engine the SDK is built on:
+ * its entry `@paywire/core/engine` may change in any minor release, and its types (`Operation`,
+ * `ResourceClass`, a service's row context) say how a method is made, not what it takes.
+ *
+ * Reads the built `.d.ts` files of each service (run after `pnpm build`) and fails on any import
+ * from `@paywire/core/engine` or from zod (a params type is written out, never a schema's type: a
+ * merchant's type check then does not depend on the zod version the SDK bundles), or any name below.
+ *
+ * Run: node scripts/check-public-types.mjs
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
+import { join, relative } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const root = fileURLToPath(new URL('..', import.meta.url))
+const SERVICES = ['card-gateway', 'remittance', 'bill-payment']
+/** The engine's names, and each service's context of its rows: none belongs in a published type. */
+const ENGINE_NAMES = [
+  'Operation',
+  'OperationClient',
+  'EndpointMethod',
+  'EndpointMethods',
+  'EndpointParams',
+  'EndpointArgs',
+  'ResourceClass',
+  'GatewayContext',
+  'RemittanceRules',
+  'Following',
+  'Followers',
+]
+
+function declarationFiles(dir) {
+  const found = []
+  for (const name of readdirSync(dir).sort()) {
+    const path = join(dir, name)
+    if (statSync(path).isDirectory()) found.push(...declarationFiles(path))
+    else if (/\.d\.c?ts$/.test(name)) found.push(path)
+  }
+  return found
+}
+
+let problems = 0
+let checked = 0
+for (const service of SERVICES) {
+  const dist = join(root, 'packages', service, 'dist')
+  if (!existsSync(dist)) {
+    console.error(`${service}: no dist/ (run pnpm build first)`)
+    problems++
+    continue
+  }
+  // The testing entry (simulators) is for tests, not a merchant's runtime: its own types may name more.
+  for (const file of declarationFiles(dist).filter((path) => !path.includes(`${join(dist, 'testing')}`))) {
+    checked++
+    const text = readFileSync(file, 'utf8')
+    const lines = text.split('\n')
+    lines.forEach((line, index) => {
+      const at = `${relative(root, file)}:${index + 1}`
+      if (/from ['"](@paywire\/core\/engine|zod)['"]/.test(line)) {
+        console.error(`${at}: imports the engine entry or zod: ${line.trim().slice(0, 160)}`)
+        problems++
+        return
+      }
+      for (const name of ENGINE_NAMES) {
+        if (new RegExp(`\\b${name}\\b(?!['"])`).test(line.replace(/\/\*\*.*?\*\/|\/\/.*$|^\s*\*.*$/g, ''))) {
+          console.error(`${at}: names the engine type ${name}: ${line.trim().slice(0, 160)}`)
+          problems++
+        }
+      }
+    })
+  }
+}
+
+if (problems > 0) {
+  console.error(`${problems} engine type reference(s) in the services' published types`)
+  process.exit(1)
+}
+console.log(`public types: ${checked} declaration files of ${SERVICES.length} services name no engine type`)
