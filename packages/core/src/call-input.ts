@@ -9,6 +9,7 @@ import { nodeCrypto } from './builtins.js'
 import type { CallOptions } from './client-options.js'
 import { RequestValidationError, type ValidationIssue } from './errors.js'
 import type { RawRequestInput } from './raw.js'
+import { isDotSegment } from './url.js'
 
 /** The caller's values for one operation, not yet checked. */
 export interface OperationInput {
@@ -58,8 +59,6 @@ export interface RequestInput<Base extends string = string> extends RawRequestIn
 
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/
 const PATH_VARIABLE = /\{(\w+)\}/g
-/** `.` and `..`, literal or percent-encoded: URL parsing reads them as dot segments (WHATWG URL). */
-const DOT_SEGMENT = /^(\.|%2e){1,2}$/i
 /** The path values of a template without variables: the builder then uses the template as it is. */
 export const NO_PATH: Readonly<Record<string, string | number>> = Object.freeze({})
 
@@ -149,7 +148,7 @@ export function pathValues(
   const values: Record<string, string | number> = {}
   for (const name of names) {
     const value = given?.[name]
-    if (typeof value === 'string' && DOT_SEGMENT.test(value)) {
+    if (typeof value === 'string' && isDotSegment(value)) {
       issues.push({ path: name, message: 'must not be empty, "." or ".." (it would change the route)' })
     } else if (
       (typeof value === 'string' && value.trim() !== '') ||

@@ -84,3 +84,5 @@ export type {
   RetryMessage,
 } from './telemetry.js'
 export { PAYWIRE_CHANNELS } from './telemetry.js'
+// Encodes caller data as one path segment of a raw `request()` path.
+export { pathSegment } from './url.js'

@@ -5,6 +5,7 @@ import { RequestValidationError, type ValidationIssue } from './errors.js'
 import { managedHeaderIssues } from './headers.js'
 import type { HttpMethod, HttpRequest } from './request.js'
 import { type RetryPolicy, safe, unsentOnly } from './retry.js'
+import { leavesBasePath } from './url.js'
 
 export interface RawRequestInput {
   readonly method: HttpMethod
@@ -34,6 +35,10 @@ export function buildRawRequest(
   if (!METHODS.has(input.method)) issues.push({ path: 'method', message: `must be one of ${[...METHODS].join(', ')}` })
   if (typeof input.path !== 'string' || !input.path.startsWith('/') || input.path.startsWith('//')) {
     issues.push({ path: 'path', message: 'must be a path starting with a single "/" (no scheme or host)' })
+  } else if (leavesBasePath(input.path)) {
+    // URL parsing resolves `.` and `..` (also percent-encoded, also after a `\`): `/../admin` below
+    // `https://gateway.example/sandbox` is `https://gateway.example/admin`, another environment's path.
+    issues.push({ path: 'path', message: 'must not contain a "." or ".." segment (it would leave the base URL)' })
   }
   if (input.body !== undefined && input.form !== undefined) {
     issues.push({ path: 'body', message: 'give either body (JSON) or form, not both' })

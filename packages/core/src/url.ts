@@ -41,6 +41,20 @@ export function checkBaseUrl(option: string, value: unknown, client: string): st
   return url.href.replace(/\/+$/, '')
 }
 
+/** `.` and `..`, literal or percent-encoded: URL parsing reads each as a dot segment (WHATWG URL). */
+export function isDotSegment(segment: string): boolean {
+  return /^(\.|%2e){1,2}$/i.test(segment)
+}
+
+/**
+ * Whether a path below a base URL would leave it once parsed: a dot segment anywhere before its
+ * query, after URL parsing drops tabs and newlines and reads `\` as `/` (WHATWG URL, http URLs).
+ */
+export function leavesBasePath(path: string): boolean {
+  const beforeQuery = path.replace(/[\t\n\r]/g, '').split(/[?#]/, 1)[0] ?? ''
+  return beforeQuery.split(/[/\\]/).some(isDotSegment)
+}
+
 /**
  * Encodes one path variable so `/`, `?` and `#` in caller data cannot change the route. `.`, `..`
  * and the empty string are refused: URL parsing treats `%2E%2E` as `..` (WHATWG URL), so no encoding
@@ -51,7 +65,7 @@ export function pathSegment(value: string | number, field = 'path variable', ope
   const refuse = (message: string): never => {
     throw new RequestValidationError(operation, [{ path: field, message }])
   }
-  if (text === '' || /^(\.|%2e){1,2}$/i.test(text)) refuse('must not be empty, "." or ".." (it would change the route)')
+  if (text === '' || isDotSegment(text)) refuse('must not be empty, "." or ".." (it would change the route)')
   try {
     return encodeURIComponent(text)
   } catch {
