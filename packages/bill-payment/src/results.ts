@@ -73,43 +73,19 @@ export const TRANSACTION_KINDS: FieldKinds<Transaction> = {
   idempotencyKey: 'string',
 }
 
-/**
- * `catalog.list()`: every catalog product (rules Endpoints 1, Platform 11).
- * @deprecated Use `readonly Product[] | undefined`, which the method's signature names; this per-method alias goes in 1.0.
- */
+/** @deprecated Use `readonly Product[] | undefined`, which the method's signature names; this per-method alias goes in 1.0. */
 export type CatalogListResult = readonly Product[] | undefined
-/**
- * `catalog.get(id)`: the product, or `undefined` for a 200 without a body (rule Endpoints 2).
- * @deprecated Use `Product | undefined`, which the method's signature names; this per-method alias goes in 1.0.
- */
+/** @deprecated Use `Product | undefined`, which the method's signature names; this per-method alias goes in 1.0. */
 export type CatalogGetResult = Product | undefined
-/**
- * `catalog.enable(body)`: the product as it now is, or `undefined` for an empty answer (rule Platform 11).
- * @deprecated Use `Product | undefined`, which the method's signature names; this per-method alias goes in 1.0.
- */
+/** @deprecated Use `Product | undefined`, which the method's signature names; this per-method alias goes in 1.0. */
 export type CatalogEnableResult = Product | undefined
-/**
- * `catalog.disable(body)`: the product as it now is, or `undefined` for an empty answer (rule Platform 11).
- * @deprecated Use `Product | undefined`, which the method's signature names; this per-method alias goes in 1.0.
- */
+/** @deprecated Use `Product | undefined`, which the method's signature names; this per-method alias goes in 1.0. */
 export type CatalogDisableResult = Product | undefined
-/**
- * `transactions.list(query?)`: the transactions (rules Endpoints 5, Platform 12).
- * @deprecated Use `readonly Transaction[] | undefined`, which the method's signature names; this per-method alias goes in 1.0.
- */
+/** @deprecated Use `readonly Transaction[] | undefined`, which the method's signature names; this per-method alias goes in 1.0. */
 export type TransactionsListResult = readonly Transaction[] | undefined
-/**
- * `transactions.execute(body)`: the transaction the payment made, or `undefined` for an empty answer (rule Platform 12).
- * @deprecated Use `Transaction | undefined`, which the method's signature names; this per-method alias goes in 1.0.
- */
+/** @deprecated Use `Transaction | undefined`, which the method's signature names; this per-method alias goes in 1.0. */
 export type TransactionsExecuteResult = Transaction | undefined
-/**
- * `transactions.get(transReference)`: the transaction of the reference asked for (rules Platform 12, Platform 13).
- * @deprecated Use `Transaction`, which the method's signature names; this per-method alias goes in 1.0.
- */
+/** @deprecated Use `Transaction`, which the method's signature names; this per-method alias goes in 1.0. */
 export type TransactionsGetResult = Transaction
-/**
- * `transactions.filter(filter)`: the transactions that match (rules Endpoints 8, Platform 12).
- * @deprecated Use `readonly Transaction[] | undefined`, which the method's signature names; this per-method alias goes in 1.0.
- */
+/** @deprecated Use `readonly Transaction[] | undefined`, which the method's signature names; this per-method alias goes in 1.0. */
 export type TransactionsFilterResult = readonly Transaction[] | undefined

@@ -157,10 +157,7 @@ export type S2sGetTransStatusByOrderResult = S2sActionResult
 export type S2sCaptureResult = S2sActionResult
 /** @deprecated Use `S2sActionResult`, which the method's signature names; this per-method alias goes in 1.0. */
 export type S2sVoidResult = S2sActionResult
-/**
- * CREDITVOID answers `ACCEPTED` at once; the outcome arrives later by callback (rule Platform 11).
- * @deprecated Use `S2sActionResult`, which the method's signature names; this per-method alias goes in 1.0.
- */
+/** @deprecated Use `S2sActionResult`, which the method's signature names; this per-method alias goes in 1.0. */
 export type S2sCreditVoidResult = S2sActionResult
 /** @deprecated Use `S2sActionResult`, which the method's signature names; this per-method alias goes in 1.0. */
 export type S2sRecurringSaleResult = S2sActionResult

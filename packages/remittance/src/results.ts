@@ -62,30 +62,15 @@ export const BENEFICIARY_KINDS: FieldKinds<Beneficiary> = {
   idDetails: 'string',
 }
 
-/**
- * `beneficiaries.create`: the stored beneficiary, or `undefined` for the empty 201 (rule Endpoints 1).
- * @deprecated Use `Beneficiary | undefined`, which the method's signature names; this per-method alias goes in 1.0.
- */
+/** @deprecated Use `Beneficiary | undefined`, which the method's signature names; this per-method alias goes in 1.0. */
 export type BeneficiariesCreateResult = Beneficiary | undefined
-/**
- * `beneficiaries.update`: the beneficiary as it now is, or `undefined` for an empty answer (rule Platform 12).
- * @deprecated Use `Beneficiary | undefined`, which the method's signature names; this per-method alias goes in 1.0.
- */
+/** @deprecated Use `Beneficiary | undefined`, which the method's signature names; this per-method alias goes in 1.0. */
 export type BeneficiariesUpdateResult = Beneficiary | undefined
-/**
- * `beneficiaries.getByPosId`: the beneficiaries with this `posid` (rule Platform 12).
- * @deprecated Use `readonly Beneficiary[] | undefined`, which the method's signature names; this per-method alias goes in 1.0.
- */
+/** @deprecated Use `readonly Beneficiary[] | undefined`, which the method's signature names; this per-method alias goes in 1.0. */
 export type BeneficiariesGetByPosIdResult = readonly Beneficiary[] | undefined
-/**
- * `beneficiaries.search`: the beneficiaries with a field containing the value (rule Platform 12).
- * @deprecated Use `readonly Beneficiary[] | undefined`, which the method's signature names; this per-method alias goes in 1.0.
- */
+/** @deprecated Use `readonly Beneficiary[] | undefined`, which the method's signature names; this per-method alias goes in 1.0. */
 export type BeneficiariesSearchResult = readonly Beneficiary[] | undefined
-/**
- * `beneficiaries.getByTelephone`: the beneficiaries with this telephone or mobile number (rule Platform 12).
- * @deprecated Use `readonly Beneficiary[] | undefined`, which the method's signature names; this per-method alias goes in 1.0.
- */
+/** @deprecated Use `readonly Beneficiary[] | undefined`, which the method's signature names; this per-method alias goes in 1.0. */
 export type BeneficiariesGetByTelephoneResult = readonly Beneficiary[] | undefined
 
 // ---- lookups ------------------------------------------------------------------------------------
@@ -309,60 +294,27 @@ export const TRANSACTION_STATUS_KINDS: FieldKinds<TransactionStatus> = {
   receivingAmountFX: 'string or number',
 }
 
-/**
- * `lookup.rates`: the quote (rules Endpoints 8, Platform 16).
- * @deprecated Use `RateQuote | undefined`, which the method's signature names; this per-method alias goes in 1.0.
- */
+/** @deprecated Use `RateQuote | undefined`, which the method's signature names; this per-method alias goes in 1.0. */
 export type LookupRatesResult = RateQuote | undefined
-/**
- * `lookup.nameEnquiry`: the account found (rule Platform 18).
- * @deprecated Use `BankAccount | undefined`, which the method's signature names; this per-method alias goes in 1.0.
- */
+/** @deprecated Use `BankAccount | undefined`, which the method's signature names; this per-method alias goes in 1.0. */
 export type LookupNameEnquiryResult = BankAccount | undefined
-/**
- * `lookup.nameEnquiryLookup`: the account found, as the POST form answers it (rule Platform 18).
- * @deprecated Use `BankAccount | undefined`, which the method's signature names; this per-method alias goes in 1.0.
- */
+/** @deprecated Use `BankAccount | undefined`, which the method's signature names; this per-method alias goes in 1.0. */
 export type LookupNameEnquiryLookupResult = BankAccount | undefined
-/**
- * `lookup.destinationCountries` (rule Platform 17).
- * @deprecated Use `readonly DestinationCountry[] | undefined`, which the method's signature names; this per-method alias goes in 1.0.
- */
+/** @deprecated Use `readonly DestinationCountry[] | undefined`, which the method's signature names; this per-method alias goes in 1.0. */
 export type LookupDestinationCountriesResult = readonly DestinationCountry[] | undefined
-/**
- * `lookup.deliveryBanks` (rule Platform 17).
- * @deprecated Use `readonly DeliveryBank[] | undefined`, which the method's signature names; this per-method alias goes in 1.0.
- */
+/** @deprecated Use `readonly DeliveryBank[] | undefined`, which the method's signature names; this per-method alias goes in 1.0. */
 export type LookupDeliveryBanksResult = readonly DeliveryBank[] | undefined
-/**
- * `lookup.deliveryBankBranches` (rule Platform 17).
- * @deprecated Use `readonly DeliveryBankBranch[] | undefined`, which the method's signature names; this per-method alias goes in 1.0.
- */
+/** @deprecated Use `readonly DeliveryBankBranch[] | undefined`, which the method's signature names; this per-method alias goes in 1.0. */
 export type LookupDeliveryBankBranchesResult = readonly DeliveryBankBranch[] | undefined
-/**
- * `lookup.collectionPoints` (rule Platform 17).
- * @deprecated Use `readonly CollectionPoint[] | undefined`, which the method's signature names; this per-method alias goes in 1.0.
- */
+/** @deprecated Use `readonly CollectionPoint[] | undefined`, which the method's signature names; this per-method alias goes in 1.0. */
 export type LookupCollectionPointsResult = readonly CollectionPoint[] | undefined
-/**
- * `lookup.mobileOperators` (rule Platform 17).
- * @deprecated Use `readonly MobileOperator[] | undefined`, which the method's signature names; this per-method alias goes in 1.0.
- */
+/** @deprecated Use `readonly MobileOperator[] | undefined`, which the method's signature names; this per-method alias goes in 1.0. */
 export type LookupMobileOperatorsResult = readonly MobileOperator[] | undefined
-/**
- * `lookup.mobileOperatorCreditTypes` (rule Platform 17).
- * @deprecated Use `readonly MobileOperatorCreditType[] | undefined`, which the method's signature names; this per-method alias goes in 1.0.
- */
+/** @deprecated Use `readonly MobileOperatorCreditType[] | undefined`, which the method's signature names; this per-method alias goes in 1.0. */
 export type LookupMobileOperatorCreditTypesResult = readonly MobileOperatorCreditType[] | undefined
-/**
- * `lookup.banks` (rules Endpoints 15, Platform 17).
- * @deprecated Use `readonly Bank[] | undefined`, which the method's signature names; this per-method alias goes in 1.0.
- */
+/** @deprecated Use `readonly Bank[] | undefined`, which the method's signature names; this per-method alias goes in 1.0. */
 export type LookupBanksResult = readonly Bank[] | undefined
-/**
- * `lookup.transactionStatus`: the record of the reference asked for (rules Platform 15, Platform 19).
- * @deprecated Use `TransactionStatus`, which the method's signature names; this per-method alias goes in 1.0.
- */
+/** @deprecated Use `TransactionStatus`, which the method's signature names; this per-method alias goes in 1.0. */
 export type LookupTransactionStatusResult = TransactionStatus
 
 // ---- transactions -------------------------------------------------------------------------------
@@ -418,23 +370,11 @@ export const CONFIRMATION_KINDS: FieldKinds<Confirmation> = {
   status: 'string or number',
 }
 
-/**
- * `transactions.mobileTransfer` (rule Platform 13).
- * @deprecated Use `Transfer | undefined`, which the method's signature names; this per-method alias goes in 1.0.
- */
+/** @deprecated Use `Transfer | undefined`, which the method's signature names; this per-method alias goes in 1.0. */
 export type TransactionsMobileTransferResult = Transfer | undefined
-/**
- * `transactions.cashCollection` (rule Platform 13).
- * @deprecated Use `Transfer | undefined`, which the method's signature names; this per-method alias goes in 1.0.
- */
+/** @deprecated Use `Transfer | undefined`, which the method's signature names; this per-method alias goes in 1.0. */
 export type TransactionsCashCollectionResult = Transfer | undefined
-/**
- * `transactions.bankTransfer` (rule Platform 13).
- * @deprecated Use `Transfer | undefined`, which the method's signature names; this per-method alias goes in 1.0.
- */
+/** @deprecated Use `Transfer | undefined`, which the method's signature names; this per-method alias goes in 1.0. */
 export type TransactionsBankTransferResult = Transfer | undefined
-/**
- * `transactions.confirm` (rule Platform 14).
- * @deprecated Use `Confirmation | undefined`, which the method's signature names; this per-method alias goes in 1.0.
- */
+/** @deprecated Use `Confirmation | undefined`, which the method's signature names; this per-method alias goes in 1.0. */
 export type TransactionsConfirmResult = Confirmation | undefined
