@@ -13,14 +13,8 @@ export interface OpenRecord {
   readonly [field: string]: unknown
 }
 
-/** Any value `JSON.parse` can produce: what `bills.request(...)` and a `schema` such as `z.json()` read. */
-export type JsonValue =
-  | null
-  | boolean
-  | number
-  | string
-  | readonly JsonValue[]
-  | { readonly [field: string]: JsonValue }
+// One JSON value type across the packages: core's.
+export type { JsonValue } from '@paywire/core'
 
 /** Body of `POST /api/transactions`, executing a payment (rule Resources 3). Fields not published (rule Resources 4). */
 export type ExecutePaymentRequest = OpenRecord

@@ -58,6 +58,7 @@ export type {
   StoredEventState,
   TakenEvent,
 } from './inbox/store.js'
+export type { JsonValue } from './json-check.js'
 export type { ServiceDedupOptions } from './options.js'
 export type { ProblemDetails } from './problem-details.js'
 export type { ProblemDetailsErrorInit, ProblemReason } from './problem-error.js'

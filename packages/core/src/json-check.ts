@@ -6,6 +6,18 @@
 
 import type { ValidationIssue } from './errors.js'
 
+/**
+ * Any value `JSON.parse` can produce: what a raw `request(...)` and a `schema` such as `z.json()`
+ * read. Read-only: an answer is what the service said, not a working copy.
+ */
+export type JsonValue =
+  | null
+  | boolean
+  | number
+  | string
+  | readonly JsonValue[]
+  | { readonly [field: string]: JsonValue }
+
 /** Why a value would not survive `JSON.stringify` unchanged, or `undefined` when it would. */
 function jsonProblem(value: unknown): string | undefined {
   switch (typeof value) {

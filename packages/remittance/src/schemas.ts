@@ -5,12 +5,12 @@
  * client (with the client's rules, e.g. its `sleDecimals`).
  */
 
-import type { Query, ValidationIssue } from '@paywire/core'
+import type { JsonValue, Query, ValidationIssue } from '@paywire/core'
 import { jsonObjectIssues } from '@paywire/core/engine'
 import * as z from 'zod'
 
-/** Any JSON value: what `remit.request(...)` and a `schema` such as `z.json()` read. */
-export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue }
+// One JSON value type across the packages: core's.
+export type { JsonValue } from '@paywire/core'
 
 /**
  * Any parsed success body, or `undefined` for an answer without one: the type every result had

@@ -7,6 +7,7 @@ export type { FailNextOptions } from '@paywire/core/testing'
 export type { SimulatorProduct } from './fixtures.js'
 export { DEFAULT_PRODUCTS, SIMULATOR_CLIENT_ID, SIMULATOR_CLIENT_SECRET } from './fixtures.js'
 export type {
+  BillPaymentLedgerEntry,
   BillPaymentSimulatorOptions,
   LedgerEntry,
   SimulatorProblem,

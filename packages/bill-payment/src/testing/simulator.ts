@@ -13,10 +13,10 @@ import { HttpResponse, http, type RequestHandler } from 'msw'
 import { DEFAULT_PRODUCTS, SIMULATOR_CLIENT_ID, SIMULATOR_CLIENT_SECRET, type SimulatorProduct } from './fixtures.js'
 import { isRecord, PROBLEM_BASE, problem, readJson, validation } from './problems.js'
 import { billOperationOf, FAULT_OPERATIONS, strictErrors } from './strict.js'
-import { type LedgerEntry, SimulatedTransactions, type SimulatorTransaction } from './transactions.js'
+import { type BillPaymentLedgerEntry, SimulatedTransactions, type SimulatorTransaction } from './transactions.js'
 
 export type { SimulatorProblem } from './problems.js'
-export type { LedgerEntry, SimulatorTransaction } from './transactions.js'
+export type { BillPaymentLedgerEntry, LedgerEntry, SimulatorTransaction } from './transactions.js'
 export { SIMULATOR_FILTER_KEYS } from './transactions.js'
 
 export interface BillPaymentSimulatorOptions {
@@ -69,7 +69,7 @@ export class BillPaymentSimulator {
   }
 
   /** Every payment executed, oldest first: a replayed `Idempotency-Key` adds no entry. */
-  get ledger(): readonly LedgerEntry[] {
+  get ledger(): readonly BillPaymentLedgerEntry[] {
     return this.#transactions.ledger
   }
 

@@ -25,13 +25,16 @@ export interface SimulatorTransaction {
 }
 
 /** One payment the simulator executed (a replayed key adds nothing here). */
-export interface LedgerEntry {
+export interface BillPaymentLedgerEntry {
   readonly transReference: string
   readonly idempotencyKey: string | undefined
   readonly productId: string
   readonly amount: number
   readonly executedAt: string
 }
+
+/** @deprecated Use `BillPaymentLedgerEntry` (one name per service, like `BillPaymentError`); this alias goes in 1.0. */
+export type LedgerEntry = BillPaymentLedgerEntry
 
 /** Filter keys the simulator understands, on `POST /api/transactions/all` and as `GET /api/transactions` query. */
 export const SIMULATOR_FILTER_KEYS = ['productId', 'status', 'customerReference', 'from', 'to'] as const
@@ -51,7 +54,7 @@ interface KeyRecord {
 export class SimulatedTransactions {
   readonly #clock: Clock
   #transactions: SimulatorTransaction[] = []
-  #ledger: LedgerEntry[] = []
+  #ledger: BillPaymentLedgerEntry[] = []
   readonly #keys = new Map<string, KeyRecord>()
   #counter = 0
 
@@ -65,7 +68,7 @@ export class SimulatedTransactions {
   }
 
   /** Every payment executed, oldest first: a replayed `Idempotency-Key` adds no entry. */
-  get ledger(): readonly LedgerEntry[] {
+  get ledger(): readonly BillPaymentLedgerEntry[] {
     return [...this.#ledger]
   }
 

@@ -3,10 +3,10 @@
 import { randomUUID } from 'node:crypto'
 import { formatAmountLike, toMinorUnits } from '../amount.js'
 import {
+  type CardGatewayLedgerEntry,
   type CardGatewaySimulatorOptions,
   DEFAULT_CALLBACK_FIELDS,
   HASH_INPUTS,
-  type LedgerEntry,
   type PayOptions,
   type Reply,
   SIMULATOR_AUTHORIZATION_VALID_MS,
@@ -38,7 +38,7 @@ const STATUS_CALLBACK: Readonly<Record<Exclude<SimulatedPaymentStatus, 'prepare'
 export class SimulatedGateway extends SimulatedTransport {
   readonly payments: SimulatedPayment[] = []
   readonly schedules = new Map<string, SimulatedSchedule>()
-  readonly ledger: LedgerEntry[] = []
+  readonly ledger: CardGatewayLedgerEntry[] = []
   /** Signed callback bodies the simulator would have delivered, in order. */
   readonly callbacks: string[] = []
   /** Settings that tests may change between calls. */
@@ -310,7 +310,7 @@ export class SimulatedGateway extends SimulatedTransport {
     return this.clock.date?.() ?? Date.now()
   }
 
-  protected record(entry: Omit<LedgerEntry, 'at'>): void {
+  protected record(entry: Omit<CardGatewayLedgerEntry, 'at'>): void {
     this.ledger.push({ at: this.date(), ...entry })
   }
 }

@@ -10,6 +10,7 @@ export type { FailNextOptions } from '@paywire/core/testing'
 export type { CallbackCourierOptions, CallbackCourierStats } from './courier.js'
 export { CALLBACK_URL_BLOCK, CallbackCourier, COURIER_RETRIES_MS } from './courier.js'
 export type {
+  CardGatewayLedgerEntry,
   CardGatewaySimulatorOptions,
   LedgerEntry,
   PayOptions,

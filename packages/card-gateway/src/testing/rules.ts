@@ -159,7 +159,7 @@ export interface SimulatedSchedule {
 }
 
 /** One side effect, in order, for tests to inspect. */
-export interface LedgerEntry {
+export interface CardGatewayLedgerEntry {
   readonly at: number
   readonly kind:
     | 'session'
@@ -183,6 +183,9 @@ export interface LedgerEntry {
   /** The state a `status_set` entry moved the payment to. */
   readonly status?: SimulatedPaymentStatus
 }
+
+/** @deprecated Use `CardGatewayLedgerEntry` (one name per service, like `CardGatewayError`); this alias goes in 1.0. */
+export type LedgerEntry = CardGatewayLedgerEntry
 
 export interface PayOptions {
   readonly card: string

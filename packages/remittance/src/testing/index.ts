@@ -17,7 +17,13 @@ export type {
   RemittanceFixtures,
 } from './fixtures.js'
 export { remittanceFixtures } from './fixtures.js'
-export type { LedgerEntry, RemittanceSimulatorOptions, SimulatedBeneficiary, TransferKind } from './rules.js'
+export type {
+  LedgerEntry,
+  RemittanceLedgerEntry,
+  RemittanceSimulatorOptions,
+  SimulatedBeneficiary,
+  TransferKind,
+} from './rules.js'
 export { SIMULATOR_API_KEY } from './rules.js'
 export { RemittanceSimulator } from './simulator.js'
 

@@ -32,7 +32,7 @@ export interface SimulatedBeneficiary {
 export type TransferKind = 'mobile-transfer' | 'cash-collection' | 'bank-transfer'
 
 /** One executed transfer, as the simulated platform booked it. */
-export interface LedgerEntry {
+export interface RemittanceLedgerEntry {
   readonly transactionId: string
   readonly kind: TransferKind
   readonly agentTransactionRef: string
@@ -48,6 +48,9 @@ export interface LedgerEntry {
   /** The request body exactly as parsed. */
   readonly body: Readonly<Record<string, unknown>>
 }
+
+/** @deprecated Use `RemittanceLedgerEntry` (one name per service, like `RemittanceError`); this alias goes in 1.0. */
+export type LedgerEntry = RemittanceLedgerEntry
 
 export type FieldType = 'string' | 'number'
 export type Errors = Record<string, string[]>
@@ -130,7 +133,7 @@ export const BANK_TYPES: Record<string, FieldType> = { ...TRANSACTION_TYPES, ban
 
 export const round2 = (value: number): number => Math.round(value * 100) / 100
 
-export interface MutableEntry extends Omit<LedgerEntry, 'status' | 'referenceNumber'> {
+export interface MutableEntry extends Omit<RemittanceLedgerEntry, 'status' | 'referenceNumber'> {
   status: string
   referenceNumber: string | undefined
 }

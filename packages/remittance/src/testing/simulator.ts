@@ -8,7 +8,7 @@ import { type RemittanceFixtures, remittanceFixtures } from './fixtures.js'
 import { lookupRoutes } from './lookup-routes.js'
 import { SimulatorRouting } from './routing.js'
 import {
-  type LedgerEntry,
+  type RemittanceLedgerEntry,
   type RemittanceSimulatorOptions,
   SIMULATOR_API_KEY,
   type SimulatedBeneficiary,
@@ -67,7 +67,7 @@ export class RemittanceSimulator {
   }
 
   /** Every executed transfer, in order (copies). */
-  get ledger(): readonly LedgerEntry[] {
+  get ledger(): readonly RemittanceLedgerEntry[] {
     return this.#state.ledger.map((entry) => ({ ...entry }))
   }
 
