@@ -57,51 +57,121 @@ export type EndpointMethods<Rows> = { readonly [K in keyof Rows]: EndpointMethod
 /** The class `resource(rows)` returns: made by the client with its engine. */
 export type ResourceClass<Ctx, Rows, Methods = EndpointMethods<Rows>> = new (ops: OperationClient<Ctx>) => Methods
 
-/**
- * `A` and `B` are the same type as far as a caller can tell: each assignable to the other, with the
- * same member names (an extra optional member is assignable both ways, and would go unseen).
- */
-type Same<A, B> = [A, keyof A] extends [B, keyof B] ? ([B, keyof B] extends [A, keyof A] ? true : false) : false
+/** Whether `T` is `any` (which would pass any assignability check). */
+type IsAny<T> = 0 extends 1 & T ? true : false
 
-/** `Same` for each argument of `B` and the one `A` has in its place (each argument's own members too). */
-type EachSame<A, B extends readonly unknown[]> = {
-  [I in keyof B]: Same<Exclude<A[I & keyof A], undefined>, Exclude<B[I], undefined>>
-}
+/** Each assignable to the other. */
+type Mutual<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
 
-/** Strict identity (a type parameter left at its default). */
+/** Strict identity, as the compiler compares two declarations (`any` is only `any`). */
 type Identical<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false
+
+/** The optional members of an object type. */
+type OptionalKeys<T> = {
+  [K in keyof T]-?: undefined extends T[K] ? (T extends Record<K, T[K]> ? never : K) : never
+}[keyof T]
+
+type IsUnion<T, U = T> = T extends unknown ? ([U] extends [T] ? false : true) : never
+
+/** Depth left, for the recursion of `DeepSame` (params are never deeper than a few levels). */
+type Deeper = [never, 0, 1, 2, 3, 4, 5, 6]
+
+/** Every member of union `A` has a member of `B` deeply the same. */
+type Covers<A, B, D extends number> = (
+  A extends unknown
+    ? true extends (B extends unknown ? DeepSame<A, B, D> : never)
+      ? true
+      : false
+    : never
+) extends true
+  ? true
+  : false
+
+/**
+ * `A` and `B` are the same type as far as a caller can tell, at every depth: each assignable to the
+ * other, with the same member names and the same optional members, `any` only where the other is
+ * `any`, and each union member matched by one of the other's. An interface and the object type it
+ * writes out are the same; a narrower, wider or `any` member anywhere is not.
+ */
+export type DeepSame<A, B, D extends number = 7> = [D] extends [never]
+  ? Mutual<A, B>
+  : IsAny<A> extends true
+    ? IsAny<B>
+    : IsAny<B> extends true
+      ? false
+      : Mutual<A, B> extends false
+        ? false
+        : true extends IsUnion<A> | IsUnion<B>
+          ? [
+              Covers<Exclude<A, boolean>, Exclude<B, boolean>, D>,
+              Covers<Exclude<B, boolean>, Exclude<A, boolean>, D>,
+            ] extends [true, true]
+            ? true
+            : false
+          : [A] extends [readonly unknown[]]
+            ? [B] extends [readonly unknown[]]
+              ? DeepSameElements<A, B, D>
+              : false
+            : [A] extends [object]
+              ? Mutual<keyof A, keyof B> extends false
+                ? false
+                : Mutual<OptionalKeys<A>, OptionalKeys<B>> extends false
+                  ? false
+                  : { [K in keyof A]-?: DeepSame<A[K], B[K & keyof B], Deeper[D]> }[keyof A] extends true
+                    ? true
+                    : false
+              : true
+
+/** Two tuples (or arrays) element by element. */
+type DeepSameElements<A extends readonly unknown[], B extends readonly unknown[], D extends number> =
+  Mutual<A['length'], B['length']> extends false
+    ? false
+    : // An optional element maps to `true | undefined`.
+      { [I in keyof A]: DeepSame<A[I], B[I & keyof B], Deeper[D]> }[number] extends true | undefined
+      ? true
+      : false
 
 /**
  * A method as a service's public interface writes it: the plain call, then the call with a `schema`.
  * `{ (...): A; (...): B }` matches the last two signatures of an overloaded method, in order.
  */
 type PublicSignatures<F> = F extends {
-  (...args: infer Plain): infer Answer
-  (...args: infer Typed): unknown
+  (...args: infer Plain): unknown
+  (...args: infer _Typed): unknown
 }
-  ? { plain: Plain; answer: Answer; typed: Typed }
+  ? Plain
   : never
 
-/** The `schema` overload of a method whose plain call takes `Lead` before its options. */
-type TypedCall<Lead extends unknown[]> = <T>(
-  ...args: [...Lead, options: OperationOptions<AnswerSchema<T>>]
-) => ApiPromise<T>
+/** The arguments a plain call takes before its options, in the places `Row` has them. */
+type LeadOf<Plain, RowArgs extends unknown[]> = { [I in keyof RowArgs]: Plain[I & keyof Plain] }
 
 /**
- * Whether a public method declares exactly its row's call: the plain signature
- * `(…arguments, options?: OperationOptions) => ApiPromise<Result>` with the row's arguments and
- * result, then the typed one `<T>(…arguments, options: OperationOptions<AnswerSchema<T>>) => ApiPromise<T>`.
+ * The method a row is, declared with `Lead` for its arguments: the plain call resolving with the
+ * row's result, then the call with a `schema` resolving with the schema's output.
  */
-type DeclaresRow<F, R> =
-  PublicSignatures<F> extends { plain: infer Plain; answer: infer Answer; typed: infer Typed }
-    ? Same<Plain, [...EndpointArgs<R>, options?: OperationOptions]> extends true
-      ? EachSame<Plain, EndpointArgs<R>> extends readonly (true | undefined)[]
-        ? Same<Answer, ApiPromise<EndpointResult<R>>> extends true
-          ? Same<Typed, Parameters<TypedCall<EndpointArgs<R>>>>
-          : false
-        : false
+interface PublicMethod<Lead extends unknown[], Result> {
+  (...args: [...Lead, options?: OperationOptions]): ApiPromise<Result>
+  <T>(...args: [...Lead, options: OperationOptions<AnswerSchema<T>>]): ApiPromise<T>
+}
+
+/**
+ * Whether a public method declares exactly its row's call: a required member with exactly the two
+ * signatures of `PublicMethod` (nothing `any`, no other overload, the row's result), whose
+ * arguments are deeply the row's (path value, params type, open query).
+ */
+type DeclaresRow<F, R> = undefined extends F
+  ? false
+  : LeadOf<PublicSignatures<F>, EndpointArgs<R>> extends infer Lead extends unknown[]
+    ? DeepSame<Lead, EndpointArgs<R>> extends true
+      ? Identical<F, PublicMethod<Lead, EndpointResult<R>>>
       : false
     : false
+
+declare const declaredOtherwise: unique symbol
+/** What the compile error names: the rows declared otherwise. No value has this type, so nothing silences the check. */
+interface RowsDeclaredOtherwise<Rows> {
+  readonly [declaredOtherwise]: Rows
+}
 
 /**
  * The rows a public interface declares differently from the table (or leaves out): `never` when
@@ -153,7 +223,7 @@ export function resource<Ctx, Rows extends Readonly<Record<string, AnyOperation>
     ? []
     : Identical<Methods, EndpointMethods<Rows>> extends true
       ? []
-      : [rowsDeclaredOtherwise: UndeclaredRows<Methods, Rows>]
+      : [rowsDeclaredOtherwise: RowsDeclaredOtherwise<UndeclaredRows<Methods, Rows>>]
 ): ResourceClass<Ctx, Rows, Pick<Methods, keyof Rows & keyof Methods>> {
   void undeclared
   class Resource {
