@@ -84,19 +84,26 @@ const FLAGS =
   ts.TypeFormatFlags.UseAliasDefinedOutsideCurrentScope |
   ts.TypeFormatFlags.WriteArrayAsGenericType
 
-/** Whether `type` is an object literal type to write out member by member (not a named or built-in type). */
+/** Whether `type` is an object type to write out member by member: anonymous, mapped, or named where its name would not resolve. */
 function isLiteralObject(type, checker, top = false) {
   // An intersection of object literals (`{ a: string } & { b?: never }`) is written as one.
   if (type.flags & ts.TypeFlags.Intersection) return type.types.every((part) => isLiteralObject(part, checker))
-  if (!(type.flags & ts.TypeFlags.Object) || (type.aliasSymbol && !top)) return false
+  if (!(type.flags & ts.TypeFlags.Object)) return false
   if (checker.isArrayType(type) || checker.isTupleType(type)) return false
   if (type.getCallSignatures().length > 0 || type.getConstructSignatures().length > 0) return false
+  if (type.aliasSymbol) return top || !nameable(type.aliasSymbol)
   const name = type.symbol?.name
-  return name === '__type' || name === '__object' || type.objectFlags & ts.ObjectFlags.Mapped
+  if (name === '__type' || name === '__object' || type.objectFlags & ts.ObjectFlags.Mapped) return true
+  // A named interface from another file (or one shadowed there) is written out, not named.
+  return Boolean(type.symbol?.flags & ts.SymbolFlags.Interface) && !nameable(type.symbol)
 }
 
 function docOf(symbol, checker, indent) {
-  const text = ts.displayPartsToString(symbol.getDocumentationComment(checker)).trim()
+  // The doc and its tags (`@deprecated`, `@example`…), as written on the schema's member.
+  const tags = symbol.getJsDocTags(checker).map((tag) => `@${tag.name} ${ts.displayPartsToString(tag.text)}`.trim())
+  const text = [ts.displayPartsToString(symbol.getDocumentationComment(checker)).trim(), ...tags]
+    .filter(Boolean)
+    .join('\n')
   if (!text) return ''
   const lines = text.split('\n')
   if (lines.length === 1 && lines[0].length + indent.length < 110) return `${indent}/** ${lines[0]} */\n`
@@ -120,18 +127,21 @@ function declaredAt(symbol) {
   return symbol.declarations?.[0]?.getStart() ?? Number.MAX_SAFE_INTEGER
 }
 
-/** Whether a type alias can be written by its name anywhere: one declared at a file's top level. */
-function nameable(type) {
-  const declaration = type.aliasSymbol?.declarations?.[0]
+/**
+ * Whether a declared name can be written in the file being written and mean this declaration: the
+ * standard library's (`Record`, `Array`) anywhere, a package's own only in the file that declares it
+ * at its top level (elsewhere it is not in scope, or another declaration of the name would be).
+ */
+function nameable(symbol) {
+  const declaration = symbol?.declarations?.[0]
   if (declaration === undefined || !ts.isSourceFile(declaration.parent)) return false
-  // The standard library's (`Record`, `Partial`) are named everywhere; a package's own only in its file.
   const file = declaration.parent.fileName
   return file.includes('/node_modules/typescript/lib/') || file === writing
 }
 
 /** `type` as source text: object literals member by member with their docs, anything else as the compiler writes it. */
 function print(type, checker, context, indent, top = false) {
-  if (type.flags & ts.TypeFlags.Union && (top || !nameable(type))) {
+  if (type.flags & ts.TypeFlags.Union && (top || !type.aliasSymbol || !nameable(type.aliasSymbol))) {
     const parts = type.types.map((member) => print(member, checker, context, indent))
     // `true | false` is `boolean`.
     const booleans = parts.filter((part) => part === 'true' || part === 'false')
@@ -141,8 +151,20 @@ function print(type, checker, context, indent, top = false) {
     return [...merged.filter((part) => part !== 'undefined'), ...last].join(' | ')
   }
   if (!isLiteralObject(type, checker, top)) {
-    if (type.aliasSymbol && !nameable(type))
+    // Arrays and the standard library's generic aliases with each argument written out, so no
+    // argument is named where its name would not resolve.
+    if (checker.isArrayType(type)) {
+      const element = print(checker.getTypeArguments(type)[0], checker, context, indent)
+      const readonly = type.symbol?.name === 'ReadonlyArray' ? 'readonly ' : ''
+      return `${readonly}${/[|&\s]/.test(element) && !element.startsWith('{') ? `(${element})` : element}[]`
+    }
+    if (type.aliasSymbol && nameable(type.aliasSymbol) && type.aliasTypeArguments?.length) {
+      const args = type.aliasTypeArguments.map((argument) => print(argument, checker, context, indent))
+      return `${type.aliasSymbol.name}<${args.join(', ')}>`
+    }
+    if (type.aliasSymbol && !nameable(type.aliasSymbol)) {
       return checker.typeToString(type, context, FLAGS | ts.TypeFormatFlags.InTypeAlias)
+    }
     return checker.typeToString(type, context, FLAGS)
   }
   const inner = `${indent}  `

@@ -421,7 +421,7 @@ export interface CheckoutPurchaseParams {
   /** Where the payer returns after cancelling: a public HTTPS URL (rule Events 4). */
   cancel_url: string
   /** Payment methods offered on the hosted page, as your account names them. */
-  methods?: Array<string> | undefined
+  methods?: string[] | undefined
   /** The channel of your account the payment goes through. */
   channel_id?: string | undefined
   /** Minutes the hosted session stays open: a whole number above 0. */
@@ -439,7 +439,7 @@ export interface CheckoutPurchaseParams {
   /**
    * Saved cards offered to the payer: an array of `card_token`s (unlike credit, which takes one string; rule Platform 5).
    */
-  card_token?: Array<string> | undefined
+  card_token?: string[] | undefined
   /** `true` starts a recurring series: the answer's `recurring_token` then feeds `s2s.recurringSale`. */
   recurring_init?: boolean | undefined
   /** The recurring schedule (a UUID from `s2s.createSchedule`) this payment starts. */
