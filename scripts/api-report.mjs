@@ -43,23 +43,39 @@ const FORMAT =
   ts.TypeFormatFlags.UseAliasDefinedOutsideCurrentScope |
   ts.TypeFormatFlags.WriteArrowStyleSignature
 
-/** Whether a declaration is public API: not `#private`, private, protected or `@internal`. */
-function isPublic(declaration) {
-  if (!declaration) return false
-  if (declaration.name && ts.isPrivateIdentifier(declaration.name)) return false
+/**
+ * How a declaration is API: `public`, `protected` (a subclass sees it: a merchant's subclass of a
+ * client), or `undefined` when it is not (`#private`, `private`, `@internal`).
+ */
+function visibility(declaration) {
+  if (!declaration) return undefined
+  if (declaration.name && ts.isPrivateIdentifier(declaration.name)) return undefined
+  if (ts.getJSDocTags(declaration).some((tag) => tag.tagName.text === 'internal')) return undefined
   const flags = ts.getCombinedModifierFlags(declaration)
-  if (flags & (ts.ModifierFlags.Private | ts.ModifierFlags.Protected)) return false
-  return !ts.getJSDocTags(declaration).some((tag) => tag.tagName.text === 'internal')
+  if (flags & ts.ModifierFlags.Private) return undefined
+  return flags & ts.ModifierFlags.Protected ? 'protected' : 'public'
 }
 
-/** One line per public member declared by a class or interface itself: `name(args): result` or `name: type`. */
-function memberLines(symbol, type, checker, at) {
+function isPublic(declaration) {
+  return visibility(declaration) !== undefined
+}
+
+/** A declaration's type parameters as written (`<S extends AnswerSchema | undefined = undefined>`), or ''. */
+function typeParametersOf(declaration) {
+  const parameters = declaration.typeParameters
+  return parameters?.length ? `<${parameters.map((p) => p.getText().replace(/\s+/g, ' ')).join(', ')}>` : ''
+}
+
+/** One line per public member declared by a class itself (an interface: with its inherited ones): `name(args): result` or `name: type`. */
+function memberLines(symbol, type, checker, at, inherited = false) {
   const lines = []
   const own = (member) => member.declarations?.some((d) => d.parent && symbol.declarations?.includes(d.parent))
   for (const member of checker.getPropertiesOfType(type)) {
-    if (!own(member)) continue
+    if (!inherited && !own(member)) continue
     const declaration = member.declarations?.[0]
-    if (!isPublic(declaration)) continue
+    const seen = visibility(declaration)
+    if (seen === undefined) continue
+    const prefix = seen === 'protected' ? 'protected ' : ''
     const memberType = checker.getTypeOfSymbolAtLocation(member, at)
     // A symbol-keyed member (`[inspect.custom]`) by its source name: the compiler's name for it carries a run's id.
     const name = member.name.startsWith('__@') ? declaration.name.getText() : member.name
@@ -67,13 +83,16 @@ function memberLines(symbol, type, checker, at) {
     const isMethod = member.flags & ts.SymbolFlags.Method
     if (isMethod) {
       for (const signature of memberType.getCallSignatures()) {
-        lines.push(`${name}${optional}${checker.signatureToString(signature, at, FORMAT)}`)
+        lines.push(`${prefix}${name}${optional}${checker.signatureToString(signature, at, FORMAT)}`)
       }
       continue
     }
     const readonly = ts.getCombinedModifierFlags(declaration) & ts.ModifierFlags.Readonly ? 'readonly ' : ''
-    const accessor = member.flags & ts.SymbolFlags.GetAccessor ? 'get ' : ''
-    lines.push(`${accessor}${readonly}${name}${optional}: ${checker.typeToString(memberType, at, FORMAT)}`)
+    const accessor = [
+      member.flags & ts.SymbolFlags.GetAccessor ? 'get ' : '',
+      member.flags & ts.SymbolFlags.SetAccessor ? 'set ' : '',
+    ].join('')
+    lines.push(`${prefix}${accessor}${readonly}${name}${optional}: ${checker.typeToString(memberType, at, FORMAT)}`)
   }
   return lines
 }
@@ -85,15 +104,24 @@ function signatureLines(exported, checker) {
   if (!declaration) return []
   const f = symbol.flags
   const lines = []
+  const typeParameters = typeParametersOf(declaration)
+  if (typeParameters && !(f & ts.SymbolFlags.Function)) lines.push(typeParameters)
   if (f & ts.SymbolFlags.Class) {
     const heritage = declaration.heritageClauses?.map((clause) => clause.getText()).join(' ')
     if (heritage) lines.push(heritage)
+    for (const info of checker.getIndexInfosOfType(checker.getDeclaredTypeOfSymbol(symbol))) {
+      lines.push(
+        `[key: ${checker.typeToString(info.keyType)}]: ${checker.typeToString(info.type, declaration, FORMAT)}`,
+      )
+    }
     const statics = checker.getTypeOfSymbolAtLocation(symbol, declaration)
     for (const signature of statics.getConstructSignatures()) {
       const made = signature.getDeclaration()
       if (made && !isPublic(made)) continue
       if (made)
-        lines.push(`constructor${checker.signatureToString(signature, declaration, FORMAT).replace(/ => .*$/, '')}`)
+        lines.push(
+          `${visibility(made) === 'protected' ? 'protected ' : ''}constructor${checker.signatureToString(signature, declaration, FORMAT).replace(/ => .*$/, '')}`,
+        )
     }
     for (const line of memberLines(symbol, statics, checker, declaration)) {
       if (line.startsWith('prototype:')) continue
@@ -111,7 +139,8 @@ function signatureLines(exported, checker) {
         `[key: ${checker.typeToString(info.keyType)}]: ${checker.typeToString(info.type, declaration, FORMAT)}`,
       )
     }
-    lines.push(...memberLines(symbol, type, checker, declaration))
+    // Inherited members too: an interface's base may be one no entry exports (`CheckoutOrder extends Order`).
+    lines.push(...memberLines(symbol, type, checker, declaration, true))
   } else if (f & ts.SymbolFlags.TypeAlias) {
     lines.push(`= ${declaration.type.getText().replace(/\s+/g, ' ')}`)
   } else if (f & ts.SymbolFlags.Function) {

@@ -17,10 +17,10 @@ import {
   checkBaseUrl,
   Following,
   type OperationClient,
-  type ServiceClientSetup,
   ownedOutcome,
   readCredentials,
   resolveEnvLogger,
+  type ServiceClientSetup,
 } from '@paywire/core/engine'
 import pkg from '../package.json' with { type: 'json' }
 import { Callbacks } from './callbacks.js'

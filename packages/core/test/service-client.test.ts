@@ -48,7 +48,9 @@ const ROWS = {
     retry: unsentOnly,
     reconcile: reconcileRule(['orderId'], ({ wire }) => {
       const orderId = wire?.['orderId']
-      return typeof orderId === 'string' ? { key: 'orderId', value: orderId, lookup: `shop.catalog.get(${orderId})` } : undefined
+      return typeof orderId === 'string'
+        ? { key: 'orderId', value: orderId, lookup: `shop.catalog.get(${orderId})` }
+        : undefined
     }),
   }),
 }
