@@ -339,10 +339,15 @@ describe('bad input: RequestValidationError naming the field, nothing sent', () 
       expect(server.requests[0]?.url).toBe('/search?q=a%26b%3Dc%23d&n=1.5&neg=-2&flag=false&tag=x&tag=2')
     })
 
-    it("a raw request's path goes out as URL parsing writes it: encoded, dot segments resolved, no fragment", async () => {
+    it("a raw request's path goes out as URL parsing writes it: encoded, no fragment", async () => {
       const { server, ops } = await setup()
-      await ops.request({ method: 'GET', path: '/a b/./c/../d?x=é#frag' })
-      expect(server.requests[0]?.url).toBe('/a%20b/d?x=%C3%A9')
+      await ops.request({ method: 'GET', path: '/a b/c/d?x=é#frag' })
+      expect(server.requests[0]?.url).toBe('/a%20b/c/d?x=%C3%A9')
+    })
+
+    it("a raw request's path with a dot segment is refused, nothing sent: it would leave the base URL", async () => {
+      const { server, ops } = await setup()
+      await expectRefused(ops.request({ method: 'GET', path: '/a b/./c/../d?x=é#frag' }), server, ['path'])
     })
 
     // Regression test for an engine defect found in review (operation.ts queryIssues): any non-array object passes, so a Map or URLSearchParams
