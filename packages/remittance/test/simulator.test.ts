@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest'
+import { BENEFICIARIES } from '../src/beneficiaries.js'
 import type { RemittanceError } from '../src/index.js'
+import { LOOKUP } from '../src/lookup.js'
 import { RemittanceSimulator } from '../src/testing/index.js'
+import { TRANSACTIONS } from '../src/transactions.js'
 import { createBeneficiary, mobileTransferBody, setup } from './helpers.js'
 
 describe('the simulator (@paywire/remittance/testing)', () => {
@@ -58,6 +61,8 @@ describe('the simulator (@paywire/remittance/testing)', () => {
     expect(simulator.apiKey).toBe('k2')
     expect(simulator.fixtures.rates).toEqual({ GHS: 1 })
     expect(simulator.fixtures.banks.length).toBeGreaterThan(0)
-    expect(simulator.handlers).toHaveLength(20)
+    // A handler per endpoint row: the simulator serves every method of the client.
+    const rows = [...Object.values(BENEFICIARIES), ...Object.values(LOOKUP), ...Object.values(TRANSACTIONS)]
+    expect(simulator.handlers).toHaveLength(rows.length)
   })
 })
