@@ -59,9 +59,9 @@ export interface BillPaymentOptions extends ClientOptions, ServiceDedupOptions {
  * ```
  */
 export class BillPayment extends ServiceClient {
-  /** `bills.catalog.list() / get(id) / enable(body) / disable(body)`. */
+  /** The payable products: `bills.catalog`. */
   readonly catalog: Catalog
-  /** `bills.transactions.list(query?) / execute(body) / get(transReference) / filter(filter)`. */
+  /** Payments and their records: `bills.transactions`. */
   readonly transactions: Transactions
   readonly #baseUrl: string
   readonly #serviceDedups: boolean

@@ -77,10 +77,10 @@ ${EXITS}`,
 
 Usage: paywire sign <operation> --field name=value … [options]
 
-<operation> is an S2S action (GET_TRANS_STATUS, CAPTURE, VOID, CREDITVOID, RECURRING_SALE,
-GET_TRANS_STATUS_BY_ORDER, CREATE_SCHEDULE, DELETE_SCHEDULE, UPDATE_SCHEDULE), an SDK name
-(s2s.getTransStatus, checkout.purchase, checkout.credit, checkout.status), or callback (the
-Checkout callback signature). Only the operation's hash inputs are hashed, in their order.
+<operation> is an S2S action (such as CAPTURE or GET_TRANS_STATUS), an SDK name (such as
+s2s.capture or checkout.purchase), or callback (the Checkout callback signature); an unknown
+name is answered with every one the SDK signs. Only the operation's hash inputs are hashed, in
+their order.
 
 Options:
   --field <name=value>    a wire field, repeatable; nested Checkout fields as order.number=…

@@ -40,7 +40,7 @@ export interface BillPaymentSimulatorOptions {
 export class BillPaymentSimulator {
   readonly clientId: string
   readonly clientSecret: string
-  /** msw handlers for the eight endpoints; paths start with `*\/` so any host and port match. */
+  /** msw handlers, one per endpoint; paths start with `*\/` so any host and port match. */
   readonly handlers: readonly RequestHandler[]
   readonly #initialProducts: readonly Readonly<SimulatorProduct>[]
   #products = new Map<string, SimulatorProduct>()
