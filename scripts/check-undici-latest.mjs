@@ -2,7 +2,7 @@
 /**
  * `node scripts/check-undici-latest.mjs`: core's undici tests on the newest undici 7 from the npm
  * registry, not only the locked one. core takes undici with a caret range (merchants get undici's
- * fixes without a paywire release) but loads two of its private modules (packages/core/src/undici.ts):
+ * fixes without a paywire release) but loads two of its private modules (packages/core/src/transport/undici.ts):
  * this check fails the day a 7.x release moves or changes them, before merchants meet it. Installs
  * `undici@7` into a temp folder and runs the tests with `PAYWIRE_UNDICI_DIR` pointing there
  * (vitest.shared.ts resolves `undici` from it, core's own loads included). Exits as vitest does.

@@ -1,5 +1,5 @@
 /**
- * The rules of core's `ClaimStore` and `IntentStore` (packages/core/src/stores.ts) as one
+ * The rules of core's `ClaimStore` and `IntentStore` (packages/core/src/journal/stores.ts) as one
  * table-driven suite, run over every store: memory (packages/core/test), Redis (packages/redis/test)
  * and PostgreSQL (packages/postgres/test), so no store can drift from the others. A new store is one
  * more `ConformanceStore` row in its package's test file, passed to `storeConformance`.

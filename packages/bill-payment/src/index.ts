@@ -46,13 +46,14 @@ export {
   TimeoutError,
   UserAbortError,
 } from '@paywire/core'
-export type { Catalog } from './catalog.js'
 export type { BillPaymentOptions } from './client.js'
 export { BillPayment } from './client.js'
 export { BillPaymentError } from './errors.js'
 export type { BillFollowOptions, BillPaymentUpdate } from './follow.js'
 export { DEFAULT_FINAL_BILL_STATES } from './follow.js'
 export type { BillPaymentReconciled } from './reconcile.js'
+export type { Catalog } from './resources/catalog.js'
+export type { Transactions } from './resources/transactions.js'
 export type {
   CatalogDisableResult,
   CatalogEnableResult,
@@ -79,4 +80,3 @@ export type {
   TransactionsListParams,
 } from './schemas.js'
 export { CLIENT_ID_HEADER, CLIENT_SECRET_HEADER, IDEMPOTENCY_KEY_HEADER } from './schemas.js'
-export type { Transactions } from './transactions.js'

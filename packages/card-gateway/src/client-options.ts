@@ -5,8 +5,8 @@ import { readCredentials } from '@paywire/core/engine'
 import { AMOUNT_FORMS, type AmountForm } from './amount.js'
 import { type CardGatewayOperation, SIGNED_OPERATIONS } from './endpoints.js'
 import { DEFAULT_RULES, type RequestRules } from './schemas.js'
-import type { DigestName, UppercaseMode } from './signature.js'
-import type { PayerLookup, SignatureOption } from './signature-presets.js'
+import type { PayerLookup, SignatureOption } from './signing/presets.js'
+import type { DigestName, UppercaseMode } from './signing/signature.js'
 
 /**
  * Defaults that rest on the platform's public documentation (the Platform rules); each can be

@@ -23,8 +23,8 @@ import {
   type ServiceClientSetup,
 } from '@paywire/core/engine'
 import pkg from '../package.json' with { type: 'json' }
-import { Callbacks } from './callbacks.js'
-import { type Checkout, CheckoutResource } from './checkout.js'
+import { Callbacks } from './callbacks/callbacks.js'
+import { SentRefunds } from './callbacks/sent-refunds.js'
 import {
   type CardGatewayOptions,
   type CardGatewayRawRequest,
@@ -38,12 +38,14 @@ import {
 } from './client-options.js'
 import { type CardGatewayOperation, ENDPOINTS, SIGNED_OPERATIONS } from './endpoints.js'
 import { gatewayAnswers } from './errors.js'
-import { cardCallEffect, lookupCardPayment, Payments } from './payments.js'
 import { type CardReconciled, reconcileCard } from './reconcile.js'
-import { type S2s, S2sResource } from './s2s.js'
+import { type Checkout, CheckoutResource } from './resources/checkout.js'
+import { cardCallEffect, lookupCardPayment, Payments } from './resources/payments.js'
+import { type S2s, S2sResource } from './resources/s2s.js'
 import type { GatewayContext } from './schemas.js'
-import { SentRefunds } from './sent-refunds.js'
 import { settleActionAtOnce } from './settle-at-once.js'
+import { checkSignatureCombination, checkSignatureOption } from './signing/options.js'
+import { createRequestSigner } from './signing/presets.js'
 import {
   createSigner,
   type DigestName,
@@ -52,9 +54,7 @@ import {
   type SignatureInput,
   type Signer,
   type UppercaseMode,
-} from './signature.js'
-import { checkSignatureCombination, checkSignatureOption } from './signature-options.js'
-import { createRequestSigner } from './signature-presets.js'
+} from './signing/signature.js'
 
 // The options are the constructor's parameter: re-exported where the client is, for the entry points.
 export type { CardGatewayOptions, CardGatewayPlatformDefaults, CardGatewayRawRequest } from './client-options.js'

@@ -1,8 +1,8 @@
 /** Every endpoint of the card gateway client, by the client property that holds its methods, and what is derived from them. */
 
-import { CHECKOUT } from './checkout.js'
-import { S2S } from './s2s.js'
-import type { SignedOperation, SignedRow } from './signature.js'
+import { CHECKOUT } from './resources/checkout.js'
+import { S2S } from './resources/s2s.js'
+import type { SignedOperation, SignedRow } from './signing/signature.js'
 
 /** `gw.<group>.<method>` is the row `ENDPOINTS[group][method]`: the client and its tests read this table. */
 export const ENDPOINTS = { checkout: CHECKOUT, s2s: S2S } as const

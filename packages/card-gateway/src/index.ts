@@ -46,8 +46,9 @@ export {
   UserAbortError,
 } from '@paywire/core'
 export { type AmountForm, type FormatAmountOptions, formatAmount } from './amount.js'
-export type { CallbackEvent, CallbackOptions, CallbackStatus, CallbackType } from './callback-event.js'
-export { CHECKOUT_CALLBACK_FIELDS, dedupeKey, isFinal, isRefundEvent, isStuckChallenge } from './callback-event.js'
+export type { Callbacks } from './callbacks/callbacks.js'
+export type { CallbackEvent, CallbackOptions, CallbackStatus, CallbackType } from './callbacks/event.js'
+export { CHECKOUT_CALLBACK_FIELDS, dedupeKey, isFinal, isRefundEvent, isStuckChallenge } from './callbacks/event.js'
 export type {
   CallbackAnswerStatus,
   CallbackContext,
@@ -59,11 +60,16 @@ export type {
   FieldEncryption,
   NodeRequestLike,
   NodeResponseLike,
-} from './callback-handler.js'
-export { CallbackHandler } from './callback-handler.js'
-export { MAX_CALLBACK_DEPTH, MAX_CALLBACK_FIELDS } from './callback-limits.js'
-export { CALLBACK_STORED_FIELDS, orderOf } from './callback-record.js'
-export type { Callbacks } from './callbacks.js'
+} from './callbacks/handler.js'
+export { CallbackHandler } from './callbacks/handler.js'
+export { MAX_CALLBACK_DEPTH, MAX_CALLBACK_FIELDS } from './callbacks/limits.js'
+export { CALLBACK_STORED_FIELDS, orderOf } from './callbacks/record.js'
+export type { CardGatewayOptions, CardGatewayPlatformDefaults, CardGatewayRawRequest } from './client.js'
+export { CardGateway } from './client.js'
+export { type CardGatewayOperation, SIGNED_OPERATIONS } from './endpoints.js'
+export type { CardGatewayErrorDetail, CardGatewayErrorReason, NotFoundEntity } from './errors.js'
+export { CardGatewayError } from './errors.js'
+export type { CardReconciled } from './reconcile.js'
 export type {
   Checkout,
   CheckoutBillingAddress,
@@ -76,18 +82,12 @@ export type {
   CheckoutStatusOrder,
   CheckoutStatusParams,
   CheckoutStatusResult,
-} from './checkout.js'
-export { DEDUP_WINDOW_MS } from './checkout.js'
-export type { CardGatewayOptions, CardGatewayPlatformDefaults, CardGatewayRawRequest } from './client.js'
-export { CardGateway } from './client.js'
-export { type CardGatewayOperation, SIGNED_OPERATIONS } from './endpoints.js'
-export type { CardGatewayErrorDetail, CardGatewayErrorReason, NotFoundEntity } from './errors.js'
-export { CardGatewayError } from './errors.js'
-export type { Delivery, PaymentState } from './payment-state.js'
-export { foldPayment } from './payment-state.js'
-export type { CardFollowOptions, CardPaymentUpdate } from './payments.js'
-export { Payments } from './payments.js'
-export type { CardReconciled } from './reconcile.js'
+} from './resources/checkout.js'
+export { DEDUP_WINDOW_MS } from './resources/checkout.js'
+export type { Delivery, PaymentState } from './resources/payment-state.js'
+export { foldPayment } from './resources/payment-state.js'
+export type { CardFollowOptions, CardPaymentUpdate } from './resources/payments.js'
+export { Payments } from './resources/payments.js'
 export type {
   S2s,
   S2sActionName,
@@ -102,7 +102,7 @@ export type {
   S2sRecurringSaleParams,
   S2sUpdateScheduleParams,
   S2sVoidParams,
-} from './s2s.js'
+} from './resources/s2s.js'
 export type {
   S2sActionResult,
   S2sCaptureResult,
@@ -114,17 +114,8 @@ export type {
   S2sRecurringSaleResult,
   S2sUpdateScheduleResult,
   S2sVoidResult,
-} from './s2s-action.js'
+} from './resources/s2s-action.js'
 export type { CheckoutPaymentStatus, S2sResultValue, S2sStatus } from './schemas.js'
-export type {
-  DigestName,
-  SignatureExplanation,
-  SignatureInput,
-  SignedOperation,
-  SignOptions,
-  UppercaseMode,
-} from './signature.js'
-export { asciiUpper, explainSignature, sign } from './signature.js'
 export type {
   PayerCard,
   PayerLookup,
@@ -136,5 +127,14 @@ export type {
   StrrevExplanation,
   StrrevFormula,
   StrrevParts,
-} from './signature-presets.js'
-export { SIGNATURE_PRESETS, strrevFormulaOf, strrevSignature } from './signature-presets.js'
+} from './signing/presets.js'
+export { SIGNATURE_PRESETS, strrevFormulaOf, strrevSignature } from './signing/presets.js'
+export type {
+  DigestName,
+  SignatureExplanation,
+  SignatureInput,
+  SignedOperation,
+  SignOptions,
+  UppercaseMode,
+} from './signing/signature.js'
+export { asciiUpper, explainSignature, sign } from './signing/signature.js'

@@ -10,10 +10,10 @@
 import { DEFAULT_SETTLE_AFTER_MS, type Reconciled, type ReconcileOptions, RequestValidationError } from '@paywire/core'
 import type { OperationClient, ReconcileSubject } from '@paywire/core/engine'
 import { toMinorUnits } from './amount.js'
-import { CheckoutResource, type CheckoutStatusResult, DEDUP_WINDOW_MS } from './checkout.js'
 import { CardGatewayError } from './errors.js'
-import { S2sResource } from './s2s.js'
-import type { S2sActionResult } from './s2s-action.js'
+import { CheckoutResource, type CheckoutStatusResult, DEDUP_WINDOW_MS } from './resources/checkout.js'
+import { S2sResource } from './resources/s2s.js'
+import type { S2sActionResult } from './resources/s2s-action.js'
 import type { GatewayContext } from './schemas.js'
 
 /**

@@ -14,7 +14,7 @@ import type { ConnectionError, PaywireError } from '@paywire/core'
 import type { OperationClient, SettledAtOnce } from '@paywire/core/engine'
 import { CardGatewayError } from './errors.js'
 import { S2S_OUTCOMES, s2sUnproven } from './reconcile.js'
-import { S2sResource } from './s2s.js'
+import { S2sResource } from './resources/s2s.js'
 import type { GatewayContext } from './schemas.js'
 
 /** What the lookup proves of `error`'s CAPTURE or VOID at once; `undefined` when it proves nothing yet. */

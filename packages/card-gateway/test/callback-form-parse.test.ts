@@ -1,5 +1,5 @@
 /**
- * The callback's form body is read by a fast path for ASCII text (callback-body.ts): it must read
+ * The callback's form body is read by a fast path for ASCII text (callbacks/body.ts): it must read
  * exactly what `URLSearchParams` reads, for every body a hostile sender can write, since the signature
  * is checked over the values read. Property tests over an alphabet of the characters that matter
  * (`%`, `+`, `=`, `&`, `?`, hex digits, percent-encoded UTF-8 and broken sequences, non-ASCII and a
@@ -8,7 +8,7 @@
 
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { parseRawBody } from '../src/callback-body.js'
+import { parseRawBody } from '../src/callbacks/body.js'
 
 const PIECES = [
   'a',

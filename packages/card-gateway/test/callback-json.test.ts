@@ -7,7 +7,7 @@
 
 import { SignatureVerificationError } from '@paywire/core'
 import { describe, expect, it } from 'vitest'
-import { parseRawBody } from '../src/callback-body.js'
+import { parseRawBody } from '../src/callbacks/body.js'
 
 function read(body: string): Record<string, string> | string {
   try {

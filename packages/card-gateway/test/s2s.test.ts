@@ -2,7 +2,7 @@ import { RequestValidationError } from '@paywire/core'
 import { describe, expect, it } from 'vitest'
 import * as cardGateway from '../src/index.js'
 import { CardGatewayError } from '../src/index.js'
-import { S2S } from '../src/s2s.js'
+import { S2S } from '../src/resources/s2s.js'
 import { simulatorHash } from '../src/testing/index.js'
 import { form, orderId, PASSWORD, paidPayment, rejection, type Setup, setup } from './helpers.js'
 

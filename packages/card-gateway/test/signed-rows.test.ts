@@ -9,10 +9,10 @@ import { describe, expect, it, onTestFinished } from 'vitest'
 import * as z from 'zod'
 import { ENDPOINTS } from '../src/endpoints.js'
 import { SIGNED_OPERATIONS, sign } from '../src/index.js'
-import { S2S } from '../src/s2s.js'
-import { s2sAction } from '../src/s2s-action.js'
+import { S2S } from '../src/resources/s2s.js'
+import { s2sAction } from '../src/resources/s2s-action.js'
 import { DEFAULT_RULES, type GatewayContext } from '../src/schemas.js'
-import { seedValues } from '../src/signature.js'
+import { seedValues } from '../src/signing/signature.js'
 import { PASSWORD } from './helpers.js'
 
 describe('SIGNED_OPERATIONS, derived from the rows', () => {

@@ -1,6 +1,6 @@
 /** A promise of the plain result that can also reveal the HTTP answer behind it. */
 
-import type { ResponseInfo } from './errors.js'
+import type { ResponseInfo } from './errors/errors.js'
 
 /** Whether `value` is a promise, from this realm or another (a `vm` context, a polyfill). */
 export function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {

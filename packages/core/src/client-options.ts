@@ -2,10 +2,10 @@
 
 import type { Dispatcher } from 'undici'
 import type { Clock } from './clock.js'
-import { RequestValidationError } from './errors.js'
-import type { Hooks, Logger } from './hooks.js'
-import type { BackoffOptions } from './retry.js'
-import type { IntentStore } from './stores.js'
+import { RequestValidationError } from './errors/errors.js'
+import type { IntentStore } from './journal/stores.js'
+import type { BackoffOptions } from './operations/retry.js'
+import type { Hooks, Logger } from './telemetry/hooks.js'
 
 /** Options every paywire client accepts. */
 export interface ClientOptions {

@@ -1,6 +1,6 @@
 /** One credential check for every client: keys and secrets become `Secret`s, or the client is refused. */
 
-import { RequestValidationError, type ValidationIssue } from './errors.js'
+import { RequestValidationError, type ValidationIssue } from './errors/errors.js'
 import { Secret } from './secret.js'
 
 /**

@@ -4,28 +4,29 @@
  * code: its names may change in any minor release; what merchants use is `@paywire/core`.
  */
 
-export { accountFingerprint } from './account.js'
-export { checkAnswer } from './answer-schema.js'
-export type { AnswerDecoder, FieldKind, FieldKinds } from './answers.js'
-export { listAnswer, recordAnswer } from './answers.js'
 export { nodeCrypto } from './builtins.js'
-export type { OperationInput } from './call-input.js'
 export type { CredentialUse } from './credentials.js'
 export { readCredentials } from './credentials.js'
-export { formBody, jsonBody, withQuery } from './encode.js'
-export { brandErrorClass, statusMayHaveActed } from './errors.js'
+export { brandErrorClass, statusMayHaveActed } from './errors/errors.js'
+export type { ProblemDetailsErrorInit, ProblemErrorClass, ProblemHints } from './errors/problem-error.js'
+export { problemAnswers, problemReason } from './errors/problem-error.js'
 export type { CallEffect } from './follow/followers.js'
 export { Followers } from './follow/followers.js'
 export type { FollowingSetup } from './follow/following.js'
 export { Following } from './follow/following.js'
 export type { FollowedRef, FollowSpec, Observation } from './follow/types.js'
-export { logLine, resolveEnvLogger } from './hooks.js'
-export type { HttpClientConfig } from './http-client.js'
-export { HttpClient } from './http-client.js'
 export type { Acceptance, InboxBackoff, InboxConfig, RunOutcome } from './inbox/config.js'
 export { Inbox } from './inbox/runner.js'
-export { decodeIntentRecord, encodeIntentRecord } from './intent-record.js'
-export { jsonObjectIssues } from './json-check.js'
+export { accountFingerprint } from './journal/account.js'
+export { decodeIntentRecord, encodeIntentRecord } from './journal/intent-record.js'
+export type { JournalOwner, ReconcileSubject, ReconcileSubjectScope } from './journal/reconcile.js'
+export { openIntentsOf, ownedOutcome, reconcileJournal, reconcileSubject } from './journal/reconcile.js'
+export { checkAnswer } from './operations/answer-schema.js'
+export type { AnswerDecoder, FieldKind, FieldKinds } from './operations/answers.js'
+export { listAnswer, recordAnswer } from './operations/answers.js'
+export type { OperationInput } from './operations/call-input.js'
+export { formBody, jsonBody, withQuery } from './operations/encode.js'
+export { jsonObjectIssues } from './operations/json-check.js'
 export type {
   AnswerBinding,
   AnswerBindingFields,
@@ -36,8 +37,8 @@ export type {
   RejectAnswer,
   ReusedConnectionRule,
   SentRequest,
-} from './operation.js'
-export { bindAnswer, defineOperation, jsonAnswer, reconcileRule, retryPolicyOf } from './operation.js'
+} from './operations/operation.js'
+export { bindAnswer, defineOperation, jsonAnswer, reconcileRule, retryPolicyOf } from './operations/operation.js'
 export type {
   AnswerReader,
   CallListener,
@@ -45,16 +46,10 @@ export type {
   SettledAtOnce,
   SettledCall,
   UnusableAnswer,
-} from './operation-client.js'
-export { OperationClient } from './operation-client.js'
-export { serviceDedupsIdempotencyKey } from './options.js'
-export { describeProblem, parseProblemDetails } from './problem-details.js'
-export type { ProblemDetailsErrorInit, ProblemErrorClass, ProblemHints } from './problem-error.js'
-export { problemAnswers, problemReason } from './problem-error.js'
-export { buildRawRequest } from './raw.js'
-export type { JournalOwner, ReconcileSubject, ReconcileSubjectScope } from './reconcile.js'
-export { openIntentsOf, ownedOutcome, reconcileJournal, reconcileSubject } from './reconcile.js'
-export type { HttpMethod, HttpRequest, RawResponse, ResponseHandler } from './request.js'
+} from './operations/operation-client.js'
+export { OperationClient } from './operations/operation-client.js'
+export { describeProblem, parseProblemDetails } from './operations/problem-details.js'
+export { buildRawRequest } from './operations/raw.js'
 export type {
   AnyOperation,
   EndpointArgs,
@@ -65,12 +60,15 @@ export type {
   EndpointResult,
   ResourceClass,
   RowArgument,
-} from './resource.js'
-export { reconcileKeysOf, resource, rowArguments } from './resource.js'
-export type { RetryPolicy } from './retry.js'
-export { keyed, parseRetryAfter, safe, unsentOnly, withinWindow } from './retry.js'
-export type { ServiceClientSetup } from './service-client.js'
-export { ServiceClient } from './service-client.js'
+} from './operations/resource.js'
+export { reconcileKeysOf, resource, rowArguments } from './operations/resource.js'
+export type { RetryPolicy } from './operations/retry.js'
+export { keyed, parseRetryAfter, safe, unsentOnly, withinWindow } from './operations/retry.js'
+export type { ServiceClientSetup } from './operations/service-client.js'
+export { ServiceClient } from './operations/service-client.js'
+export { checkParams, closest, validateParams } from './operations/validate.js'
+export { serviceDedupsIdempotencyKey } from './options.js'
+export { logLine, resolveEnvLogger } from './telemetry/hooks.js'
 export {
   channelIfObserved,
   errorClass,
@@ -78,6 +76,8 @@ export {
   telemetryWord,
   traced,
   tracingIfObserved,
-} from './telemetry.js'
-export { checkBaseUrl, expandPath, pathSegment } from './url.js'
-export { checkParams, closest, validateParams } from './validate.js'
+} from './telemetry/telemetry.js'
+export type { HttpClientConfig } from './transport/http-client.js'
+export { HttpClient } from './transport/http-client.js'
+export type { HttpMethod, HttpRequest, RawResponse, ResponseHandler } from './transport/request.js'
+export { checkBaseUrl, expandPath, pathSegment } from './transport/url.js'

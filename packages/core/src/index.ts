@@ -4,11 +4,8 @@
  * their users need of it; the engine they are built on is `@paywire/core/engine`.
  */
 
-export type { AnswerSchema } from './answer-schema.js'
 export type { WithResponse } from './api-promise.js'
 export { ApiPromise } from './api-promise.js'
-export type { OperationOptions, RequestInput, ResultOf } from './call-input.js'
-export type { Query, QueryValue } from './encode.js'
 export type {
   ApiErrorInit,
   ConnectionErrorInit,
@@ -22,7 +19,7 @@ export type {
   UserAbortErrorInit,
   ValidationIssue,
   ValidationStage,
-} from './errors.js'
+} from './errors/errors.js'
 export {
   ApiError,
   ConnectionError,
@@ -32,7 +29,9 @@ export {
   SignatureVerificationError,
   TimeoutError,
   UserAbortError,
-} from './errors.js'
+} from './errors/errors.js'
+export type { ProblemDetailsErrorInit, ProblemReason } from './errors/problem-error.js'
+export { ProblemDetailsError } from './errors/problem-error.js'
 export type { Follower } from './follow/follower.js'
 export type {
   FailedFollow,
@@ -43,9 +42,6 @@ export type {
   FollowUpdate,
   TrackAnswer,
 } from './follow/types.js'
-export type { ErrorEvent, Hooks, Logger, RequestEvent, ResponseEvent, RetryEvent } from './hooks.js'
-export type { CallOptions, ClientOptions, Clock } from './http-client.js'
-export { systemClock, WINDOW_MARGIN_MS } from './http-client.js'
 export { DeadLetterError } from './inbox/dead-letter.js'
 export { MemoryClaimStore } from './inbox/memory-store.js'
 export type {
@@ -58,22 +54,23 @@ export type {
   StoredEventState,
   TakenEvent,
 } from './inbox/store.js'
-export type { JsonValue } from './json-check.js'
-export type { ServiceDedupOptions } from './options.js'
-export type { ProblemDetails } from './problem-details.js'
-export type { ProblemDetailsErrorInit, ProblemReason } from './problem-error.js'
-export { ProblemDetailsError } from './problem-error.js'
-export type { RawRequestInput } from './raw.js'
-export type { IntentReconciled, Reconciled, ReconciledOutcome, ReconcileOptions } from './reconcile.js'
-export { DEFAULT_SETTLE_AFTER_MS } from './reconcile.js'
-export type { RawResponse } from './request.js'
-export type { BackoffOptions } from './retry.js'
-export { DEFAULT_BACKOFF } from './retry.js'
-export { redactHeaders, Secret } from './secret.js'
+export type { IntentReconciled, Reconciled, ReconciledOutcome, ReconcileOptions } from './journal/reconcile.js'
+export { DEFAULT_SETTLE_AFTER_MS } from './journal/reconcile.js'
+export type { Intent, IntentOutcome, IntentStore } from './journal/stores.js'
+export { MemoryIntentStore } from './journal/stores.js'
+export type { AnswerSchema } from './operations/answer-schema.js'
+export type { OperationOptions, RequestInput, ResultOf } from './operations/call-input.js'
+export type { Query, QueryValue } from './operations/encode.js'
+export type { JsonValue } from './operations/json-check.js'
+export type { ProblemDetails } from './operations/problem-details.js'
+export type { RawRequestInput } from './operations/raw.js'
+export type { BackoffOptions } from './operations/retry.js'
+export { DEFAULT_BACKOFF } from './operations/retry.js'
 // The base every service client extends: its public methods (request, reconcileAll, close…) are each client's.
-export { ServiceClient } from './service-client.js'
-export type { Intent, IntentOutcome, IntentStore } from './stores.js'
-export { MemoryIntentStore } from './stores.js'
+export { ServiceClient } from './operations/service-client.js'
+export type { ServiceDedupOptions } from './options.js'
+export { redactHeaders, Secret } from './secret.js'
+export type { ErrorEvent, Hooks, Logger, RequestEvent, ResponseEvent, RetryEvent } from './telemetry/hooks.js'
 export type {
   AttemptMessage,
   CallbackMessage,
@@ -83,7 +80,10 @@ export type {
   OperationMessage,
   ReconcileMessage,
   RetryMessage,
-} from './telemetry.js'
-export { PAYWIRE_CHANNELS } from './telemetry.js'
+} from './telemetry/telemetry.js'
+export { PAYWIRE_CHANNELS } from './telemetry/telemetry.js'
+export type { CallOptions, ClientOptions, Clock } from './transport/http-client.js'
+export { systemClock, WINDOW_MARGIN_MS } from './transport/http-client.js'
+export type { RawResponse } from './transport/request.js'
 // Encodes caller data as one path segment of a raw `request()` path.
-export { pathSegment } from './url.js'
+export { pathSegment } from './transport/url.js'

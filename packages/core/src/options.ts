@@ -1,8 +1,8 @@
 /** The numeric options of clients and calls, checked once with a message naming the option. */
 
 import { MAX_TIMER_MS } from './clock.js'
-import { RequestValidationError } from './errors.js'
-import { type BackoffOptions, DEFAULT_BACKOFF } from './retry.js'
+import { RequestValidationError } from './errors/errors.js'
+import { type BackoffOptions, DEFAULT_BACKOFF } from './operations/retry.js'
 
 /** A refused option: of the client being constructed when no `operation` is named, else of that call. */
 function refuse(name: string, message: string, operation: string | undefined): never {

@@ -8,8 +8,8 @@
  */
 
 import { describe, expect, it } from 'vitest'
-import { BoundRequest } from '../src/answer-binding.js'
-import { type AnswerBinding, bindAnswer, type SentRequest } from '../src/operation.js'
+import { BoundRequest } from '../src/operations/answer-binding.js'
+import { type AnswerBinding, bindAnswer, type SentRequest } from '../src/operations/operation.js'
 
 // ---- The reference: 20ae17a:packages/core/src/answer-binding.ts, unchanged. ----
 

@@ -10,7 +10,7 @@
 import { createRequire } from 'node:module'
 import { MockAgent } from 'undici'
 import { describe, expect, it } from 'vitest'
-import { BodyTooLarge } from '../src/attempt-handler.js'
+import { BodyTooLarge } from '../src/transport/attempt-handler.js'
 import { abortSource, attemptRig, GET, handler } from './attempt-rig.js'
 
 /** undici's own header reading: what `onResponseStart` is given on the public path. */

@@ -8,7 +8,7 @@
 
 import type { Socket } from 'node:net'
 import { describe, expect, it } from 'vitest'
-import { BodyTooLarge } from '../src/attempt-handler.js'
+import { BodyTooLarge } from '../src/transport/attempt-handler.js'
 import { abortSource, attemptRig, GET, handler } from './attempt-rig.js'
 
 const { rawServer, client } = attemptRig()

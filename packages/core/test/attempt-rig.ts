@@ -8,7 +8,7 @@ import { once } from 'node:events'
 import { type AddressInfo, createServer, type Server, type Socket } from 'node:net'
 import { Client, type Dispatcher } from 'undici'
 import { afterEach } from 'vitest'
-import { type AbortSource, AttemptHandler } from '../src/attempt-handler.js'
+import { type AbortSource, AttemptHandler } from '../src/transport/attempt-handler.js'
 
 /** An abort source the test fires by hand. */
 export function abortSource(): AbortSource & { fire(): void } {

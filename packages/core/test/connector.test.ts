@@ -9,7 +9,7 @@ import * as net from 'node:net'
 import * as tls from 'node:tls'
 import type { buildConnector } from 'undici'
 import { afterEach, describe, expect, it } from 'vitest'
-import { createConnector, TlsSessions } from '../src/connector.js'
+import { createConnector, TlsSessions } from '../src/transport/connector.js'
 
 const held = new Set<net.Socket>()
 let server: net.Server | undefined

@@ -5,8 +5,8 @@
 
 import { faults, startFaultServer } from '@paywire/core/testing'
 import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest'
-import { AttemptSignal, DeadlineList } from '../src/deadlines.js'
 import { TimeoutError } from '../src/index.js'
+import { AttemptSignal, DeadlineList } from '../src/transport/deadlines.js'
 import { get, jsonHandler, makeClient } from './helpers.js'
 
 /** A list on a clock the test moves; its timer fires for real, so the test waits on `aborted`. */

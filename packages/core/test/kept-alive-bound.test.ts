@@ -28,7 +28,7 @@ import {
 } from '@paywire/core/testing'
 import { Agent } from 'undici'
 import { describe, expect, it, onTestFinished, vi } from 'vitest'
-import { MONEY_IDLE_LIMIT_MS, SUBJECTS_PER_SOCKET } from '../src/kept-connections.js'
+import { MONEY_IDLE_LIMIT_MS, SUBJECTS_PER_SOCKET } from '../src/transport/kept-connections.js'
 import { countingFetch, makeClient, rejection } from './helpers.js'
 
 class ShopError extends ProblemDetailsError {}

@@ -6,7 +6,7 @@ import { Writable } from 'node:stream'
 import { createTestClock, faults, startFaultServer } from '@paywire/core/testing'
 import pino from 'pino'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { resolveEnvLogger } from '../src/hooks.js'
+import { resolveEnvLogger } from '../src/telemetry/hooks.js'
 import { get, jsonHandler, makeClient } from './helpers.js'
 
 const SECRET = 's3cr3t-credential-value'

@@ -5,8 +5,8 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { Agent } from 'undici'
 import { describe, expect, it, onTestFinished } from 'vitest'
-import { DEFAULT_MAX_SOCKETS } from '../src/http-client.js'
 import { RequestValidationError } from '../src/index.js'
+import { DEFAULT_MAX_SOCKETS } from '../src/transport/http-client.js'
 import { get, jsonHandler, makeClient } from './helpers.js'
 
 /** A server that holds every request until `release()`, counting the sockets opened to it. */

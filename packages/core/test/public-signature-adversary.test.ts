@@ -9,12 +9,12 @@
 
 import { describe, expectTypeOf, it } from 'vitest'
 import type { z } from 'zod'
-import type { AnswerSchema } from '../src/answer-schema.js'
 import type { ApiPromise } from '../src/api-promise.js'
-import type { OperationOptions } from '../src/call-input.js'
-import type { Query } from '../src/encode.js'
-import type { Operation } from '../src/operation.js'
-import { resource, type UndeclaredRows } from '../src/resource.js'
+import type { AnswerSchema } from '../src/operations/answer-schema.js'
+import type { OperationOptions } from '../src/operations/call-input.js'
+import type { Query } from '../src/operations/encode.js'
+import type { Operation } from '../src/operations/operation.js'
+import { resource, type UndeclaredRows } from '../src/operations/resource.js'
 
 type Card = z.ZodObject<{ number: z.ZodString; holder: z.ZodOptional<z.ZodString> }>
 type Schema = z.ZodObject<{ reason: z.ZodString; note: z.ZodOptional<z.ZodString>; card: Card }>

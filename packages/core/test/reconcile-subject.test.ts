@@ -7,8 +7,8 @@
 import { type Clock, type Intent, PaywireError, RequestValidationError } from '@paywire/core'
 import { describe, expect, it } from 'vitest'
 import { anchoredDate } from '../src/clock.js'
-import { markCallEnded } from '../src/errors.js'
-import { reconcileSubject } from '../src/reconcile.js'
+import { markCallEnded } from '../src/errors/errors.js'
+import { reconcileSubject } from '../src/journal/reconcile.js'
 
 function steppingClock(): Clock & { advance(ms: number): void; stepWall(ms: number): void } {
   let mono = 5_000

@@ -7,12 +7,12 @@
 import { inspect } from 'node:util'
 import { describe, expect, expectTypeOf, it } from 'vitest'
 import { z } from 'zod'
-import type { AnswerSchema } from '../src/answer-schema.js'
 import type { ApiPromise } from '../src/api-promise.js'
-import type { OperationOptions } from '../src/call-input.js'
-import type { Query } from '../src/encode.js'
-import type { Operation } from '../src/operation.js'
-import type { OperationClient } from '../src/operation-client.js'
+import type { AnswerSchema } from '../src/operations/answer-schema.js'
+import type { OperationOptions } from '../src/operations/call-input.js'
+import type { Query } from '../src/operations/encode.js'
+import type { Operation } from '../src/operations/operation.js'
+import type { OperationClient } from '../src/operations/operation-client.js'
 import {
   type AnyOperation,
   type EndpointArgs,
@@ -21,7 +21,7 @@ import {
   resource,
   rowArguments,
   type UndeclaredRows,
-} from '../src/resource.js'
+} from '../src/operations/resource.js'
 
 const row = (fields: Partial<AnyOperation> & { name: string }): AnyOperation =>
   ({ method: 'POST', path: '/x', ...fields }) as AnyOperation

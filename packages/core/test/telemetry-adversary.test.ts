@@ -6,12 +6,12 @@ import * as diagnostics from 'node:diagnostics_channel'
 import { PAYWIRE_CHANNELS } from '@paywire/core'
 import { createTestClock, faults, rejection, startFaultServer } from '@paywire/core/testing'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { resolveEnvLogger } from '../src/hooks.js'
-import * as telemetry from '../src/telemetry.js'
+import { resolveEnvLogger } from '../src/telemetry/hooks.js'
+import * as telemetry from '../src/telemetry/telemetry.js'
 import { jsonHandler, makeClient, post } from './helpers.js'
 
-vi.mock('../src/telemetry.js', async (original) => {
-  const real = await original<typeof import('../src/telemetry.js')>()
+vi.mock('../src/telemetry/telemetry.js', async (original) => {
+  const real = await original<typeof import('../src/telemetry/telemetry.js')>()
   return { ...real, operationMessage: vi.fn(real.operationMessage) }
 })
 

@@ -4,9 +4,9 @@
  * it, and the endpoint checklist runs one example of each row.
  */
 
-import { BENEFICIARIES } from './beneficiaries.js'
-import { LOOKUP } from './lookup.js'
-import { TRANSACTIONS } from './transactions.js'
+import { BENEFICIARIES } from './resources/beneficiaries.js'
+import { LOOKUP } from './resources/lookup.js'
+import { TRANSACTIONS } from './resources/transactions.js'
 
 /** The rows of `remit.beneficiaries`, `remit.lookup` and `remit.transactions` (rules Endpoints 1–20). */
 export const ENDPOINTS = {

@@ -46,18 +46,24 @@ export {
   TimeoutError,
   UserAbortError,
 } from '@paywire/core'
+export type { RemittanceOptions, RemittancePlatformDefaults } from './client.js'
+export { Remittance } from './client.js'
+export { RemittanceError } from './errors.js'
+export type { TransferUpdate } from './follow.js'
+export type { RemittanceReconciled } from './reconcile.js'
 export type {
   Beneficiaries,
   BeneficiariesCreateParams,
   BeneficiariesUpdateParams,
   BeneficiaryFields,
-} from './beneficiaries.js'
-export type { RemittanceOptions, RemittancePlatformDefaults } from './client.js'
-export { Remittance } from './client.js'
-export { RemittanceError } from './errors.js'
-export type { TransferUpdate } from './follow.js'
-export type { Lookup, LookupNameEnquiryParams, LookupRatesParams } from './lookup.js'
-export type { RemittanceReconciled } from './reconcile.js'
+} from './resources/beneficiaries.js'
+export type { Lookup, LookupNameEnquiryParams, LookupRatesParams } from './resources/lookup.js'
+export type {
+  Transactions,
+  TransactionsBankTransferParams,
+  TransactionsCashCollectionParams,
+  TransactionsMobileTransferParams,
+} from './resources/transactions.js'
 export type {
   Bank,
   BankAccount,
@@ -101,9 +107,3 @@ export type {
   TransactionFeesRequest,
 } from './schemas.js'
 export { BENEFICIARY_FIELDS } from './schemas.js'
-export type {
-  Transactions,
-  TransactionsBankTransferParams,
-  TransactionsCashCollectionParams,
-  TransactionsMobileTransferParams,
-} from './transactions.js'

@@ -9,7 +9,7 @@
 
 import { ProblemDetailsError, type Reconciled, type Reconciliation } from '@paywire/core'
 import type { OperationClient, ReconcileSubject } from '@paywire/core/engine'
-import { LookupResource } from './lookup.js'
+import { LookupResource } from './resources/lookup.js'
 import type { TransactionStatus } from './results.js'
 import type { RemittanceRules } from './schemas.js'
 

@@ -1,9 +1,9 @@
 import type { Operation } from '@paywire/core/engine'
 import { describe, expect, it } from 'vitest'
-import { BENEFICIARIES } from '../src/beneficiaries.js'
 import type { Remittance } from '../src/index.js'
-import { LOOKUP } from '../src/lookup.js'
-import { TRANSACTIONS } from '../src/transactions.js'
+import { BENEFICIARIES } from '../src/resources/beneficiaries.js'
+import { LOOKUP } from '../src/resources/lookup.js'
+import { TRANSACTIONS } from '../src/resources/transactions.js'
 import {
   bankTransferBody,
   beneficiary,

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest'
-import { BENEFICIARIES } from '../src/beneficiaries.js'
 import type { RemittanceError } from '../src/index.js'
-import { LOOKUP } from '../src/lookup.js'
+import { BENEFICIARIES } from '../src/resources/beneficiaries.js'
+import { LOOKUP } from '../src/resources/lookup.js'
+import { TRANSACTIONS } from '../src/resources/transactions.js'
 import { RemittanceSimulator } from '../src/testing/index.js'
-import { TRANSACTIONS } from '../src/transactions.js'
 import { createBeneficiary, mobileTransferBody, setup } from './helpers.js'
 
 describe('the simulator (@paywire/remittance/testing)', () => {

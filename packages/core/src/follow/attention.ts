@@ -3,7 +3,7 @@
  * that falls due before it), when an authorisation expires, and the words of each warning.
  */
 
-import { RequestValidationError } from '../errors.js'
+import { RequestValidationError } from '../errors/errors.js'
 import type { CheckedFollowOptions } from './options.js'
 import type { FollowState } from './record.js'
 import type { FollowAttention, FollowSpec } from './types.js'

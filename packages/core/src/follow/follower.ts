@@ -11,7 +11,7 @@
  */
 
 import { nodeCrypto } from '../builtins.js'
-import { PaywireError } from '../errors.js'
+import { PaywireError } from '../errors/errors.js'
 import type { RunOutcome } from '../inbox/config.js'
 import { MemoryClaimStore } from '../inbox/memory-store.js'
 import { Inbox } from '../inbox/runner.js'

@@ -5,8 +5,8 @@
  * same. Each service client keeps one and says which of its calls start or move a payment.
  */
 
-import { PaywireError } from '../errors.js'
-import type { CallListener, OperationClient, SettledCall } from '../operation-client.js'
+import { PaywireError } from '../errors/errors.js'
+import type { CallListener, OperationClient, SettledCall } from '../operations/operation-client.js'
 import { Follower } from './follower.js'
 import type { FollowedRef, FollowOptions, FollowSpec, FollowUpdate } from './types.js'
 

@@ -4,8 +4,8 @@
  * the card gateway's payments, remittance transfers and bill transactions follow alike.
  */
 
-import type { OperationClient, SettledCall } from '../operation-client.js'
-import type { IntentReconciled } from '../reconcile.js'
+import type { IntentReconciled } from '../journal/reconcile.js'
+import type { OperationClient, SettledCall } from '../operations/operation-client.js'
 import type { Follower } from './follower.js'
 import { type CallEffect, Followers } from './followers.js'
 import type { FollowedRef, FollowOptions, FollowSpec, FollowUpdate, Observation } from './types.js'

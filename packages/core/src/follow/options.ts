@@ -1,7 +1,7 @@
 /** The follower's options, checked before anything is kept or looked up: a bad one names the field and the rule. */
 
 import { type Clock, systemClock } from '../clock.js'
-import { RequestValidationError, type ValidationIssue } from '../errors.js'
+import { RequestValidationError, type ValidationIssue } from '../errors/errors.js'
 import type { FollowOptions } from './types.js'
 
 const MINUTE = 60_000

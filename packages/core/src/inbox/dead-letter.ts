@@ -1,6 +1,6 @@
 /** Dead letters: events set aside after their attempts were used up, and the reason a run failed. */
 
-import { brandErrorClass, PaywireError } from '../errors.js'
+import { brandErrorClass, PaywireError } from '../errors/errors.js'
 import type { StoredEvent, TakenEvent } from './store.js'
 
 /** A run set aside after its attempts were used up; `onError` hears it, `failedEvents()` lists it. */

@@ -4,7 +4,7 @@
  */
 
 import { type Clock, systemClock } from '../clock.js'
-import { RequestValidationError } from '../errors.js'
+import { RequestValidationError } from '../errors/errors.js'
 import {
   type ClaimStore,
   checkToken,

@@ -10,7 +10,7 @@
  */
 
 import { nodeCrypto } from '../builtins.js'
-import { PaywireError } from '../errors.js'
+import { PaywireError } from '../errors/errors.js'
 import type { Acceptance, InboxConfig, RunOutcome } from './config.js'
 import { DeadLetterError, failureReason, isSuspect, splitSuspects } from './dead-letter.js'
 import type { Lease, NewEvent, RecordAnswer, StoredEvent, TakenEvent } from './store.js'

@@ -6,8 +6,8 @@
  */
 
 import type { Clock } from '../clock.js'
-import { PaywireError, RequestValidationError } from '../errors.js'
-import { type ClaimMessage, channelIfObserved, errorClass } from '../telemetry.js'
+import { PaywireError, RequestValidationError } from '../errors/errors.js'
+import { type ClaimMessage, channelIfObserved, errorClass } from '../telemetry/telemetry.js'
 import type { ClaimStore, NewEvent, RecordAnswer, StoredEvent } from './store.js'
 
 /** The longest a store step on a caller's path may take (a delivery's record, a payment call's follow). */

@@ -7,7 +7,7 @@
  * process; `@paywire/redis` and `@paywire/postgres` keep the same promises for many.
  */
 
-import { RequestValidationError } from '../errors.js'
+import { RequestValidationError } from '../errors/errors.js'
 
 /**
  * Where a recorded event stands: `pending` (waiting to run: new, or after a failed run, until its

@@ -1,7 +1,7 @@
 /** Injected failures, the same on every paywire simulator: `simulator.failNext({ ... })`. */
 
 import { HttpResponse } from 'msw'
-import type { Operation } from '../operation.js'
+import type { Operation } from '../operations/operation.js'
 
 /** A proxy's HTML error page, for `failNext({ body: HTML_ERROR_PAGE })`: what a gateway in front of a service answers. */
 export const HTML_ERROR_PAGE =

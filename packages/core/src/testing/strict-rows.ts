@@ -3,8 +3,8 @@
  * precheck) the client runs before sending, so a body a simulator accepts is one the SDK would send.
  */
 
-import type { ValidationIssue } from '../errors.js'
-import { checkParams } from '../validate.js'
+import type { ValidationIssue } from '../errors/errors.js'
+import { checkParams } from '../operations/validate.js'
 import type { AnyOperation } from './faults.js'
 
 /**
