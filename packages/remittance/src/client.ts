@@ -24,12 +24,12 @@ import {
 import pkg from '../package.json' with { type: 'json' }
 import { ENDPOINTS } from './endpoints.js'
 import { RemittanceError } from './errors.js'
+import { DEFAULT_SLE_DECIMALS, type RemittanceRules } from './fields.js'
 import { lookupTransfer, transferCallEffect } from './follow.js'
 import { type RemittanceReconciled, reconcileRemittance } from './reconcile.js'
 import { type Beneficiaries, BeneficiariesResource } from './resources/beneficiaries.js'
 import { type Lookup, LookupResource } from './resources/lookup.js'
 import { type Transactions, TransactionsResource } from './resources/transactions.js'
-import { DEFAULT_SLE_DECIMALS, type RemittanceRules } from './schemas.js'
 
 /**
  * Options of `new Remittance(...)`: the service's address and key, every core option, and

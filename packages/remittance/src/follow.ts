@@ -7,8 +7,7 @@
 import type { FollowUpdate } from '@paywire/core'
 import type { CallEffect, FollowedRef, Observation, SettledCall } from '@paywire/core/engine'
 import { RemittanceError } from './errors.js'
-import type { Lookup } from './resources/lookup.js'
-import type { TransactionStatus } from './results.js'
+import type { Lookup, TransactionStatus } from './resources/lookup.js'
 
 /** A confirmed change of a transfer's state, in the platform's words (`AGENT_OK`, `PROCESSED`). */
 export type TransferUpdate = FollowUpdate<TransactionStatus>

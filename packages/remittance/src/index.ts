@@ -49,35 +49,30 @@ export {
 export type { RemittanceOptions, RemittancePlatformDefaults } from './client.js'
 export { Remittance } from './client.js'
 export { RemittanceError } from './errors.js'
+export type { JsonValue, LookupQuery, RemittanceResult } from './fields.js'
 export type { TransferUpdate } from './follow.js'
 export type { RemittanceReconciled } from './reconcile.js'
 export type {
   Beneficiaries,
   BeneficiariesCreateParams,
-  BeneficiariesUpdateParams,
-  BeneficiaryFields,
-} from './resources/beneficiaries.js'
-export type { Lookup, LookupNameEnquiryParams, LookupRatesParams } from './resources/lookup.js'
-export type {
-  Transactions,
-  TransactionsBankTransferParams,
-  TransactionsCashCollectionParams,
-  TransactionsMobileTransferParams,
-} from './resources/transactions.js'
-export type {
-  Bank,
-  BankAccount,
   BeneficiariesCreateResult,
   BeneficiariesGetByPosIdResult,
   BeneficiariesGetByTelephoneResult,
   BeneficiariesSearchResult,
+  BeneficiariesUpdateParams,
   BeneficiariesUpdateResult,
   Beneficiary,
+  BeneficiaryFields,
+} from './resources/beneficiaries.js'
+export { BENEFICIARY_FIELDS } from './resources/beneficiaries.js'
+export type {
+  Bank,
+  BankAccount,
   CollectionPoint,
-  Confirmation,
   DeliveryBank,
   DeliveryBankBranch,
   DestinationCountry,
+  Lookup,
   LookupBanksResult,
   LookupCollectionPointsResult,
   LookupDeliveryBankBranchesResult,
@@ -86,24 +81,27 @@ export type {
   LookupMobileOperatorCreditTypesResult,
   LookupMobileOperatorsResult,
   LookupNameEnquiryLookupResult,
+  LookupNameEnquiryParams,
   LookupNameEnquiryResult,
+  LookupRatesParams,
   LookupRatesResult,
   LookupTransactionStatusResult,
   MobileOperator,
   MobileOperatorCreditType,
   RateQuote,
+  TransactionFeesRequest,
   TransactionStatus,
+} from './resources/lookup.js'
+export type {
+  Confirmation,
+  TransactionCommonFields,
+  Transactions,
+  TransactionsBankTransferParams,
   TransactionsBankTransferResult,
+  TransactionsCashCollectionParams,
   TransactionsCashCollectionResult,
   TransactionsConfirmResult,
+  TransactionsMobileTransferParams,
   TransactionsMobileTransferResult,
   Transfer,
-} from './results.js'
-export type {
-  JsonValue,
-  LookupQuery,
-  RemittanceResult,
-  TransactionCommonFields,
-  TransactionFeesRequest,
-} from './schemas.js'
-export { BENEFICIARY_FIELDS } from './schemas.js'
+} from './resources/transactions.js'

@@ -9,9 +9,8 @@
 
 import { ProblemDetailsError, type Reconciled, type Reconciliation } from '@paywire/core'
 import type { OperationClient, ReconcileSubject } from '@paywire/core/engine'
-import { LookupResource } from './resources/lookup.js'
-import type { TransactionStatus } from './results.js'
-import type { RemittanceRules } from './schemas.js'
+import type { RemittanceRules } from './fields.js'
+import { LookupResource, type TransactionStatus } from './resources/lookup.js'
 
 /** What a remittance reconciliation looked at: the status lookup's answer. */
 export type RemittanceReconciled = Reconciled<TransactionStatus>

@@ -44,7 +44,7 @@ describe('schemas are built on first use, not at import', () => {
     await expect(remit.transactions.mobileTransfer({ amountSLE: -1 })).rejects.toThrow('amountSLE')
     expect(built).toBe(first)
 
-    const { beneficiaryCreateSchema } = await import('../src/schemas.js')
+    const { beneficiaryCreateSchema } = await import('../src/resources/beneficiaries.js')
     // The list of field names is the schema's, in the service's order (rule Resources 1).
     expect(Object.keys(beneficiaryCreateSchema().shape)).toEqual(BENEFICIARY_FIELDS)
     await remit.close()

@@ -2,12 +2,11 @@ import { HttpResponse, http } from 'msw'
 import { describe, expect, expectTypeOf, it } from 'vitest'
 import { z } from 'zod'
 import { type DestinationCountry, type LookupRatesResult, type Remittance, RemittanceError } from '../src/index.js'
+import { BENEFICIARY_KINDS } from '../src/resources/beneficiaries.js'
 import {
   BANK_ACCOUNT_KINDS,
   BANK_KINDS,
-  BENEFICIARY_KINDS,
   COLLECTION_POINT_KINDS,
-  CONFIRMATION_KINDS,
   DELIVERY_BANK_BRANCH_KINDS,
   DELIVERY_BANK_KINDS,
   DESTINATION_COUNTRY_KINDS,
@@ -15,8 +14,8 @@ import {
   MOBILE_OPERATOR_KINDS,
   RATE_QUOTE_KINDS,
   TRANSACTION_STATUS_KINDS,
-  TRANSFER_KINDS,
-} from '../src/results.js'
+} from '../src/resources/lookup.js'
+import { CONFIRMATION_KINDS, TRANSFER_KINDS } from '../src/resources/transactions.js'
 import { bankTransferBody, beneficiary, cashCollectionBody, mobileTransferBody, setup } from './helpers.js'
 
 /** The field names a result type declares (its kinds object lists exactly those, checked by the compiler). */

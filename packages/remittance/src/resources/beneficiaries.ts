@@ -1,6 +1,7 @@
 /** Beneficiaries (rules Endpoints 1–5): one row per endpoint, which is also its method. */
 
 import type { AnswerSchema, ApiPromise, OperationOptions, Reconciliation } from '@paywire/core'
+import type { FieldKinds } from '@paywire/core/engine'
 import {
   type AnswerDecoder,
   defineOperation,
@@ -12,8 +13,177 @@ import {
   safe,
   unsentOnly,
 } from '@paywire/core/engine'
-import { BENEFICIARY_KINDS, type Beneficiary } from '../results.js'
-import { beneficiaryCreateSchema, beneficiaryUpdateSchema, openBodyIssues, type RemittanceRules } from '../schemas.js'
+import * as z from 'zod'
+import { jsonMember, openBodyIssues, type RemittanceRules, text } from '../fields.js'
+
+// ---- results ---------------------------------------------------------------------------------
+// The service documents no success body (rule Endpoints 24): each type names the fields the SDK
+// expects (rules Platform 12–18) as optional members, plus an open record for the rest; a field's
+// JSON kind follows rule Platform 11 (identifiers, amounts and enumerated values may be strings or
+// numbers, any field may be `null`), checked on arrival by the decoder (rule Platform 10). Pass a
+// `schema` to check and type an answer of another shape.
+
+/** A beneficiary as the service answers it: its id and the CreateBeneficiaryRequest fields (rule Platform 12). */
+export interface Beneficiary {
+  /** The service's id of the beneficiary, which transfers send as `beneficiaryId` (rule Platform 12). */
+  readonly beneficiaryId?: string | number | null
+  /** As sent; every beneficiary field is a string (rule Resources 1). */
+  readonly linkedRemitterId?: string | null
+  /** As sent (rule Resources 1). */
+  readonly firstName?: string | null
+  /** As sent (rule Resources 1). */
+  readonly lastName?: string | null
+  /** As sent (rule Resources 1). */
+  readonly address1?: string | null
+  /** As sent (rule Resources 1). */
+  readonly city?: string | null
+  /** As sent (rule Resources 1). */
+  readonly state?: string | null
+  /** As sent (rule Resources 1). */
+  readonly postcode?: string | null
+  /** As sent (rule Resources 1). */
+  readonly country?: string | null
+  /** As sent (rule Resources 1). */
+  readonly nationality?: string | null
+  /** As sent; `beneficiaries.getByTelephone` searches it (rule Resources 1). */
+  readonly telephone?: string | null
+  /** As sent; `beneficiaries.getByPosId` searches it (rule Resources 1). */
+  readonly posid?: string | null
+  /** As sent (rule Resources 1). */
+  readonly mobile?: string | null
+  /** As sent (rule Resources 1). */
+  readonly idDetails?: string | null
+  /** Members the SDK does not know of, as the service sent them. */
+  readonly [field: string]: unknown
+}
+
+export const BENEFICIARY_KINDS: FieldKinds<Beneficiary> = {
+  beneficiaryId: 'string or number',
+  linkedRemitterId: 'string',
+  firstName: 'string',
+  lastName: 'string',
+  address1: 'string',
+  city: 'string',
+  state: 'string',
+  postcode: 'string',
+  country: 'string',
+  nationality: 'string',
+  telephone: 'string',
+  posid: 'string',
+  mobile: 'string',
+  idDetails: 'string',
+}
+
+/** @deprecated Use `Beneficiary | undefined`, which the method's signature names; this per-method alias goes in 1.0. */
+export type BeneficiariesCreateResult = Beneficiary | undefined
+/** @deprecated Use `Beneficiary | undefined`, which the method's signature names; this per-method alias goes in 1.0. */
+export type BeneficiariesUpdateResult = Beneficiary | undefined
+/** @deprecated Use `readonly Beneficiary[] | undefined`, which the method's signature names; this per-method alias goes in 1.0. */
+export type BeneficiariesGetByPosIdResult = readonly Beneficiary[] | undefined
+/** @deprecated Use `readonly Beneficiary[] | undefined`, which the method's signature names; this per-method alias goes in 1.0. */
+export type BeneficiariesSearchResult = readonly Beneficiary[] | undefined
+/** @deprecated Use `readonly Beneficiary[] | undefined`, which the method's signature names; this per-method alias goes in 1.0. */
+export type BeneficiariesGetByTelephoneResult = readonly Beneficiary[] | undefined
+
+// ---- params schemas (the rows build them on their first call) ----------------------------------
+
+/**
+ * CreateBeneficiaryRequest: all fields are strings (rule Resources 1). The service publishes no
+ * required flags (rule Resources 7), so every field is optional here and the service decides what it
+ * needs (its 400 names the missing fields).
+ */
+function beneficiaryShape() {
+  return {
+    /** The remitter this beneficiary belongs to. */
+    linkedRemitterId: text(),
+    /** The beneficiary's first name. */
+    firstName: text(),
+    /** The beneficiary's last name. */
+    lastName: text(),
+    /** First line of the beneficiary's address. */
+    address1: text(),
+    /** The beneficiary's city. */
+    city: text(),
+    /** The beneficiary's state or region. */
+    state: text(),
+    /** The beneficiary's postcode. */
+    postcode: text(),
+    /** The beneficiary's country. */
+    country: text(),
+    /** The beneficiary's nationality. */
+    nationality: text(),
+    /** The beneficiary's telephone number; `beneficiaries.getByTelephone` finds by it. */
+    telephone: text(),
+    /** The point of sale the beneficiary is registered under; `beneficiaries.getByPosId` lists them all. */
+    posid: text(),
+    /** The beneficiary's mobile number. */
+    mobile: text(),
+    /** The beneficiary's identity document details. */
+    idDetails: text(),
+  }
+}
+
+/** `POST /api/beneficiaries` (CreateBeneficiaryRequest, rule Resources 1): only its own fields. */
+export function beneficiaryCreateSchema() {
+  return z.strictObject(beneficiaryShape())
+}
+
+/**
+ * `PUT /api/beneficiaries`. UpdateBeneficiaryRequest's fields are not published (rule Resources 8):
+ * the beneficiary fields are typed as strings when present (a guess: an update carries the same
+ * fields), every other member passes through as JSON.
+ */
+export function beneficiaryUpdateSchema() {
+  return z.object(beneficiaryShape()).catchall(jsonMember())
+}
+
+// Written out by scripts/public-types.mjs (edit the rows, then run it) from: z.input<ReturnType<typeof beneficiaryCreateSchema>>
+/** The fields of a beneficiary (CreateBeneficiaryRequest), as its schema declares them. */
+export interface BeneficiaryInput {
+  /** The remitter this beneficiary belongs to. */
+  linkedRemitterId?: string | undefined
+  /** The beneficiary's first name. */
+  firstName?: string | undefined
+  /** The beneficiary's last name. */
+  lastName?: string | undefined
+  /** First line of the beneficiary's address. */
+  address1?: string | undefined
+  /** The beneficiary's city. */
+  city?: string | undefined
+  /** The beneficiary's state or region. */
+  state?: string | undefined
+  /** The beneficiary's postcode. */
+  postcode?: string | undefined
+  /** The beneficiary's country. */
+  country?: string | undefined
+  /** The beneficiary's nationality. */
+  nationality?: string | undefined
+  /** The beneficiary's telephone number; `beneficiaries.getByTelephone` finds by it. */
+  telephone?: string | undefined
+  /** The point of sale the beneficiary is registered under; `beneficiaries.getByPosId` lists them all. */
+  posid?: string | undefined
+  /** The beneficiary's mobile number. */
+  mobile?: string | undefined
+  /** The beneficiary's identity document details. */
+  idDetails?: string | undefined
+}
+
+/** The field names of CreateBeneficiaryRequest, in the service's order (rule Resources 1). */
+export const BENEFICIARY_FIELDS: (keyof BeneficiaryInput)[] = [
+  'linkedRemitterId',
+  'firstName',
+  'lastName',
+  'address1',
+  'city',
+  'state',
+  'postcode',
+  'country',
+  'nationality',
+  'telephone',
+  'posid',
+  'mobile',
+  'idDetails',
+]
 
 /**
  * A beneficiary write whose outcome is unknown is checked by hand under its `posid`: the lookup lists

@@ -1,3 +1,4 @@
+// Long: one resource: its rows, the public interface they must match, its params schemas and its result types, read together.
 /** Transactions (rules Endpoints 17–20): mobile transfer, cash collection, bank transfer and confirm, one row per endpoint. */
 
 import type {
@@ -9,6 +10,7 @@ import type {
   Reconciliation,
   ValidationIssue,
 } from '@paywire/core'
+import type { FieldKinds } from '@paywire/core/engine'
 import {
   bindAnswer,
   defineOperation,
@@ -20,22 +22,213 @@ import {
   type SentRequest,
   unsentOnly,
 } from '@paywire/core/engine'
-import type { z } from 'zod'
+import * as z from 'zod'
+import { amount, amountSle, jsonMember, openBodyIssues, type RemittanceRules, text } from '../fields.js'
 import type { TransferUpdate } from '../follow.js'
-import {
-  CONFIRMATION_KINDS,
-  type Confirmation,
-  TRANSFER_KINDS,
-  type TransactionStatus,
-  type Transfer,
-} from '../results.js'
-import {
-  bankTransferSchema,
-  cashCollectionSchema,
-  mobileTransferSchema,
-  openBodyIssues,
-  type RemittanceRules,
-} from '../schemas.js'
+import type { TransactionStatus } from './lookup.js'
+
+// ---- results ---------------------------------------------------------------------------------
+// The service documents no success body (rule Endpoints 24): each type names the fields the SDK
+// expects (rules Platform 12–18) as optional members, plus an open record for the rest; a field's
+// JSON kind follows rule Platform 11 (identifiers, amounts and enumerated values may be strings or
+// numbers, any field may be `null`), checked on arrival by the decoder (rule Platform 10). Pass a
+// `schema` to check and type an answer of another shape.
+
+/** What a transfer answers (rule Platform 13): the id confirm takes, and the amounts booked. */
+export interface Transfer {
+  /** The transaction's id: pass it to `transactions.confirm` (rule Platform 2). */
+  readonly transactionId?: string | number | null
+  /** The idempotency key the transfer was sent with, yours or generated (rule Platform 5). */
+  readonly agentTransactionRef?: string | null
+  /** The platform's state, `ENTERED` until confirmed (rule Platform 3). */
+  readonly status?: string | number | null
+  /** `Mobile Transfer`, `Cash Collection` or `Account` (rule Platform 1). */
+  readonly transType?: string | number | null
+  /** The amount sent, in SLE. */
+  readonly amountSLE?: string | number | null
+  /** The fees, in SLE. */
+  readonly fees?: string | number | null
+  /** The currency the beneficiary receives, ISO 4217. */
+  readonly destCurrency?: string | null
+  /** The amount the beneficiary receives, in `destCurrency`. */
+  readonly receivingAmountFX?: string | number | null
+  /** Members the SDK does not know of, as the service sent them. */
+  readonly [field: string]: unknown
+}
+
+export const TRANSFER_KINDS: FieldKinds<Transfer> = {
+  transactionId: 'string or number',
+  agentTransactionRef: 'string',
+  status: 'string or number',
+  transType: 'string or number',
+  amountSLE: 'string or number',
+  fees: 'string or number',
+  destCurrency: 'string',
+  receivingAmountFX: 'string or number',
+}
+
+/** What confirm answers (rule Platform 14): the reference the status lookup takes. */
+export interface Confirmation {
+  /** The transaction confirmed (rule Platform 2). */
+  readonly transactionId?: string | number | null
+  /** The reference to pass to `lookup.transactionStatus` (rule Platform 2). */
+  readonly referenceNumber?: string | number | null
+  /** The platform's state after confirm, e.g. `AGENT_OK` (rule Platform 3). */
+  readonly status?: string | number | null
+  /** Members the SDK does not know of, as the service sent them. */
+  readonly [field: string]: unknown
+}
+
+export const CONFIRMATION_KINDS: FieldKinds<Confirmation> = {
+  transactionId: 'string or number',
+  referenceNumber: 'string or number',
+  status: 'string or number',
+}
+
+/** @deprecated Use `Transfer | undefined`, which the method's signature names; this per-method alias goes in 1.0. */
+export type TransactionsMobileTransferResult = Transfer | undefined
+/** @deprecated Use `Transfer | undefined`, which the method's signature names; this per-method alias goes in 1.0. */
+export type TransactionsCashCollectionResult = Transfer | undefined
+/** @deprecated Use `Transfer | undefined`, which the method's signature names; this per-method alias goes in 1.0. */
+export type TransactionsBankTransferResult = Transfer | undefined
+/** @deprecated Use `Confirmation | undefined`, which the method's signature names; this per-method alias goes in 1.0. */
+export type TransactionsConfirmResult = Confirmation | undefined
+
+// ---- params schemas (the rows build them on their first call) ----------------------------------
+
+/** Fields common to the mobile transfer and cash collection requests: strings, except `amountSLE` and `fees` (rule Resources 3). */
+export function transactionShape(rules: RemittanceRules) {
+  return {
+    /** The remitter sending the money. */
+    remitterId: text(),
+    /** The beneficiary receiving it (`Beneficiary.beneficiaryId`). */
+    beneficiaryId: text(),
+    /** The country the money goes to. */
+    destinationCountry: text(),
+    /** `Account`, `Cash Collection` or `Mobile Transfer` upstream (rule Platform 1). */
+    transType: text(),
+    /** Why the money is sent. */
+    purpose: text(),
+    /** Where the remitter's money comes from. */
+    sourceOfIncome: text(),
+    /** How the remitter pays. */
+    paymentMethod: text(),
+    /** The amount the remitter deposited, as a string. */
+    amountDeposited: text(),
+    /** The bank branch the remitter deposited at. */
+    bankBranchDeposited: text(),
+    /** The service level of the transfer. */
+    serviceLevel: text(),
+    /** Whether to confirm by SMS. */
+    smsConfirmation: text(),
+    /** Whether to notify by SMS. */
+    smsNotification: text(),
+    /** The mobile number SMS messages go to. */
+    smsMobile: text(),
+    /** The currency sent. */
+    sourceCurrency: text(),
+    /** The currency the beneficiary receives. */
+    destinationCurrency: text(),
+    /** `SOURCE` or `DESTINATION` upstream (rule Platform 1); not enforced. */
+    amountType: text(),
+    /**
+     * The idempotency key (rule Platform 5: a reused one is rejected). Filled with a random
+     * UUID when omitted, and returned with the result and on every error of the call.
+     */
+    agentTransactionRef: z.string().min(1, 'must not be empty').optional(),
+    /** The beneficiary's reference for the transfer. */
+    benefTransRef: text(),
+    /** The amount to send, as a string. */
+    amountToSend: text(),
+    /** Amount in SLE (at most `platformDefaults.sleDecimals` decimals, 2 by default; rule Platform 4). */
+    amountSLE: amountSle(rules),
+    /** The fees charged, a number. */
+    fees: amount().optional(),
+  }
+}
+
+// Written out by scripts/public-types.mjs (edit the rows, then run it) from: z.input<z.ZodObject<ReturnType<typeof transactionShape>>>
+/** The fields every transfer shares (rule Resources 3), as their schema declares them. */
+export interface TransactionCommonFields {
+  /** The remitter sending the money. */
+  remitterId?: string | undefined
+  /** The beneficiary receiving it (`Beneficiary.beneficiaryId`). */
+  beneficiaryId?: string | undefined
+  /** The country the money goes to. */
+  destinationCountry?: string | undefined
+  /** `Account`, `Cash Collection` or `Mobile Transfer` upstream (rule Platform 1). */
+  transType?: string | undefined
+  /** Why the money is sent. */
+  purpose?: string | undefined
+  /** Where the remitter's money comes from. */
+  sourceOfIncome?: string | undefined
+  /** How the remitter pays. */
+  paymentMethod?: string | undefined
+  /** The amount the remitter deposited, as a string. */
+  amountDeposited?: string | undefined
+  /** The bank branch the remitter deposited at. */
+  bankBranchDeposited?: string | undefined
+  /** The service level of the transfer. */
+  serviceLevel?: string | undefined
+  /** Whether to confirm by SMS. */
+  smsConfirmation?: string | undefined
+  /** Whether to notify by SMS. */
+  smsNotification?: string | undefined
+  /** The mobile number SMS messages go to. */
+  smsMobile?: string | undefined
+  /** The currency sent. */
+  sourceCurrency?: string | undefined
+  /** The currency the beneficiary receives. */
+  destinationCurrency?: string | undefined
+  /** `SOURCE` or `DESTINATION` upstream (rule Platform 1); not enforced. */
+  amountType?: string | undefined
+  /**
+   * The idempotency key (rule Platform 5: a reused one is rejected). Filled with a random
+   * UUID when omitted, and returned with the result and on every error of the call.
+   */
+  agentTransactionRef?: string | undefined
+  /** The beneficiary's reference for the transfer. */
+  benefTransRef?: string | undefined
+  /** The amount to send, as a string. */
+  amountToSend?: string | undefined
+  /** Amount in SLE (at most `platformDefaults.sleDecimals` decimals, 2 by default; rule Platform 4). */
+  amountSLE?: number | undefined
+  /** The fees charged, a number. */
+  fees?: number | undefined
+}
+
+/** `POST /api/transactions/mobile-transfer`: the common fields and the mobile money account (rule Resources 4). */
+export function mobileTransferSchema(rules: RemittanceRules) {
+  return z.strictObject({
+    ...transactionShape(rules),
+    /** The beneficiary's mobile money number. */
+    beneficiaryMobileTransferNumber: text(),
+    /** The mobile network (`remit.lookup.mobileOperators`). */
+    beneficiaryMobileTransferNetworkId: text(),
+    /** The network's credit type (`remit.lookup.mobileOperatorCreditTypes`). */
+    beneficiaryMobileTransferNetworkCreditTypeId: text(),
+  })
+}
+
+/** `POST /api/transactions/cash-collection`: the common fields and where the cash is collected (rule Resources 5). */
+export function cashCollectionSchema(rules: RemittanceRules) {
+  return z.strictObject({
+    ...transactionShape(rules),
+    /** Where the beneficiary collects the cash (`remit.lookup.collectionPoints`). */
+    collectionPointId: text(),
+    /** The PIN the beneficiary collects with; never logged by the SDK (bodies are not logged). */
+    collectionPin: text(),
+  })
+}
+
+/**
+ * The bank transfer (BankTransferTransactionRequest, fields not published: rule Resources 8). The
+ * common transaction fields are typed when present (a guess: every transfer shares them, and
+ * `agentTransactionRef` is needed for reconciliation); every other member passes through as JSON.
+ */
+export function bankTransferSchema(rules: RemittanceRules) {
+  return z.object(transactionShape(rules)).catchall(jsonMember())
+}
 
 /**
  * A transfer whose outcome is unknown is looked up, never resent: whether the service refuses a

@@ -6,7 +6,7 @@
 
 import { operationOfRequest, rowBodyIssues, rowsOf } from '@paywire/core/testing'
 import { ENDPOINTS } from '../endpoints.js'
-import { DEFAULT_SLE_DECIMALS, type RemittanceRules } from '../schemas.js'
+import { DEFAULT_SLE_DECIMALS, type RemittanceRules } from '../fields.js'
 import {
   BANK_TYPES,
   BENEFICIARY_TYPES,
