@@ -185,6 +185,19 @@ function print(type, checker, context, indent, top = false) {
   return `{\n${body}${indent}}`
 }
 
+/**
+ * `text` without its import of `EndpointParams` once no declaration computes a type from it (the
+ * converted declarations used it; the written-out ones do not), so the guide's flow ends lint-clean.
+ */
+function withoutUnusedEndpointParams(text) {
+  // The code, without imports and line comments (the written-out types' comments name it).
+  const code = text.replace(/^import[^;]*?from '[^']+'\n/gms, '').replace(/^\s*\/\/.*$/gm, '')
+  if (/\bEndpointParams\b/.test(code)) return text
+  return text
+    .replace(/^import type \{ EndpointParams \} from '@paywire\/core\/engine'\n/m, '')
+    .replace(/(^import (?:type )?\{[^}]*?)\s*(?:type )?EndpointParams,?([^}]*\} from '@paywire\/core\/engine')/m, '$1$2')
+}
+
 /** `text` as biome formats the file (what the repository holds). */
 function formatted(file, text) {
   const biome = join(root, 'node_modules', '.bin', 'biome')
@@ -266,7 +279,7 @@ for (const [probeName, probe] of probes) {
     }
     next = `${next.slice(0, start)}${prefix}${written}${next.slice(declaration.end)}`
   }
-  next = formatted(probe.file, next)
+  next = formatted(probe.file, withoutUnusedEndpointParams(next))
   if (next === text) continue
   stale++
   if (check) console.error(`${relative(root, probe.file)}: a written-out type is not as the rows make it`)

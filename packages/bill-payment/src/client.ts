@@ -22,11 +22,11 @@ import {
 import pkg from '../package.json' with { type: 'json' }
 import { ENDPOINTS } from './endpoints.js'
 import { BillPaymentError } from './errors.js'
+import { CLIENT_ID_HEADER, CLIENT_SECRET_HEADER, IDEMPOTENCY_KEY_HEADER } from './fields.js'
 import { billCallEffect, lookupBillPayment } from './follow.js'
 import { type BillPaymentReconciled, reconcileBillPayment } from './reconcile.js'
 import { type Catalog, CatalogResource } from './resources/catalog.js'
 import { type Transactions, TransactionsResource } from './resources/transactions.js'
-import { CLIENT_ID_HEADER, CLIENT_SECRET_HEADER, IDEMPOTENCY_KEY_HEADER } from './schemas.js'
 
 /**
  * Options of `new BillPayment(...)`: the service address, both credentials, every core option, and

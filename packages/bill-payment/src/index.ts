@@ -49,6 +49,20 @@ export {
 export type { BillPaymentOptions } from './client.js'
 export { BillPayment } from './client.js'
 export { BillPaymentError } from './errors.js'
+export type {
+  CatalogDisableParams,
+  CatalogEnableParams,
+  ClientProfileRequest,
+  ClientState,
+  ExecutePaymentRequest,
+  JsonValue,
+  OpenRecord,
+  TransactionFilter,
+  TransactionsExecuteParams,
+  TransactionsFilterParams,
+  TransactionsListParams,
+} from './fields.js'
+export { CLIENT_ID_HEADER, CLIENT_SECRET_HEADER, IDEMPOTENCY_KEY_HEADER } from './fields.js'
 export type { BillFollowOptions, BillPaymentUpdate } from './follow.js'
 export { DEFAULT_FINAL_BILL_STATES } from './follow.js'
 export type { BillPaymentReconciled } from './reconcile.js'
@@ -66,17 +80,3 @@ export type {
   TransactionsGetResult,
   TransactionsListResult,
 } from './results.js'
-export type {
-  CatalogDisableParams,
-  CatalogEnableParams,
-  ClientProfileRequest,
-  ClientState,
-  ExecutePaymentRequest,
-  JsonValue,
-  OpenRecord,
-  TransactionFilter,
-  TransactionsExecuteParams,
-  TransactionsFilterParams,
-  TransactionsListParams,
-} from './schemas.js'
-export { CLIENT_ID_HEADER, CLIENT_SECRET_HEADER, IDEMPOTENCY_KEY_HEADER } from './schemas.js'

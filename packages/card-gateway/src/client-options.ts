@@ -4,7 +4,7 @@ import { type ClientOptions, type RequestInput, RequestValidationError, type Sec
 import { readCredentials } from '@paywire/core/engine'
 import { AMOUNT_FORMS, type AmountForm } from './amount.js'
 import { type CardGatewayOperation, SIGNED_OPERATIONS } from './endpoints.js'
-import { DEFAULT_RULES, type RequestRules } from './schemas.js'
+import { DEFAULT_RULES, type RequestRules } from './fields.js'
 import type { PayerLookup, SignatureOption } from './signing/presets.js'
 import type { DigestName, UppercaseMode } from './signing/signature.js'
 

@@ -3,7 +3,7 @@
 import { ApiError, type RawResponse, type RequestInfo, type ValidationIssue } from '@paywire/core'
 import { type AnswerReader, brandErrorClass, statusMayHaveActed } from '@paywire/core/engine'
 import { hintFor, wrongBaseUrlHint } from './error-hints.js'
-import { asObject } from './schemas.js'
+import { asObject } from './fields.js'
 
 /**
  * One snake_case reason per row of the gateway's error table (docs/errors.md), plus `not_found`

@@ -69,6 +69,7 @@ export { CardGateway } from './client.js'
 export { type CardGatewayOperation, SIGNED_OPERATIONS } from './endpoints.js'
 export type { CardGatewayErrorDetail, CardGatewayErrorReason, NotFoundEntity } from './errors.js'
 export { CardGatewayError } from './errors.js'
+export type { CheckoutPaymentStatus, S2sResultValue, S2sStatus } from './fields.js'
 export type { CardReconciled } from './reconcile.js'
 export type {
   Checkout,
@@ -115,7 +116,6 @@ export type {
   S2sUpdateScheduleResult,
   S2sVoidResult,
 } from './resources/s2s-action.js'
-export type { CheckoutPaymentStatus, S2sResultValue, S2sStatus } from './schemas.js'
 export type {
   PayerCard,
   PayerLookup,

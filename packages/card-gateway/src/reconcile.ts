@@ -11,10 +11,10 @@ import { DEFAULT_SETTLE_AFTER_MS, type Reconciled, type ReconcileOptions, Reques
 import type { OperationClient, ReconcileSubject } from '@paywire/core/engine'
 import { toMinorUnits } from './amount.js'
 import { CardGatewayError } from './errors.js'
+import type { GatewayContext } from './fields.js'
 import { CheckoutResource, type CheckoutStatusResult, DEDUP_WINDOW_MS } from './resources/checkout.js'
 import { S2sResource } from './resources/s2s.js'
 import type { S2sActionResult } from './resources/s2s-action.js'
-import type { GatewayContext } from './schemas.js'
 
 /**
  * What a card reconciliation looked at: the status answer of the payment or transaction. An

@@ -13,9 +13,9 @@
 import type { ConnectionError, PaywireError } from '@paywire/core'
 import type { OperationClient, SettledAtOnce } from '@paywire/core/engine'
 import { CardGatewayError } from './errors.js'
+import type { GatewayContext } from './fields.js'
 import { S2S_OUTCOMES, s2sUnproven } from './reconcile.js'
 import { S2sResource } from './resources/s2s.js'
-import type { GatewayContext } from './schemas.js'
 
 /** What the lookup proves of `error`'s CAPTURE or VOID at once; `undefined` when it proves nothing yet. */
 export async function settleActionAtOnce(

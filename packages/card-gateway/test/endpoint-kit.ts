@@ -3,8 +3,8 @@
 import { fileURLToPath } from 'node:url'
 import type { ChecklistPackage } from '../../../tests/support/endpoint-checklist.js'
 import { ENDPOINTS } from '../src/endpoints.js'
+import { DEFAULT_RULES } from '../src/fields.js'
 import { CardGateway } from '../src/index.js'
-import { DEFAULT_RULES } from '../src/schemas.js'
 import { EXAMPLES, type ExampleSetup } from '../src/testing/examples.js'
 import { type StartedCardGatewaySimulator, startCardGatewaySimulator } from '../src/testing/index.js'
 

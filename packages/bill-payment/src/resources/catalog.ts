@@ -2,8 +2,8 @@
 
 import type { AnswerSchema, ApiPromise, OperationOptions } from '@paywire/core'
 import { defineOperation, listAnswer, recordAnswer, resource, safe } from '@paywire/core/engine'
+import { type CatalogDisableParams, type CatalogEnableParams, IDEMPOTENCY, jsonObject } from '../fields.js'
 import { PRODUCT_KINDS, type Product } from '../results.js'
-import { type CatalogDisableParams, type CatalogEnableParams, IDEMPOTENCY, jsonObject } from '../schemas.js'
 
 const product = recordAnswer<Product>(PRODUCT_KINDS)
 

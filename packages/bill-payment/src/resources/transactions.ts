@@ -13,9 +13,9 @@ import {
   safe,
   unsentOnly,
 } from '@paywire/core/engine'
+import { IDEMPOTENCY, jsonObject, type TransactionsExecuteParams, type TransactionsFilterParams } from '../fields.js'
 import { type BillFollowOptions, checkFinalStates } from '../follow.js'
 import { TRANSACTION_KINDS, type Transaction } from '../results.js'
-import { IDEMPOTENCY, jsonObject, type TransactionsExecuteParams, type TransactionsFilterParams } from '../schemas.js'
 
 const transaction = recordAnswer<Transaction>(TRANSACTION_KINDS)
 const transactions = listAnswer<Transaction>(TRANSACTION_KINDS)

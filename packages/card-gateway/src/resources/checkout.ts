@@ -29,7 +29,7 @@ import {
   type S2sResultValue,
   uuid,
   withAmountRule,
-} from '../schemas.js'
+} from '../fields.js'
 import { signWith, withSignature } from '../signing/signature.js'
 
 /** The gateway returns the original outcome of a repeat inside 15 s (rule Limits 1). */

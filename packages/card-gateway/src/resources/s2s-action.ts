@@ -16,7 +16,7 @@ import {
   recordAnswer,
 } from '@paywire/core/engine'
 import type * as z from 'zod'
-import type { GatewayContext, S2sResultValue, S2sStatus } from '../schemas.js'
+import type { GatewayContext, S2sResultValue, S2sStatus } from '../fields.js'
 import { signWith, withSignature } from '../signing/signature.js'
 
 /** The wire fields of an S2S action: its `action` name, `client_key`, the params. */

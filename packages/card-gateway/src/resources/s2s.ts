@@ -25,7 +25,7 @@ import {
   type S2sStatus,
   uuid,
   withAmountRule,
-} from '../schemas.js'
+} from '../fields.js'
 import { wireField } from '../wire.js'
 import { DEDUP_WINDOW_MS } from './checkout.js'
 import { type S2sActionResult, s2sAction } from './s2s-action.js'

@@ -2,7 +2,7 @@
 
 import { RequestValidationError, type Secret } from '@paywire/core'
 import { nodeCrypto } from '@paywire/core/engine'
-import type { GatewayContext } from '../schemas.js'
+import type { GatewayContext } from '../fields.js'
 import { assertWellFormedText, wireField } from '../wire.js'
 
 /** Inner digest: `md5` by default; some accounts switch to `sha256` in the admin panel (rule Platform 3). */

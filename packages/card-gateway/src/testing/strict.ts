@@ -5,7 +5,7 @@
  */
 
 import { amountProblem } from '../amount.js'
-import { isLoopbackHost, redirectProblem } from '../schemas.js'
+import { isLoopbackHost, redirectProblem } from '../fields.js'
 import { readPath } from './rules.js'
 
 /** Amount fields and the currency field each is written in (none: the payment's currency, when known). */
