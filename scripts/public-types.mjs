@@ -195,7 +195,10 @@ function withoutUnusedEndpointParams(text) {
   if (/\bEndpointParams\b/.test(code)) return text
   return text
     .replace(/^import type \{ EndpointParams \} from '@paywire\/core\/engine'\n/m, '')
-    .replace(/(^import (?:type )?\{[^}]*?)\s*(?:type )?EndpointParams,?([^}]*\} from '@paywire\/core\/engine')/m, '$1$2')
+    .replace(
+      /(^import (?:type )?\{[^}]*?)\s*(?:type )?EndpointParams,?([^}]*\} from '@paywire\/core\/engine')/m,
+      '$1$2',
+    )
 }
 
 /** `text` as biome formats the file (what the repository holds). */
