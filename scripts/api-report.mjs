@@ -56,10 +56,6 @@ function visibility(declaration) {
   return flags & ts.ModifierFlags.Protected ? 'protected' : 'public'
 }
 
-function isPublic(declaration) {
-  return visibility(declaration) !== undefined
-}
-
 /** A declaration's type parameters as written (`<S extends AnswerSchema | undefined = undefined>`), or ''. */
 function typeParametersOf(declaration) {
   const parameters = declaration.typeParameters
@@ -117,7 +113,7 @@ function signatureLines(exported, checker) {
     const statics = checker.getTypeOfSymbolAtLocation(symbol, declaration)
     for (const signature of statics.getConstructSignatures()) {
       const made = signature.getDeclaration()
-      if (made && !isPublic(made)) continue
+      if (made && visibility(made) === undefined) continue
       if (made)
         lines.push(
           `${visibility(made) === 'protected' ? 'protected ' : ''}constructor${checker.signatureToString(signature, declaration, FORMAT).replace(/ => .*$/, '')}`,

@@ -137,39 +137,8 @@ export function beneficiaryUpdateSchema() {
   return z.object(beneficiaryShape()).catchall(jsonMember())
 }
 
-// Written out by scripts/public-types.mjs (edit the rows, then run it) from: z.input<ReturnType<typeof beneficiaryCreateSchema>>
-/** The fields of a beneficiary (CreateBeneficiaryRequest), as its schema declares them. */
-export interface BeneficiaryInput {
-  /** The remitter this beneficiary belongs to. */
-  linkedRemitterId?: string | undefined
-  /** The beneficiary's first name. */
-  firstName?: string | undefined
-  /** The beneficiary's last name. */
-  lastName?: string | undefined
-  /** First line of the beneficiary's address. */
-  address1?: string | undefined
-  /** The beneficiary's city. */
-  city?: string | undefined
-  /** The beneficiary's state or region. */
-  state?: string | undefined
-  /** The beneficiary's postcode. */
-  postcode?: string | undefined
-  /** The beneficiary's country. */
-  country?: string | undefined
-  /** The beneficiary's nationality. */
-  nationality?: string | undefined
-  /** The beneficiary's telephone number; `beneficiaries.getByTelephone` finds by it. */
-  telephone?: string | undefined
-  /** The point of sale the beneficiary is registered under; `beneficiaries.getByPosId` lists them all. */
-  posid?: string | undefined
-  /** The beneficiary's mobile number. */
-  mobile?: string | undefined
-  /** The beneficiary's identity document details. */
-  idDetails?: string | undefined
-}
-
 /** The field names of CreateBeneficiaryRequest, in the service's order (rule Resources 1). */
-export const BENEFICIARY_FIELDS: (keyof BeneficiaryInput)[] = [
+export const BENEFICIARY_FIELDS: (keyof BeneficiaryFields)[] = [
   'linkedRemitterId',
   'firstName',
   'lastName',
