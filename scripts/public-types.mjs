@@ -140,7 +140,7 @@ function nameable(symbol) {
 }
 
 /** `type` as source text: object literals member by member with their docs, anything else as the compiler writes it. */
-function print(type, checker, context, indent, top = false) {
+function print(type, checker, context, indent, top = false, inherited = new Set()) {
   if (type.flags & ts.TypeFlags.Union && (top || !type.aliasSymbol || !nameable(type.aliasSymbol))) {
     const parts = type.types.map((member) => print(member, checker, context, indent))
     // `true | false` is `boolean`.
@@ -170,7 +170,9 @@ function print(type, checker, context, indent, top = false) {
   const inner = `${indent}  `
   let body = ''
   // In the order the schema declares them (the input type lists required members first).
-  const properties = [...checker.getPropertiesOfType(type)].sort((a, b) => declaredAt(a) - declaredAt(b))
+  const properties = [...checker.getPropertiesOfType(type)]
+    .filter((property) => !inherited.has(property.name))
+    .sort((a, b) => declaredAt(a) - declaredAt(b))
   for (const property of properties) {
     const declared = checker.getTypeOfSymbolAtLocation(property, context)
     const optional = property.flags & ts.SymbolFlags.Optional ? '?' : ''
@@ -199,6 +201,44 @@ function withoutUnusedEndpointParams(text) {
       /(^import (?:type )?\{[^}]*?)\s*(?:type )?EndpointParams,?([^}]*\} from '@paywire\/core\/engine')/m,
       '$1$2',
     )
+}
+
+/** Where a member is declared: the schema member it comes from (one node for every type made from it). */
+function sourceOf(symbol) {
+  return symbol.valueDeclaration ?? symbol.declarations?.[0]
+}
+
+/**
+ * The written-out interface of the same file that declaration `i` extends, if any: the largest one
+ * whose every member is one of `i`'s, made from the same schema member with the same optionality
+ * (two transfers' params and the fields they share, all from one shape). `i` then names it and
+ * writes only its own members, instead of the shared ones a second time.
+ */
+function baseOf(i, found, types, checker) {
+  const own = new Map(checker.getPropertiesOfType(types[i]).map((property) => [property.name, property]))
+  let best
+  for (let j = 0; j < found.length; j++) {
+    const candidate = types[j]
+    if (j === i || candidate.flags & ts.TypeFlags.Union || !(candidate.flags & ts.TypeFlags.Object)) continue
+    if (checker.getIndexInfosOfType(candidate).length > 0) continue
+    const members = checker.getPropertiesOfType(candidate)
+    // A base has fewer members, or as many and no index signature where `i` has one (an open body).
+    const extra = own.size - members.length
+    if (members.length === 0 || extra < 0 || (extra === 0 && checker.getIndexInfosOfType(types[i]).length === 0))
+      continue
+    const shared = members.every((member) => {
+      const mine = own.get(member.name)
+      return (
+        mine !== undefined &&
+        sourceOf(mine) === sourceOf(member) &&
+        (mine.flags & ts.SymbolFlags.Optional) === (member.flags & ts.SymbolFlags.Optional)
+      )
+    })
+    if (shared && (best === undefined || members.length > best.members.size)) {
+      best = { name: found[j].name, members: new Set(members.map((member) => member.name)) }
+    }
+  }
+  return best
 }
 
 /** `text` as biome formats the file (what the repository holds). */
@@ -258,18 +298,21 @@ for (const [probeName, probe] of probes) {
   writing = probe.file
   const probeSource = program.getSourceFile(probeName)
   const aliases = probeSource.statements.filter(ts.isTypeAliasDeclaration)
+  const types = aliases.map((alias) => checker.getTypeAtLocation(alias.name))
   let next = text
   // From the last declaration back, so earlier offsets stay right.
   for (let i = found.length - 1; i >= 0; i--) {
     const declaration = found[i]
     const alias = aliases[i]
-    const type = checker.getTypeAtLocation(alias.name)
-    // The declaration's own type written out, never by the name it is computed from.
-    const printed = print(type, checker, alias, '', true)
+    const type = types[i]
+    const base = baseOf(i, found, types, checker)
+    // The declaration's own type written out, never by the name it is computed from; the members
+    // of a base it extends are the base's.
+    const printed = print(type, checker, alias, '', true, base?.members)
     const marker = `// Written out by scripts/public-types.mjs (edit the rows, then run it) from: ${declaration.computed}`
     const written =
       printed.startsWith('{') && !(type.flags & ts.TypeFlags.Union)
-        ? `export interface ${declaration.name} ${printed}`
+        ? `export interface ${declaration.name} ${base ? `extends ${base.name} ` : ''}${printed}`
         : `export type ${declaration.name} = ${printed}`
     // A declaration not yet generated gets the marker above its JSDoc.
     let start = declaration.start

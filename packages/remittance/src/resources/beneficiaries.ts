@@ -284,32 +284,6 @@ export type BeneficiariesCreateParams = BeneficiaryFields
  * Body of `PUT /api/beneficiaries`: the beneficiary fields typed when present, every other member
  * passed through as JSON (UpdateBeneficiaryRequest's fields are not published, rule Resources 8).
  */
-export interface BeneficiariesUpdateParams {
-  /** The remitter this beneficiary belongs to. */
-  linkedRemitterId?: string | undefined
-  /** The beneficiary's first name. */
-  firstName?: string | undefined
-  /** The beneficiary's last name. */
-  lastName?: string | undefined
-  /** First line of the beneficiary's address. */
-  address1?: string | undefined
-  /** The beneficiary's city. */
-  city?: string | undefined
-  /** The beneficiary's state or region. */
-  state?: string | undefined
-  /** The beneficiary's postcode. */
-  postcode?: string | undefined
-  /** The beneficiary's country. */
-  country?: string | undefined
-  /** The beneficiary's nationality. */
-  nationality?: string | undefined
-  /** The beneficiary's telephone number; `beneficiaries.getByTelephone` finds by it. */
-  telephone?: string | undefined
-  /** The point of sale the beneficiary is registered under; `beneficiaries.getByPosId` lists them all. */
-  posid?: string | undefined
-  /** The beneficiary's mobile number. */
-  mobile?: string | undefined
-  /** The beneficiary's identity document details. */
-  idDetails?: string | undefined
+export interface BeneficiariesUpdateParams extends BeneficiaryFields {
   [key: string]: unknown
 }

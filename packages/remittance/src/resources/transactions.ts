@@ -373,52 +373,7 @@ export class TransactionsResource
 
 // Written out by scripts/public-types.mjs (edit the rows, then run it) from: EndpointParams<typeof TRANSACTIONS.mobileTransfer>
 /** Body of `POST /api/transactions/mobile-transfer` (rules Resources 3–4). */
-export interface TransactionsMobileTransferParams {
-  /** The remitter sending the money. */
-  remitterId?: string | undefined
-  /** The beneficiary receiving it (`Beneficiary.beneficiaryId`). */
-  beneficiaryId?: string | undefined
-  /** The country the money goes to. */
-  destinationCountry?: string | undefined
-  /** `Account`, `Cash Collection` or `Mobile Transfer` upstream (rule Platform 1). */
-  transType?: string | undefined
-  /** Why the money is sent. */
-  purpose?: string | undefined
-  /** Where the remitter's money comes from. */
-  sourceOfIncome?: string | undefined
-  /** How the remitter pays. */
-  paymentMethod?: string | undefined
-  /** The amount the remitter deposited, as a string. */
-  amountDeposited?: string | undefined
-  /** The bank branch the remitter deposited at. */
-  bankBranchDeposited?: string | undefined
-  /** The service level of the transfer. */
-  serviceLevel?: string | undefined
-  /** Whether to confirm by SMS. */
-  smsConfirmation?: string | undefined
-  /** Whether to notify by SMS. */
-  smsNotification?: string | undefined
-  /** The mobile number SMS messages go to. */
-  smsMobile?: string | undefined
-  /** The currency sent. */
-  sourceCurrency?: string | undefined
-  /** The currency the beneficiary receives. */
-  destinationCurrency?: string | undefined
-  /** `SOURCE` or `DESTINATION` upstream (rule Platform 1); not enforced. */
-  amountType?: string | undefined
-  /**
-   * The idempotency key (rule Platform 5: a reused one is rejected). Filled with a random
-   * UUID when omitted, and returned with the result and on every error of the call.
-   */
-  agentTransactionRef?: string | undefined
-  /** The beneficiary's reference for the transfer. */
-  benefTransRef?: string | undefined
-  /** The amount to send, as a string. */
-  amountToSend?: string | undefined
-  /** Amount in SLE (at most `platformDefaults.sleDecimals` decimals, 2 by default; rule Platform 4). */
-  amountSLE?: number | undefined
-  /** The fees charged, a number. */
-  fees?: number | undefined
+export interface TransactionsMobileTransferParams extends TransactionCommonFields {
   /** The beneficiary's mobile money number. */
   beneficiaryMobileTransferNumber?: string | undefined
   /** The mobile network (`remit.lookup.mobileOperators`). */
@@ -429,52 +384,7 @@ export interface TransactionsMobileTransferParams {
 
 // Written out by scripts/public-types.mjs (edit the rows, then run it) from: EndpointParams<typeof TRANSACTIONS.cashCollection>
 /** Body of `POST /api/transactions/cash-collection` (rules Resources 3, 5). */
-export interface TransactionsCashCollectionParams {
-  /** The remitter sending the money. */
-  remitterId?: string | undefined
-  /** The beneficiary receiving it (`Beneficiary.beneficiaryId`). */
-  beneficiaryId?: string | undefined
-  /** The country the money goes to. */
-  destinationCountry?: string | undefined
-  /** `Account`, `Cash Collection` or `Mobile Transfer` upstream (rule Platform 1). */
-  transType?: string | undefined
-  /** Why the money is sent. */
-  purpose?: string | undefined
-  /** Where the remitter's money comes from. */
-  sourceOfIncome?: string | undefined
-  /** How the remitter pays. */
-  paymentMethod?: string | undefined
-  /** The amount the remitter deposited, as a string. */
-  amountDeposited?: string | undefined
-  /** The bank branch the remitter deposited at. */
-  bankBranchDeposited?: string | undefined
-  /** The service level of the transfer. */
-  serviceLevel?: string | undefined
-  /** Whether to confirm by SMS. */
-  smsConfirmation?: string | undefined
-  /** Whether to notify by SMS. */
-  smsNotification?: string | undefined
-  /** The mobile number SMS messages go to. */
-  smsMobile?: string | undefined
-  /** The currency sent. */
-  sourceCurrency?: string | undefined
-  /** The currency the beneficiary receives. */
-  destinationCurrency?: string | undefined
-  /** `SOURCE` or `DESTINATION` upstream (rule Platform 1); not enforced. */
-  amountType?: string | undefined
-  /**
-   * The idempotency key (rule Platform 5: a reused one is rejected). Filled with a random
-   * UUID when omitted, and returned with the result and on every error of the call.
-   */
-  agentTransactionRef?: string | undefined
-  /** The beneficiary's reference for the transfer. */
-  benefTransRef?: string | undefined
-  /** The amount to send, as a string. */
-  amountToSend?: string | undefined
-  /** Amount in SLE (at most `platformDefaults.sleDecimals` decimals, 2 by default; rule Platform 4). */
-  amountSLE?: number | undefined
-  /** The fees charged, a number. */
-  fees?: number | undefined
+export interface TransactionsCashCollectionParams extends TransactionCommonFields {
   /** Where the beneficiary collects the cash (`remit.lookup.collectionPoints`). */
   collectionPointId?: string | undefined
   /** The PIN the beneficiary collects with; never logged by the SDK (bodies are not logged). */
@@ -486,51 +396,6 @@ export interface TransactionsCashCollectionParams {
  * Body of the bank transfer (BankTransferTransactionRequest, fields not published: rule Resources 8):
  * the common transaction fields typed when present, every other member passed through as JSON.
  */
-export interface TransactionsBankTransferParams {
-  /** The remitter sending the money. */
-  remitterId?: string | undefined
-  /** The beneficiary receiving it (`Beneficiary.beneficiaryId`). */
-  beneficiaryId?: string | undefined
-  /** The country the money goes to. */
-  destinationCountry?: string | undefined
-  /** `Account`, `Cash Collection` or `Mobile Transfer` upstream (rule Platform 1). */
-  transType?: string | undefined
-  /** Why the money is sent. */
-  purpose?: string | undefined
-  /** Where the remitter's money comes from. */
-  sourceOfIncome?: string | undefined
-  /** How the remitter pays. */
-  paymentMethod?: string | undefined
-  /** The amount the remitter deposited, as a string. */
-  amountDeposited?: string | undefined
-  /** The bank branch the remitter deposited at. */
-  bankBranchDeposited?: string | undefined
-  /** The service level of the transfer. */
-  serviceLevel?: string | undefined
-  /** Whether to confirm by SMS. */
-  smsConfirmation?: string | undefined
-  /** Whether to notify by SMS. */
-  smsNotification?: string | undefined
-  /** The mobile number SMS messages go to. */
-  smsMobile?: string | undefined
-  /** The currency sent. */
-  sourceCurrency?: string | undefined
-  /** The currency the beneficiary receives. */
-  destinationCurrency?: string | undefined
-  /** `SOURCE` or `DESTINATION` upstream (rule Platform 1); not enforced. */
-  amountType?: string | undefined
-  /**
-   * The idempotency key (rule Platform 5: a reused one is rejected). Filled with a random
-   * UUID when omitted, and returned with the result and on every error of the call.
-   */
-  agentTransactionRef?: string | undefined
-  /** The beneficiary's reference for the transfer. */
-  benefTransRef?: string | undefined
-  /** The amount to send, as a string. */
-  amountToSend?: string | undefined
-  /** Amount in SLE (at most `platformDefaults.sleDecimals` decimals, 2 by default; rule Platform 4). */
-  amountSLE?: number | undefined
-  /** The fees charged, a number. */
-  fees?: number | undefined
+export interface TransactionsBankTransferParams extends TransactionCommonFields {
   [key: string]: unknown
 }
