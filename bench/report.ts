@@ -121,7 +121,7 @@ function latencyTable(rows: readonly TlsLatencyResult[]): string {
   return table(
     ['payment', 'added RTT', 'SDK ms', 'raw keep-alive undici ms', 'raw undici, new connection ms', 'SDK − keep-alive'],
     rows.map((r) => [
-      r.operation,
+      `${r.operation} (${r.protocol})`,
       `${r.rttMs} ms`,
       num(r.medianMs.sdk, 1),
       num(r.medianMs['undici-keepalive'], 1),
@@ -151,7 +151,7 @@ function tlsTable(rows: readonly TlsResult[]): string {
         const paired =
           name === 'undici-reset' ? r.cpuVsReset : name === 'undici-keepalive' ? r.cpuVsKeepAlive : undefined
         return [
-          r.operation,
+          `${r.operation} (${r.protocol})`,
           String(r.concurrency),
           name,
           num(c.rps),

@@ -149,17 +149,23 @@ async function main(): Promise<void> {
       sockets = await measureSockets(server, [16, 256], settings.socketMs)
     }
     if (!skipped.has('tls')) {
-      log('payments over TLS: a connection of its own (purchase), kept alive (capture)')
+      log('payments over TLS: a connection of its own (purchase), kept alive (capture), HTTP/2 (purchase)')
       const over = { rounds: settings.tlsRounds, warmupMs: settings.warmupMs, durationMs: settings.durationMs }
+      const kept = settings.keptConcurrencies
       tls = [
         ...(await measureTls(
-          { ...over, operation: 'checkout purchase', concurrencies: settings.tlsConcurrencies },
+          { ...over, operation: 'checkout purchase', protocol: 'http/1.1', concurrencies: settings.tlsConcurrencies },
           log,
         )),
-        ...(await measureTls({ ...over, operation: 's2s capture', concurrencies: settings.keptConcurrencies }, log)),
+        ...(await measureTls({ ...over, operation: 's2s capture', protocol: 'http/1.1', concurrencies: kept }, log)),
+        ...(await measureTls({ ...over, operation: 'checkout purchase', protocol: 'h2', concurrencies: kept }, log)),
       ]
-      log('capture latency with added round-trip time')
-      tlsLatency = await measureTlsLatency('s2s capture', settings.latencyRtts, settings.latencyCalls, log)
+      log('latency with added round-trip time: a capture kept alive, a purchase on HTTP/2')
+      const { latencyRtts: rtts, latencyCalls: calls } = settings
+      tlsLatency = [
+        ...(await measureTlsLatency('s2s capture', 'http/1.1', rtts, calls, log)),
+        ...(await measureTlsLatency('checkout purchase', 'h2', rtts, calls, log)),
+      ]
     }
     if (!skipped.has('signer')) {
       log('signer')

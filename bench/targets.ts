@@ -87,9 +87,10 @@ export function checkTargets(m: Measured): TargetCheck[] {
   }
   for (const t of m.tls ?? []) {
     const sdk = t.contenders.sdk
-    const subject = `${t.operation} over TLS @${t.concurrency}`
-    if (t.operation === 's2s capture') {
-      // Kept alive: as cheap as raw keep-alive undici, and (almost) never a new connection.
+    const subject = `${t.operation} over TLS${t.protocol === 'h2' ? ' (HTTP/2)' : ''} @${t.concurrency}`
+    if (t.operation === 's2s capture' || t.protocol === 'h2') {
+      // Kept alive (a bound answer, or its own HTTP/2 stream): as cheap as raw keep-alive undici,
+      // and (almost) never a new connection.
       checks.push({
         ...atMost('new connections per call ≤ 0.05 (kept alive)', subject, sdk.handshakesPerCall, 0.05),
         failsRun: true,
@@ -114,7 +115,7 @@ export function checkTargets(m: Measured): TargetCheck[] {
     )
   }
   for (const l of m.tlsLatency ?? []) {
-    const subject = `${l.operation} +${l.rttMs} ms RTT`
+    const subject = `${l.operation}${l.protocol === 'h2' ? ' (HTTP/2)' : ''} +${l.rttMs} ms RTT`
     checks.push({
       ...atMost('latency ≤ raw keep-alive undici + 0.3 RTT', subject, l.sdkExcessRtt, 0.3, ' RTT'),
       failsRun: true,

@@ -9,7 +9,15 @@ import { CardGateway } from '@paywire/card-gateway'
 import { Agent, request } from 'undici'
 import { interleave, measureLoad } from './measure.js'
 import { CREDENTIALS, checkoutPurchase, PURCHASE_PARAMS, S2S_PARAMS, s2sCapture, type WireRequest } from './requests.js'
-import type { HandshakeCount, TlsContender, TlsLatencyPlan, TlsOperation, TlsPlan, TlsRoundReport } from './tls.js'
+import type {
+  HandshakeCount,
+  TlsContender,
+  TlsLatencyPlan,
+  TlsOperation,
+  TlsPlan,
+  TlsProtocol,
+  TlsRoundReport,
+} from './tls.js'
 
 const CONTENDERS: readonly TlsContender[] = ['sdk', 'undici-reset', 'undici-keepalive']
 
@@ -33,7 +41,12 @@ function rawPayment(build: (url: string) => WireRequest, url: string, dispatcher
 }
 
 /** Each contender's call of `operation`, on its own gateway and pool; `close` ends them all. */
-function contenders(operation: TlsOperation, urls: Record<TlsContender, string>, maxSockets: number) {
+function contenders(
+  operation: TlsOperation,
+  protocol: TlsProtocol,
+  urls: Record<TlsContender, string>,
+  maxSockets: number,
+) {
   const { merchantKey, clientKey, password } = CREDENTIALS
   const gw = new CardGateway({
     checkoutUrl: urls.sdk,
@@ -45,7 +58,8 @@ function contenders(operation: TlsOperation, urls: Record<TlsContender, string>,
     timeout: 30_000,
   })
   const perPayment = new Agent({ pipelining: 0, connections: maxSockets, keepAliveTimeout: 4_000 })
-  const keptAlive = new Agent({ connections: maxSockets, keepAliveTimeout: 4_000 })
+  // Raw undici kept alive, speaking HTTP/2 where the gateway offers it (`allowH2`).
+  const keptAlive = new Agent({ connections: maxSockets, keepAliveTimeout: 4_000, allowH2: protocol === 'h2' })
   const build = operation === 'checkout purchase' ? checkoutPurchase : s2sCapture
   const sdk =
     operation === 'checkout purchase' ? () => gw.checkout.purchase(PURCHASE_PARAMS) : () => gw.s2s.capture(S2S_PARAMS)
@@ -60,7 +74,7 @@ function contenders(operation: TlsOperation, urls: Record<TlsContender, string>,
 
 /** Each contender's median latency of one call after another (after a few to warm its connection). */
 async function latency(plan: TlsLatencyPlan): Promise<Record<TlsContender, number>> {
-  const { calls, close } = contenders(plan.operation, plan.urls, 16)
+  const { calls, close } = contenders(plan.operation, plan.protocol, plan.urls, 16)
   const medians = {} as Record<TlsContender, number>
   for (const name of CONTENDERS) {
     for (let i = 0; i < 3; i++) await calls[name]()
@@ -79,7 +93,7 @@ async function latency(plan: TlsLatencyPlan): Promise<Record<TlsContender, numbe
 
 async function run(plan: TlsPlan): Promise<void> {
   for (const concurrency of plan.concurrencies) {
-    const { calls, close } = contenders(plan.operation, plan.urls, plan.maxSockets)
+    const { calls, close } = contenders(plan.operation, plan.protocol, plan.urls, plan.maxSockets)
     for (const name of CONTENDERS) {
       await measureLoad(calls[name], { concurrency, warmupMs: 0, durationMs: plan.warmupMs })
     }

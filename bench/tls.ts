@@ -20,7 +20,9 @@
  */
 
 import { readFileSync } from 'node:fs'
-import { createServer, type Server } from 'node:https'
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { createSecureServer, type Http2ServerRequest, type Http2ServerResponse } from 'node:http2'
+import { createServer } from 'node:https'
 import { type AddressInfo, connect, createServer as createNetServer, type Socket } from 'node:net'
 import type { TLSSocket } from 'node:tls'
 import { fileURLToPath } from 'node:url'
@@ -33,6 +35,11 @@ export const TLS_CONTENDERS = ['sdk', 'undici-reset', 'undici-keepalive'] as con
 export type TlsContender = (typeof TLS_CONTENDERS)[number]
 /** The payment measured: one on a connection of its own, one kept alive. */
 export type TlsOperation = 'checkout purchase' | 's2s capture'
+/**
+ * What the gateways speak: HTTP/1.1 only, or HTTP/2 offered in the handshake (HTTP/1.1 still
+ * served to a client that does not ask for it, such as undici's own connector without `allowH2`).
+ */
+export type TlsProtocol = 'http/1.1' | 'h2'
 
 /** The gateway's count over one window of one contender. */
 export interface HandshakeCount {
@@ -64,6 +71,7 @@ export interface TlsContenderFigures {
 
 export interface TlsResult {
   readonly operation: TlsOperation
+  readonly protocol: TlsProtocol
   readonly concurrency: number
   readonly maxSockets: number
   readonly contenders: Record<TlsContender, TlsContenderFigures>
@@ -75,6 +83,7 @@ export interface TlsResult {
 
 export interface TlsSettings {
   readonly operation: TlsOperation
+  readonly protocol: TlsProtocol
   readonly concurrencies: readonly number[]
   readonly rounds: number
   readonly warmupMs: number
@@ -91,6 +100,7 @@ export interface TlsPlan extends TlsSettings {
 /** The child's latency run: sequential calls of `operation`, each contender through its own proxy. */
 export interface TlsLatencyPlan {
   readonly operation: TlsOperation
+  readonly protocol: TlsProtocol
   readonly urls: Record<TlsContender, string>
   readonly calls: number
 }
@@ -98,6 +108,7 @@ export interface TlsLatencyPlan {
 /** One added round-trip time: each contender's median latency, and the SDK's excess over keep-alive in RTTs. */
 export interface TlsLatencyResult {
   readonly operation: TlsOperation
+  readonly protocol: TlsProtocol
   readonly rttMs: number
   readonly medianMs: Record<TlsContender, number>
   /** (SDK − raw keep-alive undici) ÷ the added RTT: 0 is keep-alive's latency, 2 a new TCP+TLS connection's. */
@@ -118,7 +129,7 @@ const MAX_SOCKETS = 16
 export async function measureTls(settings: TlsSettings, log: (text: string) => void): Promise<TlsResult[]> {
   // A server per contender: one's idle or closing sockets are never counted as another's.
   const gateways = Object.fromEntries(
-    await Promise.all(TLS_CONTENDERS.map(async (name) => [name, await startGateway()] as const)),
+    await Promise.all(TLS_CONTENDERS.map(async (name) => [name, await startGateway(settings.protocol)] as const)),
   ) as Record<TlsContender, Gateway>
   const child = forkTs(fileURLToPath(new URL('./tls-client.ts', import.meta.url)), [], [], {
     NODE_EXTRA_CA_CERTS: fileURLToPath(new URL('loopback-cert.pem', CERT_DIR)),
@@ -152,7 +163,7 @@ export async function measureTls(settings: TlsSettings, log: (text: string) => v
     if (child.exitCode === null) child.kill()
     await Promise.all(TLS_CONTENDERS.map((name) => gateways[name].stop()))
   }
-  return settings.concurrencies.map((concurrency) => summarise(settings.operation, concurrency, reports))
+  return settings.concurrencies.map((concurrency) => summarise(settings, concurrency, reports))
 }
 
 /**
@@ -162,13 +173,14 @@ export async function measureTls(settings: TlsSettings, log: (text: string) => v
  */
 export async function measureTlsLatency(
   operation: TlsOperation,
+  protocol: TlsProtocol,
   rtts: readonly number[],
   calls: number,
   log: (text: string) => void,
 ): Promise<TlsLatencyResult[]> {
   const results: TlsLatencyResult[] = []
   for (const rttMs of rtts) {
-    const gateways = await Promise.all(TLS_CONTENDERS.map(() => startGateway()))
+    const gateways = await Promise.all(TLS_CONTENDERS.map(() => startGateway(protocol)))
     const proxies = await Promise.all(gateways.map((g) => startDelayProxy(g.url, rttMs / 2)))
     const urls = Object.fromEntries(TLS_CONTENDERS.map((name, i) => [name, proxies[i]?.url])) as Record<
       TlsContender,
@@ -179,7 +191,7 @@ export async function measureTlsLatency(
     })
     try {
       await firstMessage(child)
-      const plan: TlsLatencyPlan = { operation, urls, calls }
+      const plan: TlsLatencyPlan = { operation, protocol, urls, calls }
       const medianMs = await new Promise<Record<TlsContender, number>>((resolve, reject) => {
         child.once('exit', (code) => code !== 0 && reject(new Error(`tls client exited ${code}`)))
         child.on('message', (message: { medians?: Record<TlsContender, number> }) => {
@@ -189,11 +201,11 @@ export async function measureTlsLatency(
       })
       const sdkExcessRtt = (medianMs.sdk - medianMs['undici-keepalive']) / rttMs
       log(
-        `  ${operation} +${rttMs} ms RTT: ` +
+        `  ${operation} (${protocol}) +${rttMs} ms RTT: ` +
           TLS_CONTENDERS.map((name) => `${name} ${medianMs[name].toFixed(1)} ms`).join(', ') +
           ` (SDK − keep-alive: ${sdkExcessRtt.toFixed(2)} RTT)`,
       )
-      results.push({ operation, rttMs, medianMs, sdkExcessRtt })
+      results.push({ operation, protocol, rttMs, medianMs, sdkExcessRtt })
     } finally {
       if (child.exitCode === null) child.kill()
       await Promise.all([...proxies.map((p) => p.stop()), ...gateways.map((g) => g.stop())])
@@ -209,6 +221,10 @@ async function startDelayProxy(target: string, delayMs: number): Promise<{ url: 
   const server = createNetServer((client) => {
     const upstream = connect(Number(port), '127.0.0.1')
     for (const socket of [client, upstream]) {
+      // Each chunk forwarded as it comes: Nagle's algorithm here would hold a second small write
+      // (HTTP/2 writes a request's HEADERS and DATA frames apart) for the peer's delayed ACK, ~40 ms
+      // that no network on the way to a gateway adds.
+      socket.setNoDelay(true)
       sockets.add(socket)
       socket.on('error', () => {})
       socket.on('close', () => sockets.delete(socket))
@@ -241,25 +257,29 @@ interface Gateway {
   stop(): Promise<void>
 }
 
-async function startGateway(): Promise<Gateway> {
+async function startGateway(protocol: TlsProtocol): Promise<Gateway> {
   const counter = { handshakes: 0, resumed: 0, open: 0, mostOpen: 0 }
-  const server: Server = createServer(
-    {
-      key: readFileSync(new URL('loopback-key.pem', CERT_DIR)),
-      cert: readFileSync(new URL('loopback-cert.pem', CERT_DIR)),
-      keepAlive: true,
-    },
-    (req, res) => {
-      const chunks: Buffer[] = []
-      req.on('data', (chunk: Buffer) => chunks.push(chunk))
-      req.on('end', () => {
-        const { status, body } = answerOf(req.method ?? 'GET', req.url ?? '/', Buffer.concat(chunks).toString())
-        res.writeHead(status, { 'content-type': 'application/json', 'content-length': body.length })
-        res.end(body)
-      })
-    },
-  )
-  server.keepAliveTimeout = 65_000
+  const key = readFileSync(new URL('loopback-key.pem', CERT_DIR))
+  const cert = readFileSync(new URL('loopback-cert.pem', CERT_DIR))
+  const answer = (req: IncomingMessage | Http2ServerRequest, res: ServerResponse | Http2ServerResponse) => {
+    const chunks: Buffer[] = []
+    req.on('data', (chunk: Buffer) => chunks.push(chunk))
+    req.on('end', () => {
+      const { status, body } = answerOf(req.method ?? 'GET', req.url ?? '/', Buffer.concat(chunks).toString())
+      res.writeHead(status, { 'content-type': 'application/json', 'content-length': body.length })
+      res.end(body)
+    })
+  }
+  const server =
+    protocol === 'h2'
+      ? createSecureServer({ key, cert, allowHTTP1: true }, answer)
+      : createServer({ key, cert, keepAlive: true }, answer)
+  const sockets = new Set<Socket>()
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket)
+    socket.once('close', () => sockets.delete(socket))
+  })
+  if ('keepAliveTimeout' in server) server.keepAliveTimeout = 65_000
   server.on('secureConnection', (socket: TLSSocket) => {
     counter.handshakes++
     if (socket.isSessionReused()) counter.resumed++
@@ -280,13 +300,14 @@ async function startGateway(): Promise<Gateway> {
       return { handshakes, resumed, mostOpen }
     },
     stop() {
-      server.closeAllConnections()
+      for (const socket of sockets) socket.destroy()
       return new Promise<void>((resolve) => server.close(() => resolve()))
     },
   }
 }
 
-function summarise(operation: TlsOperation, concurrency: number, reports: readonly TlsRoundReport[]): TlsResult {
+function summarise(settings: TlsSettings, concurrency: number, reports: readonly TlsRoundReport[]): TlsResult {
+  const { operation, protocol } = settings
   const at = reports.filter((r) => r.concurrency === concurrency)
   const of = (contender: TlsContender) => at.filter((r) => r.contender === contender).map((r) => r.sample)
   const figures = (contender: TlsContender): TlsContenderFigures => {
@@ -317,6 +338,7 @@ function summarise(operation: TlsOperation, concurrency: number, reports: readon
   }
   return {
     operation,
+    protocol,
     concurrency,
     maxSockets: MAX_SOCKETS,
     contenders: {

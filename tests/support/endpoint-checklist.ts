@@ -10,7 +10,7 @@
 import { readFileSync } from 'node:fs'
 import { type ClientOptions, type Intent, MemoryIntentStore, PaywireError, RequestValidationError } from '@paywire/core'
 import { type AnyOperation, retryPolicyOf, rowArguments } from '@paywire/core/engine'
-import type { RecordedRequest } from '@paywire/core/testing'
+import type { MockServerOptions, RecordedRequest } from '@paywire/core/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type FaultProxy, OP_HEADER, type ProxyMode, startFaultProxy } from '../reliability/support/servers.js'
 
@@ -35,7 +35,8 @@ export interface ChecklistPackage<Client extends ChecklistClient, Setup> {
   readonly endpoints: EndpointTables
   /** `EXAMPLES` of the package's testing kit: one argument list per row, made from a setup. */
   readonly examples: Readonly<Record<string, Readonly<Record<string, (setup: Setup) => unknown>>>>
-  readonly startSimulator: () => Promise<ChecklistSimulator>
+  /** Starts the package's simulator; `serve` as `startMockServer` takes it (`tls`: HTTPS offering HTTP/2). */
+  readonly startSimulator: (serve?: MockServerOptions) => Promise<ChecklistSimulator>
   /** A client of the simulator whose requests go to `url` (the simulator, or a proxy in front of it). */
   readonly client: (simulator: ChecklistSimulator, url: string, options?: ClientOptions) => Client
   /** The setup examples get: the client (on the simulator, or through a proxy in front of it) and the simulator. */

@@ -11,7 +11,7 @@ export const BILL_KIT: ChecklistPackage<BillPayment, ExampleSetup> = {
   name: 'bill-payment',
   endpoints: ENDPOINTS,
   examples: EXAMPLES,
-  startSimulator: () => startBillPaymentSimulator(),
+  startSimulator: (serve) => startBillPaymentSimulator({}, serve),
   client: (simulator, url, options) =>
     new BillPayment({ ...(simulator as StartedBillPaymentSimulator).clientOptions, baseUrl: url, ...options }),
   setup: (client) => ({ client }),

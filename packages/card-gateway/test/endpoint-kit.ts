@@ -12,7 +12,7 @@ export const CARD_KIT: ChecklistPackage<CardGateway, ExampleSetup> = {
   name: 'card-gateway',
   endpoints: ENDPOINTS,
   examples: EXAMPLES,
-  startSimulator: () => startCardGatewaySimulator(),
+  startSimulator: (serve) => startCardGatewaySimulator({}, serve),
   // The simulator's client options name the CREATE_SCHEDULE hash inputs (the client has no default).
   client: (simulator, url, options) =>
     new CardGateway({

@@ -11,7 +11,7 @@ export const REMITTANCE_KIT: ChecklistPackage<Remittance, ExampleSetup> = {
   name: 'remittance',
   endpoints: ENDPOINTS,
   examples: EXAMPLES,
-  startSimulator: () => startRemittanceSimulator(),
+  startSimulator: (serve) => startRemittanceSimulator({}, serve),
   client: (simulator, url, options) =>
     new Remittance({ ...(simulator as StartedRemittanceSimulator).clientOptions, baseUrl: url, ...options }),
   setup: (client) => ({ client }),

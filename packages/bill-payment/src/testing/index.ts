@@ -1,6 +1,6 @@
 /** `@paywire/bill-payment/testing`: the stateful simulator, its msw handlers and fixtures, for your own tests. */
 
-import { type MockServer, startMockServer } from '@paywire/core/testing'
+import { type MockServer, type MockServerOptions, startMockServer } from '@paywire/core/testing'
 import { BillPaymentSimulator, type BillPaymentSimulatorOptions } from './simulator.js'
 
 export type { FailNextOptions } from '@paywire/core/testing'
@@ -17,7 +17,7 @@ export { BillPaymentSimulator, SIMULATOR_FILTER_KEYS } from './simulator.js'
 
 /** A running simulator: point `new BillPayment({ baseUrl: url, ... })` at `url`. */
 export interface StartedBillPaymentSimulator {
-  /** `http://127.0.0.1:<port>` */
+  /** `http://127.0.0.1:<port>` (`https://` when served over TLS) */
   readonly url: string
   readonly simulator: BillPaymentSimulator
   /** The loopback server: `server.requests` holds every request as received. */
@@ -33,12 +33,13 @@ export interface StartedBillPaymentSimulator {
  */
 export type RunningBillPaymentSimulator = StartedBillPaymentSimulator
 
-/** Starts a simulator on a loopback port (core `startMockServer`), reached through the SDK's real transport. */
+/** Starts a simulator on a loopback port (core `startMockServer`), reached through the SDK's real transport; `serve` as `startMockServer` takes it (`tls`: HTTPS offering HTTP/2). */
 export async function startBillPaymentSimulator(
   options: BillPaymentSimulatorOptions = {},
+  serve: MockServerOptions = {},
 ): Promise<StartedBillPaymentSimulator> {
   const simulator = new BillPaymentSimulator(options)
-  const server = await startMockServer(simulator.handlers)
+  const server = await startMockServer(simulator.handlers, serve)
   return {
     url: server.url,
     simulator,

@@ -1,6 +1,6 @@
 /** `@paywire/card-gateway/testing`: msw handlers, a stateful simulator with a ledger, signed-callback helpers and a callback courier with the platform's delivery faults. */
 
-import { type MockServer, startMockServer } from '@paywire/core/testing'
+import { type MockServer, type MockServerOptions, startMockServer } from '@paywire/core/testing'
 import type { RequestHandler } from 'msw'
 import type { CardGatewayOptions } from '../client.js'
 import type { CardGatewaySimulatorOptions } from './rules.js'
@@ -49,12 +49,13 @@ export interface StartedCardGatewaySimulator {
   close(): Promise<void>
 }
 
-/** Starts a simulator on a loopback port (through core's `startMockServer`). */
+/** Starts a simulator on a loopback port (through core's `startMockServer`); `serve` as `startMockServer` takes it (`tls`: HTTPS offering HTTP/2). */
 export async function startCardGatewaySimulator(
   options: CardGatewaySimulatorOptions = {},
+  serve: MockServerOptions = {},
 ): Promise<StartedCardGatewaySimulator> {
   const simulator = new CardGatewaySimulator(options)
-  const server = await startMockServer(simulator.handlers)
+  const server = await startMockServer(simulator.handlers, serve)
   const clientOptions: CardGatewayOptions = {
     checkoutUrl: server.url,
     s2sUrl: server.url,

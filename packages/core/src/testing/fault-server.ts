@@ -2,7 +2,7 @@
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import type { RecordedRequest } from './mock-server.js'
+import { connectionNumbers, type RecordedRequest } from './mock-server.js'
 
 /** Decides how to (mis)answer the `n`-th request (1-based). */
 export type FaultBehaviour = (req: IncomingMessage, res: ServerResponse, n: number) => void
@@ -20,6 +20,7 @@ export interface FaultServer {
 export async function startFaultServer(behaviour: FaultBehaviour): Promise<FaultServer> {
   let current = behaviour
   const requests: RecordedRequest[] = []
+  const connectionOf = connectionNumbers()
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = []
     req.on('data', (chunk: Buffer) => chunks.push(chunk))
@@ -32,6 +33,8 @@ export async function startFaultServer(behaviour: FaultBehaviour): Promise<Fault
         headers,
         body: Buffer.concat(chunks).toString('utf8'),
         remoteAddress: req.socket.remoteAddress ?? '',
+        httpVersion: req.httpVersion,
+        connection: connectionOf(req),
       })
       current(req, res, requests.length)
     })

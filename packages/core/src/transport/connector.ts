@@ -1,7 +1,11 @@
 /**
  * How the client's own Agents open connections. A money-moving call opens a connection of its own
- * (transport.ts), so what a new connection costs is paid by every payment; this connector makes that
- * as little as is safe:
+ * on HTTP/1.1 (transport.ts), so what a new connection costs is paid by every payment; this connector
+ * makes that as little as is safe:
+ * - **HTTP/2 when the gateway offers it** (ALPN `h2`, then `http/1.1`): each request has a stream of
+ *   its own, and its answer comes on that stream only, so no answer can be taken for another
+ *   request's and every call may reuse the connection (a payment then costs no handshake at all).
+ *   undici speaks HTTP/2 on a socket that negotiated it, and HTTP/1.1 otherwise.
  * - **The origin's last TLS session is resumed.** undici's connector keeps sessions per pool member
  *   and holds them weakly (a collected session is a full handshake): one payment per connection
  *   resumed about 2 % of handshakes. Here one session per origin is held until a newer one replaces
@@ -24,6 +28,9 @@ export interface SocketModules {
   readonly net: typeof import('node:net')
   readonly tls: typeof import('node:tls')
 }
+
+/** What the client offers in the TLS handshake, preferred first: the gateway picks. */
+const ALPN = ['h2', 'http/1.1']
 
 /** Sessions kept for this many origins at most (the least recently stored goes first). */
 const MAX_ORIGINS = 64
@@ -167,7 +174,7 @@ class ConnectAttempt {
         const servername = this.#options.servername || (net.isIP(hostname) ? undefined : hostname)
         const key = `${servername ?? hostname}:${port}`
         const session = sessions.get(key)
-        const secure = tls.connect({ host: hostname, port, servername, session, ALPNProtocols: ['http/1.1'] })
+        const secure = tls.connect({ host: hostname, port, servername, session, ALPNProtocols: ALPN })
         secure.on('session', (next: Buffer) => sessions.set(key, next))
         // A session whose handshake failed is not offered again (the next handshake is a full one).
         if (session) secure.once('error', () => this.#answer !== undefined && sessions.forget(key, session))

@@ -6,6 +6,9 @@
  * did), and close that one connection when its answer is not believed (its own late answer would be
  * waiting there for the next call). A connection is lent again only once its last answer was
  * believed. See "Keep-alive where the answer is bound" in docs/reliability.md.
+ *
+ * On a connection that speaks HTTP/2 none of that doubt applies: every request has a stream of its
+ * own and its answer arrives on it, so no request on it counts as one after another (`Loan.reused`).
  */
 
 import type { Dispatcher } from 'undici'
@@ -32,6 +35,8 @@ interface Slot {
   readonly client: Dispatcher
   /** Requests written on the current socket; 0 after the socket closed (the next one connects anew). */
   carried: number
+  /** Whether the current socket speaks HTTP/2 (its TLS handshake chose `h2`): each answer on its request's own stream. */
+  http2: boolean
   /** The subjects of its bound money-moving requests (`HttpRequest.subject`), hashed: only they can have left such an answer there. */
   readonly subjects: Set<number>
   /** When it was last given back, on the pool's monotonic clock. */
@@ -57,8 +62,11 @@ interface Origin {
   readonly waiting: Waiter[]
 }
 
-/** Makes one `Client` for `origin` (undici's, with the client's connector). */
-export type ClientFactory = (origin: string) => Dispatcher
+/**
+ * Makes one `Client` for `origin` (undici's, with the client's connector); `connected` is told, for
+ * each socket it opens, whether that socket speaks HTTP/2.
+ */
+export type ClientFactory = (origin: string, connected: (http2: boolean) => void) => Dispatcher
 
 /** The error of a request refused because the pool closed while it waited: it was never written. */
 function closedError(): Error {
@@ -83,7 +91,8 @@ export class Loan {
   /**
    * Whether the socket this request was written on carried a request before it: an answer on it may
    * be an earlier one's. Known once written (`written`): a connection lent while its last socket was
-   * still closing writes on a new one. Until then, `true` (the careful reading).
+   * still closing writes on a new one. Until then, `true` (the careful reading). Never on HTTP/2:
+   * the request's stream is new, and only its own answer can arrive on it.
    */
   reused = true
   /** Whether an earlier request on the same socket had this request's subject: a stale answer could then name it. */
@@ -102,7 +111,7 @@ export class Loan {
    */
   written(subject: string | undefined): void {
     const slot = this.#slot
-    this.reused = slot.carried > 0
+    this.reused = slot.carried > 0 && !slot.http2
     slot.carried++
     if (subject === undefined) return
     const hashed = fnv1a(subject)
@@ -227,11 +236,19 @@ export class KeptConnections {
   #newSlot(o: Origin): Slot {
     o.count++
     this.#open++
-    const client = this.#make(o.name)
-    const slot: Slot = { client, carried: 0, subjects: new Set(), idleSince: 0 }
+    const slot: Slot = {
+      client: this.#make(o.name, (http2) => {
+        slot.http2 = http2
+      }),
+      carried: 0,
+      http2: false,
+      subjects: new Set(),
+      idleSince: 0,
+    }
     // The next request after a close goes on a new socket, which carried nothing before it.
-    client.on('disconnect', () => {
+    slot.client.on('disconnect', () => {
       slot.carried = 0
+      slot.http2 = false
       slot.subjects.clear()
     })
     return slot

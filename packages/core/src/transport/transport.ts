@@ -3,7 +3,7 @@
  * dispatched on them within its deadline, and its body read within the size cap.
  */
 
-import type { Dispatcher } from 'undici'
+import type { buildConnector, Dispatcher } from 'undici'
 import { isThenable } from '../api-promise.js'
 import { type Clock, systemClock } from '../clock.js'
 import { PaywireError, ResponseTooLargeError, type TimeoutPhase } from '../errors/errors.js'
@@ -133,7 +133,12 @@ export class UndiciTransport implements CallTransport {
     return this.#closing
   }
 
-  /** The client's own Agent for calls on a connection of their own: one request per connection, closed after its answer. */
+  /**
+   * The client's own Agent for calls on a connection of their own: on HTTP/1.1 one request per
+   * connection, closed after its answer. On HTTP/2 undici keeps the connection (it ignores `reset`)
+   * and the next such call reuses it, one at a time: its answer comes on its own stream, so that is
+   * as safe as a new connection, without the handshake.
+   */
   #singleUse(transport: Transport): Dispatcher {
     this.#singleUseAgent ??= new transport.Agent({
       ...this.#poolOptions(transport),
@@ -149,7 +154,8 @@ export class UndiciTransport implements CallTransport {
       // One connector for all of them: its cap counts every socket of an origin until it closes.
       const options = this.#poolOptions(transport)
       this.#keptConnections = new KeptConnections(
-        (origin) => new transport.Client(origin, { ...options, pipelining: 1 }),
+        (origin, connected) =>
+          new transport.Client(origin, { ...options, connect: telling(options.connect, connected), pipelining: 1 }),
         this.#maxSockets,
         this.#clock,
       )
@@ -293,6 +299,7 @@ export class UndiciTransport implements CallTransport {
    * where an answer that is not bound is never believed (`attempt`). A lookup reconciliation
    * decides on never shares one either (`ownConnection`). With the caller's dispatcher, which
    * connection carried an answer cannot be known: every money-moving call is sent with `reset`.
+   * Over HTTP/2 (connector.ts) "a connection of its own" is a stream of its own: `#singleUse`.
    */
   #onOwnConnection(req: HttpRequest): boolean {
     if (req.ownConnection === true) return true
@@ -319,6 +326,15 @@ export class UndiciTransport implements CallTransport {
     })
     return { status, headers, rawBody, json: parseJson(rawBody) }
   }
+}
+
+/** `connect`, telling `connected` whether each socket it opens speaks HTTP/2 (its TLS handshake chose `h2`). */
+function telling(connect: buildConnector.connector, connected: (http2: boolean) => void): buildConnector.connector {
+  return (options, callback) =>
+    connect(options, (error, socket) => {
+      if (socket) connected((socket as { alpnProtocol?: unknown }).alpnProtocol === 'h2')
+      ;(callback as (error: Error | null, socket: unknown) => void)(error, socket)
+    })
 }
 
 /** Where an attempt's answer had got to when it failed: what `classifyFailure` and a non-2xx status read. */

@@ -1,6 +1,6 @@
 /** `@paywire/remittance/testing`: a stateful simulator of the remittance service, as msw handlers. */
 
-import { type MockServer, startMockServer } from '@paywire/core/testing'
+import { type MockServer, type MockServerOptions, startMockServer } from '@paywire/core/testing'
 import type { RemittanceSimulatorOptions } from './rules.js'
 import { RemittanceSimulator } from './simulator.js'
 
@@ -29,7 +29,7 @@ export { RemittanceSimulator } from './simulator.js'
 
 /** A running simulator on a loopback port. */
 export interface StartedRemittanceSimulator {
-  /** `http://127.0.0.1:<port>` */
+  /** `http://127.0.0.1:<port>` (`https://` when served over TLS) */
   readonly url: string
   /** Client options that authenticate: `new Remittance(sim.clientOptions)`. */
   readonly clientOptions: { readonly baseUrl: string; readonly apiKey: string }
@@ -39,12 +39,13 @@ export interface StartedRemittanceSimulator {
   close(): Promise<void>
 }
 
-/** Starts a `RemittanceSimulator` on a real loopback port, for the client's real transport. */
+/** Starts a `RemittanceSimulator` on a real loopback port, for the client's real transport; `serve` as `startMockServer` takes it (`tls`: HTTPS offering HTTP/2). */
 export async function startRemittanceSimulator(
   options: RemittanceSimulatorOptions = {},
+  serve: MockServerOptions = {},
 ): Promise<StartedRemittanceSimulator> {
   const simulator = new RemittanceSimulator(options)
-  const server = await startMockServer(simulator.handlers)
+  const server = await startMockServer(simulator.handlers, serve)
   return {
     url: server.url,
     clientOptions: { baseUrl: server.url, apiKey: simulator.apiKey },
