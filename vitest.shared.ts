@@ -9,6 +9,7 @@ export const alias = [
     { find: new RegExp(`^@paywire/${name}$`), replacement: source(`${name}/src/index.ts`) },
   ]),
   { find: /^@paywire\/core\/engine$/, replacement: source('core/src/engine.ts') },
+  { find: /^@paywire\/core\/zod$/, replacement: source('core/src/zod.ts') },
   { find: /^@paywire\/redis$/, replacement: source('redis/src/index.ts') },
   { find: /^@paywire\/postgres$/, replacement: source('postgres/src/index.ts') },
   { find: /^@paywire\/otel$/, replacement: source('otel/src/index.ts') },

@@ -7,7 +7,7 @@
  * `ResourceClass`, a service's row context) say how a method is made, not what it takes.
  *
  * Reads the built `.d.ts` files of each service (run after `pnpm build`) and fails on any import
- * from `@paywire/core/engine` or from zod (a params type is written out, never a schema's type: a
+ * from `@paywire/core/engine`, `@paywire/core/zod` or zod (a params type is written out, never a schema's type: a
  * merchant's type check then does not depend on the zod version the SDK bundles), or any name below.
  *
  * Run: node scripts/check-public-types.mjs
@@ -38,7 +38,7 @@ function engineNames() {
 const ENGINE_NAMES = engineNames()
 /** Every way a declaration file reaches another module: import/export from, import(), require, a types reference. */
 const FORBIDDEN_MODULE =
-  /(?:from\s*|import\s*\(\s*|require\s*\(\s*|<reference\s+types\s*=\s*)['"](@paywire\/core\/engine|zod)(?:\/[^'"]*)?['"]/
+  /(?:from\s*|import\s*\(\s*|require\s*\(\s*|<reference\s+types\s*=\s*)['"](@paywire\/core\/(?:engine|zod)|zod)(?:\/[^'"]*)?['"]/
 const NAMES = new RegExp(`(?<![\\w$.'"])(${ENGINE_NAMES.join('|')})(?![\\w$'"])`)
 
 function declarationFiles(dir) {

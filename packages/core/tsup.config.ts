@@ -31,8 +31,16 @@ function writeMerchantFronts(): void {
 
 export default defineConfig({
   ...shared,
-  entry: { engine: 'src/everything.ts', 'testing/simulators': 'src/testing/index.ts' },
-  dts: { entry: { index: 'src/index.ts', engine: 'src/engine.ts', 'testing/index': 'src/testing/index.ts' } },
+  // zod in an entry of its own (src/zod.ts): one copy for every service, loaded only by them.
+  entry: { engine: 'src/everything.ts', zod: 'src/zod.ts', 'testing/simulators': 'src/testing/index.ts' },
+  dts: {
+    entry: {
+      index: 'src/index.ts',
+      engine: 'src/engine.ts',
+      zod: 'src/zod.ts',
+      'testing/index': 'src/testing/index.ts',
+    },
+  },
   async onSuccess() {
     writeMerchantFronts()
     if (typeof shared.onSuccess === 'function') await shared.onSuccess()

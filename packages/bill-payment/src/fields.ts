@@ -6,7 +6,7 @@
 
 import type { Query } from '@paywire/core'
 import { jsonObjectIssues } from '@paywire/core/engine'
-import * as z from 'zod'
+import * as z from '@paywire/core/zod'
 
 /** An object whose fields the service does not publish: every key is allowed, every value is `unknown`. */
 export interface OpenRecord {

@@ -7,7 +7,7 @@ import {
   type ReusedConnectionRule,
   reconcileRule,
 } from '@paywire/core/engine'
-import * as z from 'zod'
+import * as z from '@paywire/core/zod'
 import { type AmountForm, amountProblem, CURRENCY_PATTERN, CURRENCY_RULE } from './amount.js'
 import { wireField } from './wire.js'
 

@@ -1,7 +1,7 @@
 /**
  * Rule 3 of the one-source conversion: importing the package builds no zod schema; a row's params
- * schema is built on a client's first call of the row. Every zod function our sources call is
- * counted, by caller file, through a wrapped `zod` module.
+ * schema is built on a client's first call of the row. Every zod function our sources call (through
+ * `@paywire/core/zod`, which re-exports zod's) is counted, by caller file, through a wrapped `zod` module.
  */
 
 import { describe, expect, it, vi } from 'vitest'

@@ -6,7 +6,7 @@
  */
 import type { JsonValue, Query, ValidationIssue } from '@paywire/core'
 import { jsonObjectIssues } from '@paywire/core/engine'
-import * as z from 'zod'
+import * as z from '@paywire/core/zod'
 
 // One JSON value type across the packages: core's.
 export type { JsonValue } from '@paywire/core'

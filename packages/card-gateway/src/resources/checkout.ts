@@ -13,7 +13,7 @@ import {
   safe,
   withinWindow,
 } from '@paywire/core/engine'
-import * as z from 'zod'
+import * as z from '@paywire/core/zod'
 import {
   actionAnswerNames,
   amountText,

@@ -15,7 +15,7 @@ import {
   type ReusedConnectionRule,
   recordAnswer,
 } from '@paywire/core/engine'
-import type * as z from 'zod'
+import type * as z from '@paywire/core/zod'
 import type { GatewayContext, S2sResultValue, S2sStatus } from '../fields.js'
 import { signWith, withSignature } from '../signing/signature.js'
 

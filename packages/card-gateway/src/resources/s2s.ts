@@ -8,7 +8,7 @@
 import type { AnswerSchema, ApiPromise, CallOptions, OperationOptions } from '@paywire/core'
 import type { OperationClient } from '@paywire/core/engine'
 import { reconcileRule, resource, safe, unsentOnly, withinWindow } from '@paywire/core/engine'
-import * as z from 'zod'
+import * as z from '@paywire/core/zod'
 import type { SentRefunds } from '../callbacks/sent-refunds.js'
 import {
   actionAnswerNames,

@@ -118,6 +118,18 @@ export function createConnector(config: ConnectorConfig): buildConnector.connect
   }
 }
 
+/** `connect`, telling `connected` whether each socket it opens speaks HTTP/2 (its TLS handshake chose `h2`). */
+export function tellingProtocol(
+  connect: buildConnector.connector,
+  connected: (http2: boolean) => void,
+): buildConnector.connector {
+  return (options, callback) =>
+    connect(options, (error, socket) => {
+      if (socket) connected((socket as { alpnProtocol?: unknown }).alpnProtocol === 'h2')
+      ;(callback as (error: Error | null, socket: unknown) => void)(error, socket)
+    })
+}
+
 /** One connection undici asked for: answered once, by its socket, its error or its time limit. */
 class ConnectAttempt {
   #answer: buildConnector.Callback | undefined

@@ -3,7 +3,7 @@
  * dispatched on them within its deadline, and its body read within the size cap.
  */
 
-import type { buildConnector, Dispatcher } from 'undici'
+import type { Dispatcher } from 'undici'
 import { isThenable } from '../api-promise.js'
 import { type Clock, systemClock } from '../clock.js'
 import { PaywireError, ResponseTooLargeError, type TimeoutPhase } from '../errors/errors.js'
@@ -19,7 +19,7 @@ import {
   unbelieved,
 } from './attempt-failure.js'
 import { AttemptHandler, BodyTooLarge } from './attempt-handler.js'
-import { createConnector, TlsSessions } from './connector.js'
+import { createConnector, TlsSessions, tellingProtocol } from './connector.js'
 import { DeadlineList } from './deadlines.js'
 import { type CallTransport, FetchTransport } from './fetch-transport.js'
 import { flattenHeaders } from './headers.js'
@@ -67,6 +67,11 @@ export class UndiciTransport implements CallTransport {
   #keptConnections: KeptConnections | undefined
   /** The client's own Agent for calls on a connection of their own (see `#onOwnConnection`). */
   #singleUseAgent: Dispatcher | undefined
+  /** When the current single-use Agent was made (monotonic), and the connector every one shares. */
+  #singleUseSince = 0
+  #singleUseConnect: ReturnType<typeof createConnector> | undefined
+  /** Older single-use Agents still closing (`#singleUse`): `close()` waits for them too. */
+  readonly #retiring = new Set<Promise<void>>()
   readonly #maxSockets: number
   /** Each origin's last TLS session, resumed by the next connection of either Agent (connector.ts). */
   readonly #tlsSessions = new TlsSessions()
@@ -129,7 +134,11 @@ export class UndiciTransport implements CallTransport {
   /** Closes the client's own pools (a caller-supplied dispatcher is left open); a second call waits for the same close. */
   close(): Promise<void> {
     this.#closed = true
-    this.#closing ??= Promise.all([this.#keptConnections?.close(), this.#singleUseAgent?.close()]).then(() => undefined)
+    this.#closing ??= Promise.all([
+      this.#keptConnections?.close(),
+      this.#singleUseAgent?.close(),
+      ...this.#retiring,
+    ]).then(() => undefined)
     return this.#closing
   }
 
@@ -137,14 +146,33 @@ export class UndiciTransport implements CallTransport {
    * The client's own Agent for calls on a connection of their own: on HTTP/1.1 one request per
    * connection, closed after its answer. On HTTP/2 undici keeps the connection (it ignores `reset`)
    * and the next such call reuses it, one at a time: its answer comes on its own stream, so that is
-   * as safe as a new connection, without the handshake.
+   * as safe as a new connection, without the handshake, for `MONEY_IDLE_LIMIT_MS` (then a new Agent).
    */
   #singleUse(transport: Transport): Dispatcher {
-    this.#singleUseAgent ??= new transport.Agent({
-      ...this.#poolOptions(transport),
-      connections: this.#maxSockets,
-      pipelining: 0,
-    })
+    // On HTTP/2 a connection outlives its call and undici has no idle timer there: an Agent older
+    // than the money idle limit gets no further call (it closes once its calls end), so a payment
+    // never meets a gateway closing an idle connection (GOAWAY as it arrives: an unknown outcome).
+    // undici's `clientTtl` reads `Date.now()` and, once it retired a client, opened one per call.
+    const now = this.#clock.now()
+    if (this.#singleUseAgent && now - this.#singleUseSince > MONEY_IDLE_LIMIT_MS) {
+      const closing: Promise<void> = this.#singleUseAgent.close().then(
+        () => void this.#retiring.delete(closing),
+        () => void this.#retiring.delete(closing),
+      )
+      this.#retiring.add(closing)
+      this.#singleUseAgent = undefined
+    }
+    if (this.#singleUseAgent === undefined) {
+      // One connector for every generation: a retired Agent's sockets count against the cap until closed.
+      this.#singleUseConnect ??= this.#poolOptions(transport).connect
+      this.#singleUseAgent = new transport.Agent({
+        ...this.#poolOptions(transport),
+        connect: this.#singleUseConnect,
+        connections: this.#maxSockets,
+        pipelining: 0,
+      })
+      this.#singleUseSince = now
+    }
     return this.#singleUseAgent
   }
 
@@ -155,7 +183,11 @@ export class UndiciTransport implements CallTransport {
       const options = this.#poolOptions(transport)
       this.#keptConnections = new KeptConnections(
         (origin, connected) =>
-          new transport.Client(origin, { ...options, connect: telling(options.connect, connected), pipelining: 1 }),
+          new transport.Client(origin, {
+            ...options,
+            connect: tellingProtocol(options.connect, connected),
+            pipelining: 1,
+          }),
         this.#maxSockets,
         this.#clock,
       )
@@ -326,15 +358,6 @@ export class UndiciTransport implements CallTransport {
     })
     return { status, headers, rawBody, json: parseJson(rawBody) }
   }
-}
-
-/** `connect`, telling `connected` whether each socket it opens speaks HTTP/2 (its TLS handshake chose `h2`). */
-function telling(connect: buildConnector.connector, connected: (http2: boolean) => void): buildConnector.connector {
-  return (options, callback) =>
-    connect(options, (error, socket) => {
-      if (socket) connected((socket as { alpnProtocol?: unknown }).alpnProtocol === 'h2')
-      ;(callback as (error: Error | null, socket: unknown) => void)(error, socket)
-    })
 }
 
 /** Where an attempt's answer had got to when it failed: what `classifyFailure` and a non-2xx status read. */

@@ -13,7 +13,7 @@ import {
   safe,
   unsentOnly,
 } from '@paywire/core/engine'
-import * as z from 'zod'
+import * as z from '@paywire/core/zod'
 import { jsonMember, openBodyIssues, type RemittanceRules, text } from '../fields.js'
 
 // ---- results ---------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ import {
   resource,
   safe,
 } from '@paywire/core/engine'
-import * as z from 'zod'
+import * as z from '@paywire/core/zod'
 import { amount, amountSle, jsonMember, openBodyIssues, type RemittanceRules, text } from '../fields.js'
 
 // ---- results ---------------------------------------------------------------------------------

@@ -22,7 +22,7 @@ import {
   type SentRequest,
   unsentOnly,
 } from '@paywire/core/engine'
-import * as z from 'zod'
+import * as z from '@paywire/core/zod'
 import { amount, amountSle, jsonMember, openBodyIssues, type RemittanceRules, text } from '../fields.js'
 import type { TransferUpdate } from '../follow.js'
 import type { TransactionStatus } from './lookup.js'
