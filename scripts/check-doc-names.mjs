@@ -45,7 +45,7 @@ const binaryPackages = new Set(
     .filter((name) => existsSync(join(root, 'packages', name, 'src', 'bin.ts')))
     .map((name) => `@paywire/${name}`),
 )
-/** `@paywire/core` → `packages/core/src/index.ts`, `@paywire/core/testing` → …/testing/index.ts, `@paywire/core/engine` → …/engine.ts */
+/** `@paywire/core` → `packages/core/src/index.ts`, `@paywire/core/testing` → …/testing/index.ts, `@paywire/core/engine` → …/engine.ts, `@paywire/core/zod` → …/zod.ts */
 const entryFiles = new Map()
 for (const name of packageNames) {
   entryFiles.set(`@paywire/${name}`, join(root, 'packages', name, 'src', 'index.ts'))
@@ -53,6 +53,8 @@ for (const name of packageNames) {
   if (existsSync(testing)) entryFiles.set(`@paywire/${name}/testing`, testing)
   const engine = join(root, 'packages', name, 'src', 'engine.ts')
   if (existsSync(engine)) entryFiles.set(`@paywire/${name}/engine`, engine)
+  const zod = join(root, 'packages', name, 'src', 'zod.ts')
+  if (existsSync(zod)) entryFiles.set(`@paywire/${name}/zod`, zod)
 }
 
 const base = ts.readConfigFile(join(root, 'tsconfig.base.json'), ts.sys.readFile)
