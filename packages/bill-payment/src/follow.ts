@@ -1,39 +1,13 @@
 /**
  * `bills.transactions.follow()`: every payment followed to a final state by `transactions.get`
  * (rule Endpoints 7), by the `transReference` its execute answered (rule Platform 12), or found by
- * reconciliation when that answer was lost. The service publishes no states (rule States), so which
- * are final is the merchant's word (`finalStates`), with a default list of the usual words.
+ * reconciliation when that answer was lost: the effect a settled execute started, and the lookup the
+ * follower ranks. Its options (`finalStates`) are the resource's (resources/transactions.ts).
  */
 
-import { type FollowOptions, type FollowUpdate, RequestValidationError } from '@paywire/core'
 import type { CallEffect, FollowedRef, Observation, SettledCall } from '@paywire/core/engine'
 import { BillPaymentError } from './errors.js'
-import type { Transaction } from './results.js'
-
-/** A confirmed change of a bill payment's state, in the service's words (`SUCCESSFUL`). */
-export type BillPaymentUpdate = FollowUpdate<Transaction>
-
-/** The options of `bills.transactions.follow()`. */
-export interface BillFollowOptions extends FollowOptions<BillPaymentUpdate> {
-  /**
-   * The states (compared without regard to case) a payment leaves no more: the service publishes
-   * none (rule States), so name your provider's. Default `DEFAULT_FINAL_BILL_STATES`.
-   */
-  finalStates?: readonly string[]
-}
-
-/** The usual words of a settled or failed payment; any other state is one a payment can leave. */
-export const DEFAULT_FINAL_BILL_STATES: readonly string[] = [
-  'SUCCESSFUL',
-  'SUCCESS',
-  'COMPLETED',
-  'FAILED',
-  'DECLINED',
-  'REJECTED',
-  'CANCELLED',
-  'REVERSED',
-  'REFUNDED',
-]
+import type { Transaction } from './resources/transactions.js'
 
 function text(value: unknown): string | undefined {
   if (typeof value === 'string' && value.trim() !== '') return value
@@ -46,19 +20,6 @@ export function billCallEffect(call: SettledCall): CallEffect | undefined {
   if (call.operation !== 'transactions.execute') return undefined
   const ref = text((call.data as Record<string, unknown> | undefined)?.['transReference'])
   return ref === undefined ? undefined : { followed: { ref, api: undefined }, effect: 'started' }
-}
-
-/** The finals as the follower compares them (upper case), checked. */
-export function checkFinalStates(given: unknown): ReadonlySet<string> {
-  if (given === undefined) return new Set(DEFAULT_FINAL_BILL_STATES)
-  if (!Array.isArray(given) || given.length === 0 || given.some((s) => typeof s !== 'string' || s.trim() === '')) {
-    throw new RequestValidationError(
-      'transactions.follow',
-      [{ path: 'finalStates', message: 'must be a non-empty list of state names' }],
-      'options',
-    )
-  }
-  return new Set(given.map((s: string) => s.toUpperCase()))
 }
 
 /**

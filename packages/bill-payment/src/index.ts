@@ -63,20 +63,23 @@ export type {
   TransactionsListParams,
 } from './fields.js'
 export { CLIENT_ID_HEADER, CLIENT_SECRET_HEADER, IDEMPOTENCY_KEY_HEADER } from './fields.js'
-export type { BillFollowOptions, BillPaymentUpdate } from './follow.js'
-export { DEFAULT_FINAL_BILL_STATES } from './follow.js'
 export type { BillPaymentReconciled } from './reconcile.js'
-export type { Catalog } from './resources/catalog.js'
-export type { Transactions } from './resources/transactions.js'
 export type {
+  Catalog,
   CatalogDisableResult,
   CatalogEnableResult,
   CatalogGetResult,
   CatalogListResult,
   Product,
+} from './resources/catalog.js'
+export type {
+  BillFollowOptions,
+  BillPaymentUpdate,
   Transaction,
+  Transactions,
   TransactionsExecuteResult,
   TransactionsFilterResult,
   TransactionsGetResult,
   TransactionsListResult,
-} from './results.js'
+} from './resources/transactions.js'
+export { DEFAULT_FINAL_BILL_STATES } from './resources/transactions.js'

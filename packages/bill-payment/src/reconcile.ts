@@ -6,8 +6,8 @@
 
 import { ProblemDetailsError, type Reconciled } from '@paywire/core'
 import type { OperationClient, ReconcileSubject } from '@paywire/core/engine'
+import type { Transaction } from './resources/transactions.js'
 import { TransactionsResource } from './resources/transactions.js'
-import type { Transaction } from './results.js'
 
 /** What a bill payment reconciliation looked at: the transaction found. */
 export type BillPaymentReconciled = Reconciled<Transaction>

@@ -8,7 +8,8 @@ import {
   type Transaction,
   type TransactionsExecuteResult,
 } from '../src/index.js'
-import { PRODUCT_KINDS, TRANSACTION_KINDS } from '../src/results.js'
+import { PRODUCT_KINDS } from '../src/resources/catalog.js'
+import { TRANSACTION_KINDS } from '../src/resources/transactions.js'
 import { rejection, type Setup, setup } from './fixtures/setup.js'
 
 let env: Setup

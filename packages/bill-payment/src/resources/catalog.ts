@@ -1,9 +1,43 @@
-/** Catalog operations (rules Endpoints 1–4): one row per endpoint, which is also its method. */
+/**
+ * Catalog operations (rules Endpoints 1–4): one row per endpoint, which is also its method; and the
+ * product record they answer, whose fields the SDK expects as the transaction's are (see
+ * resources/transactions.ts: the service documents no record fields, rules Resources 4, Platform 11).
+ */
 
 import type { AnswerSchema, ApiPromise, OperationOptions } from '@paywire/core'
+import type { FieldKinds } from '@paywire/core/engine'
 import { defineOperation, listAnswer, recordAnswer, resource, safe } from '@paywire/core/engine'
 import { type CatalogDisableParams, type CatalogEnableParams, IDEMPOTENCY, jsonObject } from '../fields.js'
-import { PRODUCT_KINDS, type Product } from '../results.js'
+
+/** A catalog product, addressed by `id` (rules Resources 1, Platform 11). */
+export interface Product {
+  /** The product's id, as `catalog.get(id)` and a payment take it (rule Resources 1). */
+  readonly id?: string | number | null
+  /** The product's name, for people. */
+  readonly name?: string | null
+  /** What kind of bill it pays (`electricity`, `airtime`, `water`…). */
+  readonly category?: string | null
+  /** The currency its payments are in, ISO 4217 (`SLE`). */
+  readonly currency?: string | null
+  /** The smallest amount a payment of this product may have. */
+  readonly minAmount?: string | number | null
+  /** The largest amount a payment of this product may have. */
+  readonly maxAmount?: string | number | null
+  /** Whether payments are accepted: `catalog.enable` and `catalog.disable` set it (rule States). */
+  readonly enabled?: boolean | null
+  /** Members the SDK does not know of, as the service sent them. */
+  readonly [field: string]: unknown
+}
+
+export const PRODUCT_KINDS: FieldKinds<Product> = {
+  id: 'string or number',
+  name: 'string',
+  category: 'string',
+  currency: 'string',
+  minAmount: 'string or number',
+  maxAmount: 'string or number',
+  enabled: 'boolean',
+}
 
 const product = recordAnswer<Product>(PRODUCT_KINDS)
 
@@ -72,3 +106,12 @@ export interface Catalog {
 
 /** `Catalog` made from the rows of `CATALOG` (which must match it: see `resource`). */
 export class CatalogResource extends resource<unknown, typeof CATALOG, Catalog>(CATALOG) {}
+
+/** @deprecated Use `readonly Product[] | undefined`, which the method's signature names; this per-method alias goes in 1.0. */
+export type CatalogListResult = readonly Product[] | undefined
+/** @deprecated Use `Product | undefined`, which the method's signature names; this per-method alias goes in 1.0. */
+export type CatalogGetResult = Product | undefined
+/** @deprecated Use `Product | undefined`, which the method's signature names; this per-method alias goes in 1.0. */
+export type CatalogEnableResult = Product | undefined
+/** @deprecated Use `Product | undefined`, which the method's signature names; this per-method alias goes in 1.0. */
+export type CatalogDisableResult = Product | undefined

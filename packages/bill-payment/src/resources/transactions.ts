@@ -1,9 +1,26 @@
-/** Transactions operations (rules Endpoints 5–8): one row per endpoint, which is also its method. */
+/**
+ * Transactions operations (rules Endpoints 5–8): one row per endpoint, which is also its method; the
+ * transaction record they answer; and `follow()`'s options. The service documents no record fields
+ * and no response body (rules Resources 4, Endpoints 10), so a result type names the fields the SDK
+ * expects (rules Platform 11–12: assumptions, and what the package's simulator answers) as optional
+ * members, plus an open record for the rest; a field's JSON kind follows rule Platform 10, and the
+ * decoders check those kinds on arrival (rule Platform 9).
+ */
 
-import type { AnswerSchema, ApiPromise, Follower, OperationOptions, Query } from '@paywire/core'
+import {
+  type AnswerSchema,
+  type ApiPromise,
+  type Follower,
+  type FollowOptions,
+  type FollowUpdate,
+  type OperationOptions,
+  type Query,
+  RequestValidationError,
+} from '@paywire/core'
 import {
   bindAnswer,
   defineOperation,
+  type FieldKinds,
   type Following,
   listAnswer,
   type OperationClient,
@@ -14,8 +31,77 @@ import {
   unsentOnly,
 } from '@paywire/core/engine'
 import { IDEMPOTENCY, jsonObject, type TransactionsExecuteParams, type TransactionsFilterParams } from '../fields.js'
-import { type BillFollowOptions, checkFinalStates } from '../follow.js'
-import { TRANSACTION_KINDS, type Transaction } from '../results.js'
+
+/** A payment transaction, addressed by `transReference` (rules Resources 2, Platform 12). */
+export interface Transaction {
+  /** The transaction's reference: pass it to `transactions.get` (rule Resources 2). */
+  readonly transReference?: string | number | null
+  /** The product paid (`Product.id`). */
+  readonly productId?: string | number | null
+  /** The amount paid, in `currency`. */
+  readonly amount?: string | number | null
+  /** The currency of `amount`, ISO 4217. */
+  readonly currency?: string | null
+  /** Your reference of the bill (a meter, an account, a phone number), as sent. */
+  readonly customerReference?: string | number | null
+  /** The transaction's state, e.g. `SUCCESSFUL` (rule States: the service publishes no states). */
+  readonly status?: string | number | null
+  /** When the payment was made: an ISO 8601 date-time, or a number of milliseconds since 1970. */
+  readonly createdAt?: string | number | null
+  /** The `Idempotency-Key` the payment was sent with (rule Platform 5). */
+  readonly idempotencyKey?: string | null
+  /** Members the SDK does not know of, as the service sent them (the payment request's other fields, say). */
+  readonly [field: string]: unknown
+}
+
+export const TRANSACTION_KINDS: FieldKinds<Transaction> = {
+  transReference: 'string or number',
+  productId: 'string or number',
+  amount: 'string or number',
+  currency: 'string',
+  customerReference: 'string or number',
+  status: 'string or number',
+  createdAt: 'string or number',
+  idempotencyKey: 'string',
+}
+
+/** A confirmed change of a bill payment's state, in the service's words (`SUCCESSFUL`). */
+export type BillPaymentUpdate = FollowUpdate<Transaction>
+
+/** The options of `bills.transactions.follow()`. */
+export interface BillFollowOptions extends FollowOptions<BillPaymentUpdate> {
+  /**
+   * The states (compared without regard to case) a payment leaves no more: the service publishes
+   * none (rule States), so name your provider's. Default `DEFAULT_FINAL_BILL_STATES`.
+   */
+  finalStates?: readonly string[]
+}
+
+/** The usual words of a settled or failed payment; any other state is one a payment can leave. */
+export const DEFAULT_FINAL_BILL_STATES: readonly string[] = [
+  'SUCCESSFUL',
+  'SUCCESS',
+  'COMPLETED',
+  'FAILED',
+  'DECLINED',
+  'REJECTED',
+  'CANCELLED',
+  'REVERSED',
+  'REFUNDED',
+]
+
+/** The finals as the follower compares them (upper case), checked. */
+function checkFinalStates(given: unknown): ReadonlySet<string> {
+  if (given === undefined) return new Set(DEFAULT_FINAL_BILL_STATES)
+  if (!Array.isArray(given) || given.length === 0 || given.some((s) => typeof s !== 'string' || s.trim() === '')) {
+    throw new RequestValidationError(
+      'transactions.follow',
+      [{ path: 'finalStates', message: 'must be a non-empty list of state names' }],
+      'options',
+    )
+  }
+  return new Set(given.map((s: string) => s.toUpperCase()))
+}
 
 const transaction = recordAnswer<Transaction>(TRANSACTION_KINDS)
 const transactions = listAnswer<Transaction>(TRANSACTION_KINDS)
@@ -139,3 +225,12 @@ export class TransactionsResource
     return this.#following(checkFinalStates(options?.finalStates)).follow(options)
   }
 }
+
+/** @deprecated Use `readonly Transaction[] | undefined`, which the method's signature names; this per-method alias goes in 1.0. */
+export type TransactionsListResult = readonly Transaction[] | undefined
+/** @deprecated Use `Transaction | undefined`, which the method's signature names; this per-method alias goes in 1.0. */
+export type TransactionsExecuteResult = Transaction | undefined
+/** @deprecated Use `Transaction`, which the method's signature names; this per-method alias goes in 1.0. */
+export type TransactionsGetResult = Transaction
+/** @deprecated Use `readonly Transaction[] | undefined`, which the method's signature names; this per-method alias goes in 1.0. */
+export type TransactionsFilterResult = readonly Transaction[] | undefined
