@@ -2,6 +2,7 @@
 
 import { type FailNextOptions, FaultQueue } from '@paywire/core/testing'
 import { http, type RequestHandler } from 'msw'
+import type { Remittance } from '../client.js'
 import type { SimulatorAnswers } from './answers.js'
 import type { RemittanceFixtures } from './fixtures.js'
 import type { SimulatorState } from './state.js'
@@ -21,6 +22,11 @@ export interface SimulatorParts {
   readonly state: SimulatorState
   readonly answers: SimulatorAnswers
   readonly route: Route
+}
+
+/** What every example is made from: a client on a fresh `RemittanceSimulator` (the endpoint checklist's). */
+export interface ExampleSetup {
+  readonly client: Remittance
 }
 
 /** The fault queue, the key check and the strict checks in front of every route. */

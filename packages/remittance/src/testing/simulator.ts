@@ -3,9 +3,9 @@
 import type { FailNextOptions } from '@paywire/core/testing'
 import type { RequestHandler } from 'msw'
 import { SimulatorAnswers } from './answers.js'
-import { beneficiaryRoutes } from './beneficiary-routes.js'
+import { beneficiaryRoutes } from './beneficiaries.js'
 import { type RemittanceFixtures, remittanceFixtures } from './fixtures.js'
-import { lookupRoutes } from './lookup-routes.js'
+import { lookupRoutes } from './lookup.js'
 import { SimulatorRouting } from './routing.js'
 import {
   type RemittanceLedgerEntry,
@@ -14,7 +14,7 @@ import {
   type SimulatedBeneficiary,
 } from './rules.js'
 import { SimulatorState } from './state.js'
-import { transactionRoutes } from './transaction-routes.js'
+import { transactionRoutes } from './transactions.js'
 
 /**
  * The simulated service. Rules it follows, the service's own first, then the platform's, then its

@@ -1,7 +1,14 @@
-/** The simulated transfers and confirm (rules Endpoints 17–20). */
+/**
+ * The simulated transfers and confirm (rules Endpoints 17–20), and one example call of each (the
+ * endpoint checklist's).
+ */
 
+import type { EndpointExamples } from '@paywire/core/engine'
 import { HttpResponse, type RequestHandler } from 'msw'
-import type { SimulatorParts } from './routing.js'
+import type { Remittance } from '../client.js'
+import type { TRANSACTIONS } from '../resources/transactions.js'
+import { beneficiaryId } from './beneficiaries.js'
+import type { ExampleSetup, SimulatorParts } from './routing.js'
 import {
   BANK_TYPES,
   CASH_TYPES,
@@ -135,4 +142,56 @@ export function transactionRoutes({ fixtures: f, state, answers, route }: Simula
     route('post', '/api/transactions/bank-transfer', (request) => transfer(request, 'bank-transfer')),
     route('post', '/api/transactions/confirm/:transactionId', (_r, params) => confirm(params.transactionId)),
   ]
+}
+
+/** The fields every transfer to Ghana shares; `agentTransactionRef` is left to the client to generate. */
+function transfer(beneficiaryId: string) {
+  return {
+    remitterId: 'REM-1',
+    beneficiaryId,
+    destinationCountry: 'GH',
+    purpose: 'Family support',
+    sourceOfIncome: 'Salary',
+    sourceCurrency: 'SLE',
+    destinationCurrency: 'GHS',
+    amountType: 'SOURCE',
+    amountSLE: 1000,
+  }
+}
+
+function mobileTransfer(beneficiaryId: string) {
+  return {
+    ...transfer(beneficiaryId),
+    transType: 'Mobile Transfer',
+    beneficiaryMobileTransferNumber: '+233245550101',
+    beneficiaryMobileTransferNetworkId: 'MTN-GH',
+    beneficiaryMobileTransferNetworkCreditTypeId: 'MTN-GH-WALLET',
+  }
+}
+
+/** The id of a transfer made on the simulator, not yet confirmed. */
+export async function transactionId(client: Remittance): Promise<string> {
+  const made = await client.transactions.mobileTransfer(mobileTransfer(await beneficiaryId(client)))
+  if (made?.transactionId == null) throw new Error('the simulator answered the transfer without a transactionId')
+  return String(made.transactionId)
+}
+
+/**
+ * One example per row of `TRANSACTIONS` (the endpoint checklist's): each the argument list of its
+ * method, answered with success.
+ */
+export const TRANSACTION_EXAMPLES: EndpointExamples<typeof TRANSACTIONS, ExampleSetup> = {
+  mobileTransfer: async ({ client }) => [mobileTransfer(await beneficiaryId(client))],
+  cashCollection: async ({ client }) => [
+    {
+      ...transfer(await beneficiaryId(client)),
+      transType: 'Cash Collection',
+      collectionPointId: 'CP-GH-001',
+      collectionPin: '4321',
+    },
+  ],
+  bankTransfer: async ({ client }) => [
+    { ...transfer(await beneficiaryId(client)), transType: 'Account', bankId: 'GH-GCB', accountNumber: '1020304050' },
+  ],
+  confirm: async ({ client }) => [await transactionId(client)],
 }

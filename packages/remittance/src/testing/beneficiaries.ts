@@ -1,7 +1,13 @@
-/** The simulated Beneficiaries endpoints (rules Endpoints 1–5). */
+/**
+ * The simulated Beneficiaries endpoints (rules Endpoints 1–5), and one example call of each (the
+ * endpoint checklist's).
+ */
 
+import type { EndpointExamples } from '@paywire/core/engine'
 import { HttpResponse, type RequestHandler } from 'msw'
-import type { SimulatorParts } from './routing.js'
+import type { Remittance } from '../client.js'
+import type { BENEFICIARIES } from '../resources/beneficiaries.js'
+import type { ExampleSetup, SimulatorParts } from './routing.js'
 import {
   BENEFICIARY_TYPES,
   onlyDigits,
@@ -64,4 +70,50 @@ export function beneficiaryRoutes({ state, answers, route, createdBody }: Simula
       )
     }),
   ]
+}
+
+/** The beneficiary every example registers. */
+const BENEFICIARY = {
+  linkedRemitterId: 'REM-1',
+  firstName: 'Fatmata',
+  lastName: 'Conteh',
+  address1: '12 Siaka Stevens Street',
+  city: 'Freetown',
+  country: 'GH',
+  nationality: 'SL',
+  telephone: '+233 24 555 0101',
+  posid: 'POS-7',
+  mobile: '+233245550101',
+  idDetails: 'PASSPORT P1234567',
+} as const
+
+/** A beneficiary registered on the simulator, by its id. */
+export async function beneficiaryId(client: Remittance): Promise<string> {
+  const created = await client.beneficiaries.create(BENEFICIARY)
+  if (created?.beneficiaryId == null) throw new Error('the simulator answered the create without a beneficiaryId')
+  return String(created.beneficiaryId)
+}
+
+/**
+ * One example per row of `BENEFICIARIES` (the endpoint checklist's): each the argument list of its
+ * method, answered with success.
+ */
+export const BENEFICIARY_EXAMPLES: EndpointExamples<typeof BENEFICIARIES, ExampleSetup> = {
+  create: () => [BENEFICIARY],
+  // With its posid: the key a beneficiary write is reconciled by (an update without one carries none).
+  update: async ({ client }) => [
+    { beneficiaryId: await beneficiaryId(client), posid: BENEFICIARY.posid, city: 'Kumasi' },
+  ],
+  getByPosId: async ({ client }) => {
+    await beneficiaryId(client)
+    return [BENEFICIARY.posid]
+  },
+  search: async ({ client }) => {
+    await beneficiaryId(client)
+    return ['Conteh']
+  },
+  getByTelephone: async ({ client }) => {
+    await beneficiaryId(client)
+    return [BENEFICIARY.telephone]
+  },
 }

@@ -1,7 +1,12 @@
-/** The simulated lookups (rules Endpoints 6–16): name enquiry, rates, reference data, transaction status. */
+/**
+ * The simulated lookups (rules Endpoints 6–16): name enquiry, rates, reference data, transaction
+ * status, and one example call of each (the endpoint checklist's).
+ */
 
+import type { EndpointExamples } from '@paywire/core/engine'
 import { HttpResponse, type RequestHandler } from 'msw'
-import type { SimulatorParts } from './routing.js'
+import type { LOOKUP } from '../resources/lookup.js'
+import type { ExampleSetup, SimulatorParts } from './routing.js'
 import {
   destinationCurrency,
   type Errors,
@@ -14,6 +19,7 @@ import {
   statusView,
   typeErrors,
 } from './rules.js'
+import { transactionId } from './transactions.js'
 
 /** The lookups: reference data from the fixtures (filtered by the query), rates, accounts, status. */
 export function lookupRoutes({ fixtures: f, state, answers, route }: SimulatorParts): RequestHandler[] {
@@ -109,4 +115,29 @@ export function lookupRoutes({ fixtures: f, state, answers, route }: SimulatorPa
       return HttpResponse.json(statusView(entry))
     }),
   ]
+}
+
+/** The account the name enquiries ask about. */
+const ACCOUNT = { bankCode: 'RCB', accountNumber: '0012345678' }
+
+/**
+ * One example per row of `LOOKUP` (the endpoint checklist's): each the argument list of its
+ * method, answered with success.
+ */
+export const LOOKUP_EXAMPLES: EndpointExamples<typeof LOOKUP, ExampleSetup> = {
+  rates: () => [{ sendingAmountSLE: 100, destCurrency: 'GHS' }],
+  nameEnquiry: () => [ACCOUNT],
+  nameEnquiryLookup: () => [ACCOUNT],
+  destinationCountries: () => [],
+  deliveryBankBranches: () => [{ bankId: 'GH-GCB' }],
+  deliveryBanks: () => [{ countryCode: 'GH' }],
+  collectionPoints: () => [],
+  mobileOperatorCreditTypes: () => [],
+  mobileOperators: () => [],
+  banks: () => [],
+  transactionStatus: async ({ client }) => {
+    const confirmed = await client.transactions.confirm(await transactionId(client))
+    if (confirmed?.referenceNumber == null) throw new Error('the simulator confirmed without a referenceNumber')
+    return [confirmed.referenceNumber]
+  },
 }
