@@ -9,7 +9,7 @@
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, describe, expect, it } from 'vitest'
-import { type FixturePackage, killFixtures, spawnFixture } from './fixture-process.js'
+import { type FixturePackage, killFixtures, runFixtureToEnd } from './fixture-process.js'
 import type { Http2EndpointsRun } from './http2-endpoints.js'
 
 const tlsDir = fileURLToPath(new URL('./tls/', import.meta.url))
@@ -20,18 +20,8 @@ const KEY = join(tlsDir, 'loopback-key.pem')
 async function run(packageDir: string): Promise<Http2EndpointsRun> {
   // undici stays outside the bundle, as in a merchant's node_modules.
   const fixtures: FixturePackage = { packageDir, external: ['undici'] }
-  const child = await spawnFixture(fixtures, 'http2-endpoints.ts', [KEY, CERT], false, { NODE_EXTRA_CA_CERTS: CERT })
-  let out = ''
-  let stderr = ''
-  child.stdout?.on('data', (chunk: Buffer) => {
-    out += chunk.toString('utf8')
-  })
-  child.stderr?.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString('utf8')
-  })
-  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve))
-  if (code !== 0) throw new Error(`the merchant process exited ${code}:\n${stderr}`)
-  return JSON.parse(out) as Http2EndpointsRun
+  const env = { NODE_EXTRA_CA_CERTS: CERT }
+  return (await runFixtureToEnd<Http2EndpointsRun>(fixtures, 'http2-endpoints.ts', [KEY, CERT], env)).value
 }
 
 /** Every endpoint of the package in `packageDir` over HTTP/2 against its simulator. */

@@ -82,3 +82,33 @@ export async function spawnFixture(
 export function killFixtures(): void {
   for (const child of running) child.kill('SIGKILL')
 }
+
+/** A fixture run to its end: the one JSON line it printed, and what it wrote to stderr. */
+export interface FixtureRun<T> {
+  readonly value: T
+  readonly stderr: string
+}
+
+/**
+ * Runs a fixture of `pkg` to its end and reads the one JSON line it prints; a non-zero exit fails
+ * with what it wrote to stderr. `env` as `spawnFixture` takes it (NODE_EXTRA_CA_CERTS).
+ */
+export async function runFixtureToEnd<T>(
+  pkg: FixturePackage,
+  name: string,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<FixtureRun<T>> {
+  const child = await spawnFixture(pkg, name, args, false, env)
+  let out = ''
+  let stderr = ''
+  child.stdout?.on('data', (chunk: Buffer) => {
+    out += chunk.toString('utf8')
+  })
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString('utf8')
+  })
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve))
+  if (code !== 0) throw new Error(`the fixture ${name} exited ${code}:\n${stderr}`)
+  return { value: JSON.parse(out) as T, stderr }
+}

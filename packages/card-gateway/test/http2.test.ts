@@ -9,7 +9,7 @@
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
-import { type FixturePackage, killFixtures, spawnFixture } from '../../../tests/support/fixture-process.js'
+import { type FixturePackage, killFixtures, runFixtureToEnd } from '../../../tests/support/fixture-process.js'
 
 const here = dirname(fileURLToPath(import.meta.url))
 const tlsDir = join(here, '..', '..', '..', 'tests', 'support', 'tls')
@@ -28,18 +28,7 @@ interface Run {
 
 /** Runs a fixture to its end, trusting the test certificate; its one JSON line. */
 async function runFixture<T>(name: string, args: string[]): Promise<T> {
-  const child = await spawnFixture(fixtures, name, [KEY, CERT, ...args], false, { NODE_EXTRA_CA_CERTS: CERT })
-  let out = ''
-  let stderr = ''
-  child.stdout?.on('data', (chunk: Buffer) => {
-    out += chunk.toString('utf8')
-  })
-  child.stderr?.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString('utf8')
-  })
-  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve))
-  if (code !== 0) throw new Error(`the merchant process exited ${code}:\n${stderr}`)
-  return JSON.parse(out) as T
+  return (await runFixtureToEnd<T>(fixtures, name, [KEY, CERT, ...args], { NODE_EXTRA_CA_CERTS: CERT })).value
 }
 
 const run = (maxSockets: number) => runFixture<Run>('http2-simulator.ts', [String(maxSockets)])

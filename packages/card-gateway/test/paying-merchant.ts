@@ -4,7 +4,7 @@
  */
 
 import type { Server } from 'node:net'
-import { type FixturePackage, spawnFixture } from '../../../tests/support/fixture-process.js'
+import { type FixturePackage, runFixtureToEnd } from '../../../tests/support/fixture-process.js'
 
 /** What to run: `total` calls of `kind`, `inflight` at a time, on a client with `maxSockets`. */
 export interface PaymentPlan {
@@ -29,18 +29,13 @@ export async function runPayingMerchant(
   env: Record<string, string> = {},
 ): Promise<MerchantRun> {
   const args = [plan.url, plan.kind, String(plan.inflight), String(plan.total), String(plan.maxSockets)]
-  const child = await spawnFixture(fixtures, 'payments.ts', args, false, env)
-  let out = ''
-  let stderr = ''
-  child.stdout?.on('data', (chunk: Buffer) => {
-    out += chunk.toString('utf8')
-  })
-  child.stderr?.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString('utf8')
-  })
-  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve))
-  if (code !== 0) throw new Error(`the merchant process exited ${code}:\n${stderr}`)
-  return { ...(JSON.parse(out) as { answered: number; failures: string[] }), stderr }
+  const { value, stderr } = await runFixtureToEnd<{ answered: number; failures: string[] }>(
+    fixtures,
+    'payments.ts',
+    args,
+    env,
+  )
+  return { ...value, stderr }
 }
 
 /** Listens on an ephemeral loopback port; the base URL with `scheme`. */
