@@ -29,22 +29,6 @@ export const UNSENT_CODES = new Set([
   'UND_ERR_NOT_SUPPORTED',
 ])
 
-/**
- * Whether the service reset the request's HTTP/2 stream with REFUSED_STREAM: RFC 9113, section 8.7,
- * says such a stream was closed before any processing, and its request can be safely retried. Node
- * names the code in the stream error's message (its only place). A GOAWAY is not read this way:
- * undici's error does not say whether the stream was above the GOAWAY's last stream id.
- */
-export function refusedStream(error: unknown): boolean {
-  for (let e = error, depth = 0; typeof e === 'object' && e !== null && depth < 4; depth++) {
-    const { code, message, cause } = e as { code?: unknown; message?: unknown; cause?: unknown }
-    if (code === 'ERR_HTTP2_STREAM_ERROR' && typeof message === 'string' && message.includes('NGHTTP2_REFUSED_STREAM'))
-      return true
-    e = cause
-  }
-  return false
-}
-
 export function errorCode(error: unknown): string | undefined {
   if (typeof error !== 'object' || error === null) return undefined
   const e = error as { code?: unknown; errors?: unknown[]; cause?: unknown }
@@ -72,9 +56,6 @@ export function describeConnectionFailure(
   code: string | undefined,
   interimStatus: number | undefined,
 ): string {
-  if (refusedStream(error)) {
-    return 'the service refused the request before processing it (HTTP/2 REFUSED_STREAM): it did not act'
-  }
   if (interimStatus === 100) {
     return 'connection failed: the server sent an interim 100 Continue nobody asked for and undici dropped the connection before the final answer'
   }
@@ -159,7 +140,7 @@ export function classifyFailure(error: unknown, plan: AttemptPlan, how: AttemptE
   const code = errorCode(error)
   // A request never written cannot have arrived, whatever ended it (a deadline or abort while it
   // waited for a socket, a failed connect or TLS handshake); otherwise only the known codes say so.
-  const mayHaveArrived = how.written !== false && !UNSENT_CODES.has(code ?? '') && !refusedStream(error)
+  const mayHaveArrived = how.written !== false && !UNSENT_CODES.has(code ?? '')
   const sent = { requestSent: mayHaveArrived || priorArrival, mayHaveActed: mayHaveArrived }
   // An interim answer means the service has the request: only a repeat it recognises is harmless.
   const failure = failureOf(how, mayHaveArrived)
