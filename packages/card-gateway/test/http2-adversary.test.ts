@@ -111,7 +111,7 @@ describe('HTTP/2 adversary: a hostile HTTP/2 gateway', () => {
     expect(outcomes.first).toMatchObject({ ok: true })
     expect(outcomes.afterIdle).toMatchObject({ ok: true })
     // undici has no idle timer on HTTP/2 (it would have reused the first connection after 4.6 s
-    // idle): the single-use pool's connection age limit (clientTtl) retires it instead.
+    // idle): the single-use Agent, renewed once 2 s old, retires it instead.
     expect(sessions).toBe(2)
   }, 30_000)
 

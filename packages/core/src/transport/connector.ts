@@ -4,7 +4,8 @@
  * makes that as little as is safe:
  * - **HTTP/2 when the gateway offers it** (ALPN `h2`, then `http/1.1`): each request has a stream of
  *   its own, and its answer comes on that stream only, so no answer can be taken for another
- *   request's and every call may reuse the connection (a payment then costs no handshake at all).
+ *   request's and every call may reuse the connection (a payment then costs no handshake while the
+ *   connection is under 2 s old: transport.ts renews the money calls' pool then).
  *   undici speaks HTTP/2 on a socket that negotiated it, and HTTP/1.1 otherwise.
  * - **The origin's last TLS session is resumed.** undici's connector keeps sessions per pool member
  *   and holds them weakly (a collected session is a full handshake): one payment per connection
@@ -121,13 +122,25 @@ export function createConnector(config: ConnectorConfig): buildConnector.connect
 /** `connect`, telling `connected` whether each socket it opens speaks HTTP/2 (its TLS handshake chose `h2`). */
 export function tellingProtocol(
   connect: buildConnector.connector,
-  connected: (http2: boolean) => void,
+  connected: (http2: boolean, host: string) => void,
 ): buildConnector.connector {
   return (options, callback) =>
     connect(options, (error, socket) => {
-      if (socket) connected((socket as { alpnProtocol?: unknown }).alpnProtocol === 'h2')
+      if (socket)
+        connected((socket as { alpnProtocol?: unknown }).alpnProtocol === 'h2', hostKey(options.hostname, options.port))
       ;(callback as (error: Error | null, socket: unknown) => void)(error, socket)
     })
+}
+
+/** `hostname:port`, the default port written out: how a connection and a request's origin name one host. */
+export function hostKey(hostname: string, port: string | number | undefined): string {
+  return `${hostname}:${port === undefined || port === '' ? 443 : port}`
+}
+
+/** A request URL's `hostname:port`, as `hostKey` writes a connection's. */
+export function hostOf(url: string): string {
+  const { hostname, port } = new URL(url)
+  return hostKey(hostname, port)
 }
 
 /** One connection undici asked for: answered once, by its socket, its error or its time limit. */

@@ -6,7 +6,7 @@
 import type { Dispatcher } from 'undici'
 import { isThenable } from '../api-promise.js'
 import { type Clock, systemClock } from '../clock.js'
-import { PaywireError, ResponseTooLargeError, type TimeoutPhase } from '../errors/errors.js'
+import { PaywireError, ResponseTooLargeError } from '../errors/errors.js'
 import { parseJson, rawResponse } from '../operations/answer-shape.js'
 import { isRetryableStatus } from '../operations/retry.js'
 import { isNode, warnFetchInstead } from '../runtime.js'
@@ -19,8 +19,9 @@ import {
   unbelieved,
 } from './attempt-failure.js'
 import { AttemptHandler, BodyTooLarge } from './attempt-handler.js'
-import { createConnector, TlsSessions, tellingProtocol } from './connector.js'
+import { createConnector, hostOf, TlsSessions, tellingProtocol } from './connector.js'
 import { DeadlineList } from './deadlines.js'
+import { type Answer, cutAnswer, type Exchange, resetExchange } from './exchange.js'
 import { type CallTransport, FetchTransport } from './fetch-transport.js'
 import { flattenHeaders } from './headers.js'
 import { KeptConnections, type Loan, MONEY_IDLE_LIMIT_MS } from './kept-connections.js'
@@ -72,6 +73,14 @@ export class UndiciTransport implements CallTransport {
   #singleUseConnect: ReturnType<typeof createConnector> | undefined
   /** Older single-use Agents still closing (`#singleUse`): `close()` waits for them too. */
   readonly #retiring = new Set<Promise<void>>()
+  /**
+   * Hosts a connection of this client spoke HTTP/2 to. undici's HTTP/2 client shows no interim (1xx)
+   * answer, so a failure there may have followed one unseen, as on fetch (`interimHidden`).
+   */
+  readonly #http2Hosts = new Set<string>()
+  readonly #noteProtocol = (http2: boolean, host: string): void => {
+    if (http2) this.#http2Hosts.add(host)
+  }
   readonly #maxSockets: number
   /** Each origin's last TLS session, resumed by the next connection of either Agent (connector.ts). */
   readonly #tlsSessions = new TlsSessions()
@@ -154,7 +163,8 @@ export class UndiciTransport implements CallTransport {
     // never meets a gateway closing an idle connection (GOAWAY as it arrives: an unknown outcome).
     // undici's `clientTtl` reads `Date.now()` and, once it retired a client, opened one per call.
     const now = this.#clock.now()
-    if (this.#singleUseAgent && now - this.#singleUseSince > MONEY_IDLE_LIMIT_MS) {
+    // A closed client's Agent refuses the call unsent: none is made after close().
+    if (this.#singleUseAgent && !this.#closed && now - this.#singleUseSince > MONEY_IDLE_LIMIT_MS) {
       const closing: Promise<void> = this.#singleUseAgent.close().then(
         () => void this.#retiring.delete(closing),
         () => void this.#retiring.delete(closing),
@@ -164,7 +174,7 @@ export class UndiciTransport implements CallTransport {
     }
     if (this.#singleUseAgent === undefined) {
       // One connector for every generation: a retired Agent's sockets count against the cap until closed.
-      this.#singleUseConnect ??= this.#poolOptions(transport).connect
+      this.#singleUseConnect ??= tellingProtocol(this.#poolOptions(transport).connect, this.#noteProtocol)
       this.#singleUseAgent = new transport.Agent({
         ...this.#poolOptions(transport),
         connect: this.#singleUseConnect,
@@ -185,7 +195,10 @@ export class UndiciTransport implements CallTransport {
         (origin, connected) =>
           new transport.Client(origin, {
             ...options,
-            connect: tellingProtocol(options.connect, connected),
+            connect: tellingProtocol(options.connect, (http2, host) => {
+              connected(http2)
+              this.#noteProtocol(http2, host)
+            }),
             pipelining: 1,
           }),
         this.#maxSockets,
@@ -313,6 +326,7 @@ export class UndiciTransport implements CallTransport {
         phase: exchange.phase,
         interimStatus,
         written,
+        interimHidden: this.#http2Hosts.size > 0 && this.#http2Hosts.has(hostOf(req.url)),
       })
       if (doubted && !outcome.ok && outcome.mayHaveArrived && deadline.abortedBy !== 'user') {
         failedOnReusedConnection(outcome.error)
@@ -358,40 +372,6 @@ export class UndiciTransport implements CallTransport {
     })
     return { status, headers, rawBody, json: parseJson(rawBody) }
   }
-}
-
-/** Where an attempt's answer had got to when it failed: what `classifyFailure` and a non-2xx status read. */
-interface Exchange {
-  phase: TimeoutPhase
-  interimStatus: number | undefined
-  status: number | undefined
-  headers: Record<string, string> | undefined
-}
-
-/** Back to before the headers, for the attempt's second exchange (a lookup asked again). */
-function resetExchange(exchange: Exchange): void {
-  exchange.phase = 'headers'
-  exchange.status = undefined
-  exchange.headers = undefined
-}
-
-/** An answer read whole. */
-interface Answer {
-  readonly status: number
-  readonly headers: Record<string, string>
-  readonly rawBody: string
-  readonly json: unknown
-}
-
-/**
- * The answer of a failed read whose final status was not 2xx (a 304 declaring a length, a 302 cut
- * mid-body): the status decides, the body is left empty. Anything else is rethrown.
- */
-function cutAnswer(error: unknown, exchange: Exchange, abortedBy: 'timeout' | 'user' | undefined): Answer {
-  const { status, headers } = exchange
-  if (error instanceof PaywireError || status === undefined || !headers || abortedBy === 'user') throw error
-  if (status >= 200 && status < 300) throw error
-  return { status, headers, rawBody: '', json: undefined }
 }
 
 /** An answer read whole, as the engine reads it. */
