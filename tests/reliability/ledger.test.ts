@@ -21,6 +21,7 @@ import { BILL_KIT } from '../../packages/bill-payment/test/endpoint-kit.js'
 import { CARD_KIT } from '../../packages/card-gateway/test/endpoint-kit.js'
 import { REMITTANCE_KIT } from '../../packages/remittance/test/endpoint-kit.js'
 import type { ChecklistClient, ChecklistPackage } from '../support/endpoint-checklist.js'
+import { rowMethod } from '../support/row-method.js'
 import { billPayment, cardGateway, idempotencyKeyOf, outcome, remittance } from './support/packages.js'
 import { integer, mulberry32, pick, type Random, seedFromEnv, weighted } from './support/random.js'
 import { recordResults } from './support/results.js'
@@ -607,16 +608,14 @@ describe(`every row of the three tables under faults (seed ${SEED}, ${ROW_OPERAT
           delta: 0,
         }
         plan.set(op.opId, op.mode as ProxyMode)
-        const resource = (client as Record<string, Record<string, (...a: unknown[]) => Promise<unknown>>>)[group]
         const call = callOptions(op)
         // The row's arguments in the places `rowArguments` gives (a path value and a body both), then the
         // options; an argument the example leaves out (an optional query) is `undefined` in its place.
         const places = rowArguments(row as AnyOperation).length
         const given = Array.from({ length: places }, (_, index) => args[index])
-        const fn = resource?.[method]
-        if (typeof fn !== 'function') throw new Error(`${row.name} is not a method of the client`)
+        const fn = rowMethod(client, group, method)
         const before = kit.effects(simulator)
-        op.error = (await outcome(fn.apply(resource, [...given, call]))).error
+        op.error = (await outcome(fn(...given, call))).error
         op.delta = kit.effects(simulator) - before
         ops.push(op)
         reached.add(row.name)

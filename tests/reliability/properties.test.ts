@@ -17,6 +17,7 @@ import { BILL_KIT } from '../../packages/bill-payment/test/endpoint-kit.js'
 import { CARD_KIT } from '../../packages/card-gateway/test/endpoint-kit.js'
 import { REMITTANCE_KIT } from '../../packages/remittance/test/endpoint-kit.js'
 import type { ChecklistClient, ChecklistPackage } from '../support/endpoint-checklist.js'
+import { rowMethod } from '../support/row-method.js'
 import { billPayment, cardGateway, outcome, remittance, SECRETS } from './support/packages.js'
 import { recordResults } from './support/results.js'
 
@@ -277,14 +278,12 @@ type Kit = ChecklistPackage<ChecklistClient & object, unknown>
 
 /** A row's method on `client`, called with `input`: its arguments (`rowArguments`) then its options, or only its options when it takes none. */
 function rowSend(client: object, group: string, method: string, row: AnyOperation): Send {
-  const resource = (client as Record<string, Record<string, (...args: unknown[]) => Promise<unknown>>>)[group]
+  const fn = rowMethod(client, group, method)
   const takesArguments = rowArguments(row).length > 0
   return (input) => {
     const [args, key] = input as [unknown[], string | undefined]
     const options = key === undefined ? {} : { idempotencyKey: key }
-    const fn = resource?.[method]
-    if (typeof fn !== 'function') throw new Error(`${row.name} is not a method`)
-    return takesArguments ? fn.call(resource, ...args, options) : fn.call(resource, ...args)
+    return takesArguments ? fn(...args, options) : fn(...args)
   }
 }
 

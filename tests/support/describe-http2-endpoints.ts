@@ -6,22 +6,15 @@
  * calls. See docs/reliability.md, "HTTP/2".
  */
 
-import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { afterAll, describe, expect, it } from 'vitest'
-import { type FixturePackage, killFixtures, runFixtureToEnd } from './fixture-process.js'
+import { type FixturePackage, killFixtures, runTlsFixture } from './fixture-process.js'
 import type { Http2EndpointsRun } from './http2-endpoints.js'
-
-const tlsDir = fileURLToPath(new URL('./tls/', import.meta.url))
-const CERT = join(tlsDir, 'loopback-cert.pem')
-const KEY = join(tlsDir, 'loopback-key.pem')
 
 /** Runs the fixture to its end; its one JSON line. */
 async function run(packageDir: string): Promise<Http2EndpointsRun> {
   // undici stays outside the bundle, as in a merchant's node_modules.
   const fixtures: FixturePackage = { packageDir, external: ['undici'] }
-  const env = { NODE_EXTRA_CA_CERTS: CERT }
-  return (await runFixtureToEnd<Http2EndpointsRun>(fixtures, 'http2-endpoints.ts', [KEY, CERT], env)).value
+  return runTlsFixture<Http2EndpointsRun>(fixtures, 'http2-endpoints.ts')
 }
 
 /** Every endpoint of the package in `packageDir` over HTTP/2 against its simulator. */

@@ -13,6 +13,7 @@ import { type AnyOperation, retryPolicyOf, rowArguments } from '@paywire/core/en
 import type { MockServerOptions, RecordedRequest } from '@paywire/core/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type FaultProxy, OP_HEADER, type ProxyMode, startFaultProxy } from '../reliability/support/servers.js'
+import { type RowMethod, rowMethod } from './row-method.js'
 
 /** Tables by the client property that holds their methods (`ENDPOINTS` of a package). */
 export type EndpointTables = Readonly<Record<string, Readonly<Record<string, AnyOperation>>>>
@@ -67,13 +68,8 @@ function pathPattern(template: string): RegExp {
   return new RegExp(`^${escaped}(\\?.*)?$`)
 }
 
-type Method = (...args: unknown[]) => Promise<unknown>
-
-function methodOf(client: object, { group, method }: Row): Method {
-  const resource = (client as Record<string, Record<string, unknown>>)[group]
-  const fn = resource?.[method]
-  if (typeof fn !== 'function') throw new Error(`${group}.${method} is not a method of the client`)
-  return (fn as Method).bind(resource)
+function methodOf(client: object, { group, method }: Row): RowMethod {
+  return rowMethod(client, group, method)
 }
 
 /** `args` padded to the method's arguments (`rowArguments`), then `options`. */

@@ -7,6 +7,7 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { build } from 'esbuild'
 
 const bundles = new Map<string, Promise<string>>()
@@ -111,4 +112,17 @@ export async function runFixtureToEnd<T>(
   const code = await new Promise<number | null>((resolve) => child.once('exit', resolve))
   if (code !== 0) throw new Error(`the fixture ${name} exited ${code}:\n${stderr}`)
   return { value: JSON.parse(out) as T, stderr }
+}
+
+/** The test certificate and key for 127.0.0.1 (tests/support/tls): made for these tests, trusted nowhere else. */
+export const TEST_CERT = fileURLToPath(new URL('./tls/loopback-cert.pem', import.meta.url))
+export const TEST_KEY = fileURLToPath(new URL('./tls/loopback-key.pem', import.meta.url))
+
+/**
+ * Runs a fixture that serves or calls over TLS to its end: it gets the key and certificate files as
+ * its first two arguments and trusts the certificate (NODE_EXTRA_CA_CERTS, read by Node at start only).
+ */
+export async function runTlsFixture<T>(pkg: FixturePackage, name: string, args: string[] = []): Promise<T> {
+  const run = await runFixtureToEnd<T>(pkg, name, [TEST_KEY, TEST_CERT, ...args], { NODE_EXTRA_CA_CERTS: TEST_CERT })
+  return run.value
 }

@@ -8,14 +8,13 @@
 
 import { readFileSync } from 'node:fs'
 import type { ChecklistClient, ChecklistPackage } from './endpoint-checklist.js'
+import { rowMethod } from './row-method.js'
 
 /** What each row's call came to, and the protocol and connection of every request the simulator received. */
 export interface Http2EndpointsRun {
   readonly rows: ReadonlyArray<{ readonly name: string; readonly error?: string }>
   readonly requests: ReadonlyArray<{ readonly httpVersion: string; readonly connection: number }>
 }
-
-type Method = (...args: unknown[]) => Promise<unknown>
 
 /** Runs every row's example over HTTP/2 and prints the run as one JSON line; `argv` names the key and certificate files. */
 export async function runEveryEndpointOverHttp2<Client extends ChecklistClient, Setup>(
@@ -32,10 +31,7 @@ export async function runEveryEndpointOverHttp2<Client extends ChecklistClient, 
         const example = pkg.examples[group]?.[method]
         if (example === undefined) throw new Error(`no example for ${row.name}`)
         const args = (await example(pkg.setup(client, simulator))) as unknown[]
-        const resource = (client as unknown as Record<string, Record<string, Method>>)[group]
-        const call = resource?.[method]
-        if (call === undefined) throw new Error(`${name} is not a method of the client`)
-        await call.apply(resource, args)
+        await rowMethod(client, group, method)(...args)
         rows.push({ name })
       } catch (error) {
         rows.push({ name, error: `${(error as Error).name}: ${(error as Error).message}` })

@@ -9,20 +9,15 @@
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
-import { type FixturePackage, killFixtures, runFixtureToEnd } from '../../../tests/support/fixture-process.js'
+import { type FixturePackage, killFixtures, runTlsFixture } from '../../../tests/support/fixture-process.js'
 
 const here = dirname(fileURLToPath(import.meta.url))
-const tlsDir = join(here, '..', '..', '..', 'tests', 'support', 'tls')
-const CERT = join(tlsDir, 'loopback-cert.pem')
-const KEY = join(tlsDir, 'loopback-key.pem')
 const fixtures: FixturePackage = { packageDir: join(here, '..'), external: ['undici'] }
 
 type Outcome = Record<string, unknown>
 
 /** Runs a fixture to its end, trusting the test certificate; its one JSON line. */
-async function runFixture<T>(name: string, args: string[]): Promise<T> {
-  return (await runFixtureToEnd<T>(fixtures, name, [KEY, CERT, ...args], { NODE_EXTRA_CA_CERTS: CERT })).value
-}
+const runFixture = <T>(name: string, args: string[]) => runTlsFixture<T>(fixtures, name, args)
 
 interface FaultRun {
   outcomes: Record<string, Outcome>

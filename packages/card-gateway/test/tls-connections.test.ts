@@ -20,13 +20,12 @@ import type { TLSSocket } from 'node:tls'
 import { fileURLToPath } from 'node:url'
 import { TimeoutError } from '@paywire/core'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { type FixturePackage, killFixtures } from '../../../tests/support/fixture-process.js'
+import { type FixturePackage, killFixtures, TEST_CERT, TEST_KEY } from '../../../tests/support/fixture-process.js'
 import { CardGateway } from '../src/index.js'
 import { listenOnLoopback, runPayingMerchant } from './paying-merchant.js'
 
 const here = dirname(fileURLToPath(import.meta.url))
-const tlsDir = join(here, '..', '..', '..', 'tests', 'support', 'tls')
-const CERT = join(tlsDir, 'loopback-cert.pem')
+const CERT = TEST_CERT
 // undici stays outside the bundle, as in a merchant's node_modules: bundled into ESM, its own
 // require() calls fail and the client would send with the runtime's fetch instead.
 const fixtures: FixturePackage = { packageDir: join(here, '..'), external: ['undici'] }
@@ -62,17 +61,14 @@ function take(): Seen {
 }
 
 beforeAll(async () => {
-  server = createHttpsServer(
-    { key: readFileSync(join(tlsDir, 'loopback-key.pem')), cert: readFileSync(CERT), keepAlive: true },
-    (req, res) => {
-      const body = req.url === '/post' ? STATUS_ANSWER : PURCHASE_ANSWER
-      req.on('end', () => {
-        res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length })
-        res.end(body)
-      })
-      req.resume()
-    },
-  )
+  server = createHttpsServer({ key: readFileSync(TEST_KEY), cert: readFileSync(CERT), keepAlive: true }, (req, res) => {
+    const body = req.url === '/post' ? STATUS_ANSWER : PURCHASE_ANSWER
+    req.on('end', () => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length })
+      res.end(body)
+    })
+    req.resume()
+  })
   server.keepAliveTimeout = 65_000
   server.on('secureConnection', (socket: TLSSocket) => {
     seen.handshakes++

@@ -95,11 +95,7 @@ export async function startMockServer(
     const chunks: Buffer[] = []
     for await (const chunk of req) chunks.push(chunk as Buffer)
     const body = Buffer.concat(chunks)
-    const headers: Record<string, string> = {}
-    for (const [name, value] of Object.entries(req.headers)) {
-      // HTTP/2's pseudo-headers (`:path`, `:method`) are the request line, not headers.
-      if (value !== undefined && !name.startsWith(':')) headers[name] = Array.isArray(value) ? value.join(', ') : value
-    }
+    const headers = headersOf(req)
     requests.push({
       method: req.method ?? 'GET',
       url: req.url ?? '/',
@@ -147,6 +143,15 @@ export async function startMockServer(
   }
 }
 
+/** A request's headers, one string each (repeats joined with `, `); HTTP/2's pseudo-headers (`:path`…) are its request line, not headers. */
+function headersOf(req: AnyRequest): Record<string, string> {
+  const headers: Record<string, string> = {}
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value !== undefined && !name.startsWith(':')) headers[name] = Array.isArray(value) ? value.join(', ') : value
+  }
+  return headers
+}
+
 /**
  * Numbers the connections requests come on (`RecordedRequest.connection`), in the order they are
  * first seen: by what stays the same for all of a connection's requests (an HTTP/2 session, else the socket).
@@ -171,10 +176,7 @@ export function connectionNumbers(): (req: AnyRequest) => number {
  */
 export function fetchRequestOf(req: IncomingMessage | Http2ServerRequest, url: string | URL, body: Buffer): Request {
   const method = req.method ?? 'GET'
-  const headers = new Headers()
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value !== undefined && !name.startsWith(':')) headers.set(name, Array.isArray(value) ? value.join(', ') : value)
-  }
+  const headers = new Headers(headersOf(req))
   headers.set(REMOTE_ADDRESS_HEADER, req.socket.remoteAddress ?? '')
   return new Request(url, {
     method,

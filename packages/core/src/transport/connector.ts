@@ -127,20 +127,24 @@ export function tellingProtocol(
   return (options, callback) =>
     connect(options, (error, socket) => {
       if (socket)
-        connected((socket as { alpnProtocol?: unknown }).alpnProtocol === 'h2', hostKey(options.hostname, options.port))
+        connected(
+          (socket as { alpnProtocol?: unknown }).alpnProtocol === 'h2',
+          hostKey(options.protocol, options.hostname, options.port),
+        )
       ;(callback as (error: Error | null, socket: unknown) => void)(error, socket)
     })
 }
 
-/** `hostname:port`, the default port written out: how a connection and a request's origin name one host. */
-export function hostKey(hostname: string, port: string | number | undefined): string {
-  return `${hostname}:${port === undefined || port === '' ? 443 : port}`
+/** `protocol//hostname:port`, the default port written out: how a connection and a request name one origin. */
+export function hostKey(protocol: string, hostname: string, port: string | number | undefined): string {
+  const given = port === undefined || port === '' ? undefined : port
+  return `${protocol}//${hostname}:${given ?? (protocol === 'https:' ? 443 : 80)}`
 }
 
-/** A request URL's `hostname:port`, as `hostKey` writes a connection's. */
+/** A request URL's origin, as `hostKey` writes a connection's. */
 export function hostOf(url: string): string {
-  const { hostname, port } = new URL(url)
-  return hostKey(hostname, port)
+  const { protocol, hostname, port } = new URL(url)
+  return hostKey(protocol, hostname, port)
 }
 
 /** One connection undici asked for: answered once, by its socket, its error or its time limit. */
