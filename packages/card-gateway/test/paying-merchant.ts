@@ -6,10 +6,14 @@
 import type { Server } from 'node:net'
 import { type FixturePackage, runFixtureToEnd } from '../../../tests/support/fixture-process.js'
 
-/** What to run: `total` calls of `kind`, `inflight` at a time, on a client with `maxSockets`. */
+/**
+ * What to run: `total` calls of `kind`, `inflight` at a time, on a client with `maxSockets`;
+ * `alternate` is a purchase at `url`, then a lookup at `s2sUrl` (`url` unless given), and so on.
+ */
 export interface PaymentPlan {
   readonly url: string
-  readonly kind: 'purchase' | 'status'
+  readonly s2sUrl?: string
+  readonly kind: 'purchase' | 'status' | 'alternate'
   readonly inflight: number
   readonly total: number
   readonly maxSockets: number
@@ -18,6 +22,8 @@ export interface PaymentPlan {
 /** The process's one JSON line (calls answered, the first failures) and what it wrote to stderr. */
 export interface MerchantRun {
   readonly answered: number
+  readonly failed: number
+  /** The first three: each error's name, code, whether it was sent, and its message. */
   readonly failures: string[]
   readonly stderr: string
 }
@@ -28,8 +34,9 @@ export async function runPayingMerchant(
   plan: PaymentPlan,
   env: Record<string, string> = {},
 ): Promise<MerchantRun> {
-  const args = [plan.url, plan.kind, String(plan.inflight), String(plan.total), String(plan.maxSockets)]
-  const { value, stderr } = await runFixtureToEnd<{ answered: number; failures: string[] }>(
+  const { url, kind, inflight, total, maxSockets, s2sUrl = url } = plan
+  const args = [url, kind, String(inflight), String(total), String(maxSockets), s2sUrl]
+  const { value, stderr } = await runFixtureToEnd<{ answered: number; failed: number; failures: string[] }>(
     fixtures,
     'payments.ts',
     args,

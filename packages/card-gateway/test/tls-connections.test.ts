@@ -14,11 +14,11 @@
 import { once } from 'node:events'
 import { readFileSync } from 'node:fs'
 import { createServer as createHttpsServer, type Server } from 'node:https'
-import { createServer as createNetServer, type Socket } from 'node:net'
+import { type AddressInfo, createServer as createNetServer, type Socket } from 'node:net'
 import { dirname, join } from 'node:path'
 import type { TLSSocket } from 'node:tls'
 import { fileURLToPath } from 'node:url'
-import { TimeoutError } from '@paywire/core'
+import { ConnectionError, TimeoutError } from '@paywire/core'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { type FixturePackage, killFixtures, TEST_CERT, TEST_KEY } from '../../../tests/support/fixture-process.js'
 import { CardGateway } from '../src/index.js'
@@ -137,6 +137,92 @@ describe('payments over TLS: a connection of its own each, resumed and capped', 
     const gateway = take()
     expect(gateway.handshakes).toBeLessThanOrEqual(16)
     expect(gateway.mostOpen).toBeLessThanOrEqual(16)
+  })
+})
+
+/** A gateway on `host` presenting the test certificate (which names 127.0.0.1 and localhost only); counts what reached it. */
+async function gatewayOn(host: string): Promise<{ url: string; requests: () => number; close: () => Promise<void> }> {
+  let requests = 0
+  const gateway = createHttpsServer({ key: readFileSync(TEST_KEY), cert: readFileSync(CERT) }, (req, res) => {
+    requests++
+    req.resume()
+    res.writeHead(200, { 'content-type': 'application/json' }).end(STATUS_ANSWER)
+  })
+  await new Promise<void>((resolve) => gateway.listen(0, host, resolve))
+  const { port } = gateway.address() as AddressInfo
+  return {
+    url: `https://${host}:${port}`,
+    requests: () => requests,
+    close: async () => {
+      gateway.closeAllConnections()
+      await new Promise<void>((resolve) => gateway.close(() => resolve()))
+    },
+  }
+}
+
+describe("the gateway's certificate is checked on every connection, though one TLS context is shared", () => {
+  it('a process that does not trust the certificate sends nothing: each call fails unsent, as a connection error', async () => {
+    const gateway = await gatewayOn('127.0.0.1')
+    // This test process does not trust the test certificate (no NODE_EXTRA_CA_CERTS here).
+    const gw = new CardGateway({
+      checkoutUrl: gateway.url,
+      s2sUrl: gateway.url,
+      merchantKey: 'tls-merchant',
+      clientKey: 'tls-client',
+      password: 'tls-password',
+      maxRetries: 0,
+    })
+    try {
+      const calls = [
+        () => gw.s2s.getTransStatus({ trans_id: 't-1' }),
+        () =>
+          gw.checkout.purchase({
+            order: { number: 'untrusted-1', amount: '1.00', currency: 'USD', description: 'Untrusted' },
+            success_url: 'https://shop.example/ok',
+            cancel_url: 'https://shop.example/cancel',
+          }),
+        () => gw.s2s.getTransStatus({ trans_id: 't-1' }),
+      ]
+      for (const call of calls) {
+        const error = await call().catch((caught: unknown) => caught)
+        expect(error).toBeInstanceOf(ConnectionError)
+        expect(error).toMatchObject({ requestSent: false, outcomeUnknown: false })
+        expect(String((error as Error).message)).toMatch(
+          /connection failed \(DEPTH_ZERO_SELF_SIGNED_CERT\)\. The request was not sent/,
+        )
+      }
+      expect(gateway.requests()).toBe(0)
+    } finally {
+      await gw.close()
+      await gateway.close()
+    }
+  })
+
+  it('one client, two origins: after paying a trusted one, a certificate that does not name the other is refused there', async () => {
+    // The same server's certificate, served on 127.0.0.2, which it does not name: the one shared
+    // context and the session kept for 127.0.0.1 must not carry trust over to it.
+    const elsewhere = await gatewayOn('127.0.0.2')
+    try {
+      take()
+      const run = await runPayingMerchant(
+        fixtures,
+        { url, s2sUrl: elsewhere.url, kind: 'alternate', inflight: 1, total: 6, maxSockets: 4 },
+        { NODE_EXTRA_CA_CERTS: CERT },
+      )
+      // Purchases at 127.0.0.1 are answered (resumed after the first), lookups at 127.0.0.2 refused unsent.
+      expect(run).toMatchObject({ answered: 3, failed: 3 })
+      for (const failure of run.failures) {
+        expect(failure).toMatch(
+          /^ConnectionError .* requestSent=false: .*connection failed \(ERR_TLS_CERT_ALTNAME_INVALID\)/,
+        )
+      }
+      expect(elsewhere.requests()).toBe(0)
+      const gateway = take()
+      expect(gateway.handshakes).toBe(3)
+      expect(gateway.resumed).toBe(2)
+    } finally {
+      await elsewhere.close()
+    }
   })
 })
 

@@ -90,7 +90,7 @@ export const DEFAULT_TOTAL_TIMEOUT = 120_000
 export const DEFAULT_MAX_RETRIES = 2
 export const DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024
 
-/** Default per-origin socket cap of the client's own Agent: sockets stay at or below the calls in flight from 16 up. */
+/** Default per-origin socket cap of the client's own pools: sockets stay at or below the calls in flight from 16 up. */
 export const DEFAULT_MAX_SOCKETS = 16
 
 /** `fetch`: a function, and not together with `dispatcher` (each picks how requests are sent). */
@@ -111,20 +111,20 @@ function optionError(path: string, message: string): RequestValidationError {
   return new RequestValidationError('client', [{ path, message }], 'options')
 }
 
-/** `maxSockets`: a whole number >= 1, and only for the client's own Agent (not with `dispatcher` or `fetch`). */
+/** `maxSockets`: a whole number >= 1, and only for the client's own pools (not with `dispatcher` or `fetch`). */
 export function socketCap(value: number | undefined, ownDispatcher: boolean, withFetch = false): number {
   if (value === undefined) return DEFAULT_MAX_SOCKETS
   if (!Number.isSafeInteger(value) || value < 1) throw optionError('maxSockets', 'must be a whole number >= 1')
   if (ownDispatcher) {
     throw optionError(
       'maxSockets',
-      "applies to the client's own Agent only: with `dispatcher`, set that dispatcher's `connections` instead",
+      "applies to the client's own pools only: with `dispatcher`, set that dispatcher's `connections` instead",
     )
   }
   if (withFetch) {
     throw optionError(
       'maxSockets',
-      "applies to the client's own Agent only: with `fetch`, connections are that fetch's to manage",
+      "applies to the client's own pools only: with `fetch`, connections are that fetch's to manage",
     )
   }
   return value

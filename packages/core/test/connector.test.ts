@@ -9,7 +9,7 @@ import * as net from 'node:net'
 import * as tls from 'node:tls'
 import type { buildConnector } from 'undici'
 import { afterEach, describe, expect, it } from 'vitest'
-import { createConnector, TlsSessions } from '../src/transport/connector.js'
+import { ClientTls, createConnector } from '../src/transport/connector.js'
 
 const held = new Set<net.Socket>()
 let server: net.Server | undefined
@@ -50,7 +50,7 @@ describe('the connector: a slot per socket until it closes, a wait within the ti
     const gateway = await holdingServer()
     const connector = createConnector({
       modules: { net, tls },
-      sessions: new TlsSessions(),
+      shared: new ClientTls(),
       maxSockets: 1,
       timeoutMs: 150,
     })

@@ -45,7 +45,7 @@ function operations(url: string) {
 
 /**
  * Runs `script` in a fresh Node process (this one has long loaded undici) in which loading undici's
- * Agent module takes `delayMs`, as on a cold container or a slow disk. Prints its last line as JSON.
+ * Pool module takes `delayMs`, as on a cold container or a slow disk. Prints its last line as JSON.
  */
 function runWithSlowUndici(script: string, delayMs: number): Record<string, unknown> {
   const dir = mkdtempSync(join(tmpdir(), 'paywire-slow-undici-'))
@@ -56,7 +56,7 @@ function runWithSlowUndici(script: string, delayMs: number): Record<string, unkn
       // Delays resolving the specifier core imports, not loading the file: Node 24 loads CommonJS
       // through the hooks synchronously, which would block the whole thread instead of the import.
       `export async function resolve(specifier, context, next) {
-        if (specifier === 'undici/lib/dispatcher/agent.js') await new Promise((r) => setTimeout(r, ${delayMs}))
+        if (specifier === 'undici/lib/dispatcher/pool.js') await new Promise((r) => setTimeout(r, ${delayMs}))
         return next(specifier, context)
       }`,
     )

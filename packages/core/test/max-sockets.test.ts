@@ -1,4 +1,4 @@
-/** The client's own Agent never opens more sockets to one origin than `maxSockets` (default 16). */
+/** The client's own pools never open more sockets to one origin than `maxSockets` (default 16). */
 
 import { once } from 'node:events'
 import { createServer, type Server } from 'node:http'
@@ -50,7 +50,7 @@ async function until(condition: () => boolean): Promise<void> {
   while (!condition()) await new Promise((resolve) => setImmediate(resolve))
 }
 
-describe("maxSockets: the per-origin socket cap of the client's own Agent", () => {
+describe("maxSockets: the per-origin socket cap of the client's own pools", () => {
   it('40 calls in flight with maxSockets 4: the server sees 4 sockets, and every call completes', async () => {
     const s = await holdingServer()
     const client = makeClient({ maxSockets: 4, maxRetries: 0 })
@@ -113,7 +113,7 @@ describe("maxSockets: the per-origin socket cap of the client's own Agent", () =
     const dispatcher = new Agent()
     onTestFinished(() => dispatcher.close())
     expect(() => makeClient({ dispatcher, maxSockets: 8 })).toThrow(
-      /maxSockets: applies to the client's own Agent only: with `dispatcher`, set that dispatcher's `connections` instead/,
+      /maxSockets: applies to the client's own pools only: with `dispatcher`, set that dispatcher's `connections` instead/,
     )
   })
 })

@@ -28,13 +28,13 @@ describe('the private undici paths core loads', () => {
     )
   })
 
-  it("the Agent module is undici's public Agent", async () => {
-    const { default: AgentFromPath } = await import('undici/lib/dispatcher/agent.js')
+  it("the Pool module is undici's public Pool", async () => {
+    const { default: PoolFromPath } = await import('undici/lib/dispatcher/pool.js')
     const undici = await import('undici')
-    expect(AgentFromPath).toBe(undici.Agent)
-    const agent = new AgentFromPath()
-    expect(typeof agent.dispatch).toBe('function')
-    await agent.close()
+    expect(PoolFromPath).toBe(undici.Pool)
+    const pool = new PoolFromPath('http://127.0.0.1:9')
+    expect(typeof pool.dispatch).toBe('function')
+    await pool.close()
   })
 
   it("the Client module is undici's public Client, and tells when its connection closes", async () => {

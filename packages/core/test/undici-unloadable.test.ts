@@ -7,8 +7,8 @@ import { faults, startFaultServer } from '@paywire/core/testing'
 import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest'
 import { get, jsonHandler, makeClient } from './helpers.js'
 
-vi.mock('undici/lib/dispatcher/agent.js', () => {
-  throw new Error('Cannot find module undici/lib/dispatcher/agent.js')
+vi.mock('undici/lib/dispatcher/pool.js', () => {
+  throw new Error('Cannot find module undici/lib/dispatcher/pool.js')
 })
 
 afterEach(() => {

@@ -1,5 +1,5 @@
 /**
- * How the client's own Agents open connections. A money-moving call opens a connection of its own
+ * How the client's own pools open connections. A money-moving call opens a connection of its own
  * on HTTP/1.1 (transport.ts), so what a new connection costs is paid by every payment; this connector
  * makes that as little as is safe:
  * - **HTTP/2 when the gateway offers it** (ALPN `h2`, then `http/1.1`): each request has a stream of
@@ -10,9 +10,13 @@
  * - **The origin's last TLS session is resumed.** undici's connector keeps sessions per pool member
  *   and holds them weakly (a collected session is a full handshake): one payment per connection
  *   resumed about 2 % of handshakes. Here one session per origin is held until a newer one replaces
- *   it, shared by both Agents of the client, so every handshake after the first resumes (an
- *   abbreviated handshake: no certificate sent or verified; the payment's CPU barely moves, since the
- *   connection itself dominates: bench/tls.ts).
+ *   it, shared by all the client's pools, so every handshake after the first resumes (an
+ *   abbreviated handshake: no certificate sent or verified).
+ * - **One TLS context per client.** `tls.connect` without one builds a context per socket (OpenSSL's
+ *   SSL_CTX, the default trust store attached): about a sixth of a resumed connection's CPU. The
+ *   context holds only Node's defaults (trust store, protocol versions, ciphers), the same for every
+ *   connection, so sharing it changes nothing a connection checks: each one still verifies the
+ *   gateway's certificate and host name (`tls-connections.test.ts`).
  * - **Never TLS early data (0-RTT)**: data sent before the handshake ends can be replayed by anyone
  *   on the path, and a replayed POST moves money twice. Node's TLS client sends none; nothing here
  *   asks for it.
@@ -36,30 +40,37 @@ const ALPN = ['h2', 'http/1.1']
 /** Sessions kept for this many origins at most (the least recently stored goes first). */
 const MAX_ORIGINS = 64
 
-/** The last TLS session of each origin, shared by the connectors of one client. */
-export class TlsSessions {
+/** What the TLS connections of one client share: one context, and the last session of each origin. */
+export class ClientTls {
   readonly #sessions = new Map<string, Buffer>()
+  #context: import('node:tls').SecureContext | undefined
 
-  get(origin: string): Buffer | undefined {
+  /** Node's default context, made by the first connection: what `tls.connect` would build for each. */
+  context(tls: typeof import('node:tls')): import('node:tls').SecureContext {
+    this.#context ??= tls.createSecureContext()
+    return this.#context
+  }
+
+  session(origin: string): Buffer | undefined {
     return this.#sessions.get(origin)
   }
 
-  set(origin: string, session: Buffer): void {
+  keepSession(origin: string, session: Buffer): void {
     this.#sessions.delete(origin)
     this.#sessions.set(origin, session)
     if (this.#sessions.size > MAX_ORIGINS) this.#sessions.delete(this.#sessions.keys().next().value as string)
   }
 
   /** Drops `session` unless a newer one replaced it already. */
-  forget(origin: string, session: Buffer): void {
+  forgetSession(origin: string, session: Buffer): void {
     if (this.#sessions.get(origin) === session) this.#sessions.delete(origin)
   }
 }
 
-/** What one Agent's connector is built from. */
+/** What one pool's connector is built from. */
 export interface ConnectorConfig {
   readonly modules: SocketModules
-  readonly sessions: TlsSessions
+  readonly shared: ClientTls
   /** Sockets open to one origin at most, closing ones included. */
   readonly maxSockets: number
   /** How long a connection may take, its wait for a slot included (undici's `connect.timeout`). */
@@ -76,13 +87,13 @@ interface OriginSlots {
 }
 
 /**
- * An undici connector (the Agent's `connect` option) that resumes sessions and caps open sockets.
+ * An undici connector (a pool's `connect` option) that resumes sessions and caps open sockets.
  * Its time limit covers the wait for a slot and the connection itself, as undici's covers the
  * connection: a connection that waited it out is refused without opening anything (its call has
  * usually ended by then), so after an outage nothing stale is opened ahead of live calls.
  */
 export function createConnector(config: ConnectorConfig): buildConnector.connector {
-  const { modules, sessions, maxSockets, timeoutMs } = config
+  const { modules, shared, maxSockets, timeoutMs } = config
   const origins = new Map<string, OriginSlots>()
 
   const release = (origin: string, slots: OriginSlots) => {
@@ -105,7 +116,7 @@ export function createConnector(config: ConnectorConfig): buildConnector.connect
     }
     const held = slots
     const attempt = new ConnectAttempt(callback, options, timeoutMs)
-    const start = () => attempt.open(modules, sessions, () => release(origin, held))
+    const start = () => attempt.open(modules, shared, () => release(origin, held))
     if (held.open < maxSockets) {
       held.open++
       start()
@@ -192,7 +203,7 @@ class ConnectAttempt {
   }
 
   /** Opens the socket; `closed` is called once it has closed (or could not be made). */
-  open(modules: SocketModules, sessions: TlsSessions, closed: () => void): void {
+  open(modules: SocketModules, shared: ClientTls, closed: () => void): void {
     const { net, tls } = modules
     const { hostname } = this.#options
     const port = this.#port
@@ -202,11 +213,12 @@ class ConnectAttempt {
         // A server name is sent only for a host name: SNI does not carry addresses.
         const servername = this.#options.servername || (net.isIP(hostname) ? undefined : hostname)
         const key = `${servername ?? hostname}:${port}`
-        const session = sessions.get(key)
-        const secure = tls.connect({ host: hostname, port, servername, session, ALPNProtocols: ALPN })
-        secure.on('session', (next: Buffer) => sessions.set(key, next))
+        const session = shared.session(key)
+        const secureContext = shared.context(tls)
+        const secure = tls.connect({ host: hostname, port, servername, session, secureContext, ALPNProtocols: ALPN })
+        secure.on('session', (next: Buffer) => shared.keepSession(key, next))
         // A session whose handshake failed is not offered again (the next handshake is a full one).
-        if (session) secure.once('error', () => this.#answer !== undefined && sessions.forget(key, session))
+        if (session) secure.once('error', () => this.#answer !== undefined && shared.forgetSession(key, session))
         socket = secure
       } else {
         socket = net.connect({ host: hostname, port })

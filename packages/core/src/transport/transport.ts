@@ -19,13 +19,14 @@ import {
   unbelieved,
 } from './attempt-failure.js'
 import { AttemptHandler, BodyTooLarge } from './attempt-handler.js'
-import { createConnector, hostOf, TlsSessions, tellingProtocol } from './connector.js'
+import { ClientTls, createConnector, hostOf, tellingProtocol } from './connector.js'
 import { DeadlineList } from './deadlines.js'
 import { type Answer, cutAnswer, type Exchange, resetExchange } from './exchange.js'
 import { type CallTransport, FetchTransport } from './fetch-transport.js'
 import { flattenHeaders } from './headers.js'
 import { KeptConnections, type Loan, MONEY_IDLE_LIMIT_MS } from './kept-connections.js'
 import type { HttpRequest, RawResponse } from './request.js'
+import { SingleUsePools } from './single-use.js'
 import { loadTransport, splitUrl, type Transport } from './undici.js'
 
 export type { CallTransport } from './fetch-transport.js'
@@ -34,9 +35,9 @@ export type { CallTransport } from './fetch-transport.js'
 export interface TransportConfig {
   /** The caller's dispatcher, if one was given. */
   readonly dispatcher: Dispatcher | undefined
-  /** Per-origin socket cap of each of the client's own Agents. */
+  /** Per-origin socket cap of each of the client's own pools. */
   readonly maxSockets: number
-  /** The client's per-attempt timeout: the own Agents' connect timeout is bounded by it. */
+  /** The client's per-attempt timeout: the own pools' connect timeout is bounded by it. */
   readonly timeout: number
   readonly maxResponseBytes: number
   /** The caller's `fetch`, if one was given: attempts go through it instead of undici. */
@@ -66,12 +67,12 @@ export class UndiciTransport implements CallTransport {
   readonly #givenDispatcher: Dispatcher | undefined
   /** The client's own kept-alive connections, made on first use (undici loads then, undici.ts). */
   #keptConnections: KeptConnections | undefined
-  /** The client's own Agent for calls on a connection of their own (see `#onOwnConnection`). */
-  #singleUseAgent: Dispatcher | undefined
-  /** When the current single-use Agent was made (monotonic), and the connector every one shares. */
+  /** The client's own pools for calls on a connection of their own (single-use.ts). */
+  #singleUsePools: SingleUsePools | undefined
+  /** When the current single-use pools were made (monotonic), and the connector every generation shares. */
   #singleUseSince = 0
   #singleUseConnect: ReturnType<typeof createConnector> | undefined
-  /** Older single-use Agents still closing (`#singleUse`): `close()` waits for them too. */
+  /** Older single-use pools still closing (`#singleUse`): `close()` waits for them too. */
   readonly #retiring = new Set<Promise<void>>()
   /**
    * Hosts a connection of this client spoke HTTP/2 to. undici's HTTP/2 client shows no interim (1xx)
@@ -82,12 +83,12 @@ export class UndiciTransport implements CallTransport {
     if (http2) this.#http2Hosts.add(host)
   }
   readonly #maxSockets: number
-  /** Each origin's last TLS session, resumed by the next connection of either Agent (connector.ts). */
-  readonly #tlsSessions = new TlsSessions()
+  /** One TLS context, and each origin's last session, resumed by the next connection of either pool (connector.ts). */
+  readonly #tls = new ClientTls()
   readonly #timeout: number
   readonly #maxResponseBytes: number
   readonly #clock: Clock
-  /** undici's Agent and request, once the first request has loaded them. */
+  /** undici's Pool and Client, once the first request has loaded them. */
   #undici: Transport | undefined
   /** Per-attempt deadlines, one timer for all of them (deadlines.ts); real monotonic time, like the timers they replace. */
   readonly #deadlines = new DeadlineList()
@@ -103,7 +104,7 @@ export class UndiciTransport implements CallTransport {
     this.#clock = config.clock ?? systemClock
   }
 
-  /** Whether attempts go through the caller's dispatcher rather than the client's own Agents. */
+  /** Whether attempts go through the caller's dispatcher rather than the client's own pools. */
   get givenDispatcher(): boolean {
     return this.#givenDispatcher !== undefined
   }
@@ -145,45 +146,44 @@ export class UndiciTransport implements CallTransport {
     this.#closed = true
     this.#closing ??= Promise.all([
       this.#keptConnections?.close(),
-      this.#singleUseAgent?.close(),
+      this.#singleUsePools?.close(),
       ...this.#retiring,
     ]).then(() => undefined)
     return this.#closing
   }
 
   /**
-   * The client's own Agent for calls on a connection of their own: on HTTP/1.1 one request per
+   * The client's own pools for calls on a connection of their own: on HTTP/1.1 one request per
    * connection, closed after its answer. On HTTP/2 undici keeps the connection (it ignores `reset`)
    * and the next such call reuses it, one at a time: its answer comes on its own stream, so that is
-   * as safe as a new connection, without the handshake, for `MONEY_IDLE_LIMIT_MS` (then a new Agent).
+   * as safe as a new connection, without the handshake, for `MONEY_IDLE_LIMIT_MS` (then new pools).
    */
-  #singleUse(transport: Transport): Dispatcher {
-    // On HTTP/2 a connection outlives its call and undici has no idle timer there: an Agent older
-    // than the money idle limit gets no further call (it closes once its calls end), so a payment
+  #singleUse(transport: Transport): SingleUsePools {
+    // On HTTP/2 a connection outlives its call and undici has no idle timer there: pools older
+    // than the money idle limit get no further call (they close once their calls end), so a payment
     // never meets a gateway closing an idle connection (GOAWAY as it arrives: an unknown outcome).
     // undici's `clientTtl` reads `Date.now()` and, once it retired a client, opened one per call.
     const now = this.#clock.now()
-    // A closed client's Agent refuses the call unsent: none is made after close().
-    if (this.#singleUseAgent && !this.#closed && now - this.#singleUseSince > MONEY_IDLE_LIMIT_MS) {
-      const closing: Promise<void> = this.#singleUseAgent.close().then(
+    // A closed client's pools refuse the call unsent: none are made after close().
+    if (this.#singleUsePools && !this.#closed && now - this.#singleUseSince > MONEY_IDLE_LIMIT_MS) {
+      const closing: Promise<void> = this.#singleUsePools.close().then(
         () => void this.#retiring.delete(closing),
         () => void this.#retiring.delete(closing),
       )
       this.#retiring.add(closing)
-      this.#singleUseAgent = undefined
+      this.#singleUsePools = undefined
     }
-    if (this.#singleUseAgent === undefined) {
-      // One connector for every generation: a retired Agent's sockets count against the cap until closed.
+    if (this.#singleUsePools === undefined) {
+      // One connector for every generation: a retired pool's sockets count against the cap until closed.
       this.#singleUseConnect ??= tellingProtocol(this.#poolOptions(transport).connect, this.#noteProtocol)
-      this.#singleUseAgent = new transport.Agent({
-        ...this.#poolOptions(transport),
-        connect: this.#singleUseConnect,
-        connections: this.#maxSockets,
-        pipelining: 0,
-      })
+      const options = { ...this.#poolOptions(transport), connect: this.#singleUseConnect }
+      this.#singleUsePools = new SingleUsePools(
+        (origin) => new transport.Pool(origin, { ...options, connections: this.#maxSockets, pipelining: 0 }),
+      )
+      if (this.#closed) void this.#singleUsePools.close()
       this.#singleUseSince = now
     }
-    return this.#singleUseAgent
+    return this.#singleUsePools
   }
 
   /** The client's kept-alive connections, lent one request at a time (kept-connections.ts). */
@@ -215,10 +215,10 @@ export class UndiciTransport implements CallTransport {
       // Our own per-attempt deadline is the only one: undici's timers are off.
       headersTimeout: 0,
       bodyTimeout: 0,
-      // Sessions resumed across both pools, sockets capped per pool until they close (connector.ts).
+      // One TLS context and sessions resumed across both pools, sockets capped per pool until they close (connector.ts).
       connect: createConnector({
         modules: transport.sockets,
-        sessions: this.#tlsSessions,
+        shared: this.#tls,
         maxSockets: this.#maxSockets,
         timeoutMs: Math.min(10_000, Math.max(1, this.#timeout)),
       }),
@@ -244,7 +244,7 @@ export class UndiciTransport implements CallTransport {
       const { origin, path } = splitUrl(req.url)
       const own = this.#onOwnConnection(req)
       // A caller's dispatcher may have shorter undici timeouts of its own: they must not fire before
-      // ours. The client's own Agent has them off, so it is spared undici's per-request timers.
+      // ours. The client's own pools have them off, so it is spared undici's per-request timers.
       const undiciTimeout = this.#givenDispatcher ? timeoutMs + 1_000 : undefined
       // One object literal of one shape every call: undici reads its many options from it, and the
       // same options made by spreading cost several µs more per call (bench/stub.ts).
@@ -269,7 +269,7 @@ export class UndiciTransport implements CallTransport {
       }
       // The handler knows whether undici began writing the request (attempt-handler.ts); an aborted
       // attempt fails at once, unwritten, even while it waits for a kept-alive connection.
-      const send = (target: Dispatcher | undefined): AttemptHandler => {
+      const send = (target: Pick<Dispatcher, 'dispatch'> | undefined): AttemptHandler => {
         const h = new AttemptHandler(options, deadline, settings)
         handler = h
         if (h.failed) return h
@@ -279,7 +279,7 @@ export class UndiciTransport implements CallTransport {
         return h
       }
       // A non-2xx whose body never came whole is still an answer, and doubted like any other.
-      const exchangeOn = (target: Dispatcher | undefined) =>
+      const exchangeOn = (target: Pick<Dispatcher, 'dispatch'> | undefined) =>
         this.#exchange(send(target), exchange, req, attempt).catch((error: unknown) =>
           cutAnswer(error, exchange, deadline.abortedBy),
         )

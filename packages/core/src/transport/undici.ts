@@ -1,6 +1,6 @@
 /// <reference path="./undici-modules.d.ts" />
 /**
- * undici's `Agent` and `Client`, loaded from their own modules rather than undici's main entry:
+ * undici's `Pool` and `Client`, loaded from their own modules rather than undici's main entry:
  * loading the main entry of undici 7 installs its own Agent as the process-wide dispatcher of
  * Node's built-in `fetch` (a global symbol both share), so merely importing paywire would change
  * how the rest of the application's `fetch` calls connect. These modules have no such effect.
@@ -20,7 +20,8 @@ import type { SocketModules } from './connector.js'
 
 /** The undici exports every request needs, and the Node modules its connections are opened with (connector.ts). */
 export interface Transport {
-  readonly Agent: typeof import('undici').Agent
+  /** One per origin for calls on a connection of their own (single-use.ts). */
+  readonly Pool: typeof import('undici').Pool
   /** One connection each: the client's kept-alive connections are lent one by one (kept-connections.ts). */
   readonly Client: typeof import('undici').Client
   readonly sockets: SocketModules
@@ -29,18 +30,18 @@ export interface Transport {
 let loaded: Transport | undefined
 let loading: Promise<Transport> | undefined
 
-/** undici's Agent and Client, loaded once per process by whichever request comes first. */
+/** undici's Pool and Client, loaded once per process by whichever request comes first. */
 export function loadTransport(): Transport | Promise<Transport> {
   if (loaded) return loaded
   loading ??= Promise.all([
-    import('undici/lib/dispatcher/agent.js'),
+    import('undici/lib/dispatcher/pool.js'),
     import('undici/lib/dispatcher/client.js'),
     import('node:net'),
     import('node:tls'),
   ]).then(
-    ([agent, client, net, tls]) => {
+    ([pool, client, net, tls]) => {
       loaded = {
-        Agent: agent.default,
+        Pool: pool.default,
         Client: client.default,
         sockets: { net, tls },
       }
