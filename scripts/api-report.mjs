@@ -56,7 +56,7 @@ function visibility(declaration) {
   return flags & ts.ModifierFlags.Protected ? 'protected' : 'public'
 }
 
-/** A declaration's type parameters as written (`<S extends AnswerSchema | undefined = undefined>`), or ''. */
+/** A declaration's type parameters as written (`<S extends ResponseSchema | undefined = undefined>`), or ''. */
 function typeParametersOf(declaration) {
   const parameters = declaration.typeParameters
   return parameters?.length ? `<${parameters.map((p) => p.getText().replace(/\s+/g, ' ')).join(', ')}>` : ''

@@ -8,7 +8,7 @@ import { startBillPaymentSimulator } from '@paywire/bill-payment/testing'
 import type { CardGatewayOptions } from '@paywire/card-gateway'
 import { type CardGatewaySimulator, startCardGatewaySimulator, TEST_CARDS } from '@paywire/card-gateway/testing'
 import type { RemittanceOptions } from '@paywire/remittance'
-import { SIMULATOR_API_KEY, startRemittanceSimulator } from '@paywire/remittance/testing'
+import { SIMULATOR_CREDENTIALS, startRemittanceSimulator } from '@paywire/remittance/testing'
 
 export interface Connection<Options> {
   readonly options: Options
@@ -102,5 +102,5 @@ export async function remittanceConnection(): Promise<Connection<RemittanceOptio
   const { PAYWIRE_REMIT_BASE_URL: baseUrl, PAYWIRE_REMIT_API_KEY: apiKey } = process.env
   if (baseUrl && apiKey) return { options: { baseUrl, apiKey }, target: 'sandbox', close: noop }
   const sim = await startRemittanceSimulator()
-  return { options: { baseUrl: sim.url, apiKey: SIMULATOR_API_KEY }, target: 'simulator', close: sim.close }
+  return { options: { baseUrl: sim.url, ...SIMULATOR_CREDENTIALS }, target: 'simulator', close: sim.close }
 }

@@ -27,6 +27,7 @@ export type {
   Reconciled,
   Reconciliation,
   RequestInput,
+  ResponseSchema,
   ResultOf,
   TrackAnswer,
   WithResponse,

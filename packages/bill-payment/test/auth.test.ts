@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { BillPayment, BillPaymentError, RequestValidationError } from '../src/index.js'
-import { SIMULATOR_CLIENT_ID, SIMULATOR_CLIENT_SECRET } from '../src/testing/index.js'
+import { SIMULATOR_CREDENTIALS } from '../src/testing/index.js'
 import { rejection, type Setup, setup } from './fixtures/setup.js'
 
 let env: Setup
@@ -34,8 +34,8 @@ describe('Authentication: X-Service-Internal-Client-Id and X-Service-Client-Secr
       'POST /api/transactions/all',
     ])
     for (const request of env.server.requests) {
-      expect(request.headers['x-service-internal-client-id']).toBe(SIMULATOR_CLIENT_ID)
-      expect(request.headers['x-service-client-secret']).toBe(SIMULATOR_CLIENT_SECRET)
+      expect(request.headers['x-service-internal-client-id']).toBe(SIMULATOR_CREDENTIALS.clientId)
+      expect(request.headers['x-service-client-secret']).toBe(SIMULATOR_CREDENTIALS.clientSecret)
     }
     expect(env.simulator.ledger).toHaveLength(1)
   })
@@ -46,8 +46,8 @@ describe('Authentication: X-Service-Internal-Client-Id and X-Service-Client-Secr
     await env.bills.catalog.list()
     expect(env.server.requests).toHaveLength(3)
     for (const request of env.server.requests) {
-      expect(request.headers['x-service-internal-client-id']).toBe(SIMULATOR_CLIENT_ID)
-      expect(request.headers['x-service-client-secret']).toBe(SIMULATOR_CLIENT_SECRET)
+      expect(request.headers['x-service-internal-client-id']).toBe(SIMULATOR_CREDENTIALS.clientId)
+      expect(request.headers['x-service-client-secret']).toBe(SIMULATOR_CREDENTIALS.clientSecret)
     }
   })
 

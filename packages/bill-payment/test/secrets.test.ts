@@ -1,10 +1,10 @@
 import { inspect } from 'node:util'
 import { describe, expect, it } from 'vitest'
 import { BillPayment, type BillPaymentError } from '../src/index.js'
-import { SIMULATOR_CLIENT_SECRET } from '../src/testing/index.js'
+import { SIMULATOR_CREDENTIALS } from '../src/testing/index.js'
 import { rejection, setup } from './fixtures/setup.js'
 
-const SECRET = SIMULATOR_CLIENT_SECRET
+const SECRET = SIMULATOR_CREDENTIALS.clientSecret
 
 describe('the client secret never leaks', () => {
   it('inspect and JSON.stringify of the client show the base URL only', () => {

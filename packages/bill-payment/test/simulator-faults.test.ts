@@ -2,7 +2,7 @@
 
 import { describe, expect, it } from 'vitest'
 import type { BillPaymentError } from '../src/index.js'
-import { SIMULATOR_CLIENT_ID, SIMULATOR_CLIENT_SECRET } from '../src/testing/index.js'
+import { SIMULATOR_CREDENTIALS } from '../src/testing/index.js'
 import { rejection, setup } from './fixtures/setup.js'
 
 describe('bill payment simulator: failNext by operation', () => {
@@ -35,8 +35,8 @@ describe('bill payment simulator: failNext by operation', () => {
         method: 'POST',
         headers: {
           'content-type': 'application/json',
-          'X-Service-Internal-Client-Id': SIMULATOR_CLIENT_ID,
-          'X-Service-Client-Secret': SIMULATOR_CLIENT_SECRET,
+          'X-Service-Internal-Client-Id': SIMULATOR_CREDENTIALS.clientId,
+          'X-Service-Client-Secret': SIMULATOR_CREDENTIALS.clientSecret,
         },
         body: '[]', // the SDK's own check refuses a body that is not a JSON object
       })

@@ -1,13 +1,13 @@
 /** `CardGateway`: one client for Checkout (JSON) and S2S CARD (form), its signer and callback verifier. */
 
 import {
-  type AnswerSchema,
   type ApiPromise,
   type Intent,
   type IntentReconciled,
   type OperationOptions,
   type PaywireError,
   type ReconcileOptions,
+  type ResponseSchema,
   type ResultOf,
   type Secret,
   ServiceClient,
@@ -228,7 +228,7 @@ export class CardGateway extends ServiceClient {
    * with the JSON the gateway answers; pass `schema` to check and type it. Default retry: `safe` for
    * GET, `unsent-only` otherwise.
    */
-  override request<S extends AnswerSchema | undefined = undefined>(
+  override request<S extends ResponseSchema | undefined = undefined>(
     input: CardGatewayRawRequest,
     options?: OperationOptions<S>,
   ): ApiPromise<ResultOf<S, unknown>> {

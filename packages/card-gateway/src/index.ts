@@ -25,6 +25,7 @@ export type {
   Reconciled,
   Reconciliation,
   RequestInput,
+  ResponseSchema,
   ResultOf,
   SignatureErrorReason,
   TrackAnswer,

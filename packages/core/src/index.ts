@@ -58,7 +58,12 @@ export type { IntentReconciled, Reconciled, ReconciledOutcome, ReconcileOptions 
 export { DEFAULT_SETTLE_AFTER_MS } from './journal/reconcile.js'
 export type { Intent, IntentOutcome, IntentStore } from './journal/stores.js'
 export { MemoryIntentStore } from './journal/stores.js'
-export type { AnswerSchema } from './operations/answer-schema.js'
+
+import type { ResponseSchema } from './operations/response-schema.js'
+
+export type { ResponseSchema }
+/** @deprecated Since 0.2: `ResponseSchema`, as every name for an HTTP response in the SDK says. */
+export type AnswerSchema<T = unknown> = ResponseSchema<T>
 export type { OperationOptions, RequestInput, ResultOf } from './operations/call-input.js'
 export type { Query, QueryValue } from './operations/encode.js'
 export type { JsonValue } from './operations/json-check.js'

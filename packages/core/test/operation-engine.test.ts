@@ -1143,10 +1143,10 @@ describe('types', () => {
     expect(await pinned).toEqual({ id: 'i', name: 'n' })
   })
 
-  // Regression test for an engine defect found in review (operation.ts `call<S extends AnswerSchema | undefined, Result>` and `request<S ...>`): S
+  // Regression test for an engine defect found in review (operation.ts `call<S extends ResponseSchema | undefined, Result>` and `request<S ...>`): S
   // has no default, so when no `schema` is passed TypeScript falls back to the constraint
-  // `AnswerSchema | undefined`; ResultOf distributes over it to `unknown | Item`, which is `unknown`.
-  // A direct engine call without a schema loses the row's decoded type. Fix: `S extends AnswerSchema
+  // `ResponseSchema | undefined`; ResultOf distributes over it to `unknown | Item`, which is `unknown`.
+  // A direct engine call without a schema loses the row's decoded type. Fix: `S extends ResponseSchema
   // | undefined = undefined` (as the service packages' wrappers declare). Each `@ts-expect-error`
   // marks a line that should type-check; once fixed, tsc reports the directive as unused.
   it('without a schema the row decoder types the result', async () => {

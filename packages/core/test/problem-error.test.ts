@@ -1,7 +1,7 @@
 /** The one ProblemDetails error of core: one reason vocabulary, package hints, the answer in words. */
 
 import { ApiError, ProblemDetailsError } from '@paywire/core'
-import { checkAnswer, problemReason, safe, unsentOnly } from '@paywire/core/engine'
+import { checkResponse, problemReason, safe, unsentOnly } from '@paywire/core/engine'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 
@@ -92,7 +92,7 @@ describe('ProblemDetailsError', () => {
     )
     expect(unreadable.outcomeUnknown).toBe(true)
 
-    const checked = await checkAnswer(z.object({ id: z.number() }), { id: 'x' })
+    const checked = await checkResponse(z.object({ id: z.number() }), { id: 'x' })
     expect(checked.ok).toBe(false)
     const issues = checked.ok ? [] : checked.issues
     const mismatch = new ProblemDetailsError({
@@ -105,7 +105,7 @@ describe('ProblemDetailsError', () => {
     expect(mismatch.message).toContain('does not match the schema you passed: id: ')
   })
 
-  it('checkAnswer gives the parsed value when the schema holds', () => {
-    expect(checkAnswer(z.object({ id: z.coerce.number() }), { id: '7' })).toEqual({ ok: true, data: { id: 7 } })
+  it('checkResponse gives the parsed value when the schema holds', () => {
+    expect(checkResponse(z.object({ id: z.coerce.number() }), { id: '7' })).toEqual({ ok: true, data: { id: 7 } })
   })
 })

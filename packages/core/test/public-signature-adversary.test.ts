@@ -10,11 +10,11 @@
 import { describe, expectTypeOf, it } from 'vitest'
 import type { z } from 'zod'
 import type { ApiPromise } from '../src/api-promise.js'
-import type { AnswerSchema } from '../src/operations/answer-schema.js'
 import type { OperationOptions } from '../src/operations/call-input.js'
 import type { Query } from '../src/operations/encode.js'
 import type { Operation } from '../src/operations/operation.js'
 import { resource, type UndeclaredRows } from '../src/operations/resource.js'
+import type { ResponseSchema } from '../src/operations/response-schema.js'
 
 type Card = z.ZodObject<{ number: z.ZodString; holder: z.ZodOptional<z.ZodString> }>
 type Schema = z.ZodObject<{ reason: z.ZodString; note: z.ZodOptional<z.ZodString>; card: Card }>
@@ -28,7 +28,7 @@ type Rows = {
   search: Operation<unknown, never, Receipt[], '/things', true>
 }
 const rows = {} as Rows
-type Typed<T> = OperationOptions<AnswerSchema<T>>
+type Typed<T> = OperationOptions<ResponseSchema<T>>
 type Id = string | number
 interface ReverseParams {
   reason: string
@@ -118,7 +118,7 @@ describe('resource(): wrong declarations the first check let through, now refuse
   it('the schema overload', () => {
     interface NotGeneric extends Search {
       reverse(thingId: Id, params: ReverseParams, options?: OperationOptions): ApiPromise<Receipt>
-      reverse(thingId: Id, params: ReverseParams, options: OperationOptions<AnswerSchema>): ApiPromise<unknown>
+      reverse(thingId: Id, params: ReverseParams, options: OperationOptions<ResponseSchema>): ApiPromise<unknown>
     }
     // @ts-expect-error the schema overload is not generic: `schema` no longer types the result (unknown)
     resource<unknown, Rows, NotGeneric>(rows)
@@ -282,7 +282,7 @@ describe('resource(): declarations the check refuses (held)', () => {
       reverse(
         thingId: Id,
         params: ReverseParams,
-        options?: OperationOptions<AnswerSchema | undefined>,
+        options?: OperationOptions<ResponseSchema | undefined>,
       ): ApiPromise<Receipt>
       reverse<T>(thingId: Id, params: ReverseParams, options: Typed<T>): ApiPromise<T>
     }

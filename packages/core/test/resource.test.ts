@@ -8,7 +8,6 @@ import { inspect } from 'node:util'
 import { describe, expect, expectTypeOf, it } from 'vitest'
 import { z } from 'zod'
 import type { ApiPromise } from '../src/api-promise.js'
-import type { AnswerSchema } from '../src/operations/answer-schema.js'
 import type { OperationOptions } from '../src/operations/call-input.js'
 import type { Query } from '../src/operations/encode.js'
 import type { Operation } from '../src/operations/operation.js'
@@ -22,6 +21,7 @@ import {
   rowArguments,
   type UndeclaredRows,
 } from '../src/operations/resource.js'
+import type { ResponseSchema } from '../src/operations/response-schema.js'
 
 const row = (fields: Partial<AnyOperation> & { name: string }): AnyOperation =>
   ({ method: 'POST', path: '/x', ...fields }) as AnyOperation
@@ -137,7 +137,7 @@ describe('rowArguments: the one rule of a row’s arguments', () => {
       note?: string | undefined
     }
     const rows = {} as Rows
-    type Typed<T> = OperationOptions<AnswerSchema<T>>
+    type Typed<T> = OperationOptions<ResponseSchema<T>>
 
     it('compiles when each row is declared as its row makes it (plain, then with a schema)', () => {
       interface Things {

@@ -6,13 +6,13 @@
 
 import { request } from 'undici'
 import { describe, expect, it } from 'vitest'
-import { SIMULATOR_API_KEY, startRemittanceSimulator } from '../src/testing/index.js'
+import { SIMULATOR_CREDENTIALS, startRemittanceSimulator } from '../src/testing/index.js'
 import { createBeneficiary, mobileTransferBody, setup } from './helpers.js'
 
 async function post(url: string, path: string, body: unknown) {
   const answer = await request(`${url}${path}`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-code': SIMULATOR_API_KEY },
+    headers: { 'content-type': 'application/json', 'x-code': SIMULATOR_CREDENTIALS.apiKey },
     body: JSON.stringify(body),
   })
   return {

@@ -4,7 +4,7 @@
  * resources/transactions.ts: the service documents no record fields, rules Resources 4, Platform 11).
  */
 
-import type { AnswerSchema, ApiPromise, OperationOptions } from '@paywire/core'
+import type { ApiPromise, OperationOptions, ResponseSchema } from '@paywire/core'
 import type { FieldKinds } from '@paywire/core/engine'
 import { defineOperation, listAnswer, recordAnswer, resource, safe } from '@paywire/core/engine'
 import { type CatalogDisableParams, type CatalogEnableParams, IDEMPOTENCY, jsonObject } from '../fields.js'
@@ -89,19 +89,19 @@ export const CATALOG = {
 export interface Catalog {
   /** `GET /api/catalog/get-all-products`: all available catalog products (rules Endpoints 1, Platform 11). */
   list(options?: OperationOptions): ApiPromise<readonly Product[] | undefined>
-  list<T>(options: OperationOptions<AnswerSchema<T>>): ApiPromise<T>
+  list<T>(options: OperationOptions<ResponseSchema<T>>): ApiPromise<T>
   /**
    * `GET /api/catalog/{id}`: one product by id (URL-encoded). The service documents no body (rule
    * Endpoints 2): an empty 200 gives `undefined`.
    */
   get(id: string | number, options?: OperationOptions): ApiPromise<Product | undefined>
-  get<T>(id: string | number, options: OperationOptions<AnswerSchema<T>>): ApiPromise<T>
+  get<T>(id: string | number, options: OperationOptions<ResponseSchema<T>>): ApiPromise<T>
   /** `POST /api/catalog/enable-product`: enables a product; the body's fields are not published (rule Endpoints 10). */
   enable(params: CatalogEnableParams, options?: OperationOptions): ApiPromise<Product | undefined>
-  enable<T>(params: CatalogEnableParams, options: OperationOptions<AnswerSchema<T>>): ApiPromise<T>
+  enable<T>(params: CatalogEnableParams, options: OperationOptions<ResponseSchema<T>>): ApiPromise<T>
   /** `POST /api/catalog/disable-product`: disables a product; the body's fields are not published (rule Endpoints 10). */
   disable(params: CatalogDisableParams, options?: OperationOptions): ApiPromise<Product | undefined>
-  disable<T>(params: CatalogDisableParams, options: OperationOptions<AnswerSchema<T>>): ApiPromise<T>
+  disable<T>(params: CatalogDisableParams, options: OperationOptions<ResponseSchema<T>>): ApiPromise<T>
 }
 
 /** `Catalog` made from the rows of `CATALOG` (which must match it: see `resource`). */

@@ -8,7 +8,6 @@
  */
 
 import {
-  type AnswerSchema,
   type ApiPromise,
   type Follower,
   type FollowOptions,
@@ -16,6 +15,7 @@ import {
   type OperationOptions,
   type Query,
   RequestValidationError,
+  type ResponseSchema,
 } from '@paywire/core'
 import {
   bindAnswer,
@@ -176,7 +176,7 @@ export const TRANSACTIONS = {
 export interface Transactions {
   /** `GET /api/transactions`: lists transactions; `query` is passed through as given (rules Endpoints 10, Platform 12). */
   list(query?: Query, options?: OperationOptions): ApiPromise<readonly Transaction[] | undefined>
-  list<T>(query: Query | undefined, options: OperationOptions<AnswerSchema<T>>): ApiPromise<T>
+  list<T>(query: Query | undefined, options: OperationOptions<ResponseSchema<T>>): ApiPromise<T>
   /**
    * `POST /api/transactions`: executes a payment (body `ExecutePaymentRequest`) and resolves with the
    * service's `Transaction` (rule Platform 12). Sends `Idempotency-Key` (`idempotencyKey`, or a
@@ -186,17 +186,17 @@ export interface Transactions {
    * service's dedup of the key is known (`serviceDedupsIdempotencyKey`).
    */
   execute(params: TransactionsExecuteParams, options?: OperationOptions): ApiPromise<Transaction | undefined>
-  execute<T>(params: TransactionsExecuteParams, options: OperationOptions<AnswerSchema<T>>): ApiPromise<T>
+  execute<T>(params: TransactionsExecuteParams, options: OperationOptions<ResponseSchema<T>>): ApiPromise<T>
   /**
    * `GET /api/transactions/{transReference}`: one transaction by reference, URL-encoded (rules
    * Resources 2, Platform 12). Believed only when the record names the reference asked for (rule
    * Platform 13): another record, or none, rejects with `unbound_response`.
    */
   get(transReference: string | number, options?: OperationOptions): ApiPromise<Transaction>
-  get<T>(transReference: string | number, options: OperationOptions<AnswerSchema<T>>): ApiPromise<T>
+  get<T>(transReference: string | number, options: OperationOptions<ResponseSchema<T>>): ApiPromise<T>
   /** `POST /api/transactions/all`: filters all transactions (body `TransactionFilter`, fields not published; rule Platform 12). */
   filter(params: TransactionsFilterParams, options?: OperationOptions): ApiPromise<readonly Transaction[] | undefined>
-  filter<T>(params: TransactionsFilterParams, options: OperationOptions<AnswerSchema<T>>): ApiPromise<T>
+  filter<T>(params: TransactionsFilterParams, options: OperationOptions<ResponseSchema<T>>): ApiPromise<T>
   /**
    * Follows every payment this client executes (also one whose answer was lost, once the journal's
    * reconciliation finds it), and any you `track(transReference)`, until each is in one of

@@ -12,10 +12,19 @@ export interface SimulatorProduct {
   enabled: boolean
 }
 
-/** Client id the simulator accepts by default (a test value, not a real credential). */
-export const SIMULATOR_CLIENT_ID = 'sim-client-id'
-/** Client secret the simulator accepts by default (a test value, not a real credential). */
-export const SIMULATOR_CLIENT_SECRET = 'sim-client-secret-0123456789'
+/**
+ * Credentials the simulator accepts by default (test values, not real credentials), named as the
+ * client's options name them: `new BillPayment({ baseUrl: sim.url, ...SIMULATOR_CREDENTIALS })`.
+ */
+export const SIMULATOR_CREDENTIALS = Object.freeze({
+  clientId: 'sim-client-id',
+  clientSecret: 'sim-client-secret-0123456789',
+})
+
+/** @deprecated Since 0.2: `SIMULATOR_CREDENTIALS.clientId`, as every service's testing kit names its credentials. */
+export const SIMULATOR_CLIENT_ID = SIMULATOR_CREDENTIALS.clientId
+/** @deprecated Since 0.2: `SIMULATOR_CREDENTIALS.clientSecret`, as every service's testing kit names its credentials. */
+export const SIMULATOR_CLIENT_SECRET = SIMULATOR_CREDENTIALS.clientSecret
 
 /**
  * Four products: three enabled, `WATER-FREETOWN` disabled, and `TV/PREMIUM` with a `/` in its id so

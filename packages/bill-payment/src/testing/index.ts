@@ -5,7 +5,7 @@ import { BillPaymentSimulator, type BillPaymentSimulatorOptions } from './simula
 
 export type { FailNextOptions } from '@paywire/core/testing'
 export type { SimulatorProduct } from './fixtures.js'
-export { DEFAULT_PRODUCTS, SIMULATOR_CLIENT_ID, SIMULATOR_CLIENT_SECRET } from './fixtures.js'
+export { DEFAULT_PRODUCTS, SIMULATOR_CLIENT_ID, SIMULATOR_CLIENT_SECRET, SIMULATOR_CREDENTIALS } from './fixtures.js'
 export type {
   BillPaymentLedgerEntry,
   BillPaymentSimulatorOptions,

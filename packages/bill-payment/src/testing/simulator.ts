@@ -10,7 +10,7 @@
 import { type Clock, systemClock } from '@paywire/core'
 import { type FailNextOptions, FaultQueue, faultAnswer, type InjectedFault } from '@paywire/core/testing'
 import { HttpResponse, http, type RequestHandler } from 'msw'
-import { DEFAULT_PRODUCTS, SIMULATOR_CLIENT_ID, SIMULATOR_CLIENT_SECRET, type SimulatorProduct } from './fixtures.js'
+import { DEFAULT_PRODUCTS, SIMULATOR_CREDENTIALS, type SimulatorProduct } from './fixtures.js'
 import { isRecord, PROBLEM_BASE, problem, readJson, validation } from './problems.js'
 import { billOperationOf, FAULT_OPERATIONS, strictErrors } from './strict.js'
 import { type BillPaymentLedgerEntry, SimulatedTransactions, type SimulatorTransaction } from './transactions.js'
@@ -50,8 +50,8 @@ export class BillPaymentSimulator {
 
   constructor(options: BillPaymentSimulatorOptions = {}) {
     this.#lenient = options.lenient ?? false
-    this.clientId = options.clientId ?? SIMULATOR_CLIENT_ID
-    this.clientSecret = options.clientSecret ?? SIMULATOR_CLIENT_SECRET
+    this.clientId = options.clientId ?? SIMULATOR_CREDENTIALS.clientId
+    this.clientSecret = options.clientSecret ?? SIMULATOR_CREDENTIALS.clientSecret
     this.#initialProducts = options.products ?? DEFAULT_PRODUCTS
     this.#transactions = new SimulatedTransactions(options.clock ?? systemClock)
     this.reset()

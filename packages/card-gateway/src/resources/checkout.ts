@@ -1,7 +1,7 @@
 // Long: one resource, its rows and the public interface they must match, read together.
 /** Checkout (JSON): purchase, credit and status lookup — one row per operation with its hash inputs and retry policy. */
 
-import type { AnswerSchema, ApiPromise, OperationOptions } from '@paywire/core'
+import type { ApiPromise, OperationOptions, ResponseSchema } from '@paywire/core'
 import {
   type AnswerDecoder,
   defineOperation,
@@ -383,13 +383,13 @@ export const CHECKOUT = {
 export interface Checkout {
   /** Creates a hosted-payment session (rule Platform 5); retried only inside the 15 s dedup window (rule Limits 1). */
   purchase(params: CheckoutPurchaseParams, options?: OperationOptions): ApiPromise<CheckoutPurchaseResult>
-  purchase<T>(params: CheckoutPurchaseParams, options: OperationOptions<AnswerSchema<T>>): ApiPromise<T>
+  purchase<T>(params: CheckoutPurchaseParams, options: OperationOptions<ResponseSchema<T>>): ApiPromise<T>
   /** Refunds to the card of the original sale (its `card_token`); the payment must be settled (rule States 2). */
   credit(params: CheckoutCreditParams, options?: OperationOptions): ApiPromise<CheckoutCreditResult>
-  credit<T>(params: CheckoutCreditParams, options: OperationOptions<AnswerSchema<T>>): ApiPromise<T>
+  credit<T>(params: CheckoutCreditParams, options: OperationOptions<ResponseSchema<T>>): ApiPromise<T>
   /** Looks a payment up by `payment_id` or `order_id`; safe to repeat (rules States 3, Limits 2). */
   status(params: CheckoutStatusParams, options?: OperationOptions): ApiPromise<CheckoutStatusResult>
-  status<T>(params: CheckoutStatusParams, options: OperationOptions<AnswerSchema<T>>): ApiPromise<T>
+  status<T>(params: CheckoutStatusParams, options: OperationOptions<ResponseSchema<T>>): ApiPromise<T>
 }
 
 /** `Checkout` made from the rows of `CHECKOUT` (which must match it: see `resource`). */

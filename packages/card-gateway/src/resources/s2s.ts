@@ -5,7 +5,7 @@
  * with `captureIfPending`.
  */
 
-import type { AnswerSchema, ApiPromise, CallOptions, OperationOptions } from '@paywire/core'
+import type { ApiPromise, CallOptions, OperationOptions, ResponseSchema } from '@paywire/core'
 import type { OperationClient } from '@paywire/core/engine'
 import { reconcileRule, resource, safe, unsentOnly, withinWindow } from '@paywire/core/engine'
 import * as z from '@paywire/core/zod'
@@ -407,43 +407,43 @@ export type S2sCaptureIfPendingResult =
 export interface S2s {
   /** GET_TRANS_STATUS: reads a transaction's state; safe to repeat (rule States 3). */
   getTransStatus(params: S2sGetTransStatusParams, options?: OperationOptions): ApiPromise<S2sActionResult>
-  getTransStatus<T>(params: S2sGetTransStatusParams, options: OperationOptions<AnswerSchema<T>>): ApiPromise<T>
+  getTransStatus<T>(params: S2sGetTransStatusParams, options: OperationOptions<ResponseSchema<T>>): ApiPromise<T>
   /** GET_TRANS_STATUS_BY_ORDER: reads a transaction's state by order_id; safe to repeat. */
   getTransStatusByOrder(params: S2sGetTransStatusByOrderParams, options?: OperationOptions): ApiPromise<S2sActionResult>
   getTransStatusByOrder<T>(
     params: S2sGetTransStatusByOrderParams,
-    options: OperationOptions<AnswerSchema<T>>,
+    options: OperationOptions<ResponseSchema<T>>,
   ): ApiPromise<T>
   /**
    * CAPTURE: only a `pending` payment (rule States 1: else 208003); never retried once sent; may go
    * on a kept-alive connection.
    */
   capture(params: S2sCaptureParams, options?: OperationOptions): ApiPromise<S2sActionResult>
-  capture<T>(params: S2sCaptureParams, options: OperationOptions<AnswerSchema<T>>): ApiPromise<T>
+  capture<T>(params: S2sCaptureParams, options: OperationOptions<ResponseSchema<T>>): ApiPromise<T>
   /**
    * VOID: cancels a `pending` authorization (rule States 2); never retried once sent; may go on a
    * kept-alive connection.
    */
   void(params: S2sVoidParams, options?: OperationOptions): ApiPromise<S2sActionResult>
-  void<T>(params: S2sVoidParams, options: OperationOptions<AnswerSchema<T>>): ApiPromise<T>
+  void<T>(params: S2sVoidParams, options: OperationOptions<ResponseSchema<T>>): ApiPromise<T>
   /** CREDITVOID: answers `ACCEPTED`, outcome by callback (rule Platform 11); never retried once sent. */
   creditVoid(params: S2sCreditVoidParams, options?: OperationOptions): ApiPromise<S2sActionResult>
-  creditVoid<T>(params: S2sCreditVoidParams, options: OperationOptions<AnswerSchema<T>>): ApiPromise<T>
+  creditVoid<T>(params: S2sCreditVoidParams, options: OperationOptions<ResponseSchema<T>>): ApiPromise<T>
   /** RECURRING_SALE: charges again from an initial recurring transaction (rules S2S 3, 4: the pair must match). */
   recurringSale(params: S2sRecurringSaleParams, options?: OperationOptions): ApiPromise<S2sActionResult>
-  recurringSale<T>(params: S2sRecurringSaleParams, options: OperationOptions<AnswerSchema<T>>): ApiPromise<T>
+  recurringSale<T>(params: S2sRecurringSaleParams, options: OperationOptions<ResponseSchema<T>>): ApiPromise<T>
   /**
    * CREATE_SCHEDULE: answers with `schedule_id` (rules S2S 3, Platform 12). Its hash inputs are not
    * published: the client must name them (`hashInputs`).
    */
   createSchedule(params: S2sCreateScheduleParams, options?: OperationOptions): ApiPromise<S2sActionResult>
-  createSchedule<T>(params: S2sCreateScheduleParams, options: OperationOptions<AnswerSchema<T>>): ApiPromise<T>
+  createSchedule<T>(params: S2sCreateScheduleParams, options: OperationOptions<ResponseSchema<T>>): ApiPromise<T>
   /** DELETE_SCHEDULE: the way to cancel a schedule (rule S2S 1: there is no CANCEL_SCHEDULE). */
   deleteSchedule(params: S2sDeleteScheduleParams, options?: OperationOptions): ApiPromise<S2sActionResult>
-  deleteSchedule<T>(params: S2sDeleteScheduleParams, options: OperationOptions<AnswerSchema<T>>): ApiPromise<T>
+  deleteSchedule<T>(params: S2sDeleteScheduleParams, options: OperationOptions<ResponseSchema<T>>): ApiPromise<T>
   /** UPDATE_SCHEDULE: changes a schedule, given by its UUID, and the members to change (rule S2S 2). */
   updateSchedule(params: S2sUpdateScheduleParams, options?: OperationOptions): ApiPromise<S2sActionResult>
-  updateSchedule<T>(params: S2sUpdateScheduleParams, options: OperationOptions<AnswerSchema<T>>): ApiPromise<T>
+  updateSchedule<T>(params: S2sUpdateScheduleParams, options: OperationOptions<ResponseSchema<T>>): ApiPromise<T>
   /**
    * Rule States 3 as one call: a status lookup, then CAPTURE only when the status is `PENDING`.
    * It cannot capture twice: the lookup is the only retried step, and CAPTURE is sent at most once

@@ -8,8 +8,8 @@ import { nodeCrypto } from '../builtins.js'
 import type { CallOptions } from '../client-options.js'
 import { RequestValidationError, type ValidationIssue } from '../errors/errors.js'
 import { isDotSegment } from '../transport/url.js'
-import type { AnswerSchema } from './answer-schema.js'
 import type { RawRequestInput } from './raw.js'
+import type { ResponseSchema } from './response-schema.js'
 
 /** The caller's values for one operation, not yet checked. */
 export interface OperationInput {
@@ -20,7 +20,7 @@ export interface OperationInput {
 }
 
 /** Options of every operation call, in every package. */
-export interface OperationOptions<S extends AnswerSchema | undefined = undefined> extends CallOptions {
+export interface OperationOptions<S extends ResponseSchema | undefined = undefined> extends CallOptions {
   /**
    * Checks the success answer and types the result with it: any Standard Schema (zod, valibot,
    * arktype…); a mismatch rejects with the service's error, reason `response_schema_mismatch`.
@@ -49,7 +49,7 @@ export interface OperationOptions<S extends AnswerSchema | undefined = undefined
 }
 
 /** The result type: the schema's output when one is given, otherwise the operation's own type. */
-export type ResultOf<S, Default> = S extends AnswerSchema<infer T> ? T : Default
+export type ResultOf<S, Default> = S extends ResponseSchema<infer T> ? T : Default
 
 /** The raw escape hatch's input: any method and path below one of the client's base URLs. */
 export interface RequestInput<Base extends string = string> extends RawRequestInput {
@@ -68,7 +68,7 @@ export const NO_PATH: Readonly<Record<string, string | number>> = Object.freeze(
  */
 export function refuseKeylessResend(
   operation: string,
-  options: OperationOptions<AnswerSchema | undefined>,
+  options: OperationOptions<ResponseSchema | undefined>,
   key: string | undefined,
 ): void {
   if (options.retryWithSameKey !== true || key !== undefined) return
@@ -81,7 +81,9 @@ export function refuseKeylessResend(
 }
 
 /** The core call options, without the engine's own. */
-export function callOptions(options: OperationOptions<AnswerSchema | undefined> | undefined): CallOptions | undefined {
+export function callOptions(
+  options: OperationOptions<ResponseSchema | undefined> | undefined,
+): CallOptions | undefined {
   if (!options) return undefined
   const { schema: _schema, idempotencyKey: _key, retryWithSameKey: _retry, keepIntentOpen: _keep, ...call } = options
   return call
@@ -92,7 +94,7 @@ function isStandardSchema(schema: unknown): boolean {
   return standard?.version === 1 && typeof standard.validate === 'function'
 }
 
-export function optionIssues(options: OperationOptions<AnswerSchema | undefined>, keyed: boolean): ValidationIssue[] {
+export function optionIssues(options: OperationOptions<ResponseSchema | undefined>, keyed: boolean): ValidationIssue[] {
   const issues: ValidationIssue[] = []
   const { idempotencyKey: key, retryWithSameKey: sameKey, schema, keepIntentOpen } = options
   if (keepIntentOpen !== undefined && typeof keepIntentOpen !== 'boolean') {

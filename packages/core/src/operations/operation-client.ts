@@ -19,7 +19,6 @@ import { reusedConnectionDoubt } from '../transport/attempt-failure.js'
 import type { HttpClient } from '../transport/http-client.js'
 import type { HttpRequest, RawResponse, ResponseHandler } from '../transport/request.js'
 import type { BoundRequest } from './answer-binding.js'
-import { type AnswerSchema, checkAnswer } from './answer-schema.js'
 import {
   callOptions,
   type OperationInput,
@@ -29,6 +28,7 @@ import {
 } from './call-input.js'
 import type { Operation, RejectAnswer, SentRequest } from './operation.js'
 import { RequestBuilder, type RequestTarget } from './request-builder.js'
+import { checkResponse, type ResponseSchema } from './response-schema.js'
 
 /** A money-moving call as its listeners hear it: the row, what was sent, and its result or error. */
 export interface SettledCall {
@@ -176,7 +176,7 @@ export class OperationClient<Ctx> {
   }
 
   /** Checks `input`, builds the request and sends it; a refusal rejects with `RequestValidationError`. */
-  call<S extends AnswerSchema | undefined = undefined, Result = unknown>(
+  call<S extends ResponseSchema | undefined = undefined, Result = unknown>(
     row: Operation<Ctx, z.ZodType, Result>,
     input: OperationInput,
     options?: OperationOptions<S>,
@@ -222,7 +222,7 @@ export class OperationClient<Ctx> {
     sending: ApiPromise<T>,
     request: HttpRequest,
     handler: ResponseHandler<T>,
-    options: OperationOptions<AnswerSchema | undefined> | undefined,
+    options: OperationOptions<ResponseSchema | undefined> | undefined,
   ): ApiPromise<T> {
     const { http, settleAtOnce } = this.#config
     if (settleAtOnce === undefined) return sending
@@ -295,7 +295,7 @@ export class OperationClient<Ctx> {
    * (`safe` for GET, `unsent-only` otherwise, unless `retry` says) and error class. Resolves with
    * the parsed JSON, or the text when the answer is not JSON.
    */
-  request<S extends AnswerSchema | undefined = undefined>(
+  request<S extends ResponseSchema | undefined = undefined>(
     input: RequestInput,
     options?: OperationOptions<S>,
   ): ApiPromise<ResultOf<S, unknown>> {
@@ -312,7 +312,7 @@ export class OperationClient<Ctx> {
 
   #handler<Result>(
     decode: ((value: unknown, reject: RejectAnswer) => Result) | undefined,
-    schema: AnswerSchema | undefined,
+    schema: ResponseSchema | undefined,
     raw: boolean,
     bound?: BoundRequest,
   ): ResponseHandler<unknown> {
@@ -326,7 +326,7 @@ export class OperationClient<Ctx> {
         if (schema) {
           const mismatch = (issues: readonly ValidationIssue[]) =>
             answers.unusable(response, request, { reason: 'response_schema_mismatch', issues })
-          const checked = checkAnswer(schema, value)
+          const checked = checkResponse(schema, value)
           if (isThenable(checked)) {
             return checked.then((result) => {
               if (result.ok) return result.data

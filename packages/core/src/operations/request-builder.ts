@@ -10,7 +10,6 @@ import { type Reconciliation, RequestValidationError } from '../errors/errors.js
 import type { HttpRequest } from '../transport/request.js'
 import { expandPath } from '../transport/url.js'
 import { BoundRequest } from './answer-binding.js'
-import type { AnswerSchema } from './answer-schema.js'
 import {
   NO_PATH,
   type OperationInput,
@@ -25,6 +24,7 @@ import {
 import { formBody, jsonBody, type Query, withQuery } from './encode.js'
 import { type Idempotency, type Operation, retryPolicyOf, type SentRequest } from './operation.js'
 import { buildRawRequest } from './raw.js'
+import type { ResponseSchema } from './response-schema.js'
 import { keyed } from './retry.js'
 import { checkParams } from './validate.js'
 
@@ -62,7 +62,7 @@ export class RequestBuilder<Ctx> {
   build<Result>(
     row: Operation<Ctx, z.ZodType, Result>,
     input: OperationInput,
-    options: OperationOptions<AnswerSchema | undefined>,
+    options: OperationOptions<ResponseSchema | undefined>,
     ownConnection: boolean,
   ): { request: HttpRequest; params: unknown; sent: SentRequest; bound: BoundRequest | undefined } {
     const { context: ctx } = this.#target
@@ -145,7 +145,7 @@ export class RequestBuilder<Ctx> {
   }
 
   /** The raw escape hatch's request: any method and path below a base URL, with the credentials and the client's key header. */
-  buildRaw(input: RequestInput, options: OperationOptions<AnswerSchema | undefined>): HttpRequest {
+  buildRaw(input: RequestInput, options: OperationOptions<ResponseSchema | undefined>): HttpRequest {
     const keyHeader = this.#target.requestIdempotencyHeader
     const issues = optionIssues(options, keyHeader !== undefined)
     if (issues.length > 0) throw new RequestValidationError('request', issues)

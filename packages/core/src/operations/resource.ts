@@ -6,11 +6,11 @@
 
 import type { z } from 'zod'
 import type { ApiPromise } from '../api-promise.js'
-import type { AnswerSchema } from './answer-schema.js'
 import type { OperationInput, OperationOptions, ResultOf } from './call-input.js'
 import type { Query } from './encode.js'
 import type { Operation } from './operation.js'
 import type { OperationClient } from './operation-client.js'
+import type { ResponseSchema } from './response-schema.js'
 
 /** A row of any client: what a table of one resource holds. */
 // biome-ignore lint/suspicious/noExplicitAny: a table row is checked by its own `defineOperation`; here any context fits.
@@ -47,7 +47,7 @@ export type EndpointParams<R> =
   R extends Operation<infer _Ctx, infer S> ? ([S] extends [never] ? never : z.input<S>) : never
 
 /** The method a row becomes: its argument, then the options of every call (`schema` types the result). */
-export type EndpointMethod<R> = <S extends AnswerSchema | undefined = undefined>(
+export type EndpointMethod<R> = <S extends ResponseSchema | undefined = undefined>(
   ...args: [...EndpointArgs<R>, options?: OperationOptions<S>]
 ) => ApiPromise<ResultOf<S, EndpointResult<R>>>
 
@@ -151,7 +151,7 @@ type LeadOf<Plain, RowArgs extends unknown[]> = { [I in keyof RowArgs]: Plain[I 
  */
 interface PublicMethod<Lead extends unknown[], Result> {
   (...args: [...Lead, options?: OperationOptions]): ApiPromise<Result>
-  <T>(...args: [...Lead, options: OperationOptions<AnswerSchema<T>>]): ApiPromise<T>
+  <T>(...args: [...Lead, options: OperationOptions<ResponseSchema<T>>]): ApiPromise<T>
 }
 
 /**

@@ -21,10 +21,10 @@ import {
 } from '../journal/reconcile.js'
 import type { Intent } from '../journal/stores.js'
 import { HttpClient } from '../transport/http-client.js'
-import type { AnswerSchema } from './answer-schema.js'
 import type { OperationOptions, RequestInput, ResultOf } from './call-input.js'
 import { type AnswerReader, OperationClient, type SettledAtOnce } from './operation-client.js'
 import { type AnyOperation, reconcileKeysOf } from './resource.js'
+import type { ResponseSchema } from './response-schema.js'
 
 /** What a service client gives its shell. */
 export interface ServiceClientSetup<Ctx> {
@@ -160,7 +160,7 @@ export abstract class ServiceClient<Ctx = unknown> {
    * error class). Resolves with the parsed JSON, `undefined` for an empty body, or the text when the
    * body is not JSON; pass `schema` to check and type it.
    */
-  request<S extends AnswerSchema | undefined = undefined>(
+  request<S extends ResponseSchema | undefined = undefined>(
     input: RequestInput,
     options?: OperationOptions<S>,
   ): ApiPromise<ResultOf<S, unknown>> {

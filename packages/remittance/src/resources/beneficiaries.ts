@@ -1,6 +1,6 @@
 /** Beneficiaries (rules Endpoints 1–5): one row per endpoint, which is also its method. */
 
-import type { AnswerSchema, ApiPromise, OperationOptions, Reconciliation } from '@paywire/core'
+import type { ApiPromise, OperationOptions, Reconciliation, ResponseSchema } from '@paywire/core'
 import type { FieldKinds } from '@paywire/core/engine'
 import {
   type AnswerDecoder,
@@ -222,19 +222,19 @@ export interface Beneficiaries {
    * beneficiary and its `beneficiaryId`, or `undefined` when the 201 has no body (rules Endpoints 1, Platform 12).
    */
   create(params: BeneficiariesCreateParams, options?: OperationOptions): ApiPromise<Beneficiary | undefined>
-  create<T>(params: BeneficiariesCreateParams, options: OperationOptions<AnswerSchema<T>>): ApiPromise<T>
+  create<T>(params: BeneficiariesCreateParams, options: OperationOptions<ResponseSchema<T>>): ApiPromise<T>
   /** `PUT /api/beneficiaries` (UpdateBeneficiaryRequest, fields not published: known fields typed, others pass; rule Resources 8). */
   update(params: BeneficiariesUpdateParams, options?: OperationOptions): ApiPromise<Beneficiary | undefined>
-  update<T>(params: BeneficiariesUpdateParams, options: OperationOptions<AnswerSchema<T>>): ApiPromise<T>
+  update<T>(params: BeneficiariesUpdateParams, options: OperationOptions<ResponseSchema<T>>): ApiPromise<T>
   /** `GET /api/beneficiaries/posid/{posid}`: the beneficiaries with this `posid` (rule Platform 12). */
   getByPosId(posid: string | number, options?: OperationOptions): ApiPromise<readonly Beneficiary[] | undefined>
-  getByPosId<T>(posid: string | number, options: OperationOptions<AnswerSchema<T>>): ApiPromise<T>
+  getByPosId<T>(posid: string | number, options: OperationOptions<ResponseSchema<T>>): ApiPromise<T>
   /** `GET /api/beneficiaries/any/{searchValue}`: search on any field (rule Platform 12). */
   search(searchValue: string | number, options?: OperationOptions): ApiPromise<readonly Beneficiary[] | undefined>
-  search<T>(searchValue: string | number, options: OperationOptions<AnswerSchema<T>>): ApiPromise<T>
+  search<T>(searchValue: string | number, options: OperationOptions<ResponseSchema<T>>): ApiPromise<T>
   /** `GET /api/beneficiaries/telephone/{telephone}` (rule Platform 12). */
   getByTelephone(telephone: string | number, options?: OperationOptions): ApiPromise<readonly Beneficiary[] | undefined>
-  getByTelephone<T>(telephone: string | number, options: OperationOptions<AnswerSchema<T>>): ApiPromise<T>
+  getByTelephone<T>(telephone: string | number, options: OperationOptions<ResponseSchema<T>>): ApiPromise<T>
 }
 
 /** `Beneficiaries` made from the rows of `BENEFICIARIES` (which must match it: see `resource`). */

@@ -1,7 +1,7 @@
 // Long: one resource: its rows, the public interface they must match, its params schemas and its result types, read together.
 /** Lookups (rules Endpoints 6–16): rates, name enquiry, reference data and transaction status, one row per endpoint. */
 
-import type { AnswerSchema, ApiPromise, OperationOptions, Query } from '@paywire/core'
+import type { ApiPromise, OperationOptions, Query, ResponseSchema } from '@paywire/core'
 import type { FieldKinds } from '@paywire/core/engine'
 import {
   type AnswerDecoder,
@@ -395,37 +395,37 @@ export const LOOKUP = {
 export interface Lookup {
   /** `POST /api/lookup/rates` (rule Resources 2): a quote of what the beneficiary receives and the fees (rule Platform 16). */
   rates(params: LookupRatesParams, options?: OperationOptions): ApiPromise<RateQuote | undefined>
-  rates<T>(params: LookupRatesParams, options: OperationOptions<AnswerSchema<T>>): ApiPromise<T>
+  rates<T>(params: LookupRatesParams, options: OperationOptions<ResponseSchema<T>>): ApiPromise<T>
   /** `POST /api/lookup/name-enquiry` (NameEnquiryRequest, fields not published): the account's holder (rule Platform 18). */
   nameEnquiry(params: LookupNameEnquiryParams, options?: OperationOptions): ApiPromise<BankAccount | undefined>
-  nameEnquiry<T>(params: LookupNameEnquiryParams, options: OperationOptions<AnswerSchema<T>>): ApiPromise<T>
+  nameEnquiry<T>(params: LookupNameEnquiryParams, options: OperationOptions<ResponseSchema<T>>): ApiPromise<T>
   /** `GET /api/lookup/name-enquiry`: the GET form of the name enquiry, parameters in `query` (rule Platform 18). */
   nameEnquiryLookup(query?: Query, options?: OperationOptions): ApiPromise<BankAccount | undefined>
-  nameEnquiryLookup<T>(query: Query | undefined, options: OperationOptions<AnswerSchema<T>>): ApiPromise<T>
+  nameEnquiryLookup<T>(query: Query | undefined, options: OperationOptions<ResponseSchema<T>>): ApiPromise<T>
   /** `GET /api/lookup/destination-countries` (rule Platform 17). */
   destinationCountries(query?: Query, options?: OperationOptions): ApiPromise<readonly DestinationCountry[] | undefined>
-  destinationCountries<T>(query: Query | undefined, options: OperationOptions<AnswerSchema<T>>): ApiPromise<T>
+  destinationCountries<T>(query: Query | undefined, options: OperationOptions<ResponseSchema<T>>): ApiPromise<T>
   /** `GET /api/lookup/delivery-bank-branches` (rule Platform 17). */
   deliveryBankBranches(query?: Query, options?: OperationOptions): ApiPromise<readonly DeliveryBankBranch[] | undefined>
-  deliveryBankBranches<T>(query: Query | undefined, options: OperationOptions<AnswerSchema<T>>): ApiPromise<T>
+  deliveryBankBranches<T>(query: Query | undefined, options: OperationOptions<ResponseSchema<T>>): ApiPromise<T>
   /** `GET /api/lookup/delivery-banks` (rule Platform 17). */
   deliveryBanks(query?: Query, options?: OperationOptions): ApiPromise<readonly DeliveryBank[] | undefined>
-  deliveryBanks<T>(query: Query | undefined, options: OperationOptions<AnswerSchema<T>>): ApiPromise<T>
+  deliveryBanks<T>(query: Query | undefined, options: OperationOptions<ResponseSchema<T>>): ApiPromise<T>
   /** `GET /api/lookup/collection-points` (rule Platform 17). */
   collectionPoints(query?: Query, options?: OperationOptions): ApiPromise<readonly CollectionPoint[] | undefined>
-  collectionPoints<T>(query: Query | undefined, options: OperationOptions<AnswerSchema<T>>): ApiPromise<T>
+  collectionPoints<T>(query: Query | undefined, options: OperationOptions<ResponseSchema<T>>): ApiPromise<T>
   /** `GET /api/lookup/mobile-operator-credit-types` (rule Platform 17). */
   mobileOperatorCreditTypes(
     query?: Query,
     options?: OperationOptions,
   ): ApiPromise<readonly MobileOperatorCreditType[] | undefined>
-  mobileOperatorCreditTypes<T>(query: Query | undefined, options: OperationOptions<AnswerSchema<T>>): ApiPromise<T>
+  mobileOperatorCreditTypes<T>(query: Query | undefined, options: OperationOptions<ResponseSchema<T>>): ApiPromise<T>
   /** `GET /api/lookup/mobile-operators` (rule Platform 17). */
   mobileOperators(query?: Query, options?: OperationOptions): ApiPromise<readonly MobileOperator[] | undefined>
-  mobileOperators<T>(query: Query | undefined, options: OperationOptions<AnswerSchema<T>>): ApiPromise<T>
+  mobileOperators<T>(query: Query | undefined, options: OperationOptions<ResponseSchema<T>>): ApiPromise<T>
   /** `GET /api/lookup/banks` (rule Endpoints 15: 502 on an upstream failure, retried; rule Platform 17). */
   banks(query?: Query, options?: OperationOptions): ApiPromise<readonly Bank[] | undefined>
-  banks<T>(query: Query | undefined, options: OperationOptions<AnswerSchema<T>>): ApiPromise<T>
+  banks<T>(query: Query | undefined, options: OperationOptions<ResponseSchema<T>>): ApiPromise<T>
   /**
    * `GET /api/lookup/transaction/status/{referenceNumber}`: the reference confirm answered
    * (`Confirmation.referenceNumber`, rule Platform 2). The way to reconcile a transfer whose outcome
@@ -433,7 +433,7 @@ export interface Lookup {
    * (rule Platform 19): another record, or none, rejects with `unbound_response`.
    */
   transactionStatus(referenceNumber: string | number, options?: OperationOptions): ApiPromise<TransactionStatus>
-  transactionStatus<T>(referenceNumber: string | number, options: OperationOptions<AnswerSchema<T>>): ApiPromise<T>
+  transactionStatus<T>(referenceNumber: string | number, options: OperationOptions<ResponseSchema<T>>): ApiPromise<T>
 }
 
 /** `Lookup` made from the rows of `LOOKUP` (which must match it: see `resource`). */

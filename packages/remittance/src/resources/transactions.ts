@@ -2,12 +2,12 @@
 /** Transactions (rules Endpoints 17–20): mobile transfer, cash collection, bank transfer and confirm, one row per endpoint. */
 
 import type {
-  AnswerSchema,
   ApiPromise,
   Follower,
   FollowOptions,
   OperationOptions,
   Reconciliation,
+  ResponseSchema,
   ValidationIssue,
 } from '@paywire/core'
 import type { FieldKinds } from '@paywire/core/engine'
@@ -324,23 +324,29 @@ export const TRANSACTIONS = {
 export interface Transactions {
   /** `POST /api/transactions/mobile-transfer` (rules Resources 3–4): resolves with the `Transfer` (rule Platform 13). */
   mobileTransfer(params: TransactionsMobileTransferParams, options?: OperationOptions): ApiPromise<Transfer | undefined>
-  mobileTransfer<T>(params: TransactionsMobileTransferParams, options: OperationOptions<AnswerSchema<T>>): ApiPromise<T>
+  mobileTransfer<T>(
+    params: TransactionsMobileTransferParams,
+    options: OperationOptions<ResponseSchema<T>>,
+  ): ApiPromise<T>
   /** `POST /api/transactions/cash-collection` (rules Resources 3, 5): resolves with the `Transfer` (rule Platform 13). */
   cashCollection(params: TransactionsCashCollectionParams, options?: OperationOptions): ApiPromise<Transfer | undefined>
-  cashCollection<T>(params: TransactionsCashCollectionParams, options: OperationOptions<AnswerSchema<T>>): ApiPromise<T>
+  cashCollection<T>(
+    params: TransactionsCashCollectionParams,
+    options: OperationOptions<ResponseSchema<T>>,
+  ): ApiPromise<T>
   /**
    * `POST /api/transactions/bank-transfer` (method assumed, rule Platform 7; BankTransferTransactionRequest
    * fields not published, rule Resources 8): resolves with the `Transfer` (rule Platform 13).
    */
   bankTransfer(params: TransactionsBankTransferParams, options?: OperationOptions): ApiPromise<Transfer | undefined>
-  bankTransfer<T>(params: TransactionsBankTransferParams, options: OperationOptions<AnswerSchema<T>>): ApiPromise<T>
+  bankTransfer<T>(params: TransactionsBankTransferParams, options: OperationOptions<ResponseSchema<T>>): ApiPromise<T>
   /**
    * `POST /api/transactions/confirm/{transactionId}` (method assumed, rule Platform 7): commits the
    * transaction a transfer created (`Transfer.transactionId`) and resolves with the `referenceNumber`
    * for the status lookup (rules Platform 2, 14).
    */
   confirm(transactionId: string | number, options?: OperationOptions): ApiPromise<Confirmation | undefined>
-  confirm<T>(transactionId: string | number, options: OperationOptions<AnswerSchema<T>>): ApiPromise<T>
+  confirm<T>(transactionId: string | number, options: OperationOptions<ResponseSchema<T>>): ApiPromise<T>
   /**
    * Follows every transfer this client confirms (also when confirm's answer is lost), the transfers
    * of the journal's open intents once reconciliation shows them applied, and any you

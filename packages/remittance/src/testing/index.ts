@@ -24,7 +24,7 @@ export type {
   SimulatedBeneficiary,
   TransferKind,
 } from './rules.js'
-export { SIMULATOR_API_KEY } from './rules.js'
+export { SIMULATOR_API_KEY, SIMULATOR_CREDENTIALS } from './rules.js'
 export { RemittanceSimulator } from './simulator.js'
 
 /** A running simulator on a loopback port. */

@@ -2,11 +2,17 @@
 
 import type { RemittanceFixtures } from './fixtures.js'
 
-/** The key the simulator accepts unless told otherwise. */
-export const SIMULATOR_API_KEY = 'sim-remittance-key'
+/**
+ * Credentials the simulator accepts by default (its sandbox account), named as the client's options
+ * name them: `new Remittance({ baseUrl: sim.url, ...SIMULATOR_CREDENTIALS })`.
+ */
+export const SIMULATOR_CREDENTIALS = Object.freeze({ apiKey: 'sim-remittance-key' })
+
+/** @deprecated Since 0.2: `SIMULATOR_CREDENTIALS.apiKey`, as every service's testing kit names its credentials. */
+export const SIMULATOR_API_KEY = SIMULATOR_CREDENTIALS.apiKey
 
 export interface RemittanceSimulatorOptions {
-  /** The only `x-code` value accepted; default `SIMULATOR_API_KEY`. */
+  /** The only `x-code` value accepted; default `SIMULATOR_CREDENTIALS.apiKey`. */
   readonly apiKey?: string
   /** Replaces parts of the default fixtures (countries, banks, rates, fees…). */
   readonly fixtures?: Partial<RemittanceFixtures>

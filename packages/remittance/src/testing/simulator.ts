@@ -10,7 +10,7 @@ import { SimulatorRouting } from './routing.js'
 import {
   type RemittanceLedgerEntry,
   type RemittanceSimulatorOptions,
-  SIMULATOR_API_KEY,
+  SIMULATOR_CREDENTIALS,
   type SimulatedBeneficiary,
 } from './rules.js'
 import { SimulatorState } from './state.js'
@@ -47,7 +47,7 @@ export class RemittanceSimulator {
   readonly #routing: SimulatorRouting
 
   constructor(options: RemittanceSimulatorOptions = {}) {
-    this.apiKey = options.apiKey ?? SIMULATOR_API_KEY
+    this.apiKey = options.apiKey ?? SIMULATOR_CREDENTIALS.apiKey
     this.fixtures = { ...remittanceFixtures, ...options.fixtures }
     const answers = new SimulatorAnswers()
     this.#routing = new SimulatorRouting(this.apiKey, answers, options.lenient ?? false)

@@ -8,7 +8,7 @@ import type { ValidationIssue } from '../errors/errors.js'
  * which zod (3.24 and later), valibot (1.0 and later) and arktype (2.0 and later) schemas implement.
  * The SDK never depends on the library you use: it only calls `~standard.validate`.
  */
-export interface AnswerSchema<T = unknown> {
+export interface ResponseSchema<T = unknown> {
   readonly '~standard': {
     readonly version: 1
     readonly vendor: string
@@ -25,7 +25,7 @@ interface SchemaIssue {
 }
 
 /** The outcome of checking an answer: its typed value, or every place it failed. */
-export type CheckedAnswer<T> =
+export type CheckedResponse<T> =
   | { readonly ok: true; readonly data: T }
   | { readonly ok: false; readonly issues: ValidationIssue[] }
 
@@ -34,12 +34,15 @@ export type CheckedAnswer<T> =
  * (for a `response_schema_mismatch` error). One rule for every package's `schema` option. A schema
  * with asynchronous checks gives a promise of the same.
  */
-export function checkAnswer<T>(schema: AnswerSchema<T>, value: unknown): CheckedAnswer<T> | Promise<CheckedAnswer<T>> {
+export function checkResponse<T>(
+  schema: ResponseSchema<T>,
+  value: unknown,
+): CheckedResponse<T> | Promise<CheckedResponse<T>> {
   const result = schema['~standard'].validate(value)
   return isThenable(result) ? Promise.resolve(result).then(checked) : checked(result)
 }
 
-function checked<T>(result: SchemaResult<T>): CheckedAnswer<T> {
+function checked<T>(result: SchemaResult<T>): CheckedResponse<T> {
   if (result.issues === undefined) return { ok: true, data: result.value }
   return {
     ok: false,
