@@ -1,34 +1,22 @@
 /**
- * One sample call of each endpoint, for the package's endpoint checklist and the reliability suites:
- * each succeeds on the simulator (`startBillPaymentSimulator`). Not exported: the kit's own tests use it.
+ * One sample call of every bill payment endpoint, for the package's endpoint checklist and the
+ * reliability suites: each group's examples live with its simulated routes (`catalog.ts`,
+ * `transactions.ts`), each the argument list of its method, made from a client on the simulator
+ * (`startBillPaymentSimulator`), which answers it with success. Not exported: the kit's own tests use it.
  */
 
 import type { EndpointExamples } from '@paywire/core/engine'
-import type { BillPayment } from '../client.js'
 import type { ENDPOINTS } from '../endpoints.js'
+import { CATALOG_EXAMPLES } from './catalog.js'
+import type { ExampleSetup } from './routing.js'
+import { TRANSACTION_EXAMPLES } from './transactions.js'
 
-/** What an example may use to create the state its call needs. */
-export interface ExampleSetup {
-  readonly client: BillPayment
-}
+export type { ExampleSetup } from './routing.js'
 
-type Examples = { readonly [G in keyof typeof ENDPOINTS]: EndpointExamples<(typeof ENDPOINTS)[G], ExampleSetup> }
-
-/** A call per row; a missing row is a type error, so a new endpoint cannot go without one. */
-export const EXAMPLES: Examples = {
-  catalog: {
-    list: () => [],
-    get: () => ['EDSA-PREPAID'],
-    enable: () => [{ productId: 'WATER-FREETOWN' }],
-    disable: () => [{ productId: 'AIRTIME-ORANGE' }],
-  },
-  transactions: {
-    list: () => [{ productId: 'EDSA-PREPAID' }],
-    execute: () => [{ productId: 'EDSA-PREPAID', amount: 50, customerReference: 'METER-0001' }],
-    get: async ({ client }) => {
-      const paid = await client.transactions.execute({ productId: 'EDSA-PREPAID', amount: 25 })
-      return [String(paid?.transReference)]
-    },
-    filter: () => [{ productId: 'EDSA-PREPAID' }],
-  },
+/** One example per row of each group of `ENDPOINTS`; a missing row is a type error. */
+export const EXAMPLES: {
+  readonly [G in keyof typeof ENDPOINTS]: EndpointExamples<(typeof ENDPOINTS)[G], ExampleSetup>
+} = {
+  catalog: CATALOG_EXAMPLES,
+  transactions: TRANSACTION_EXAMPLES,
 }

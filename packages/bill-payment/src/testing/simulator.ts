@@ -9,11 +9,18 @@
 
 import { type Clock, systemClock } from '@paywire/core'
 import { type FailNextOptions, FaultQueue, faultAnswer, type InjectedFault } from '@paywire/core/testing'
-import { HttpResponse, http, type RequestHandler } from 'msw'
+import type { RequestHandler } from 'msw'
+import { catalogRoutes, SimulatedCatalog } from './catalog.js'
 import { DEFAULT_PRODUCTS, SIMULATOR_CREDENTIALS, type SimulatorProduct } from './fixtures.js'
-import { isRecord, PROBLEM_BASE, problem, readJson, validation } from './problems.js'
+import { PROBLEM_BASE, problem, readJson, validation } from './problems.js'
+import type { RouteAnswer, RouteInput } from './routing.js'
 import { billOperationOf, FAULT_OPERATIONS, strictErrors } from './strict.js'
-import { type BillPaymentLedgerEntry, SimulatedTransactions, type SimulatorTransaction } from './transactions.js'
+import {
+  type BillPaymentLedgerEntry,
+  SimulatedTransactions,
+  type SimulatorTransaction,
+  transactionRoutes,
+} from './transactions.js'
 
 export type { SimulatorProblem } from './problems.js'
 export type { BillPaymentLedgerEntry, LedgerEntry, SimulatorTransaction } from './transactions.js'
@@ -43,7 +50,7 @@ export class BillPaymentSimulator {
   /** msw handlers, one per endpoint; paths start with `*\/` so any host and port match. */
   readonly handlers: readonly RequestHandler[]
   readonly #initialProducts: readonly Readonly<SimulatorProduct>[]
-  #products = new Map<string, SimulatorProduct>()
+  readonly #catalog = new SimulatedCatalog()
   readonly #transactions: SimulatedTransactions
   readonly #faults = new FaultQueue({ operations: FAULT_OPERATIONS })
   readonly #lenient: boolean
@@ -55,12 +62,16 @@ export class BillPaymentSimulator {
     this.#initialProducts = options.products ?? DEFAULT_PRODUCTS
     this.#transactions = new SimulatedTransactions(options.clock ?? systemClock)
     this.reset()
-    this.handlers = this.#buildHandlers()
+    const guard = (answer: RouteAnswer) => this.#guard(answer)
+    this.handlers = [
+      ...catalogRoutes(guard, this.#catalog),
+      ...transactionRoutes(guard, this.#transactions, this.#catalog),
+    ]
   }
 
   /** The catalog now (copies). */
   get products(): readonly SimulatorProduct[] {
-    return [...this.#products.values()].map((p) => ({ ...p }))
+    return this.#catalog.all
   }
 
   /** Every transaction, oldest first. */
@@ -82,13 +93,12 @@ export class BillPaymentSimulator {
 
   /** One product by id, or `undefined`. */
   product(id: string): SimulatorProduct | undefined {
-    const found = this.#products.get(id)
-    return found ? { ...found } : undefined
+    return this.#catalog.get(id)
   }
 
   /** Adds or replaces a product. */
   setProduct(product: SimulatorProduct): void {
-    this.#products.set(product.id, { ...product })
+    this.#catalog.set(product)
   }
 
   /**
@@ -104,7 +114,7 @@ export class BillPaymentSimulator {
 
   /** Back to the starting catalog, no transactions, no faults. */
   reset(): void {
-    this.#products = new Map(this.#initialProducts.map((p) => [p.id, { ...p }]))
+    this.#catalog.reset(this.#initialProducts)
     this.#transactions.reset()
     this.#faults.clear()
   }
@@ -129,14 +139,8 @@ export class BillPaymentSimulator {
   }
 
   /** Faults first, then auth, then the endpoint; an `after` fault replaces the endpoint's answer. */
-  #guard(handle: (request: Request, params: Record<string, string>) => Promise<Response>) {
-    return async ({
-      request,
-      params,
-    }: {
-      request: Request
-      params: Record<string, string | readonly string[] | undefined>
-    }) => {
+  #guard(handle: RouteAnswer) {
+    return async ({ request, params }: RouteInput) => {
       const pathname = new URL(request.url).pathname
       const operation = billOperationOf(request.method, pathname)
       const fault = this.#faults.take({ pathname, operation })
@@ -151,9 +155,9 @@ export class BillPaymentSimulator {
   /** The credentials check, the strict checks (unless lenient), then the route. */
   async #answer(
     request: Request,
-    params: Record<string, string | readonly string[] | undefined>,
+    params: RouteInput['params'],
     operation: string | undefined,
-    handle: (request: Request, params: Record<string, string>) => Promise<Response>,
+    handle: RouteAnswer,
   ): Promise<Response> {
     if (!this.#authorized(request)) {
       return problem(
@@ -177,76 +181,5 @@ export class BillPaymentSimulator {
     if (!body.ok) return undefined
     const errors = strictErrors(operation, body.value)
     return Object.keys(errors).length > 0 ? validation(errors) : undefined
-  }
-
-  #buildHandlers(): RequestHandler[] {
-    return [
-      // Listed before `{id}` so the literal path wins.
-      http.get(
-        '*/api/catalog/get-all-products',
-        this.#guard(async () => HttpResponse.json(this.products)),
-      ),
-      http.get(
-        '*/api/catalog/:id',
-        this.#guard(async (_request, params) => {
-          const found = this.product(params.id ?? '')
-          if (!found)
-            return problem(404, 'product-not-found', 'Product not found', `No product with id "${params.id}".`)
-          return HttpResponse.json(found)
-        }),
-      ),
-      http.post(
-        '*/api/catalog/enable-product',
-        this.#guard((request) => this.#toggle(request, true)),
-      ),
-      http.post(
-        '*/api/catalog/disable-product',
-        this.#guard((request) => this.#toggle(request, false)),
-      ),
-      http.get(
-        '*/api/transactions',
-        this.#guard(async (request) => {
-          const query = new URL(request.url).searchParams
-          const filter: Record<string, unknown> = {}
-          for (const [k, v] of query) filter[k] = v
-          return this.#transactions.filtered(filter)
-        }),
-      ),
-      http.post(
-        '*/api/transactions/all',
-        this.#guard((request) => this.#transactions.filter(request)),
-      ),
-      http.post(
-        '*/api/transactions',
-        this.#guard((request) => this.#transactions.execute(request, this.#products)),
-      ),
-      http.get(
-        '*/api/transactions/:transReference',
-        this.#guard(async (_request, params) => {
-          const found = this.#transactions.find(params.transReference)
-          if (!found) {
-            return problem(
-              404,
-              'transaction-not-found',
-              'Transaction not found',
-              `No transaction with reference "${params.transReference}".`,
-            )
-          }
-          return HttpResponse.json(found)
-        }),
-      ),
-    ]
-  }
-
-  /** Simulator's own body: `{ productId }` (or `{ id }`); answers the product as it now is. */
-  async #toggle(request: Request, enabled: boolean): Promise<Response> {
-    const body = await readJson(request)
-    if (!body.ok || !isRecord(body.value)) return validation({ body: ['A JSON object is required.'] })
-    const id = body.value.productId ?? body.value.id
-    if (typeof id !== 'string' || id === '') return validation({ productId: ['The productId field is required.'] })
-    const product = this.#products.get(id)
-    if (!product) return problem(404, 'product-not-found', 'Product not found', `No product with id "${id}".`)
-    product.enabled = enabled
-    return HttpResponse.json({ ...product })
   }
 }

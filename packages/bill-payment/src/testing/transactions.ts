@@ -1,12 +1,17 @@
 /**
  * The bill payment simulator's payments: executing one (with `Idempotency-Key` replay), the
- * transactions it made, the ledger of payments executed, and listing and filtering them.
+ * transactions it made, the ledger of payments executed, listing and filtering them, their routes,
+ * and one example call of each transactions endpoint (the endpoint checklist's).
  */
 
 import type { Clock } from '@paywire/core'
-import { HttpResponse } from 'msw'
+import type { EndpointExamples } from '@paywire/core/engine'
+import { HttpResponse, http, type RequestHandler } from 'msw'
+import type { TRANSACTIONS } from '../resources/transactions.js'
+import type { SimulatedCatalog } from './catalog.js'
 import type { SimulatorProduct } from './fixtures.js'
 import { canonical, isRecord, problem, readJson, validation } from './problems.js'
+import type { ExampleSetup, Guard } from './routing.js'
 
 /** A transaction as the simulator stores and returns it. */
 export interface SimulatorTransaction {
@@ -38,11 +43,6 @@ export type LedgerEntry = BillPaymentLedgerEntry
 
 /** Filter keys the simulator understands, on `POST /api/transactions/all` and as `GET /api/transactions` query. */
 export const SIMULATOR_FILTER_KEYS = ['productId', 'status', 'customerReference', 'from', 'to'] as const
-
-interface KeyRecord {
-  readonly bodyText: string
-  readonly transaction: SimulatorTransaction
-}
 
 /** What the first use of an idempotency key made, to replay it or refuse a different body. */
 interface KeyRecord {
@@ -211,4 +211,57 @@ export class SimulatedTransactions {
     })
     return HttpResponse.json(matches)
   }
+}
+
+/** The transactions' routes, each behind `guard`; a payment reads the products of `catalog`. */
+export function transactionRoutes(
+  guard: Guard,
+  transactions: SimulatedTransactions,
+  catalog: SimulatedCatalog,
+): RequestHandler[] {
+  return [
+    http.get(
+      '*/api/transactions',
+      guard(async (request) => {
+        const query = new URL(request.url).searchParams
+        const filter: Record<string, unknown> = {}
+        for (const [k, v] of query) filter[k] = v
+        return transactions.filtered(filter)
+      }),
+    ),
+    http.post(
+      '*/api/transactions/all',
+      guard((request) => transactions.filter(request)),
+    ),
+    http.post(
+      '*/api/transactions',
+      guard((request) => transactions.execute(request, catalog.byId)),
+    ),
+    http.get(
+      '*/api/transactions/:transReference',
+      guard(async (_request, params) => {
+        const found = transactions.find(params.transReference)
+        if (!found) {
+          return problem(
+            404,
+            'transaction-not-found',
+            'Transaction not found',
+            `No transaction with reference "${params.transReference}".`,
+          )
+        }
+        return HttpResponse.json(found)
+      }),
+    ),
+  ]
+}
+
+/** A call per transactions row, answered with success by the simulator's default catalog. */
+export const TRANSACTION_EXAMPLES: EndpointExamples<typeof TRANSACTIONS, ExampleSetup> = {
+  list: () => [{ productId: 'EDSA-PREPAID' }],
+  execute: () => [{ productId: 'EDSA-PREPAID', amount: 50, customerReference: 'METER-0001' }],
+  get: async ({ client }) => {
+    const paid = await client.transactions.execute({ productId: 'EDSA-PREPAID', amount: 25 })
+    return [String(paid?.transReference)]
+  },
+  filter: () => [{ productId: 'EDSA-PREPAID' }],
 }
