@@ -69,3 +69,26 @@ describe('the connector: a slot per socket until it closes, a wait within the ti
     third.socket?.destroy()
   })
 })
+
+describe("one TLS context per client, as Node's defaults are now", () => {
+  it('is made once, and made again (its kept sessions dropped) when the application changes a default', async () => {
+    const shared = new ClientTls()
+    // As undici.ts loads it: an ES module namespace, whose named exports keep their first values.
+    const namespace = await import('node:tls')
+    const first = shared.context(namespace)
+    expect(shared.context(namespace)).toBe(first)
+    shared.keepSession('gateway.example:443', Buffer.from('a session'))
+    // Where an application sets it: the module object (`import tls from 'node:tls'`, `require`).
+    const live = (namespace as unknown as { default: { DEFAULT_MIN_VERSION: string } }).default
+    const was = live.DEFAULT_MIN_VERSION
+    live.DEFAULT_MIN_VERSION = 'TLSv1.3'
+    try {
+      const next = shared.context(namespace)
+      expect(next).not.toBe(first)
+      expect(shared.session('gateway.example:443')).toBeUndefined()
+      expect(shared.context(namespace)).toBe(next)
+    } finally {
+      live.DEFAULT_MIN_VERSION = was
+    }
+  })
+})

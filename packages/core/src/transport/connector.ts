@@ -14,9 +14,9 @@
  *   abbreviated handshake: no certificate sent or verified).
  * - **One TLS context per client.** `tls.connect` without one builds a context per socket (OpenSSL's
  *   SSL_CTX, the default trust store attached): about a sixth of a resumed connection's CPU. The
- *   context holds only Node's defaults (trust store, protocol versions, ciphers), the same for every
- *   connection, so sharing it changes nothing a connection checks: each one still verifies the
- *   gateway's certificate and host name (`tls-connections.test.ts`).
+ *   context holds only Node's defaults (trust store, protocol versions, ciphers), rebuilt when the
+ *   application changes them, so sharing it changes nothing a connection checks: each one still
+ *   verifies the gateway's certificate and host name (`tls-connections.test.ts`).
  * - **Never TLS early data (0-RTT)**: data sent before the handshake ends can be replayed by anyone
  *   on the path, and a replayed POST moves money twice. Node's TLS client sends none; nothing here
  *   asks for it.
@@ -44,10 +44,21 @@ const MAX_ORIGINS = 64
 export class ClientTls {
   readonly #sessions = new Map<string, Buffer>()
   #context: import('node:tls').SecureContext | undefined
+  #contextDefaults: readonly unknown[] = []
 
-  /** Node's default context, made by the first connection: what `tls.connect` would build for each. */
+  /**
+   * Node's default context: what `tls.connect` would build for each connection, built again when
+   * the application changes Node's TLS defaults (versions, ciphers, curves, and the trust store
+   * where Node can change it, 22.15 and later), as each `tls.connect` would read them then. Sessions
+   * kept from before such a change are dropped, so the next handshake is verified under the new ones.
+   */
   context(tls: typeof import('node:tls')): import('node:tls').SecureContext {
-    this.#context ??= tls.createSecureContext()
+    const defaults = tlsDefaults(tls)
+    if (this.#context === undefined || defaults.some((value, i) => value !== this.#contextDefaults[i])) {
+      this.#context = tls.createSecureContext()
+      this.#contextDefaults = defaults
+      this.#sessions.clear()
+    }
     return this.#context
   }
 
@@ -65,6 +76,25 @@ export class ClientTls {
   forgetSession(origin: string, session: Buffer): void {
     if (this.#sessions.get(origin) === session) this.#sessions.delete(origin)
   }
+}
+
+/**
+ * What Node builds a default context from and an application may change at run time. The trust
+ * store is compared by identity: Node returns the same list until `tls.setDefaultCACertificates`
+ * replaces it (the first read costs about 5 ms of CPU once per process; Node 20 has neither).
+ */
+function tlsDefaults(tls: typeof import('node:tls')): readonly unknown[] {
+  // An application sets them on the module object; an ES module namespace (`import('node:tls')`)
+  // keeps the values it was loaded with, so they are read where Node itself reads them.
+  const live = (tls as { default?: typeof tls }).default ?? tls
+  const { getCACertificates } = live as { getCACertificates?: (type: 'default') => readonly string[] }
+  return [
+    live.DEFAULT_MIN_VERSION,
+    live.DEFAULT_MAX_VERSION,
+    live.DEFAULT_CIPHERS,
+    live.DEFAULT_ECDH_CURVE,
+    getCACertificates?.('default'),
+  ]
 }
 
 /** What one pool's connector is built from. */
@@ -213,8 +243,9 @@ class ConnectAttempt {
         // A server name is sent only for a host name: SNI does not carry addresses.
         const servername = this.#options.servername || (net.isIP(hostname) ? undefined : hostname)
         const key = `${servername ?? hostname}:${port}`
-        const session = shared.session(key)
+        // The context first: a change of Node's TLS defaults drops the sessions kept before it.
         const secureContext = shared.context(tls)
+        const session = shared.session(key)
         const secure = tls.connect({ host: hostname, port, servername, session, secureContext, ALPNProtocols: ALPN })
         secure.on('session', (next: Buffer) => shared.keepSession(key, next))
         // A session whose handshake failed is not offered again (the next handshake is a full one).

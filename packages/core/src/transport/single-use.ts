@@ -1,6 +1,6 @@
 /**
  * The pools for calls on a connection of their own (transport.ts): one undici Pool per origin, kept
- * for the client's life (or until transport.ts renews them all on HTTP/2).
+ * for the client's life on HTTP/1.1 (on HTTP/2 transport.ts renews them by age).
  *
  * Not undici's Agent: an Agent closes an origin's pool each time its last connection closes, and a
  * payment's connection closes after its answer, so with one payment at a time the Agent built a new
@@ -18,9 +18,23 @@ export class SingleUsePools {
   readonly #pools = new Map<string, Dispatcher>()
   readonly #makePool: (origin: string) => Dispatcher
   #closed = false
+  #carriedHttp2 = false
 
   constructor(makePool: (origin: string) => Dispatcher) {
     this.#makePool = makePool
+  }
+
+  /**
+   * Whether a connection of these pools spoke HTTP/2: such a connection outlives its call, so the
+   * pools are renewed by age (transport.ts). On HTTP/1.1 none does, and they are kept.
+   */
+  get carriedHttp2(): boolean {
+    return this.#carriedHttp2
+  }
+
+  /** Told by the connector when one of these pools' connections negotiated HTTP/2. */
+  noteHttp2(): void {
+    this.#carriedHttp2 = true
   }
 
   /** Sends on the origin's pool (undici's `dispatch` contract: the handler hears everything). */

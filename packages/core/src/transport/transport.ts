@@ -163,10 +163,13 @@ export class UndiciTransport implements CallTransport {
     // than the money idle limit get no further call (they close once their calls end), so a payment
     // never meets a gateway closing an idle connection (GOAWAY as it arrives: an unknown outcome).
     // undici's `clientTtl` reads `Date.now()` and, once it retired a client, opened one per call.
+    // On HTTP/1.1 no connection outlives its call, so the pools are kept (renewing them would build
+    // a Pool per payment again, single-use.ts). A closed client's pools refuse the call unsent: none
+    // are made after close().
     const now = this.#clock.now()
-    // A closed client's pools refuse the call unsent: none are made after close().
-    if (this.#singleUsePools && !this.#closed && now - this.#singleUseSince > MONEY_IDLE_LIMIT_MS) {
-      const closing: Promise<void> = this.#singleUsePools.close().then(
+    const pools = this.#singleUsePools
+    if (pools?.carriedHttp2 && !this.#closed && now - this.#singleUseSince > MONEY_IDLE_LIMIT_MS) {
+      const closing: Promise<void> = pools.close().then(
         () => void this.#retiring.delete(closing),
         () => void this.#retiring.delete(closing),
       )
@@ -176,10 +179,16 @@ export class UndiciTransport implements CallTransport {
     if (this.#singleUsePools === undefined) {
       // One connector for every generation: a retired pool's sockets count against the cap until closed.
       this.#singleUseConnect ??= tellingProtocol(this.#poolOptions(transport).connect, this.#noteProtocol)
-      const options = { ...this.#poolOptions(transport), connect: this.#singleUseConnect }
-      this.#singleUsePools = new SingleUsePools(
-        (origin) => new transport.Pool(origin, { ...options, connections: this.#maxSockets, pipelining: 0 }),
-      )
+      const options = this.#poolOptions(transport)
+      const shared = this.#singleUseConnect
+      const next: SingleUsePools = new SingleUsePools((origin) => {
+        // This generation's connections, told apart: only one that carried HTTP/2 is renewed by age.
+        const connect = tellingProtocol(shared, (http2) => {
+          if (http2) next.noteHttp2()
+        })
+        return new transport.Pool(origin, { ...options, connect, connections: this.#maxSockets, pipelining: 0 })
+      })
+      this.#singleUsePools = next
       if (this.#closed) void this.#singleUsePools.close()
       this.#singleUseSince = now
     }
