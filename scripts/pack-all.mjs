@@ -74,7 +74,7 @@ export function checkBuilt(names = PACKAGES) {
 /**
  * Packs `names` with `pnpm pack` into `destination` (created if needed; earlier paywire tarballs in
  * it are removed, so `*.tgz` never mixes builds). Each tarball's name carries the first 10 hex digits
- * of its SHA-256 (`paywire-core-0.1.0-3f2a9c41d0.tgz`): a rebuild with other contents is another
+ * of its SHA-256 (`paywire-core-0.2.0-3f2a9c41d0.tgz`): a rebuild with other contents is another
  * file, so `npm install` of it changes package.json and the lockfile, and npm's cache can never hand
  * back the earlier build of the same name and version. Returns `{ tarballs, warnings }`: the absolute
  * tarball path by package name, and the `checkBuilt` warnings.
