@@ -313,4 +313,19 @@ export class SimulatedGateway extends SimulatedTransport {
   protected record(entry: Omit<CardGatewayLedgerEntry, 'at'>): void {
     this.ledger.push({ at: this.date(), ...entry })
   }
+
+  /** Refunds need a settled payment (rule States 2) and refunds enabled on the account. */
+  protected refundRefusal(
+    api: 'checkout' | 's2s',
+    p: SimulatedPayment,
+    code: number,
+    message: string,
+  ): Reply | undefined {
+    if (this.refunds === 'disabled') return this.error(api, 100000, 'Refund is not allowed')
+    if (this.refunds === 'portal-only') {
+      return this.error(api, 210002, 'Refund via API is not supported. Only from the connector admin portal.')
+    }
+    if (p.status !== 'settled') return this.error(api, code, message)
+    return undefined
+  }
 }
