@@ -59,6 +59,7 @@ export type {
   EndpointResult,
   ResourceClass,
   RowArgument,
+  ServiceExamples,
 } from './operations/resource.js'
 export { reconcileKeysOf, resource, rowArguments } from './operations/resource.js'
 export { checkResponse } from './operations/response-schema.js'

@@ -5,7 +5,7 @@
  * (`startBillPaymentSimulator`), which answers it with success. Not exported: the kit's own tests use it.
  */
 
-import type { EndpointExamples } from '@paywire/core/engine'
+import type { ServiceExamples } from '@paywire/core/engine'
 import type { ENDPOINTS } from '../endpoints.js'
 import { CATALOG_EXAMPLES } from './catalog.js'
 import type { ExampleSetup } from './routing.js'
@@ -14,9 +14,7 @@ import { TRANSACTION_EXAMPLES } from './transactions.js'
 export type { ExampleSetup } from './routing.js'
 
 /** One example per row of each group of `ENDPOINTS`; a missing row is a type error. */
-export const EXAMPLES: {
-  readonly [G in keyof typeof ENDPOINTS]: EndpointExamples<(typeof ENDPOINTS)[G], ExampleSetup>
-} = {
+export const EXAMPLES: ServiceExamples<typeof ENDPOINTS, ExampleSetup> = {
   catalog: CATALOG_EXAMPLES,
   transactions: TRANSACTION_EXAMPLES,
 }

@@ -5,7 +5,7 @@
  * options it gives, which name the CREATE_SCHEDULE hash inputs). Not exported: the kit's own tests use it.
  */
 
-import type { EndpointExamples } from '@paywire/core/engine'
+import type { ServiceExamples } from '@paywire/core/engine'
 import type { ENDPOINTS } from '../endpoints.js'
 import { CHECKOUT_EXAMPLES } from './checkout.js'
 import type { ExampleSetup } from './example-setup.js'
@@ -14,9 +14,7 @@ import { S2S_EXAMPLES } from './s2s.js'
 export type { ExampleSetup } from './example-setup.js'
 
 /** One example per row of each group of `ENDPOINTS`; a missing row is a type error. */
-export const EXAMPLES: {
-  readonly [G in keyof typeof ENDPOINTS]: EndpointExamples<(typeof ENDPOINTS)[G], ExampleSetup>
-} = {
+export const EXAMPLES: ServiceExamples<typeof ENDPOINTS, ExampleSetup> = {
   checkout: CHECKOUT_EXAMPLES,
   s2s: S2S_EXAMPLES,
 }

@@ -190,6 +190,11 @@ export type EndpointExamples<Rows, Setup> = {
   readonly [K in keyof Rows]: (setup: Setup) => EndpointArgs<Rows[K]> | Promise<EndpointArgs<Rows[K]>>
 }
 
+/** One `EndpointExamples` per group of a service's `ENDPOINTS`: a missing group or row is a type error. */
+export type ServiceExamples<Endpoints, Setup> = {
+  readonly [G in keyof Endpoints]: EndpointExamples<Endpoints[G], Setup>
+}
+
 /** Where a row's method takes one of its arguments. */
 export type RowArgument = 'body' | 'query' | { readonly path: string }
 

@@ -5,7 +5,7 @@
  * success. Not part of the testing kit's exports.
  */
 
-import type { EndpointExamples } from '@paywire/core/engine'
+import type { ServiceExamples } from '@paywire/core/engine'
 import type { ENDPOINTS } from '../endpoints.js'
 import { BENEFICIARY_EXAMPLES } from './beneficiaries.js'
 import { LOOKUP_EXAMPLES } from './lookup.js'
@@ -15,9 +15,7 @@ import { TRANSACTION_EXAMPLES } from './transactions.js'
 export type { ExampleSetup } from './routing.js'
 
 /** One example per row of each group of `ENDPOINTS`. */
-export const EXAMPLES: {
-  readonly [G in keyof typeof ENDPOINTS]: EndpointExamples<(typeof ENDPOINTS)[G], ExampleSetup>
-} = {
+export const EXAMPLES: ServiceExamples<typeof ENDPOINTS, ExampleSetup> = {
   beneficiaries: BENEFICIARY_EXAMPLES,
   lookup: LOOKUP_EXAMPLES,
   transactions: TRANSACTION_EXAMPLES,
