@@ -21,7 +21,10 @@ const fixtures: FixturePackage = { packageDir: join(here, '..'), external: ['und
 
 let dir = ''
 
-/** A CA, a certificate it signed for 127.0.0.1, one it signed for other.example only, and a self-signed one for 127.0.0.1. */
+/**
+ * A CA, a certificate it signed for 127.0.0.1, one it signed for other.example only, and a self-signed
+ * one for 127.0.0.1. EC keys: RSA key generation took over 10 s on a loaded 2-core machine.
+ */
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'tls-context-adversary-'))
   const openssl = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'ignore' })
@@ -29,7 +32,9 @@ beforeAll(() => {
     'req',
     '-x509',
     '-newkey',
-    'rsa:2048',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:prime256v1',
     '-nodes',
     '-keyout',
     'ca.key',
@@ -55,7 +60,9 @@ beforeAll(() => {
     openssl(
       'req',
       '-newkey',
-      'rsa:2048',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
       '-nodes',
       '-keyout',
       `${name}.key`,
@@ -86,7 +93,9 @@ beforeAll(() => {
     'req',
     '-x509',
     '-newkey',
-    'rsa:2048',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:prime256v1',
     '-nodes',
     '-keyout',
     'self.key',
@@ -99,7 +108,7 @@ beforeAll(() => {
     '-addext',
     'subjectAltName=IP:127.0.0.1,DNS:localhost',
   )
-})
+}, 60_000)
 
 afterAll(() => {
   if (dir) rmSync(dir, { recursive: true, force: true })
