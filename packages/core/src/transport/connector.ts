@@ -9,11 +9,11 @@
  *   undici speaks HTTP/2 on a socket that negotiated it, and HTTP/1.1 otherwise.
  * - **The origin's last TLS session is resumed.** undici's connector keeps sessions per pool member
  *   and holds them weakly (a collected session is a full handshake): one payment per connection
- *   resumed about 2 % of handshakes. Here one session per origin is held until a newer one replaces
+ *   resumed almost none of them (bench/tls.ts). Here one session per origin is held until a newer one replaces
  *   it, shared by all the client's pools, so every handshake after the first resumes (an
  *   abbreviated handshake: no certificate sent or verified).
  * - **One TLS context per client.** `tls.connect` without one builds a context per socket (OpenSSL's
- *   SSL_CTX, the default trust store attached): about a sixth of a resumed connection's CPU. The
+ *   SSL_CTX, the default trust store attached): a large share of a resumed connection's CPU (bench/README.md). The
  *   context holds only Node's defaults (trust store, protocol versions, ciphers), rebuilt when the
  *   application changes them, so sharing it changes nothing a connection checks: each one still
  *   verifies the gateway's certificate and host name (`tls-connections.test.ts`).
@@ -81,7 +81,7 @@ export class ClientTls {
 /**
  * What Node builds a default context from and an application may change at run time. The trust
  * store is compared by identity: Node returns the same list until `tls.setDefaultCACertificates`
- * replaces it (the first read costs about 5 ms of CPU once per process; Node 20 has neither).
+ * replaces it (Node reads it once per process, then returns the list it keeps; Node 20 has neither).
  */
 function tlsDefaults(tls: typeof import('node:tls')): readonly unknown[] {
   // An application sets them on the module object; an ES module namespace (`import('node:tls')`)
