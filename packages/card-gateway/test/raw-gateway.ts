@@ -25,6 +25,27 @@ export function json(status: number, body: unknown, extraHeaders = ''): string {
   return `HTTP/1.1 ${status} X\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(text)}\r\n${extraHeaders}\r\n${text}`
 }
 
+/**
+ * Reads HTTP/1.1 requests off `socket` as they complete (a body by its content-length, none without
+ * one), in order, however the bytes were split: `onRequest` gets the head as latin1 and the body.
+ */
+export function readRawRequests(socket: Socket, onRequest: (head: string, body: string) => void): void {
+  let buffered = Buffer.alloc(0)
+  socket.on('data', (chunk: Buffer) => {
+    buffered = Buffer.concat([buffered, chunk])
+    for (;;) {
+      const end = buffered.indexOf('\r\n\r\n')
+      if (end === -1) return
+      const head = buffered.subarray(0, end).toString('latin1')
+      const length = Number(/\r\ncontent-length: *(\d+)/i.exec(head)?.[1] ?? 0)
+      if (buffered.length < end + 4 + length) return
+      const body = buffered.subarray(end + 4, end + 4 + length).toString()
+      buffered = buffered.subarray(end + 4 + length)
+      onRequest(head, body)
+    }
+  })
+}
+
 /** Starts the gateway on loopback; `close()` destroys every connection (a second call waits for the same close). */
 export async function rawGateway(script: (req: RawRequest) => void) {
   const seen: RawRequest[] = []
@@ -33,23 +54,13 @@ export async function rawGateway(script: (req: RawRequest) => void) {
     sockets.push(socket)
     const connection = sockets.length
     let onConnection = 0
-    let buffered = Buffer.alloc(0)
     socket.on('error', () => {})
-    socket.on('data', (chunk: Buffer) => {
-      buffered = Buffer.concat([buffered, chunk])
-      for (;;) {
-        const end = buffered.indexOf('\r\n\r\n')
-        if (end === -1) return
-        const head = buffered.subarray(0, end).toString('latin1')
-        const length = Number(/\r\ncontent-length: *(\d+)/i.exec(head)?.[1] ?? 0)
-        if (buffered.length < end + 4 + length) return
-        const fields = Object.fromEntries(new URLSearchParams(buffered.subarray(end + 4, end + 4 + length).toString()))
-        buffered = buffered.subarray(end + 4 + length)
-        onConnection++
-        const req: RawRequest = { n: seen.length + 1, connection, onConnection, fields, socket }
-        seen.push(req)
-        script(req)
-      }
+    readRawRequests(socket, (_head, body) => {
+      onConnection++
+      const fields = Object.fromEntries(new URLSearchParams(body))
+      const req: RawRequest = { n: seen.length + 1, connection, onConnection, fields, socket }
+      seen.push(req)
+      script(req)
     })
   })
   server.listen(0, '127.0.0.1')

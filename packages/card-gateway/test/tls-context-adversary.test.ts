@@ -15,6 +15,7 @@ import * as tls from 'node:tls'
 import { fileURLToPath } from 'node:url'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { type FixturePackage, killFixtures, runFixtureToEnd } from '../../../tests/support/fixture-process.js'
+import type { Seen } from './fixtures/tls-context-adversary-merchant.js'
 
 const here = dirname(fileURLToPath(import.meta.url))
 const fixtures: FixturePackage = { packageDir: join(here, '..'), external: ['undici'] }
@@ -28,25 +29,34 @@ let dir = ''
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'tls-context-adversary-'))
   const openssl = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'ignore' })
-  openssl(
-    'req',
-    '-x509',
+  /** A P-256 key written to `<name>.key`, unencrypted. */
+  const newKey = (name: string) => [
     '-newkey',
     'ec',
     '-pkeyopt',
     'ec_paramgen_curve:prime256v1',
     '-nodes',
     '-keyout',
-    'ca.key',
-    '-out',
-    'ca.pem',
-    '-days',
-    '2',
-    '-subj',
+    `${name}.key`,
+  ]
+  /** A new key and a self-signed certificate for it (`<name>.pem`), with these extensions. */
+  const selfSigned = (name: string, subject: string, ...extensions: string[]) =>
+    openssl(
+      'req',
+      '-x509',
+      ...newKey(name),
+      '-out',
+      `${name}.pem`,
+      '-days',
+      '2',
+      '-subj',
+      subject,
+      ...extensions.flatMap((e) => ['-addext', e]),
+    )
+  selfSigned(
+    'ca',
     '/CN=paywire adversary test CA',
-    '-addext',
     'basicConstraints=critical,CA:TRUE',
-    '-addext',
     'keyUsage=critical,keyCertSign,cRLSign',
   )
   for (const [name, cn, san] of [
@@ -57,20 +67,7 @@ beforeAll(() => {
       join(dir, `${name}.ext`),
       `basicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\nsubjectAltName=${san}\n`,
     )
-    openssl(
-      'req',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-keyout',
-      `${name}.key`,
-      '-out',
-      `${name}.csr`,
-      '-subj',
-      `/CN=${cn}`,
-    )
+    openssl('req', ...newKey(name), '-out', `${name}.csr`, '-subj', `/CN=${cn}`)
     openssl(
       'x509',
       '-req',
@@ -89,25 +86,7 @@ beforeAll(() => {
       `${name}.ext`,
     )
   }
-  openssl(
-    'req',
-    '-x509',
-    '-newkey',
-    'ec',
-    '-pkeyopt',
-    'ec_paramgen_curve:prime256v1',
-    '-nodes',
-    '-keyout',
-    'self.key',
-    '-out',
-    'self.pem',
-    '-days',
-    '2',
-    '-subj',
-    '/CN=127.0.0.1',
-    '-addext',
-    'subjectAltName=IP:127.0.0.1,DNS:localhost',
-  )
+  selfSigned('self', '/CN=127.0.0.1', 'subjectAltName=IP:127.0.0.1,DNS:localhost')
 }, 60_000)
 
 afterAll(() => {
@@ -117,15 +96,6 @@ afterAll(() => {
 afterEach(() => killFixtures())
 
 type Outcome = Record<string, unknown>
-interface Seen {
-  handshakes: number
-  resumed: number
-  requests: string[]
-  protocols: string[]
-  tlsVersions: string[]
-  sessions: number
-  mostOpen: number
-}
 
 async function run(scenario: string): Promise<Record<string, unknown>> {
   const { value } = await runFixtureToEnd<Record<string, unknown>>(

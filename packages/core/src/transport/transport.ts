@@ -58,6 +58,14 @@ export function chooseTransport(config: TransportConfig): CallTransport {
   return new FetchTransport(globalThis.fetch, config.maxResponseBytes)
 }
 
+/** What both of the client's own pools share besides the connector: keep-alive time, undici's timers off. */
+const POOL_TIMERS = {
+  keepAliveTimeout: 4_000,
+  // Our own per-attempt deadline is the only one: undici's timers are off.
+  headersTimeout: 0,
+  bodyTimeout: 0,
+} as const
+
 /**
  * Sends attempts for one client on undici. Owns its two pools (unless the caller supplied a
  * dispatcher); undici itself is loaded by the first call (`load`).
@@ -178,16 +186,21 @@ export class UndiciTransport implements CallTransport {
     }
     if (this.#singleUsePools === undefined) {
       // One connector for every generation: a retired pool's sockets count against the cap until closed.
-      this.#singleUseConnect ??= tellingProtocol(this.#poolOptions(transport).connect, this.#noteProtocol)
-      const options = this.#poolOptions(transport)
+      this.#singleUseConnect ??= this.#connector(transport)
       const shared = this.#singleUseConnect
-      const next: SingleUsePools = new SingleUsePools((origin) => {
-        // This generation's connections, told apart: only one that carried HTTP/2 is renewed by age.
-        const connect = tellingProtocol(shared, (http2) => {
-          if (http2) next.noteHttp2()
-        })
-        return new transport.Pool(origin, { ...options, connect, connections: this.#maxSockets, pipelining: 0 })
-      })
+      const next: SingleUsePools = new SingleUsePools(
+        (origin) =>
+          new transport.Pool(origin, {
+            ...POOL_TIMERS,
+            // This generation's connections, told apart: only pools that carried HTTP/2 are renewed by age.
+            connect: tellingProtocol(shared, (http2, host) => {
+              this.#noteProtocol(http2, host)
+              if (http2) next.noteHttp2()
+            }),
+            connections: this.#maxSockets,
+            pipelining: 0,
+          }),
+      )
       this.#singleUsePools = next
       if (this.#closed) void this.#singleUsePools.close()
       this.#singleUseSince = now
@@ -199,12 +212,12 @@ export class UndiciTransport implements CallTransport {
   #kept(transport: Transport): KeptConnections {
     if (this.#keptConnections === undefined) {
       // One connector for all of them: its cap counts every socket of an origin until it closes.
-      const options = this.#poolOptions(transport)
+      const shared = this.#connector(transport)
       this.#keptConnections = new KeptConnections(
         (origin, connected) =>
           new transport.Client(origin, {
-            ...options,
-            connect: tellingProtocol(options.connect, (http2, host) => {
+            ...POOL_TIMERS,
+            connect: tellingProtocol(shared, (http2, host) => {
               connected(http2)
               this.#noteProtocol(http2, host)
             }),
@@ -217,21 +230,14 @@ export class UndiciTransport implements CallTransport {
     return this.#keptConnections
   }
 
-  /** What both of the client's own pools share: keep-alive time, undici's timers off, the connector. */
-  #poolOptions(transport: Transport) {
-    return {
-      keepAliveTimeout: 4_000,
-      // Our own per-attempt deadline is the only one: undici's timers are off.
-      headersTimeout: 0,
-      bodyTimeout: 0,
-      // One TLS context and sessions resumed across both pools, sockets capped per pool until they close (connector.ts).
-      connect: createConnector({
-        modules: transport.sockets,
-        shared: this.#tls,
-        maxSockets: this.#maxSockets,
-        timeoutMs: Math.min(10_000, Math.max(1, this.#timeout)),
-      }),
-    }
+  /** A connector for one of the client's pools: one TLS context and sessions resumed across both, sockets capped until they close (connector.ts). */
+  #connector(transport: Transport): ReturnType<typeof createConnector> {
+    return createConnector({
+      modules: transport.sockets,
+      shared: this.#tls,
+      maxSockets: this.#maxSockets,
+      timeoutMs: Math.min(10_000, Math.max(1, this.#timeout)),
+    })
   }
 
   /** One attempt, dispatched within its budget: the answer, or what its failure means (attempt-failure.ts). */
