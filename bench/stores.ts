@@ -3,24 +3,27 @@
  * here on loopback as the tests start them): records per second at a fixed number in flight, and
  * the bench process's CPU per record, each store interleaved in rounds with its baselines:
  *
- * - Redis: `RedisClaimStore.record` (each script sent by its SHA-1), the same script sent as text
- *   every time (`EVAL`, how the store sent it before), and a raw `SET NX PX` (the issue's baseline:
+ * - Redis: `RedisClaimStore.record` (the records made together sent as one script), the same
+ *   script with one event per call (how the store sent it before), and a raw `SET NX PX` (the issue's baseline:
  *   a claim and nothing more).
- * - PostgreSQL: `PostgresClaimStore.record`, and a raw `INSERT … ON CONFLICT DO NOTHING` into a
- *   table of a text key and an expiry.
+ * - PostgreSQL: `PostgresClaimStore.record` (the records made together sent as one statement), the
+ *   same statement with one event per call (how the store sent it before), and a raw
+ *   `INSERT … ON CONFLICT DO NOTHING` into a table of a text key and an expiry.
  *
- * Every record is a new event (its own key), as a stream of callbacks is. Both servers keep data in
+ * Every record is a new event (its own key, and one previous key, as the card gateway files a callback), as a stream of callbacks is. Both servers keep data in
  * memory only as far as their defaults allow (PostgreSQL `fsync=off`, Redis without AOF): the figure
  * is the client's and the statement's cost, not the disk's.
  */
 
-import { randomUUID } from 'node:crypto'
+import { createHash, randomUUID } from 'node:crypto'
 import type { NewEvent } from '@paywire/core'
 import { migrate, PostgresClaimStore } from '@paywire/postgres'
 import { RedisClaimStore, type RedisClient } from '@paywire/redis'
 import { createClient } from 'redis'
+import { claimStatements } from '../packages/postgres/src/claim-sql.js'
 import { startPostgres } from '../packages/postgres/test/postgres-process.js'
 import { RECORD } from '../packages/redis/src/claim-scripts.js'
+import { runScript } from '../packages/redis/src/client.js'
 import { startRedisServer } from '../packages/redis/test/redis-process.js'
 import { interleave, measureLoad, median } from './measure.js'
 import { type Spread, spread } from './throughput.js'
@@ -45,7 +48,7 @@ export interface StoreResult {
   readonly contenders: readonly StoreContender[]
   /** The store's records/s ÷ the raw baseline's, paired per round: higher is better. */
   readonly vsRaw: Spread
-  /** The same against the store as sent before (Redis: the script as text every time), when measured. */
+  /** The same against the store as sent before (one event per script or statement), when measured. */
   readonly vsBefore?: Spread
 }
 
@@ -64,8 +67,12 @@ const FIELDS = JSON.stringify({
   hash: 'a3f5c6d7e8f90a1b2c3d4e5f60718293',
 })
 
+/**
+ * An event filed as the card gateway files a callback: its key and the one key an earlier version
+ * filed it under (checked for done before it is written).
+ */
 function newEvent(key: string): NewEvent {
-  return { key, previousKeys: [], fields: FIELDS, ref: key.slice(0, 12) }
+  return { key: `callback:v2:${key}`, previousKeys: [`callback:${key}`], fields: FIELDS, ref: key.slice(0, 12) }
 }
 
 /** Interleaves `calls` in rounds and summarises each; the store's name is `STORE`, the baseline's `RAW`. */
@@ -112,19 +119,12 @@ async function measureRedis(settings: StoreSettings, log: (text: string) => void
     const store = new RedisClaimStore({ client: client as unknown as RedisClient, keyPrefix: prefix })
     let n = 0
     const key = () => `cb-${n++}`
-    // The store's own keys and arguments, with the script's text sent each time.
+    // The store's script with one event per call, as the store sent it before its records were batched.
     const before = () => {
-      const k = key()
-      return client.eval(RECORD.text, {
-        keys: [
-          `${prefix}inbox:due`,
-          `${prefix}inbox:dead`,
-          `${prefix}inbox:done`,
-          `${prefix}inbox:event:${k}`,
-          `${prefix}claim:${k}`,
-          `${prefix}inbox:ref:${k.slice(0, 12)}`,
-        ],
-        arguments: [prefix, k, randomUUID(), '', FIELDS, k.slice(0, 12)],
+      const { key: k, previousKeys, fields, ref } = newEvent(key())
+      return runScript(client as unknown as RedisClient, RECORD, {
+        keys: [`${prefix}inbox:due`, `${prefix}inbox:done`],
+        arguments: [prefix, k, randomUUID(), '', fields, ref, String(previousKeys.length), ...previousKeys],
       })
     }
     return await contest(
@@ -136,8 +136,8 @@ async function measureRedis(settings: StoreSettings, log: (text: string) => void
           client.set(`${prefix}raw:${key()}`, '1', { condition: 'NX', expiration: { type: 'PX', value: 600_000 } }),
       },
       {
-        [STORE]: 'RedisClaimStore.record (EVALSHA)',
-        [BEFORE]: 'the same script as text (EVAL, before)',
+        [STORE]: 'RedisClaimStore.record (batched)',
+        [BEFORE]: 'one record per script (before)',
         [RAW]: 'raw SET NX PX',
       },
       settings,
@@ -157,6 +157,23 @@ async function measurePostgres(settings: StoreSettings, log: (text: string) => v
     await pool.query('CREATE TABLE raw_claims (key text PRIMARY KEY, expires_at timestamptz NOT NULL)')
     const store = new PostgresClaimStore({ pool })
     let n = 0
+    // The store's statement with one event per call, as the store sent it before its records were batched.
+    const recordOne = claimStatements('paywire.claims', 'paywire.effects').record
+    const hash = (text: string) => createHash('sha256').update(text, 'utf8').digest()
+    const before = () => {
+      const { key, previousKeys, fields, ref } = newEvent(`cb-${n++}`)
+      return pool.query(recordOne, [
+        [hash(key)],
+        [Buffer.from(key)],
+        [randomUUID()],
+        [null],
+        [Buffer.from(fields)],
+        [hash(ref)],
+        [Buffer.from(ref)],
+        previousKeys.map(hash),
+        previousKeys.map(() => 1),
+      ])
+    }
     const raw = () =>
       pool.query(
         `INSERT INTO raw_claims (key, expires_at) VALUES ($1, statement_timestamp() + interval '10 minutes')
@@ -165,8 +182,12 @@ ON CONFLICT DO NOTHING`,
       )
     return await contest(
       'PostgresClaimStore',
-      { [STORE]: () => store.record(newEvent(`cb-${n++}`), randomUUID(), undefined), [RAW]: raw },
-      { [STORE]: 'PostgresClaimStore.record', [RAW]: 'raw INSERT … ON CONFLICT DO NOTHING' },
+      { [STORE]: () => store.record(newEvent(`cb-${n++}`), randomUUID(), undefined), [BEFORE]: before, [RAW]: raw },
+      {
+        [STORE]: 'PostgresClaimStore.record (batched)',
+        [BEFORE]: 'one statement per record (before)',
+        [RAW]: 'raw INSERT … ON CONFLICT DO NOTHING',
+      },
       settings,
       log,
     )

@@ -15,21 +15,22 @@ const EVENT = `c.key, c.fields, c.ref, (extract(epoch FROM c.received_at) * 1000
 const ms = (n: number) => `($${n}::float8 * interval '1 millisecond')`
 
 /**
- * The columns `record` writes, and what a new event holds in each: `$4` is the lease in ms, NULL
- * for a pending event. `expires_at` is infinity (a v1 instance finds the key held).
+ * The columns `record` writes, and what a new event holds in each, from the event's row `i` of the
+ * batch: `i.lease` is the lease in ms, NULL for a pending event. `expires_at` is infinity (a v1
+ * instance finds the key held).
  */
 const RECORDED: readonly (readonly [string, string])[] = [
-  ['key', '$2::bytea'],
-  ['token', '$3::text'],
+  ['key', 'i.key'],
+  ['token', 'i.token'],
   ['done', 'false'],
   ['expires_at', `'infinity'::timestamptz`],
-  ['state', `CASE WHEN $4::float8 IS NULL THEN 'pending' ELSE 'running' END`],
-  ['due_at', `statement_timestamp() + coalesce($4::float8, 0) * interval '1 millisecond'`],
-  ['fields', '$5::bytea'],
-  ['ref_hash', '$6::bytea'],
-  ['ref', '$7::bytea'],
+  ['state', `CASE WHEN i.lease IS NULL THEN 'pending' ELSE 'running' END`],
+  ['due_at', `statement_timestamp() + coalesce(i.lease, 0) * interval '1 millisecond'`],
+  ['fields', 'i.fields'],
+  ['ref_hash', 'i.ref_hash'],
+  ['ref', 'i.ref'],
   ['received_at', `date_trunc('milliseconds', statement_timestamp())`],
-  ['attempts', `CASE WHEN $4::float8 IS NULL THEN 0 ELSE 1 END`],
+  ['attempts', `CASE WHEN i.lease IS NULL THEN 0 ELSE 1 END`],
   ['last_error', 'NULL::text'],
 ]
 
@@ -43,33 +44,47 @@ export function claimStatements(table: string, effects: string) {
   const gone = `c.expires_at <= statement_timestamp()`
   return {
     /**
-     * $1 key_hash, $2 key, $3 token, $4 lease ms or NULL, $5 fields, $6 ref_hash, $7 ref,
-     * $8 previous keys' hashes. Answers prev_done, prev_held (a previous key's row done, or held by
+     * A batch of events, one array element each (the store's group commit; no two share a key):
+     * $1 key_hash, $2 key, $3 token, $4 lease ms or NULL, $5 fields, $6 ref_hash, $7 ref; and every
+     * event's previous keys, $8 their hashes and $9 the number of the event (1-based) each is of.
+     * Answers a row per event, in order: prev_done, prev_held (a previous key's row done, or held by
      * a v1 claim, as the statement's snapshot shows it) and, unless those blocked it, the key's row
-     * as it stands after the upsert, read under its lock: mine (its token is $3), state, done,
-     * attempts, legacy (written by v1), alive (not past its expires_at).
+     * as it stands after the upsert, read under its lock (found): mine (its token is the event's), state,
+     * done, attempts, legacy (written by v1), alive (not past its expires_at).
      *
      * Why an upsert whose every column is `CASE WHEN gone THEN new ELSE old END`, rather than a
      * `DO UPDATE … WHERE gone` or a SELECT first: under READ COMMITTED a SELECT cannot see a row
      * that a concurrent record committed after this statement's snapshot, and `DO UPDATE … WHERE`
      * returns no row when its condition is false. This way the insert either lands, or waits for
      * the concurrent insert of the same key and then locks the row, which RETURNING reads as it now
-     * stands: the answer is derived from the row itself (its token is ours or not).
+     * stands: the answer is derived from the row itself (its token is ours or not). The rows are
+     * written in key-hash order, so two instances' batches sharing keys lock them in one order and
+     * never wait on each other in a cycle.
      */
-    record: `WITH prev AS (
-  SELECT coalesce(bool_or(c.done), false) AS done,
-    coalesce(bool_or(NOT c.done AND NOT ${V2_ROW}), false) AS held
-  FROM ${table} AS c
-  WHERE c.key_hash = ANY($8::bytea[]) AND c.key_hash <> $1 AND c.expires_at > statement_timestamp()
+    record: `WITH i AS (
+  SELECT * FROM unnest($1::bytea[], $2::bytea[], $3::text[], $4::float8[], $5::bytea[], $6::bytea[], $7::bytea[])
+    WITH ORDINALITY AS i(key_hash, key, token, lease, fields, ref_hash, ref, n)
+), prev AS (
+  SELECT p.n, bool_or(c.done) AS done, bool_or(NOT c.done AND NOT ${V2_ROW}) AS held
+  FROM unnest($8::bytea[], $9::int8[]) AS p(key_hash, n)
+  JOIN i ON i.n = p.n
+  JOIN ${table} AS c ON c.key_hash = p.key_hash AND c.key_hash <> i.key_hash AND c.expires_at > statement_timestamp()
+  GROUP BY p.n
 ), put AS (
   INSERT INTO ${table} AS c (key_hash, ${RECORDED.map(([column]) => column).join(', ')})
-  SELECT $1::bytea, ${RECORDED.map(([, value]) => value).join(', ')} FROM prev WHERE NOT prev.done AND NOT prev.held
+  SELECT i.key_hash, ${RECORDED.map(([, value]) => value).join(', ')}
+  FROM i LEFT JOIN prev ON prev.n = i.n
+  WHERE prev.n IS NULL OR NOT (prev.done OR prev.held)
+  ORDER BY i.key_hash
   ON CONFLICT (key_hash) DO UPDATE SET
     ${RECORDED.map(([column]) => `${column} = CASE WHEN ${gone} THEN EXCLUDED.${column} ELSE c.${column} END`).join(',\n    ')}
-  RETURNING c.token = $3 AS mine, c.state, c.done, c.attempts, NOT ${V2_ROW} AS legacy,
+  RETURNING c.key_hash, c.token, c.state, c.done, c.attempts, NOT ${V2_ROW} AS legacy,
     c.expires_at > statement_timestamp() AS alive
 )
-SELECT prev.done AS prev_done, prev.held AS prev_held, put.* FROM prev LEFT JOIN put ON true`,
+SELECT coalesce(prev.done, false) AS prev_done, coalesce(prev.held, false) AS prev_held,
+  put.key_hash IS NOT NULL AS found, put.token = i.token AS mine, put.state, put.done, put.attempts, put.legacy, put.alive
+FROM i LEFT JOIN prev ON prev.n = i.n LEFT JOIN put ON put.key_hash = i.key_hash
+ORDER BY i.n`,
 
     /**
      * $1 key_hash, $2 token, $3 maxAttempts, $4 lease ms, $5 the dead letter's reason (`%s`: the

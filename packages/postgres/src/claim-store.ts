@@ -10,7 +10,15 @@ import type {
   StoredEventState,
   TakenEvent,
 } from '@paywire/core'
-import { checkEvent, checkLease, checkLimit, checkReleaseOptions, checkToken } from './claim-checks.js'
+import { RecordBatches } from '@paywire/core/engine'
+import {
+  type CheckedEvent,
+  checkEvent,
+  checkLease,
+  checkLimit,
+  checkReleaseOptions,
+  checkToken,
+} from './claim-checks.js'
 import { claimStatements } from './claim-sql.js'
 import { statement } from './connection.js'
 import {
@@ -27,6 +35,50 @@ const STATES: ReadonlySet<unknown> = new Set<StoredEventState>(['pending', 'runn
 
 /** How many rows one prune statement deletes at most: a huge backlog never takes one giant lock. */
 const PRUNE_BATCH = 1_000
+
+/**
+ * Events one record statement carries at most: it is planned and committed once for them all, and
+ * its locks are held for one statement's time.
+ */
+const RECORD_BATCH = 64
+
+/** A checked `record` call waiting for its batch. */
+interface Recording {
+  readonly event: CheckedEvent
+  readonly token: string
+  /** The lease in ms, or null for a pending event. */
+  readonly lease: number | null
+}
+
+/** SQLSTATE classes a batch may be refused with for one event's sake: data exception, integrity, rollback (deadlock). */
+const ONE_EVENTS_OWN = /^(22|23|40)/
+
+/** PostgreSQL answered with an error (its SQLSTATE) that may be one event's own: the connection itself is fine. */
+function refusedByServer(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code
+  return error instanceof Error && typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && ONE_EVENTS_OWN.test(code)
+}
+
+/**
+ * A record's answer from its row: `done` when a previous key is done, `held` when a v1 claim holds
+ * a previous key (or the key itself); else the key's row as it stands under its lock decides.
+ */
+function recordAnswer(op: string, row: Record<string, unknown>, lease: number | null): RecordAnswer | Error {
+  if (row.prev_done === true) return 'done'
+  if (row.prev_held === true) return 'held'
+  if (row.found !== true) return new Error(`${op}: the record statement neither wrote nor found the key`)
+  if (row.done === true) return 'done'
+  if (row.legacy === true) {
+    // A v1 claim still holding the key; one past its hold was taken over above.
+    if (row.alive === true) return 'held'
+    return new Error(`${op}: the key's v1 claim expired and was not taken over`)
+  }
+  if (row.mine === true) {
+    if (lease !== null && row.state === 'running' && row.attempts === 1) return 'taken'
+    if (lease === null && row.state === 'pending' && row.attempts === 0) return 'recorded'
+  }
+  return 'known'
+}
 
 /** The dead letter's reason when every run ended with no outcome recorded (core's wording; `%s`: the runs). */
 const OUTCOMELESS =
@@ -46,6 +98,13 @@ export class PostgresClaimStore implements ClaimStore {
   readonly #pool: PgPool
   readonly #sql: ReturnType<typeof claimStatements>
   readonly #timeoutMs: number
+  readonly #records = new RecordBatches<Recording, RecordAnswer>({
+    operation: 'PostgresClaimStore.record',
+    send: (records) => this.#recordBatch(records),
+    // Bytes as latin1 text: one character per byte, so two keys are one string only when they are one key.
+    keysOf: ({ event }) => [event.key, ...event.previousKeys].map((key) => key.toString('latin1')),
+    maxItems: RECORD_BATCH,
+  })
 
   constructor(options: PostgresStoreOptions) {
     const { schema, statementTimeoutMs } = checkStoreOptions('PostgresClaimStore', options)
@@ -64,39 +123,61 @@ export class PostgresClaimStore implements ClaimStore {
    * holds a previous key (or the key itself); else the key's row as it stands under its lock decides:
    * `done`, `taken`/`recorded` when it is this token's first write still as it left it (a retry
    * after a lost reply), `known` otherwise; no row (or a done key past its keep) is written anew,
-   * leased to `token` for `leaseMs` (attempt 1) or pending and due now.
+   * leased to `token` for `leaseMs` (attempt 1) or pending and due now. Records made while one
+   * statement is being written go to PostgreSQL together in the next (group commit).
    */
   async record(event: NewEvent, token: string, leaseMs: number | undefined): Promise<RecordAnswer> {
     const op = 'PostgresClaimStore.record'
     const checked = checkEvent(op, event)
     checkToken(op, token)
     const lease = leaseMs === undefined ? null : checkMs(op, 'leaseMs', leaseMs)
+    return this.#records.add({ event: checked, token, lease })
+  }
+
+  /**
+   * One statement for the batch. When PostgreSQL refuses it for what may be one event's own (a
+   * data or constraint error, or a deadlock with another instance), nothing of it was written, and
+   * each event is sent again alone, so the refusal stays with its event; what befell the statement
+   * itself (a lost connection, the deadline) fails the batch.
+   */
+  async #recordBatch(records: readonly Recording[]): Promise<Array<RecordAnswer | Error>> {
+    try {
+      return await this.#recordStatement(records)
+    } catch (error) {
+      if (records.length === 1 || !refusedByServer(error)) throw error
+    }
+    return Promise.all(
+      records.map((one) =>
+        this.#recordStatement([one]).then(
+          ([answer]) => answer as RecordAnswer | Error,
+          (error: unknown) => (error instanceof Error ? error : new Error(String(error))),
+        ),
+      ),
+    )
+  }
+
+  async #recordStatement(records: readonly Recording[]): Promise<Array<RecordAnswer | Error>> {
+    const op = 'PostgresClaimStore.record'
+    const previous: Buffer[] = []
+    const previousOf: number[] = []
+    records.forEach(({ event }, i) => {
+      for (const key of event.previousKeys) {
+        previous.push(hashOf(key))
+        previousOf.push(i + 1)
+      }
+    })
     const result = await this.#send(op, this.#sql.record, [
-      hashOf(checked.key),
-      checked.key,
-      token,
-      lease,
-      checked.fields,
-      hashOf(checked.ref),
-      checked.ref,
-      checked.previousKeys.map(hashOf),
+      records.map(({ event }) => hashOf(event.key)),
+      records.map(({ event }) => event.key),
+      records.map(({ token }) => token),
+      records.map(({ lease }) => lease),
+      records.map(({ event }) => event.fields),
+      records.map(({ event }) => hashOf(event.ref)),
+      records.map(({ event }) => event.ref),
+      previous,
+      previousOf,
     ])
-    const row = result.rows[0]
-    if (row === undefined) throw new Error(`${op}: the record statement answered no row`)
-    if (row.prev_done === true) return 'done'
-    if (row.prev_held === true) return 'held'
-    if (row.state === undefined) throw new Error(`${op}: the record statement neither wrote nor found the key`)
-    if (row.done === true) return 'done'
-    if (row.legacy === true) {
-      // A v1 claim still holding the key; one past its hold was taken over above.
-      if (row.alive === true) return 'held'
-      throw new Error(`${op}: the key's v1 claim expired and was not taken over`)
-    }
-    if (row.mine === true) {
-      if (lease !== null && row.state === 'running' && row.attempts === 1) return 'taken'
-      if (lease === null && row.state === 'pending' && row.attempts === 0) return 'recorded'
-    }
-    return 'known'
+    return result.rows.map((row, i) => recordAnswer(op, row, records[i]?.lease ?? null))
   }
 
   /** Takes `key` when it is due (pending past its retry time, running past its lease); dead instead when its attempts are used up. */

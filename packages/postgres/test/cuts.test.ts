@@ -82,7 +82,7 @@ describeWithPostgres('connections cut mid-statement, and a server restart', (ser
         [key, LONG, 'taken'],
         [pendingKey, undefined, 'recorded'],
       ] as const) {
-        const cut = proxy.arm(/^WITH prev AS/, kind)
+        const cut = proxy.arm(/^WITH i AS \(\n {2}SELECT \* FROM unnest/, kind)
         await expect(claims().record(event(k), token, leaseMs)).rejects.toThrow()
         await cut
         expect(await claims().record(event(k), token, leaseMs)).toBe(answer)

@@ -18,7 +18,11 @@ export function checkToken(operation: string, token: unknown): string {
   return checked
 }
 
-/** The event's key, previous keys and ref name Redis keys; its fields must come back exactly as written. */
+/**
+ * The event's key, previous keys and ref name Redis keys; its fields must come back exactly as
+ * written. Answers a copy of what was checked: the record is written later, in a batch, and must be
+ * what was checked even if the caller's object changes meanwhile.
+ */
 export function checkEvent(operation: string, event: unknown): NewEvent {
   if (typeof event !== 'object' || event === null) {
     throw new RequestValidationError(operation, [{ path: 'event', message: 'must be a NewEvent object' }])
@@ -30,13 +34,14 @@ export function checkEvent(operation: string, event: unknown): NewEvent {
       { path: 'event.previousKeys', message: 'must be an array of strings' },
     ])
   }
-  for (const [i, previous] of previousKeys.entries()) checkKeyPart(operation, `event.previousKeys[${i}]`, previous)
+  const previous: string[] = [...previousKeys]
+  for (const [i, one] of previous.entries()) checkKeyPart(operation, `event.previousKeys[${i}]`, one)
   const fieldsIssue = fieldsProblem(fields)
   if (fieldsIssue !== undefined) {
     throw new RequestValidationError(operation, [{ path: 'event.fields', message: fieldsIssue }])
   }
   checkKeyPart(operation, 'event.ref', ref)
-  return event as NewEvent
+  return { key: key as string, previousKeys: previous, fields: fields as string, ref: ref as string }
 }
 
 /** What is wrong with fields to store, if anything: they must be a string that comes back exactly as written. */

@@ -120,49 +120,71 @@ end
  * as that write left it and the token is the same (the reply was lost), else `known`. Then a claim
  * the former version still holds (`held:<token>`, expiring by itself) answers `held`. A done key
  * past its keep counts as absent: it and its index entries are replaced.
- * KEYS[1] due, [2] dead, [3] done, [4] the event hash, [5] its former-version key, [6] the ref's
- * set, then per previous key its hash and its former-version key. ARGV[1] prefix, [2] key,
- * [3] token, [4] leaseMs or '', [5] fields, [6] ref.
+ *
+ * One script records a batch of events (the store's group commit), each as if alone, in order; the
+ * store never puts two events sharing a key in one batch. Each event is recorded under `pcall`, so
+ * an error (a key of the prefix written by another program, WRONGTYPE) is that event's answer,
+ * `error:<message>`, and the others stand. The event hashes, former-version keys and ref sets are
+ * named from P, like the take-due script's: on Redis Cluster the prefix's hash tag puts them in
+ * the indexes' slot. KEYS[1] due, [2] done. ARGV[1] prefix, then per event: key, token, leaseMs or
+ * '', fields, ref, the number of previous keys, and those keys.
  */
 export const RECORD = new LuaScript(`${NOW}${DONE_MEMBER}
+local prefix = ARGV[1]
 local function former(key)
-  local value = redis.call('GET', key)
+  local value = redis.call('GET', prefix .. 'claim:' .. key)
   if not value then return nil end
   return string.sub(value, 1, 5)
 end
-local held = false
-for i = 7, #KEYS, 2 do
-  local v = redis.call('HMGET', KEYS[i], 'state', 'until')
-  if v[1] == 'done' and tonumber(v[2]) > now then return 'done' end
-  local old = former(KEYS[i + 1])
+local function record(key, token, lease, fields, ref, first, last)
+  local held = false
+  for i = first, last do
+    local v = redis.call('HMGET', prefix .. 'inbox:event:' .. ARGV[i], 'state', 'until')
+    if v[1] == 'done' and tonumber(v[2]) > now then return 'done' end
+    local old = former(ARGV[i])
+    if old == 'done:' then return 'done' end
+    if old == 'held:' then held = true end
+  end
+  local old = former(key)
   if old == 'done:' then return 'done' end
   if old == 'held:' then held = true end
-end
-local old = former(KEYS[5])
-if old == 'done:' then return 'done' end
-if old == 'held:' then held = true end
-local v = redis.call('HMGET', KEYS[4], 'state', 'until', 'token', 'attempts', 'ref')
-if v[1] then
-  if v[1] ~= 'done' or tonumber(v[2]) > now then
-    if v[1] == 'done' then return 'done' end
-    if v[3] == ARGV[3] then
-      if ARGV[4] ~= '' and v[1] == 'running' and v[4] == '1' then return 'taken' end
-      if ARGV[4] == '' and v[1] == 'pending' and v[4] == '0' then return 'recorded' end
+  local hash = prefix .. 'inbox:event:' .. key
+  local v = redis.call('HMGET', hash, 'state', 'until', 'token', 'attempts', 'ref')
+  if v[1] then
+    if v[1] ~= 'done' or tonumber(v[2]) > now then
+      if v[1] == 'done' then return 'done' end
+      if v[3] == token then
+        if lease ~= '' and v[1] == 'running' and v[4] == '1' then return 'taken' end
+        if lease == '' and v[1] == 'pending' and v[4] == '0' then return 'recorded' end
+      end
+      return 'known'
     end
-    return 'known'
+    redis.call('ZREM', KEYS[2], doneMember(v[5], key))
+    if v[5] ~= ref then redis.call('SREM', prefix .. 'inbox:ref:' .. v[5], key) end
+    redis.call('DEL', hash)
   end
-  redis.call('ZREM', KEYS[3], doneMember(v[5], ARGV[2]))
-  if v[5] ~= ARGV[6] then redis.call('SREM', ARGV[1] .. 'inbox:ref:' .. v[5], ARGV[2]) end
-  redis.call('DEL', KEYS[4])
+  if held then return 'held' end
+  local state, attempts, due, answer = 'pending', 0, now, 'recorded'
+  if lease ~= '' then state, attempts, due, answer = 'running', 1, now + tonumber(lease), 'taken' end
+  redis.call('HSET', hash, 'state', state, 'token', token, 'attempts', attempts, 'until', due,
+    'receivedAt', now, 'ref', ref, 'fields', fields)
+  redis.call('ZADD', KEYS[1], due, key)
+  redis.call('SADD', prefix .. 'inbox:ref:' .. ref, key)
+  return answer
 end
-if held then return 'held' end
-local state, attempts, due, answer = 'pending', 0, now, 'recorded'
-if ARGV[4] ~= '' then state, attempts, due, answer = 'running', 1, now + tonumber(ARGV[4]), 'taken' end
-redis.call('HSET', KEYS[4], 'state', state, 'token', ARGV[3], 'attempts', attempts, 'until', due,
-  'receivedAt', now, 'ref', ARGV[6], 'fields', ARGV[5])
-redis.call('ZADD', KEYS[1], due, ARGV[2])
-redis.call('SADD', KEYS[6], ARGV[2])
-return answer`)
+local answers = {}
+local at = 2
+while at <= #ARGV do
+  local count = tonumber(ARGV[at + 5])
+  local ok, answer = pcall(record, ARGV[at], ARGV[at + 1], ARGV[at + 2], ARGV[at + 3], ARGV[at + 4], at + 6, at + 5 + count)
+  if not ok then
+    -- Redis 7 raises a redis.call error as a table { err = message }; earlier versions as a string.
+    answer = 'error:' .. (type(answer) == 'table' and tostring(answer.err) or tostring(answer))
+  end
+  answers[#answers + 1] = answer
+  at = at + 6 + count
+end
+return answers`)
 
 /** Take one key. KEYS[1] due, [2] dead, [3] the event hash; ARGV[1] key, [2] token, [3] ms, [4] maxAttempts. */
 export const TAKE_ONE = new LuaScript(`${NOW}${EVENT}${TAKE}

@@ -143,11 +143,11 @@ describe('refused input sends nothing to Redis', () => {
       ...client,
       evalSha: async (_sha1, { arguments: args }) => {
         sent.push(args)
-        return 'taken'
+        return args[3] === '1' ? ['taken'] : 1
       },
     }
     expect(await new RedisClaimStore({ client: accepting }).record(event, 't', 0.5)).toBe('taken')
-    expect(sent).toEqual([['paywire:', 'k', 't', '1', '{}', 'r']])
+    expect(sent).toEqual([['paywire:', 'k', 't', '1', '{}', 'r', '0']])
     await new RedisClaimStore({ client: accepting }).release('k', 't', { ...release, retryInMs: 0 })
     expect(sent[1]?.[2]).toBe('0')
   })
@@ -310,7 +310,18 @@ describe('refused input sends nothing to Redis', () => {
   it("a client whose scripts answer anything but the store's own answers is not trusted", async () => {
     const event = { key: 'k', previousKeys: [], fields: '{}', ref: 'r' }
     const queued = new RedisClaimStore({ client: { ...recordingClient(), evalSha: async () => 'QUEUED' } })
-    expect(String(await rejection(queued.record(event, 't', 1000)))).toContain('the record script answered "QUEUED"')
+    expect(String(await rejection(queued.record(event, 't', 1000)))).toContain(
+      'RedisClaimStore.record: the script answered "QUEUED", not a list',
+    )
+    const queuedInList = new RedisClaimStore({ client: { ...recordingClient(), evalSha: async () => ['QUEUED'] } })
+    expect(String(await rejection(queuedInList.record(event, 't', 1000)))).toContain(
+      'the record script answered "QUEUED"',
+    )
+    // An answer for each of two events, to a script that carried one: whose is which cannot be told.
+    const extra = new RedisClaimStore({ client: { ...recordingClient(), evalSha: async () => ['taken', 'taken'] } })
+    expect(String(await rejection(extra.record(event, 't', 1000)))).toContain(
+      'RedisClaimStore.record: the store answered 2 records for a batch of 1',
+    )
     expect(String(await rejection(queued.takeDue({ token: 't', ms: 1000, maxAttempts: 3 }, 5)))).toContain(
       'RedisClaimStore.takeDue: the script answered "QUEUED", not a list',
     )

@@ -129,10 +129,13 @@ describeWithRedis('runScript against a real redis-server', (server) => {
     await pool.connect()
     try {
       const prefix = `review-${randomUUID()}:`
-      const store = new RedisClaimStore({ client: pool as unknown as RedisClient, keyPrefix: prefix })
+      // A store per record (as four instances would be): one store sends records made together as one script.
+      const store = () => new RedisClaimStore({ client: pool as unknown as RedisClient, keyPrefix: prefix })
       await direct().scriptFlush()
       await direct().configResetStat()
-      const answers = await Promise.all(['a', 'b', 'c', 'd'].map((key) => store.record(event(key), `t-${key}`, 60_000)))
+      const answers = await Promise.all(
+        ['a', 'b', 'c', 'd'].map((key) => store().record(event(key), `t-${key}`, 60_000)),
+      )
       expect(answers).toEqual(['taken', 'taken', 'taken', 'taken'])
       for (const key of ['a', 'b', 'c', 'd']) {
         expect(await direct().hGetAll(`${prefix}inbox:event:${key}`)).toMatchObject({ state: 'running', attempts: '1' })

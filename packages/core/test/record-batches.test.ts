@@ -1,0 +1,169 @@
+/**
+ * Group commit of a store's records: who goes in which batch, and whose answer each caller gets,
+ * when the store answers, fails one item, fails the batch, throws, or answers a wrong count.
+ */
+
+import { describe, expect, it } from 'vitest'
+import { RecordBatches } from '../src/inbox/record-batches.js'
+
+interface Item {
+  readonly key: string
+  readonly previous?: readonly string[]
+}
+
+/** A store whose batches stay open until the test answers them. */
+function openStore(maxItems = 64) {
+  const sent: Array<{
+    items: readonly Item[]
+    answer: (answers: ReadonlyArray<string | Error>) => void
+    fail: (e: unknown) => void
+  }> = []
+  const batches = new RecordBatches<Item, string>({
+    operation: 'TestStore.record',
+    maxItems,
+    keysOf: (item) => [item.key, ...(item.previous ?? [])],
+    send: (items) =>
+      new Promise((answer, fail) => {
+        sent.push({ items, answer, fail })
+      }),
+  })
+  return { batches, sent }
+}
+
+const keys = (items: readonly Item[]) => items.map((item) => item.key)
+
+/** Lets the answered callers run, then the next batch leave (it goes on the turn after its predecessor's answers). */
+const settle = async () => {
+  for (let turn = 0; turn < 2; turn++) await new Promise<void>((resolve) => setImmediate(resolve))
+}
+
+describe('RecordBatches', () => {
+  it('sends a lone record at once, and what arrives while it is written in one batch after it', async () => {
+    const { batches, sent } = openStore()
+    const first = batches.add({ key: 'a' })
+    expect(sent.map((s) => keys(s.items))).toEqual([['a']])
+    const rest = ['b', 'c', 'd'].map((key) => batches.add({ key }))
+    // One batch in flight: the three wait.
+    expect(sent).toHaveLength(1)
+    sent[0]?.answer(['recorded'])
+    expect(await first).toBe('recorded')
+    await settle()
+    expect(sent.map((s) => keys(s.items))).toEqual([['a'], ['b', 'c', 'd']])
+    sent[1]?.answer(['recorded', 'known', 'done'])
+    expect(await Promise.all(rest)).toEqual(['recorded', 'known', 'done'])
+  })
+
+  it('never puts two records of one key, or of a key and its previous key, in one batch, nor lets a later one pass', async () => {
+    const { batches, sent } = openStore()
+    const blocker = batches.add({ key: 'x' })
+    const waiting = [
+      batches.add({ key: 'a' }),
+      batches.add({ key: 'a' }),
+      batches.add({ key: 'b', previous: ['a'] }),
+      batches.add({ key: 'c' }),
+      // Waits behind the 'b' record passed over, though nothing taken names 'b'.
+      batches.add({ key: 'b' }),
+    ]
+    sent[0]?.answer(['recorded'])
+    await blocker
+    await settle()
+    expect(keys(sent[1]?.items ?? [])).toEqual(['a', 'c'])
+    sent[1]?.answer(['recorded', 'recorded'])
+    await settle()
+    expect(keys(sent[2]?.items ?? [])).toEqual(['a'])
+    sent[2]?.answer(['known'])
+    await settle()
+    expect(keys(sent[3]?.items ?? [])).toEqual(['b'])
+    sent[3]?.answer(['recorded'])
+    await settle()
+    expect(keys(sent[4]?.items ?? [])).toEqual(['b'])
+    sent[4]?.answer(['known'])
+    expect(await Promise.all(waiting)).toEqual(['recorded', 'known', 'recorded', 'recorded', 'known'])
+  })
+
+  it('a record made by a caller as its answer arrives joins the next batch, not one of its own', async () => {
+    const { batches, sent } = openStore()
+    // A store's record and its caller: async functions, a few promise hops between the answer and the next record.
+    const record = async (item: Item) => {
+      const answer = await batches.add(item)
+      await Promise.resolve()
+      return answer
+    }
+    const again = record({ key: 'a' }).then(async () => {
+      await Promise.resolve()
+      return record({ key: 'a2' })
+    })
+    const others = ['b', 'c'].map((key) => batches.add({ key }))
+    sent[0]?.answer(['recorded'])
+    await settle()
+    expect(sent.map((s) => keys(s.items))).toEqual([['a'], ['b', 'c', 'a2']])
+    sent[1]?.answer(['recorded', 'recorded', 'recorded'])
+    expect(await Promise.all([again, ...others])).toEqual(['recorded', 'recorded', 'recorded'])
+  })
+
+  it('carries at most maxItems, the oldest first', async () => {
+    const { batches, sent } = openStore(2)
+    const all = ['a', 'b', 'c', 'd', 'e'].map((key) => batches.add({ key }))
+    for (let i = 0; i < 3; i++) {
+      sent[i]?.answer(sent[i]?.items.map((item) => `ok ${item.key}`) ?? [])
+      await settle()
+    }
+    expect(sent.map((s) => keys(s.items))).toEqual([['a'], ['b', 'c'], ['d', 'e']])
+    expect(await Promise.all(all)).toEqual(['ok a', 'ok b', 'ok c', 'ok d', 'ok e'])
+  })
+
+  it('rejects only the item whose answer is an error; the others get theirs', async () => {
+    const { batches, sent } = openStore()
+    const blocker = batches.add({ key: 'x' })
+    const [a, b, c] = ['a', 'b', 'c'].map((key) => batches.add({ key }))
+    sent[0]?.answer(['recorded'])
+    await blocker
+    await settle()
+    const own = new Error('WRONGTYPE on b')
+    sent[1]?.answer(['recorded', own, 'done'])
+    expect(await a).toBe('recorded')
+    await expect(b).rejects.toBe(own)
+    expect(await c).toBe('done')
+  })
+
+  it('rejects every item of a batch that failed whole, and goes on with the next batch', async () => {
+    const { batches, sent } = openStore()
+    const first = [batches.add({ key: 'a' })]
+    const second = [batches.add({ key: 'b' }), batches.add({ key: 'c' })]
+    const lost = new Error('connection lost')
+    sent[0]?.fail(lost)
+    await expect(first[0]).rejects.toBe(lost)
+    await settle()
+    expect(keys(sent[1]?.items ?? [])).toEqual(['b', 'c'])
+    sent[1]?.answer(['recorded', 'recorded'])
+    expect(await Promise.all(second)).toEqual(['recorded', 'recorded'])
+  })
+
+  it('believes no answer of a batch answered with the wrong count', async () => {
+    const { batches, sent } = openStore()
+    const blocker = batches.add({ key: 'x' })
+    const both = [batches.add({ key: 'a' }), batches.add({ key: 'b' })]
+    sent[0]?.answer(['recorded'])
+    await blocker
+    await settle()
+    sent[1]?.answer(['recorded'])
+    for (const one of both)
+      await expect(one).rejects.toThrow('TestStore.record: the store answered 1 records for a batch of 2')
+  })
+
+  it('rejects the batch when send throws before answering, and keeps working', async () => {
+    let calls = 0
+    const batches = new RecordBatches<Item, string>({
+      operation: 'TestStore.record',
+      maxItems: 8,
+      keysOf: (item) => [item.key],
+      send: (items) => {
+        calls++
+        if (calls === 1) throw new Error('could not even start')
+        return Promise.resolve(items.map(() => 'recorded'))
+      },
+    })
+    await expect(batches.add({ key: 'a' })).rejects.toThrow('could not even start')
+    expect(await batches.add({ key: 'a' })).toBe('recorded')
+  })
+})

@@ -1,0 +1,110 @@
+/**
+ * The record's group commit against a real redis-server, through a proxy that counts and cuts
+ * commands: records made together go as one script and each gets its own answer; an event Redis
+ * refuses fails alone; a lost reply fails the whole batch and each record sent again answers as
+ * its first write did; what is written is the event as it was checked.
+ */
+
+import { randomUUID } from 'node:crypto'
+import { expect, it } from 'vitest'
+import { RedisClaimStore, type RedisClient } from '../src/index.js'
+import { cutRig } from './cut-proxy.js'
+import { describeWithRedis } from './redis-server.js'
+
+describeWithRedis('RedisClaimStore.record in batches', (server) => {
+  const rig = cutRig(server)
+  const direct = () =>
+    rig.direct as unknown as {
+      hGetAll(key: string): Promise<Record<string, string>>
+      set(key: string, value: string): Promise<unknown>
+    }
+  const setup = () => {
+    const prefix = `batch-${randomUUID()}:`
+    return { prefix, store: new RedisClaimStore({ client: rig.viaProxy as RedisClient, keyPrefix: prefix }) }
+  }
+  const event = (key: string, previousKeys: string[] = []) => ({
+    key,
+    previousKeys,
+    fields: `{"trans_id":"${key}"}`,
+    ref: `ref-${key}`,
+  })
+
+  it('records made while one is written go as one script, each answered its own, a second record of a key known', async () => {
+    const { prefix, store } = setup()
+    rig.proxy.record()
+    const keys = Array.from({ length: 20 }, (_, i) => `k${i}`)
+    const answers = await Promise.all([
+      ...keys.map((key) => store.record(event(key), `token-${key}`, 60_000)),
+      // The same key again, by another runner: it waits for a later batch and finds it recorded.
+      store.record(event('k3'), 'token-other', 60_000),
+      // An event whose previous key is being recorded: it too waits, and is written after it.
+      store.record(event('k20', ['k5']), 'token-k20', undefined),
+    ])
+    expect(answers).toEqual([...keys.map(() => 'taken'), 'known', 'recorded'])
+    // The first alone (nothing was in flight), the other 19 and k20 together, then the second k3.
+    expect(rig.proxy.commands).toEqual(['EVALSHA', 'EVALSHA', 'EVALSHA'])
+    for (const key of keys) {
+      expect(await direct().hGetAll(`${prefix}inbox:event:${key}`)).toMatchObject({
+        state: 'running',
+        token: `token-${key}`,
+        attempts: '1',
+        ref: `ref-${key}`,
+        fields: `{"trans_id":"${key}"}`,
+      })
+    }
+    expect(await direct().hGetAll(`${prefix}inbox:event:k20`)).toMatchObject({ state: 'pending', attempts: '0' })
+  })
+
+  it("an event Redis refuses (its key is another program's string) fails alone; the rest of its batch is recorded", async () => {
+    const { prefix, store } = setup()
+    await direct().set(`${prefix}inbox:event:bad`, 'not a hash')
+    rig.proxy.record()
+    const first = store.record(event('first'), 't-first', 60_000)
+    const [a, bad, c] = ['a', 'bad', 'c'].map((key) => store.record(event(key), `t-${key}`, 60_000))
+    expect(await first).toBe('taken')
+    expect(await a).toBe('taken')
+    await expect(bad).rejects.toThrow(/^RedisClaimStore\.record: Redis refused the record: .*WRONGTYPE/)
+    expect(await c).toBe('taken')
+    expect(rig.proxy.commands).toEqual(['EVALSHA', 'EVALSHA'])
+    expect(await direct().hGetAll(`${prefix}inbox:event:c`)).toMatchObject({ state: 'running', token: 't-c' })
+  })
+
+  it('a lost reply fails every record of its batch; each sent again by its runner answers as its first write', async () => {
+    const { prefix, store } = setup()
+    // The second command is the batch of three: Redis runs it, its reply never arrives.
+    rig.proxy.arm(2, 'reply')
+    const first = store.record(event('first'), 't-first', 60_000)
+    const batch = ['a', 'b', 'c'].map((key) => store.record(event(key), `t-${key}`, 60_000))
+    expect(await first).toBe('taken')
+    for (const one of batch) await expect(one).rejects.toBeInstanceOf(Error)
+    expect(rig.proxy.cuts).toBe(1)
+    for (const key of ['a', 'b', 'c']) {
+      expect(await direct().hGetAll(`${prefix}inbox:event:${key}`)).toMatchObject({ state: 'running', attempts: '1' })
+    }
+    rig.proxy.record()
+    expect(await Promise.all(['a', 'b', 'c'].map((key) => store.record(event(key), `t-${key}`, 60_000)))).toEqual([
+      'taken',
+      'taken',
+      'taken',
+    ])
+    expect(await store.record(event('b'), 't-someone-else', 60_000)).toBe('known')
+  })
+
+  it('what is written is the event as record checked it, whatever the caller changes while it waits', async () => {
+    const { prefix, store } = setup()
+    const blocker = store.record(event('blocker'), 't-blocker', 60_000)
+    const mutable = { key: 'mine', previousKeys: ['old-mine'], fields: '{"amount":"10.00"}', ref: 'ref-mine' }
+    const waiting = store.record(mutable, 't-mine', 60_000)
+    mutable.key = 'theirs'
+    mutable.fields = '{"amount":"99999.00"}'
+    mutable.ref = 'ref-theirs'
+    mutable.previousKeys.push('blocker')
+    expect(await blocker).toBe('taken')
+    expect(await waiting).toBe('taken')
+    expect(await direct().hGetAll(`${prefix}inbox:event:mine`)).toMatchObject({
+      fields: '{"amount":"10.00"}',
+      ref: 'ref-mine',
+    })
+    expect(await direct().hGetAll(`${prefix}inbox:event:theirs`)).toEqual({})
+  })
+})
