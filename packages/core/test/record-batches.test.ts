@@ -3,8 +3,8 @@
  * when the store answers, fails one item, fails the batch, throws, or answers a wrong count.
  */
 
-import { describe, expect, it } from 'vitest'
-import { RecordBatches } from '../src/inbox/record-batches.js'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { RecordBatches, SLOW_BATCH_MS } from '../src/inbox/record-batches.js'
 
 interface Item {
   readonly key: string
@@ -149,6 +149,49 @@ describe('RecordBatches', () => {
     sent[1]?.answer(['recorded'])
     for (const one of both)
       await expect(one).rejects.toThrow('TestStore.record: the store answered 1 records for a batch of 2')
+  })
+
+  describe('a batch that hangs', () => {
+    afterEach(() => {
+      vi.useRealTimers()
+    })
+
+    it('holds back the next one for SLOW_BATCH_MS only; a record of one of its keys waits for its answer', async () => {
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
+      const { batches, sent } = openStore()
+      const hung = batches.add({ key: 'a', previous: ['p'] })
+      const other = batches.add({ key: 'b' })
+      const sameKey = batches.add({ key: 'p' })
+      vi.advanceTimersByTime(SLOW_BATCH_MS - 1)
+      expect(sent.map((s) => keys(s.items))).toEqual([['a']])
+      vi.advanceTimersByTime(1)
+      // Past it, the others go on without the hung batch, except the one sharing its previous key.
+      expect(sent.map((s) => keys(s.items))).toEqual([['a'], ['b']])
+      sent[1]?.answer(['recorded'])
+      expect(await other).toBe('recorded')
+      await settle()
+      expect(sent).toHaveLength(2)
+      sent[0]?.answer(['taken'])
+      expect(await hung).toBe('taken')
+      await settle()
+      expect(sent.map((s) => keys(s.items))).toEqual([['a'], ['b'], ['p']])
+      sent[2]?.answer(['known'])
+      expect(await sameKey).toBe('known')
+    })
+
+    it('refuses a maxItems that is not a whole number from 1', () => {
+      for (const maxItems of [0, -1, 1.5, Number.NaN]) {
+        expect(
+          () =>
+            new RecordBatches<Item, string>({
+              operation: 'TestStore.record',
+              maxItems,
+              keysOf: () => [],
+              send: async () => [],
+            }),
+        ).toThrow(`TestStore.record: maxItems must be a whole number >= 1, got ${maxItems}`)
+      }
+    })
   })
 
   it('rejects the batch when send throws before answering, and keeps working', async () => {

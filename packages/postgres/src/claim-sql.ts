@@ -165,8 +165,14 @@ ORDER BY c.received_at, c.key_hash LIMIT $1`,
 WHERE c.key_hash = $1 AND c.state = 'dead'
 RETURNING 1 AS ok`,
 
-    /** $1 ref_hash, $2 ref (compared too: a hash collision erases nothing else). */
-    forget: `DELETE FROM ${table} AS c WHERE c.ref_hash = $1 AND c.ref = $2`,
+    /**
+     * $1 ref_hash, $2 ref (compared too: a hash collision erases nothing else). The rows are
+     * locked in key-hash order, as a record batch locks them: the two never wait on each other in
+     * a cycle.
+     */
+    forget: `DELETE FROM ${table} WHERE key_hash IN (
+  SELECT c.key_hash FROM ${table} AS c WHERE c.ref_hash = $1 AND c.ref = $2 ORDER BY c.key_hash FOR UPDATE
+)`,
 
     /**
      * $1 batch size. Done keys past their keep and v1 claims past their hold; `SKIP LOCKED` passes

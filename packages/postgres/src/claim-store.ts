@@ -50,13 +50,20 @@ interface Recording {
   readonly lease: number | null
 }
 
-/** SQLSTATE classes a batch may be refused with for one event's sake: data exception, integrity, rollback (deadlock). */
-const ONE_EVENTS_OWN = /^(22|23|40)/
+/**
+ * SQLSTATE classes that say what befell the statement or the server, not one event: the connection
+ * (08), resources (53), an operator or a cancel (57), the system (58), an internal error (XX).
+ */
+const NOT_ONE_EVENTS = /^(08|53|57|58|XX)/
 
-/** PostgreSQL answered with an error (its SQLSTATE) that may be one event's own: the connection itself is fine. */
+/**
+ * PostgreSQL answered the batch with an error that may be one event's own (a trigger's or a
+ * policy's refusal, a data or constraint error, a deadlock): the server answered it, so the
+ * connection stands and the statement, atomic, wrote nothing.
+ */
 function refusedByServer(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code
-  return error instanceof Error && typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && ONE_EVENTS_OWN.test(code)
+  return error instanceof Error && typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && !NOT_ONE_EVENTS.test(code)
 }
 
 /**
@@ -135,10 +142,11 @@ export class PostgresClaimStore implements ClaimStore {
   }
 
   /**
-   * One statement for the batch. When PostgreSQL refuses it for what may be one event's own (a
-   * data or constraint error, or a deadlock with another instance), nothing of it was written, and
-   * each event is sent again alone, so the refusal stays with its event; what befell the statement
-   * itself (a lost connection, the deadline) fails the batch.
+   * One statement for the batch. When PostgreSQL refuses it with an error that may be one event's
+   * own (anything but the connection, the server's resources, a cancel: a trigger, a policy, a
+   * constraint, a deadlock), nothing of it was written, and each event is sent again alone, so the
+   * refusal stays with its event; what befell the statement itself (a lost connection, the
+   * deadline) fails the batch.
    */
   async #recordBatch(records: readonly Recording[]): Promise<Array<RecordAnswer | Error>> {
     try {

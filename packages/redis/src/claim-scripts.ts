@@ -166,10 +166,11 @@ local function record(key, token, lease, fields, ref, first, last)
   if held then return 'held' end
   local state, attempts, due, answer = 'pending', 0, now, 'recorded'
   if lease ~= '' then state, attempts, due, answer = 'running', 1, now + tonumber(lease), 'taken' end
+  -- The payment's set first: if Redis refuses it (another program's key), nothing of the event is written.
+  redis.call('SADD', prefix .. 'inbox:ref:' .. ref, key)
   redis.call('HSET', hash, 'state', state, 'token', token, 'attempts', attempts, 'until', due,
     'receivedAt', now, 'ref', ref, 'fields', fields)
   redis.call('ZADD', KEYS[1], due, key)
-  redis.call('SADD', prefix .. 'inbox:ref:' .. ref, key)
   return answer
 end
 local answers = {}

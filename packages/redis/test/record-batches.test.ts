@@ -69,6 +69,20 @@ describeWithRedis('RedisClaimStore.record in batches', (server) => {
     expect(await direct().hGetAll(`${prefix}inbox:event:c`)).toMatchObject({ state: 'running', token: 't-c' })
   })
 
+  it("an event whose payment's set Redis refuses (another program's string) is not written at all", async () => {
+    const { prefix, store } = setup()
+    await direct().set(`${prefix}inbox:ref:ref-orphan`, 'not a set')
+    await expect(store.record(event('orphan'), 't-orphan', 60_000)).rejects.toThrow(/WRONGTYPE/)
+    // Nothing of it: no event running outside its payment's set (forget would never find it).
+    expect(await direct().hGetAll(`${prefix}inbox:event:orphan`)).toEqual({})
+    expect(
+      await (rig.direct as unknown as { zScore(k: string, m: string): Promise<unknown> }).zScore(
+        `${prefix}inbox:due`,
+        'orphan',
+      ),
+    ).toBeNull()
+  })
+
   it('a lost reply fails every record of its batch; each sent again by its runner answers as its first write', async () => {
     const { prefix, store } = setup()
     // The second command is the batch of three: Redis runs it, its reply never arrives.

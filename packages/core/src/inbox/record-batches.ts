@@ -35,18 +35,34 @@ interface Waiting<Item, Answer> {
 }
 
 /**
+ * How long a batch in flight holds back the next one. A batch takes a millisecond or two; one still
+ * unanswered after a second is stuck (a stalled connection of a pool, a row lock held elsewhere),
+ * and the records behind it go on without it, as they would have gone on other connections one by
+ * one, while it waits for its own answer or deadline.
+ */
+export const SLOW_BATCH_MS = 1_000
+
+/**
  * One batch in flight at a time; what arrives meanwhile waits for it and goes in the next, oldest
  * first, up to `maxItems`. Two items that share a key never share a batch (a statement that wrote
- * one key twice would fail, and each record of a key must see the one before it), and a later item
- * never passes an earlier one waiting on the same key. Nothing is held back by a timer: a record
- * made with nothing in flight goes at once, and one made while a batch is written waits for it.
+ * one key twice would fail, and each record of a key must see the one before it), a later item
+ * never passes an earlier one waiting on the same key, and no item goes while a record of one of
+ * its keys is still in flight. A record made with nothing in flight goes at once, one made while a
+ * batch is written waits for it, and a batch unanswered after `SLOW_BATCH_MS` stops holding back
+ * the others.
  */
 export class RecordBatches<Item, Answer> {
   readonly #setup: RecordBatchesSetup<Item, Answer>
   #waiting: Array<Waiting<Item, Answer>> = []
-  #sending = false
+  /** A batch is in flight that the next one waits for. */
+  #holding = false
+  /** The keys of every batch in flight, a slow one's included, and how many records of each. */
+  readonly #inFlight = new Map<string, number>()
 
   constructor(setup: RecordBatchesSetup<Item, Answer>) {
+    if (!Number.isSafeInteger(setup.maxItems) || setup.maxItems < 1) {
+      throw new RangeError(`${setup.operation}: maxItems must be a whole number >= 1, got ${setup.maxItems}`)
+    }
     this.#setup = setup
   }
 
@@ -59,11 +75,12 @@ export class RecordBatches<Item, Answer> {
   }
 
   #next(): void {
-    if (this.#sending || this.#waiting.length === 0) return
+    if (this.#holding || this.#waiting.length === 0) return
     const batch: Array<Waiting<Item, Answer>> = []
     const later: Array<Waiting<Item, Answer>> = []
-    // The keys of every item taken or passed over so far: an item touching one waits for a later batch.
-    const seen = new Set<string>()
+    // The keys of every item taken or passed over so far, and of the records in flight: an item
+    // touching one waits for a later batch.
+    const seen = new Set<string>(this.#inFlight.keys())
     for (const waiting of this.#waiting) {
       const free = batch.length < this.#setup.maxItems && waiting.keys.every((key) => !seen.has(key))
       for (const key of waiting.keys) seen.add(key)
@@ -71,30 +88,47 @@ export class RecordBatches<Item, Answer> {
       else later.push(waiting)
     }
     this.#waiting = later
-    this.#sending = true
+    if (batch.length === 0) return
+    const keys = batch.flatMap((waiting) => waiting.keys)
+    for (const key of keys) this.#inFlight.set(key, (this.#inFlight.get(key) ?? 0) + 1)
+    this.#holding = true
+    let holds = true
+    const slow = setTimeout(() => {
+      holds = false
+      this.#holding = false
+      this.#next()
+    }, SLOW_BATCH_MS)
+    // A stuck batch does not keep the process alive: its own deadline or connection does, if anything.
+    ;(slow as { unref?: () => void }).unref?.()
     this.#write(batch).finally(() => {
+      clearTimeout(slow)
+      for (const key of keys) {
+        const left = (this.#inFlight.get(key) ?? 1) - 1
+        if (left === 0) this.#inFlight.delete(key)
+        else this.#inFlight.set(key, left)
+      }
       // The next batch leaves once the answered callers have run (a turn of the event loop, no
       // timer), so the records they make at once join it rather than split into half batches.
       afterThisTurn(() => {
-        this.#sending = false
+        if (holds) this.#holding = false
         this.#next()
       })
     })
   }
 
+  /** Sends `batch` and settles each of its records; never rejects, whatever `send` does. */
   async #write(batch: ReadonlyArray<Waiting<Item, Answer>>): Promise<void> {
-    let answers: ReadonlyArray<BatchAnswer<Answer>>
+    let answers: unknown
     try {
       answers = await this.#setup.send(batch.map((waiting) => waiting.item))
     } catch (error) {
       for (const waiting of batch) waiting.reject(error)
       return
     }
-    if (answers.length !== batch.length) {
+    if (!Array.isArray(answers) || answers.length !== batch.length) {
       // Which answer is whose cannot be told: none is believed.
-      const error = new Error(
-        `${this.#setup.operation}: the store answered ${answers.length} records for a batch of ${batch.length}`,
-      )
+      const count = Array.isArray(answers) ? `${answers.length} records` : 'no list'
+      const error = new Error(`${this.#setup.operation}: the store answered ${count} for a batch of ${batch.length}`)
       for (const waiting of batch) waiting.reject(error)
       return
     }
