@@ -5,23 +5,12 @@
  */
 
 import { describe, expect, it } from 'vitest'
+import { mulberry32 } from '../../../tests/reliability/support/random.js'
 import { RecordBatches } from '../src/inbox/record-batches.js'
 
 interface Item {
   readonly id: number
   readonly keys: readonly string[]
-}
-
-/** A small seeded PRNG (mulberry32): the same bursts on every run. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
 }
 
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve))
@@ -68,7 +57,7 @@ const ids = (items: readonly Item[]) => items.map((item) => item.id)
 describe('RecordBatches, adversarial', () => {
   it('random bursts (fixed seeds): one batch in flight, never empty, never over maxItems, no shared key, each key in add order, every record answered its own', async () => {
     for (const seed of [1, 7, 42, 1234, 99991]) {
-      const random = prng(seed)
+      const random = mulberry32(seed)
       const maxItems = 1 + Math.floor(random() * 9)
       const keySpace = 3 + Math.floor(random() * 12)
       const key = () => `k${Math.floor(random() * keySpace)}`

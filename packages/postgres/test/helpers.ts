@@ -11,7 +11,7 @@ import {
   spawnFixture as spawnPackageFixture,
 } from '../../../tests/support/fixture-process.js'
 import type { StoreSubject } from '../../../tests/support/store-conformance.js'
-import { migrate, PostgresClaimStore, PostgresIntentStore } from '../src/index.js'
+import { migrate, type PgPool, type PgPoolClient, PostgresClaimStore, PostgresIntentStore } from '../src/index.js'
 
 /**
  * Resolves once `until()` holds, polling every 10 ms; rejects after `deadlineMs`. How a test waits
@@ -91,4 +91,37 @@ export async function sigkill(child: ChildProcess): Promise<void> {
     await exited
   }
   expect(child.signalCode).toBe('SIGKILL')
+}
+
+/** The claim store's record statement, as the wire carries its text (a batch of any size). */
+export const RECORD_STATEMENT = /^WITH i AS \(\n {2}SELECT \* FROM unnest/
+
+/** `pool`, counting the record statements sent through it, and calling `before(n)` just before the n-th is sent. */
+export function watched(
+  pool: pg.Pool,
+  before: (n: number) => void = () => {},
+): { pool: PgPool; readonly records: number } {
+  let records = 0
+  const wrapped: PgPool = {
+    query: (text, values) => pool.query(text, values),
+    async connect() {
+      const client = await pool.connect()
+      const query = client.query.bind(client) as PgPoolClient['query']
+      return {
+        query: (text: string, values?: unknown[]) => {
+          if (RECORD_STATEMENT.test(text)) before(++records)
+          return query(text, values)
+        },
+        release: (destroy?: boolean | Error) => client.release(destroy),
+        on: (name: 'error', listener: (error: Error) => void) => client.on(name, listener),
+        off: (name: 'error', listener: (error: Error) => void) => client.off(name, listener),
+      }
+    },
+  }
+  return {
+    pool: wrapped,
+    get records() {
+      return records
+    },
+  }
 }

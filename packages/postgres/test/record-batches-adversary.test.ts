@@ -10,22 +10,11 @@ import { randomUUID } from 'node:crypto'
 import type { NewEvent } from '@paywire/core'
 import type pg from 'pg'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { type PgPool, type PgPoolClient, PostgresClaimStore } from '../src/index.js'
+import { mulberry32 } from '../../../tests/reliability/support/random.js'
+import { PostgresClaimStore } from '../src/index.js'
 import { type CutProxy, startCutProxy } from './cut-proxy.js'
-import { freshSchema } from './helpers.js'
+import { freshSchema, RECORD_STATEMENT, watched } from './helpers.js'
 import { describeWithPostgres } from './postgres-server.js'
-
-/** A small seeded PRNG (mulberry32): the same bursts on every run. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 const event = (key: string, previousKeys: string[] = [], ref = `ref-${key}`): NewEvent => ({
   key,
@@ -34,36 +23,7 @@ const event = (key: string, previousKeys: string[] = [], ref = `ref-${key}`): Ne
   ref,
 })
 
-const RECORD_STATEMENT = /^WITH i AS \(\n {2}SELECT \* FROM unnest/
-
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve))
-
-/** `pool`, counting the record statements sent through it, and calling `before(n)` just before the n-th is sent. */
-function watched(pool: pg.Pool, before: (n: number) => void = () => {}): { pool: PgPool; readonly records: number } {
-  let records = 0
-  const wrapped: PgPool = {
-    query: (text, values) => pool.query(text, values),
-    async connect() {
-      const client = await pool.connect()
-      const query = client.query.bind(client) as PgPoolClient['query']
-      return {
-        query: (text: string, values?: unknown[]) => {
-          if (RECORD_STATEMENT.test(text)) before(++records)
-          return query(text, values)
-        },
-        release: (destroy?: boolean | Error) => client.release(destroy),
-        on: (name: 'error', listener: (error: Error) => void) => client.on(name, listener),
-        off: (name: 'error', listener: (error: Error) => void) => client.off(name, listener),
-      }
-    },
-  }
-  return {
-    pool: wrapped,
-    get records() {
-      return records
-    },
-  }
-}
 
 describeWithPostgres('PostgresClaimStore.record in batches, adversarial', (server) => {
   let direct: pg.Pool
@@ -187,7 +147,7 @@ END $$`)
     )
     const run = randomUUID().slice(0, 8)
     const keys = Array.from({ length: 20 }, (_, i) => `${run}-race-${i}`)
-    const random = prng(5)
+    const random = mulberry32(5)
     const calls: Array<{ key: string; token: string; pending: boolean }> = []
     const answers: Array<Promise<string>> = []
     for (let runner = 0; runner < 40; runner++) {
@@ -264,7 +224,7 @@ END $$`)
     const batchedStore = new PostgresClaimStore({ pool: pool({ max: 4 }), schema })
     const singleStore = new PostgresClaimStore({ pool: pool({ max: 2 }), schema: one })
     for (const seed of [3, 17, 2024]) {
-      const random = prng(seed)
+      const random = mulberry32(seed)
       const run = `${seed}-${randomUUID().slice(0, 8)}`
       const keySpace = Array.from({ length: 14 }, (_, i) => `${run}-r${i}`)
       const pick = () => keySpace[Math.floor(random() * keySpace.length)] as string

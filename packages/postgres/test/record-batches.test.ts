@@ -9,9 +9,9 @@ import { randomUUID } from 'node:crypto'
 import type { NewEvent } from '@paywire/core'
 import type pg from 'pg'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { type PgPool, type PgPoolClient, PostgresClaimStore } from '../src/index.js'
+import { PostgresClaimStore } from '../src/index.js'
 import { type CutProxy, startCutProxy } from './cut-proxy.js'
-import { freshSchema } from './helpers.js'
+import { freshSchema, RECORD_STATEMENT, watched } from './helpers.js'
 import { describeWithPostgres } from './postgres-server.js'
 
 const event = (key: string, previousKeys: string[] = []): NewEvent => ({
@@ -20,35 +20,6 @@ const event = (key: string, previousKeys: string[] = []): NewEvent => ({
   fields: `{"trans_id":"${key}"}`,
   ref: `ref-${key}`,
 })
-
-const RECORD_STATEMENT = /^WITH i AS \(\n {2}SELECT \* FROM unnest/
-
-/** `pool`, counting the record statements sent through it. */
-function counting(pool: pg.Pool): { pool: PgPool; readonly records: number } {
-  let records = 0
-  const wrapped: PgPool = {
-    query: (text, values) => pool.query(text, values),
-    async connect() {
-      const client = await pool.connect()
-      const query = client.query.bind(client) as PgPoolClient['query']
-      return {
-        query: (text: string, values?: unknown[]) => {
-          if (RECORD_STATEMENT.test(text)) records++
-          return query(text, values)
-        },
-        release: (destroy?: boolean | Error) => client.release(destroy),
-        on: (name: 'error', listener: (error: Error) => void) => client.on(name, listener),
-        off: (name: 'error', listener: (error: Error) => void) => client.off(name, listener),
-      }
-    },
-  }
-  return {
-    pool: wrapped,
-    get records() {
-      return records
-    },
-  }
-}
 
 describeWithPostgres('PostgresClaimStore.record in batches', (server) => {
   let direct: pg.Pool
@@ -73,7 +44,7 @@ describeWithPostgres('PostgresClaimStore.record in batches', (server) => {
   it('records made while one is written go as one statement, each answered its own, a second record of a key known', async () => {
     const pool = server().pool({ max: 4 })
     try {
-      const seen = counting(pool)
+      const seen = watched(pool)
       const store = new PostgresClaimStore({ pool: seen.pool, schema })
       const run = randomUUID().slice(0, 8)
       const keys = Array.from({ length: 20 }, (_, i) => `${run}-k${i}`)
@@ -116,7 +87,7 @@ END $$`)
       await direct.query(
         `CREATE TRIGGER refuse BEFORE INSERT ON ${guarded}.claims FOR EACH ROW EXECUTE FUNCTION ${guarded}.refuse()`,
       )
-      const seen = counting(pool)
+      const seen = watched(pool)
       const store = new PostgresClaimStore({ pool: seen.pool, schema: guarded })
       const first = store.record(event('first'), 't-first', 60_000)
       const batch = [

@@ -9,22 +9,11 @@
 import { randomUUID } from 'node:crypto'
 import type { NewEvent } from '@paywire/core'
 import { afterAll, beforeAll, expect, it } from 'vitest'
+import { mulberry32 } from '../../../tests/reliability/support/random.js'
 import { RedisClaimStore, type RedisClient } from '../src/index.js'
 import { cutRig } from './cut-proxy.js'
 import { type Connected, connect } from './helpers.js'
 import { describeWithRedis } from './redis-server.js'
-
-/** A small seeded PRNG (mulberry32): the same bursts on every run. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 const event = (key: string, previousKeys: string[] = [], ref = `ref-${key}`): NewEvent => ({
   key,
@@ -69,7 +58,7 @@ describeWithRedis('RedisClaimStore.record in batches, adversarial', (server) => 
     const prefix = fresh()
     const stores = [rig.viaProxy, rig.direct, extra, rig.direct].map((client) => storeOn(client, prefix))
     const keys = Array.from({ length: 25 }, (_, i) => `race-${i}`)
-    const random = prng(11)
+    const random = mulberry32(11)
     const calls: Array<{ key: string; token: string; pending: boolean; answer: Promise<string> }> = []
     for (let runner = 0; runner < 40; runner++) {
       for (const key of keys) {
@@ -199,7 +188,7 @@ describeWithRedis('RedisClaimStore.record in batches, adversarial', (server) => 
 
   it('random bursts (fixed seeds) answer exactly as the same records made one at a time, and leave the same records', async () => {
     for (const seed of [3, 17, 2024]) {
-      const random = prng(seed)
+      const random = mulberry32(seed)
       const keySpace = Array.from({ length: 14 }, (_, i) => `r${i}`)
       const pick = () => keySpace[Math.floor(random() * keySpace.length)] as string
       const plan = Array.from({ length: 220 }, () => {
