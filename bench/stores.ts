@@ -3,11 +3,11 @@
  * here on loopback as the tests start them): records per second at a fixed number in flight, and
  * the bench process's CPU per record, each store interleaved in rounds with its baselines:
  *
- * - Redis: `RedisClaimStore.record` (the records made together sent as one script), the same
- *   script with one event per call (how the store sent it before), and a raw `SET NX PX` (the issue's baseline:
+ * - Redis: `RedisClaimStore.record` (the records made together sent as one script), the 0.2.0
+ *   record (its own script, one event per call: stores-0.2.ts), and a raw `SET NX PX` (the issue's baseline:
  *   a claim and nothing more).
  * - PostgreSQL: `PostgresClaimStore.record` (the records made together sent as one statement), the
- *   same statement with one event per call (how the store sent it before), and a raw
+ *   0.2.0 record (its own statement, one event per call), and a raw
  *   `INSERT … ON CONFLICT DO NOTHING` into a table of a text key and an expiry.
  *
  * Every record is a new event (its own key, and one previous key, as the card gateway files a callback), as a stream of callbacks is. Both servers keep data in
@@ -20,12 +20,11 @@ import type { NewEvent } from '@paywire/core'
 import { migrate, PostgresClaimStore } from '@paywire/postgres'
 import { RedisClaimStore, type RedisClient } from '@paywire/redis'
 import { createClient } from 'redis'
-import { claimStatements } from '../packages/postgres/src/claim-sql.js'
 import { startPostgres } from '../packages/postgres/test/postgres-process.js'
-import { RECORD } from '../packages/redis/src/claim-scripts.js'
-import { runScript } from '../packages/redis/src/client.js'
+import { LuaScript, runScript } from '../packages/redis/src/client.js'
 import { startRedisServer } from '../packages/redis/test/redis-process.js'
 import { interleave, measureLoad, median } from './measure.js'
+import { RECORD_LUA_0_2, RECORD_SQL_0_2 } from './stores-0.2.js'
 import { type Spread, spread } from './throughput.js'
 
 export interface StoreSettings {
@@ -48,7 +47,7 @@ export interface StoreResult {
   readonly contenders: readonly StoreContender[]
   /** The store's records/s ÷ the raw baseline's, paired per round: higher is better. */
   readonly vsRaw: Spread
-  /** The same against the store as sent before (one event per script or statement), when measured. */
+  /** The same against the store as sent before (the 0.2.0 record), when measured. */
   readonly vsBefore?: Spread
 }
 
@@ -109,7 +108,7 @@ async function contest(
   }
 }
 
-async function measureRedis(settings: StoreSettings, log: (text: string) => void): Promise<StoreResult> {
+async function measureRedis(settings: StoreSettings, log: (text: string) => void): Promise<StoreResult[]> {
   const server = await startRedisServer()
   const client = createClient({ url: server.url })
   client.on('error', () => {})
@@ -117,39 +116,60 @@ async function measureRedis(settings: StoreSettings, log: (text: string) => void
   try {
     const prefix = `bench-${randomUUID()}:`
     const store = new RedisClaimStore({ client: client as unknown as RedisClient, keyPrefix: prefix })
+    const released = new LuaScript(RECORD_LUA_0_2)
     let n = 0
     const key = () => `cb-${n++}`
-    // The store's script with one event per call, as the store sent it before its records were batched.
+    // The record as 0.2.0 sent it: its own script, one event per call.
     const before = () => {
       const { key: k, previousKeys, fields, ref } = newEvent(key())
-      return runScript(client as unknown as RedisClient, RECORD, {
-        keys: [`${prefix}inbox:due`, `${prefix}inbox:done`],
-        arguments: [prefix, k, randomUUID(), '', fields, ref, String(previousKeys.length), ...previousKeys],
+      const keys = [
+        `${prefix}inbox:due`,
+        `${prefix}inbox:dead`,
+        `${prefix}inbox:done`,
+        `${prefix}inbox:event:${k}`,
+        `${prefix}claim:${k}`,
+        `${prefix}inbox:ref:${ref}`,
+      ]
+      for (const previous of previousKeys) keys.push(`${prefix}inbox:event:${previous}`, `${prefix}claim:${previous}`)
+      return runScript(client as unknown as RedisClient, released, {
+        keys,
+        arguments: [prefix, k, randomUUID(), '', fields, ref],
       })
     }
-    return await contest(
-      'RedisClaimStore',
-      {
-        [STORE]: () => store.record(newEvent(key()), randomUUID(), undefined),
-        [BEFORE]: before,
-        [RAW]: () =>
-          client.set(`${prefix}raw:${key()}`, '1', { condition: 'NX', expiration: { type: 'PX', value: 600_000 } }),
-      },
-      {
-        [STORE]: 'RedisClaimStore.record (batched)',
-        [BEFORE]: 'one record per script (before)',
-        [RAW]: 'raw SET NX PX',
-      },
-      settings,
-      log,
-    )
+    const results: StoreResult[] = []
+    for (const concurrency of inFlight(settings)) {
+      results.push(
+        await contest(
+          'RedisClaimStore',
+          {
+            [STORE]: () => store.record(newEvent(key()), randomUUID(), undefined),
+            [BEFORE]: before,
+            [RAW]: () =>
+              client.set(`${prefix}raw:${key()}`, '1', { condition: 'NX', expiration: { type: 'PX', value: 600_000 } }),
+          },
+          {
+            [STORE]: 'RedisClaimStore.record (batched)',
+            [BEFORE]: 'the 0.2.0 record, a script per event',
+            [RAW]: 'raw SET NX PX',
+          },
+          { ...settings, concurrency },
+          log,
+        ),
+      )
+    }
+    return results
   } finally {
     await client.quit().catch(() => {})
     await server.stop()
   }
 }
 
-async function measurePostgres(settings: StoreSettings, log: (text: string) => void): Promise<StoreResult> {
+/** The judged number in flight, then one at a time (a lone callback, which waits for no batch). */
+function inFlight(settings: StoreSettings): number[] {
+  return [settings.concurrency, 1]
+}
+
+async function measurePostgres(settings: StoreSettings, log: (text: string) => void): Promise<StoreResult[]> {
   const server = await startPostgres()
   const pool = server.pool({ max: settings.concurrency })
   try {
@@ -157,21 +177,19 @@ async function measurePostgres(settings: StoreSettings, log: (text: string) => v
     await pool.query('CREATE TABLE raw_claims (key text PRIMARY KEY, expires_at timestamptz NOT NULL)')
     const store = new PostgresClaimStore({ pool })
     let n = 0
-    // The store's statement with one event per call, as the store sent it before its records were batched.
-    const recordOne = claimStatements('paywire.claims', 'paywire.effects').record
     const hash = (text: string) => createHash('sha256').update(text, 'utf8').digest()
+    // The record as 0.2.0 sent it: its own statement, one event per call.
     const before = () => {
       const { key, previousKeys, fields, ref } = newEvent(`cb-${n++}`)
-      return pool.query(recordOne, [
-        [hash(key)],
-        [Buffer.from(key)],
-        [randomUUID()],
-        [null],
-        [Buffer.from(fields)],
-        [hash(ref)],
-        [Buffer.from(ref)],
+      return pool.query(RECORD_SQL_0_2, [
+        hash(key),
+        Buffer.from(key),
+        randomUUID(),
+        null,
+        Buffer.from(fields),
+        hash(ref),
+        Buffer.from(ref),
         previousKeys.map(hash),
-        previousKeys.map(() => 1),
       ])
     }
     const raw = () =>
@@ -180,17 +198,27 @@ async function measurePostgres(settings: StoreSettings, log: (text: string) => v
 ON CONFLICT DO NOTHING`,
         [`cb-${n++}`],
       )
-    return await contest(
-      'PostgresClaimStore',
-      { [STORE]: () => store.record(newEvent(`cb-${n++}`), randomUUID(), undefined), [BEFORE]: before, [RAW]: raw },
-      {
-        [STORE]: 'PostgresClaimStore.record (batched)',
-        [BEFORE]: 'one statement per record (before)',
-        [RAW]: 'raw INSERT … ON CONFLICT DO NOTHING',
-      },
-      settings,
-      log,
-    )
+    const results: StoreResult[] = []
+    for (const concurrency of inFlight(settings)) {
+      results.push(
+        await contest(
+          'PostgresClaimStore',
+          {
+            [STORE]: () => store.record(newEvent(`cb-${n++}`), randomUUID(), undefined),
+            [BEFORE]: before,
+            [RAW]: raw,
+          },
+          {
+            [STORE]: 'PostgresClaimStore.record (batched)',
+            [BEFORE]: 'the 0.2.0 record, a statement per event',
+            [RAW]: 'raw INSERT … ON CONFLICT DO NOTHING',
+          },
+          { ...settings, concurrency },
+          log,
+        ),
+      )
+    }
+    return results
   } finally {
     await pool.end().catch(() => {})
     await server.stop()
@@ -199,5 +227,5 @@ ON CONFLICT DO NOTHING`,
 
 /** Both stores, one after the other (each with its own server, stopped after). */
 export async function measureStores(settings: StoreSettings, log: (text: string) => void): Promise<StoreResult[]> {
-  return [await measureRedis(settings, log), await measurePostgres(settings, log)]
+  return [...(await measureRedis(settings, log)), ...(await measurePostgres(settings, log))]
 }

@@ -134,7 +134,8 @@ export function checkTargets(m: Measured): TargetCheck[] {
       checks.push(atMost('callback verify µs/KiB at 4 MiB ≤ 1.5× at 64 KiB', label, scaling.median, 1.5))
     }
   }
-  for (const st of m.stores ?? []) {
+  // Judged at the number in flight the goal names (32); the one-at-a-time rows are reported.
+  for (const st of (m.stores ?? []).filter((one) => one.concurrency > 1)) {
     checks.push(
       atLeast('callback records/s ≥ 0.95× the raw baseline', `${st.store} @${st.concurrency}`, st.vsRaw.median, 0.95),
     )

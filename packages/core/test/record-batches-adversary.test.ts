@@ -43,6 +43,8 @@ function openStore(maxItems = 64) {
   const batches = new RecordBatches<Item, string>({
     operation: 'TestStore.record',
     maxItems,
+    sizeOf: () => 1,
+    maxBytes: Number.MAX_SAFE_INTEGER,
     keysOf: (item) => item.keys,
     send: (items) =>
       new Promise((answer, fail) => {
@@ -71,6 +73,8 @@ describe('RecordBatches, adversarial', () => {
       const batches = new RecordBatches<Item, string>({
         operation: 'TestStore.record',
         maxItems,
+        sizeOf: () => 1,
+        maxBytes: Number.MAX_SAFE_INTEGER,
         keysOf: (item) => item.keys,
         send: async (items) => {
           sends++
@@ -202,6 +206,8 @@ describe('RecordBatches, adversarial', () => {
     const batches = new RecordBatches<Item, string>({
       operation: 'TestStore.record',
       maxItems: 64,
+      sizeOf: () => 1,
+      maxBytes: Number.MAX_SAFE_INTEGER,
       keysOf: (item) => item.keys,
       send: async (items) => {
         sizes.push(items.length)
@@ -217,6 +223,8 @@ describe('RecordBatches, adversarial', () => {
     const batches = new RecordBatches<Item, string>({
       operation: 'TestStore.record',
       maxItems: 64,
+      sizeOf: () => 1,
+      maxBytes: Number.MAX_SAFE_INTEGER,
       keysOf: (item) => item.keys,
       send: async (items) => items.map((item) => `a${item.id}`),
     })
@@ -225,12 +233,14 @@ describe('RecordBatches, adversarial', () => {
     expect(await chain(0)).toBe('a200')
   })
 
-  it('a send that never settles holds every later record, of any key: only the store’s own deadline frees them', async () => {
+  it('a send that never settles holds every later record, of any key, until SLOW_BATCH_MS or the store’s own deadline', async () => {
     let release: ((error: Error) => void) | undefined
     let calls = 0
     const batches = new RecordBatches<Item, string>({
       operation: 'TestStore.record',
       maxItems: 64,
+      sizeOf: () => 1,
+      maxBytes: Number.MAX_SAFE_INTEGER,
       keysOf: (item) => item.keys,
       send: (items) => {
         calls++
@@ -255,6 +265,8 @@ describe('RecordBatches, adversarial', () => {
     const batches = new RecordBatches<Item, string>({
       operation: 'TestStore.record',
       maxItems: 64,
+      sizeOf: () => 1,
+      maxBytes: Number.MAX_SAFE_INTEGER,
       keysOf: (item) => {
         if (item.id === 1) throw new Error('no keys for you')
         return item.keys

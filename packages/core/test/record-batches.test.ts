@@ -9,6 +9,7 @@ import { RecordBatches, SLOW_BATCH_MS } from '../src/inbox/record-batches.js'
 interface Item {
   readonly key: string
   readonly previous?: readonly string[]
+  readonly size?: number
 }
 
 /** A store whose batches stay open until the test answers them. */
@@ -22,6 +23,8 @@ function openStore(maxItems = 64) {
     operation: 'TestStore.record',
     maxItems,
     keysOf: (item) => [item.key, ...(item.previous ?? [])],
+    sizeOf: (item) => item.size ?? 1,
+    maxBytes: 100,
     send: (items) =>
       new Promise((answer, fail) => {
         sent.push({ items, answer, fail })
@@ -178,20 +181,39 @@ describe('RecordBatches', () => {
       sent[2]?.answer(['known'])
       expect(await sameKey).toBe('known')
     })
+  })
 
-    it('refuses a maxItems that is not a whole number from 1', () => {
-      for (const maxItems of [0, -1, 1.5, Number.NaN]) {
-        expect(
-          () =>
-            new RecordBatches<Item, string>({
-              operation: 'TestStore.record',
-              maxItems,
-              keysOf: () => [],
-              send: async () => [],
-            }),
-        ).toThrow(`TestStore.record: maxItems must be a whole number >= 1, got ${maxItems}`)
-      }
-    })
+  it('refuses a maxItems that is not a whole number from 1', () => {
+    for (const maxItems of [0, -1, 1.5, Number.NaN]) {
+      expect(
+        () =>
+          new RecordBatches<Item, string>({
+            operation: 'TestStore.record',
+            maxItems,
+            keysOf: () => [],
+            send: async () => [],
+          }),
+      ).toThrow(`TestStore.record: maxItems must be a whole number >= 1, got ${maxItems}`)
+    }
+  })
+
+  it('carries at most maxBytes, an item larger than that alone', async () => {
+    const { batches, sent } = openStore()
+    const all = [
+      batches.add({ key: 'a' }),
+      batches.add({ key: 'b', size: 60 }),
+      batches.add({ key: 'c', size: 30 }),
+      batches.add({ key: 'd', size: 20 }),
+      batches.add({ key: 'huge', size: 500 }),
+      batches.add({ key: 'e', size: 10 }),
+    ]
+    for (let i = 0; i < 4; i++) {
+      sent[i]?.answer(sent[i]?.items.map((item) => `ok ${item.key}`) ?? [])
+      await settle()
+    }
+    // b and c fill 90 of 100: d and huge wait, e (10) still fits; then d, and huge alone.
+    expect(sent.map((s) => keys(s.items))).toEqual([['a'], ['b', 'c', 'e'], ['d'], ['huge']])
+    expect(await Promise.all(all)).toEqual(['ok a', 'ok b', 'ok c', 'ok d', 'ok huge', 'ok e'])
   })
 
   it('rejects the batch when send throws before answering, and keeps working', async () => {
@@ -200,6 +222,8 @@ describe('RecordBatches', () => {
       operation: 'TestStore.record',
       maxItems: 8,
       keysOf: (item) => [item.key],
+      sizeOf: () => 1,
+      maxBytes: 100,
       send: (items) => {
         calls++
         if (calls === 1) throw new Error('could not even start')

@@ -14,52 +14,120 @@ const EVENT = `c.key, c.fields, c.ref, (extract(epoch FROM c.received_at) * 1000
 /** A number of ms as an interval: `$n` is a double precision. */
 const ms = (n: number) => `($${n}::float8 * interval '1 millisecond')`
 
+/** Where a record statement reads an event's values: the batch's row `i`, or one event's parameters. */
+interface EventSource {
+  readonly key: string
+  readonly token: string
+  /** The lease in ms, NULL for a pending event. */
+  readonly lease: string
+  readonly fields: string
+  readonly refHash: string
+  readonly ref: string
+}
+
+const BATCH_ROW: EventSource = {
+  key: 'i.key',
+  token: 'i.token',
+  lease: 'i.lease',
+  fields: 'i.fields',
+  refHash: 'i.ref_hash',
+  ref: 'i.ref',
+}
+
+const ONE_EVENT: EventSource = {
+  key: '$2::bytea',
+  token: '$3::text',
+  lease: '$4::float8',
+  fields: '$5::bytea',
+  refHash: '$6::bytea',
+  ref: '$7::bytea',
+}
+
 /**
- * The columns `record` writes, and what a new event holds in each, from the event's row `i` of the
- * batch: `i.lease` is the lease in ms, NULL for a pending event. `expires_at` is infinity (a v1
+ * The columns `record` writes, and what a new event holds in each. `expires_at` is infinity (a v1
  * instance finds the key held).
  */
-const RECORDED: readonly (readonly [string, string])[] = [
-  ['key', 'i.key'],
-  ['token', 'i.token'],
-  ['done', 'false'],
-  ['expires_at', `'infinity'::timestamptz`],
-  ['state', `CASE WHEN i.lease IS NULL THEN 'pending' ELSE 'running' END`],
-  ['due_at', `statement_timestamp() + coalesce(i.lease, 0) * interval '1 millisecond'`],
-  ['fields', 'i.fields'],
-  ['ref_hash', 'i.ref_hash'],
-  ['ref', 'i.ref'],
-  ['received_at', `date_trunc('milliseconds', statement_timestamp())`],
-  ['attempts', `CASE WHEN i.lease IS NULL THEN 0 ELSE 1 END`],
-  ['last_error', 'NULL::text'],
-]
+function recorded(from: EventSource): readonly (readonly [string, string])[] {
+  return [
+    ['key', from.key],
+    ['token', from.token],
+    ['done', 'false'],
+    ['expires_at', `'infinity'::timestamptz`],
+    ['state', `CASE WHEN ${from.lease} IS NULL THEN 'pending' ELSE 'running' END`],
+    ['due_at', `statement_timestamp() + coalesce(${from.lease}, 0) * interval '1 millisecond'`],
+    ['fields', from.fields],
+    ['ref_hash', from.refHash],
+    ['ref', from.ref],
+    ['received_at', `date_trunc('milliseconds', statement_timestamp())`],
+    ['attempts', `CASE WHEN ${from.lease} IS NULL THEN 0 ELSE 1 END`],
+    ['last_error', 'NULL::text'],
+  ]
+}
+
+/**
+ * The insert of a record, `rows` giving the key hash and the event's values, and the row it leaves
+ * read back under its lock. Why an upsert whose every column is `CASE WHEN gone THEN new ELSE old
+ * END`, rather than a `DO UPDATE … WHERE gone` or a SELECT first: under READ COMMITTED a SELECT
+ * cannot see a row that a concurrent record committed after this statement's snapshot, and
+ * `DO UPDATE … WHERE` returns no row when its condition is false. This way the insert either
+ * lands, or waits for the concurrent insert of the same key and then locks the row, which
+ * RETURNING reads as it now stands: the answer is derived from the row itself (its token is ours
+ * or not).
+ */
+function upsert(table: string, from: EventSource, rows: string): string {
+  // Only a done key past its keep, or a v1 claim past its hold, has a finite expires_at: such a row
+  // counts as absent, and record takes it over.
+  const gone = `c.expires_at <= statement_timestamp()`
+  const columns = recorded(from)
+  return `INSERT INTO ${table} AS c (key_hash, ${columns.map(([column]) => column).join(', ')})
+  SELECT ${rows.replace('%s', columns.map(([, value]) => value).join(', '))}
+  ON CONFLICT (key_hash) DO UPDATE SET
+    ${columns.map(([column]) => `${column} = CASE WHEN ${gone} THEN EXCLUDED.${column} ELSE c.${column} END`).join(',\n    ')}
+  RETURNING c.key_hash, c.token, c.state, c.done, c.attempts, NOT ${V2_ROW} AS legacy,
+    c.expires_at > statement_timestamp() AS alive`
+}
+
+/** The batch's rows to insert: the events no previous key blocks, in key-hash order. */
+const BATCH_ROWS = `i.key_hash, %s
+  FROM i LEFT JOIN prev ON prev.n = i.n
+  WHERE prev.n IS NULL OR NOT (prev.done OR prev.held)
+  ORDER BY i.key_hash`
 
 /**
  * The SQL of every operation on `table` (`<schema>.claims`). The parameters are named in each
  * statement's comment; key and ref hashes are SHA-256 of their UTF-8 bytes.
  */
 export function claimStatements(table: string, effects: string) {
-  // Only a done key past its keep, or a v1 claim past its hold, has a finite expires_at: such a row
-  // counts as absent, and record takes it over.
-  const gone = `c.expires_at <= statement_timestamp()`
   return {
+    /**
+     * One event (a lone record, or one sent again alone): $1 key_hash, $2 key, $3 token, $4 lease
+     * ms or NULL, $5 fields, $6 ref_hash, $7 ref, $8 the previous keys' hashes. Answers one row:
+     * prev_done, prev_held (a previous key's row done, or held by a v1 claim, as the statement's
+     * snapshot shows it) and, unless those blocked it, the key's row as it stands after the upsert,
+     * read under its lock (found): mine (its token is the event's), state, done, attempts, legacy
+     * (written by v1), alive (not past its expires_at).
+     */
+    recordOne: `WITH prev AS (
+  SELECT coalesce(bool_or(c.done), false) AS done,
+    coalesce(bool_or(NOT c.done AND NOT ${V2_ROW}), false) AS held
+  FROM ${table} AS c
+  WHERE c.key_hash = ANY($8::bytea[]) AND c.key_hash <> $1 AND c.expires_at > statement_timestamp()
+), put AS (
+  ${upsert(table, ONE_EVENT, '$1::bytea, %s FROM prev WHERE NOT prev.done AND NOT prev.held')}
+)
+SELECT prev.done AS prev_done, prev.held AS prev_held, put.key_hash IS NOT NULL AS found, put.token = $3 AS mine,
+  put.state, put.done, put.attempts, put.legacy, put.alive
+FROM prev LEFT JOIN put ON true`,
+
     /**
      * A batch of events, one array element each (the store's group commit; no two share a key):
      * $1 key_hash, $2 key, $3 token, $4 lease ms or NULL, $5 fields, $6 ref_hash, $7 ref; and every
      * event's previous keys, $8 their hashes and $9 the number of the event (1-based) each is of.
-     * Answers a row per event, in order: prev_done, prev_held (a previous key's row done, or held by
-     * a v1 claim, as the statement's snapshot shows it) and, unless those blocked it, the key's row
-     * as it stands after the upsert, read under its lock (found): mine (its token is the event's), state,
-     * done, attempts, legacy (written by v1), alive (not past its expires_at).
-     *
-     * Why an upsert whose every column is `CASE WHEN gone THEN new ELSE old END`, rather than a
-     * `DO UPDATE … WHERE gone` or a SELECT first: under READ COMMITTED a SELECT cannot see a row
-     * that a concurrent record committed after this statement's snapshot, and `DO UPDATE … WHERE`
-     * returns no row when its condition is false. This way the insert either lands, or waits for
-     * the concurrent insert of the same key and then locks the row, which RETURNING reads as it now
-     * stands: the answer is derived from the row itself (its token is ours or not). The rows are
-     * written in key-hash order, so two instances' batches sharing keys lock them in one order and
-     * never wait on each other in a cycle.
+     * Answers a row per event, in order, as `recordOne` answers its one. The rows are written in
+     * key-hash order, so two instances' batches sharing keys lock them in one order and never wait
+     * on each other in a cycle. PostgreSQL runs an INSERT's input in the order its SELECT gives (an
+     * INSERT is never parallel) without promising it; a deadlock all the same is answered 40P01,
+     * and the store sends each event of that batch again alone.
      */
     record: `WITH i AS (
   SELECT * FROM unnest($1::bytea[], $2::bytea[], $3::text[], $4::float8[], $5::bytea[], $6::bytea[], $7::bytea[])
@@ -71,15 +139,7 @@ export function claimStatements(table: string, effects: string) {
   JOIN ${table} AS c ON c.key_hash = p.key_hash AND c.key_hash <> i.key_hash AND c.expires_at > statement_timestamp()
   GROUP BY p.n
 ), put AS (
-  INSERT INTO ${table} AS c (key_hash, ${RECORDED.map(([column]) => column).join(', ')})
-  SELECT i.key_hash, ${RECORDED.map(([, value]) => value).join(', ')}
-  FROM i LEFT JOIN prev ON prev.n = i.n
-  WHERE prev.n IS NULL OR NOT (prev.done OR prev.held)
-  ORDER BY i.key_hash
-  ON CONFLICT (key_hash) DO UPDATE SET
-    ${RECORDED.map(([column]) => `${column} = CASE WHEN ${gone} THEN EXCLUDED.${column} ELSE c.${column} END`).join(',\n    ')}
-  RETURNING c.key_hash, c.token, c.state, c.done, c.attempts, NOT ${V2_ROW} AS legacy,
-    c.expires_at > statement_timestamp() AS alive
+  ${upsert(table, BATCH_ROW, BATCH_ROWS)}
 )
 SELECT coalesce(prev.done, false) AS prev_done, coalesce(prev.held, false) AS prev_held,
   put.key_hash IS NOT NULL AS found, put.token = i.token AS mine, put.state, put.done, put.attempts, put.legacy, put.alive

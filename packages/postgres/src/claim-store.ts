@@ -42,6 +42,12 @@ const PRUNE_BATCH = 1_000
  */
 const RECORD_BATCH = 64
 
+/** Bytes one record statement carries at most (fields and keys): a batch of large callbacks stays small. */
+const RECORD_BATCH_BYTES = 1_048_576
+
+/** The record operation, as its errors name it. */
+const RECORD_OPERATION = 'PostgresClaimStore.record'
+
 /** A checked `record` call waiting for its batch. */
 interface Recording {
   readonly event: CheckedEvent
@@ -51,19 +57,23 @@ interface Recording {
 }
 
 /**
- * SQLSTATE classes that say what befell the statement or the server, not one event: the connection
- * (08), resources (53), an operator or a cancel (57), the system (58), an internal error (XX).
+ * SQLSTATEs that say what befell the whole statement, the connection or the server, never one
+ * event: the connection (08), a read-only standby (25), the login or the database (28, 3D, which a
+ * new connection answers), the statement itself (42, but for 42501, which a row-level security
+ * policy answers for one row), resources (53), an operator or a cancel (57), the system (58), an
+ * internal error (XX).
  */
-const NOT_ONE_EVENTS = /^(08|53|57|58|XX)/
+const BATCH_WIDE_SQLSTATE = /^(08|25|28|3D|53|57|58|XX)|^42(?!501)/
 
 /**
- * PostgreSQL answered the batch with an error that may be one event's own (a trigger's or a
- * policy's refusal, a data or constraint error, a deadlock): the server answered it, so the
- * connection stands and the statement, atomic, wrote nothing.
+ * PostgreSQL refused the batch with an error that may be one event's own (a trigger's or a
+ * policy's refusal, a data or constraint error, a deadlock): the statement, atomic, wrote nothing.
  */
-function refusedByServer(error: unknown): boolean {
+function refusedForOneEvent(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code
-  return error instanceof Error && typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && !NOT_ONE_EVENTS.test(code)
+  return (
+    error instanceof Error && typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && !BATCH_WIDE_SQLSTATE.test(code)
+  )
 }
 
 /**
@@ -106,11 +116,14 @@ export class PostgresClaimStore implements ClaimStore {
   readonly #sql: ReturnType<typeof claimStatements>
   readonly #timeoutMs: number
   readonly #records = new RecordBatches<Recording, RecordAnswer>({
-    operation: 'PostgresClaimStore.record',
+    operation: RECORD_OPERATION,
     send: (records) => this.#recordBatch(records),
     // Bytes as latin1 text: one character per byte, so two keys are one string only when they are one key.
     keysOf: ({ event }) => [event.key, ...event.previousKeys].map((key) => key.toString('latin1')),
     maxItems: RECORD_BATCH,
+    sizeOf: ({ event }) =>
+      event.fields.byteLength + event.key.byteLength + event.ref.byteLength + event.previousKeys.length * 32,
+    maxBytes: RECORD_BATCH_BYTES,
   })
 
   constructor(options: PostgresStoreOptions) {
@@ -134,38 +147,54 @@ export class PostgresClaimStore implements ClaimStore {
    * statement is being written go to PostgreSQL together in the next (group commit).
    */
   async record(event: NewEvent, token: string, leaseMs: number | undefined): Promise<RecordAnswer> {
-    const op = 'PostgresClaimStore.record'
-    const checked = checkEvent(op, event)
-    checkToken(op, token)
-    const lease = leaseMs === undefined ? null : checkMs(op, 'leaseMs', leaseMs)
+    const checked = checkEvent(RECORD_OPERATION, event)
+    checkToken(RECORD_OPERATION, token)
+    const lease = leaseMs === undefined ? null : checkMs(RECORD_OPERATION, 'leaseMs', leaseMs)
     return this.#records.add({ event: checked, token, lease })
   }
 
   /**
    * One statement for the batch. When PostgreSQL refuses it with an error that may be one event's
-   * own (anything but the connection, the server's resources, a cancel: a trigger, a policy, a
-   * constraint, a deadlock), nothing of it was written, and each event is sent again alone, so the
-   * refusal stays with its event; what befell the statement itself (a lost connection, the
-   * deadline) fails the batch.
+   * own (a trigger, a policy, a constraint, a deadlock), nothing of it was written, and each event
+   * is sent again alone, one after another, so the refusal stays with its event (each alone under
+   * its own `statementTimeoutMs`); what befell the statement itself (a lost connection, the
+   * deadline, a read-only server) fails the batch.
    */
   async #recordBatch(records: readonly Recording[]): Promise<Array<RecordAnswer | Error>> {
     try {
       return await this.#recordStatement(records)
     } catch (error) {
-      if (records.length === 1 || !refusedByServer(error)) throw error
+      if (records.length === 1 || !refusedForOneEvent(error)) throw error
     }
-    return Promise.all(
-      records.map((one) =>
-        this.#recordStatement([one]).then(
-          ([answer]) => answer as RecordAnswer | Error,
-          (error: unknown) => (error instanceof Error ? error : new Error(String(error))),
-        ),
-      ),
-    )
+    const answers: Array<RecordAnswer | Error> = []
+    for (const one of records) {
+      try {
+        const [answer] = await this.#recordStatement([one])
+        answers.push(answer ?? new Error(`${RECORD_OPERATION}: the record statement answered no row`))
+      } catch (error) {
+        answers.push(error instanceof Error ? error : new Error(String(error)))
+      }
+    }
+    return answers
   }
 
+  /** One record statement: a lone event's own (planned in a third of a batch's time), else the batch's. */
   async #recordStatement(records: readonly Recording[]): Promise<Array<RecordAnswer | Error>> {
-    const op = 'PostgresClaimStore.record'
+    const [only] = records
+    if (records.length === 1 && only !== undefined) {
+      const { event, token, lease } = only
+      const result = await this.#send(RECORD_OPERATION, this.#sql.recordOne, [
+        hashOf(event.key),
+        event.key,
+        token,
+        lease,
+        event.fields,
+        hashOf(event.ref),
+        event.ref,
+        event.previousKeys.map(hashOf),
+      ])
+      return result.rows.map((row) => recordAnswer(RECORD_OPERATION, row, lease))
+    }
     const previous: Buffer[] = []
     const previousOf: number[] = []
     records.forEach(({ event }, i) => {
@@ -174,7 +203,7 @@ export class PostgresClaimStore implements ClaimStore {
         previousOf.push(i + 1)
       }
     })
-    const result = await this.#send(op, this.#sql.record, [
+    const result = await this.#send(RECORD_OPERATION, this.#sql.record, [
       records.map(({ event }) => hashOf(event.key)),
       records.map(({ event }) => event.key),
       records.map(({ token }) => token),
@@ -185,7 +214,7 @@ export class PostgresClaimStore implements ClaimStore {
       previous,
       previousOf,
     ])
-    return result.rows.map((row, i) => recordAnswer(op, row, records[i]?.lease ?? null))
+    return result.rows.map((row, i) => recordAnswer(RECORD_OPERATION, row, records[i]?.lease ?? null))
   }
 
   /** Takes `key` when it is due (pending past its retry time, running past its lease); dead instead when its attempts are used up. */

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest'
 import { intentOf } from '../../../tests/support/store-conformance.js'
 import { PostgresClaimStore, PostgresInbox, PostgresIntentStore } from '../src/index.js'
 import { type CutProxy, startCutProxy } from './cut-proxy.js'
-import { eventually, freshSchema } from './helpers.js'
+import { eventually, freshSchema, RECORD_STATEMENT } from './helpers.js'
 import { describeWithPostgres } from './postgres-server.js'
 
 const LONG = 60_000
@@ -82,7 +82,7 @@ describeWithPostgres('connections cut mid-statement, and a server restart', (ser
         [key, LONG, 'taken'],
         [pendingKey, undefined, 'recorded'],
       ] as const) {
-        const cut = proxy.arm(/^WITH i AS \(\n {2}SELECT \* FROM unnest/, kind)
+        const cut = proxy.arm(RECORD_STATEMENT, kind)
         await expect(claims().record(event(k), token, leaseMs)).rejects.toThrow()
         await cut
         expect(await claims().record(event(k), token, leaseMs)).toBe(answer)

@@ -93,8 +93,8 @@ export async function sigkill(child: ChildProcess): Promise<void> {
   expect(child.signalCode).toBe('SIGKILL')
 }
 
-/** The claim store's record statement, as the wire carries its text (a batch of any size). */
-export const RECORD_STATEMENT = /^WITH i AS \(\n {2}SELECT \* FROM unnest/
+/** The claim store's record statements, as the wire carries their text: a lone event's, and a batch's (of any size). */
+export const RECORD_STATEMENT = /^WITH (prev AS \(\n {2}SELECT coalesce\(bool_or|i AS \(\n {2}SELECT \* FROM unnest)/
 
 /** `pool`, counting the record statements sent through it, and calling `before(n)` just before the n-th is sent. */
 export function watched(

@@ -161,7 +161,7 @@ END $$`)
       const blocker = store.record(event(`${run}-first`), 't-first', 60_000)
       for (;;) {
         const { rows } = await direct.query(
-          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'WITH i AS%'`,
+          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND (query LIKE 'WITH prev AS%' OR query LIKE 'WITH i AS%')`,
         )
         if (rows[0].n > 0) break
       }

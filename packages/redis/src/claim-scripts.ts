@@ -122,8 +122,9 @@ end
  * past its keep counts as absent: it and its index entries are replaced.
  *
  * One script records a batch of events (the store's group commit), each as if alone, in order; the
- * store never puts two events sharing a key in one batch. Each event is recorded under `pcall`, so
- * an error (a key of the prefix written by another program, WRONGTYPE) is that event's answer,
+ * store never puts two events sharing a key in one batch. The indexes are checked first: one that
+ * another program wrote fails the whole script before anything is written. Each event is then
+ * recorded under `pcall`, so an error of its own keys (WRONGTYPE) is that event's answer,
  * `error:<message>`, and the others stand. The event hashes, former-version keys and ref sets are
  * named from P, like the take-due script's: on Redis Cluster the prefix's hash tag puts them in
  * the indexes' slot. KEYS[1] due, [2] done. ARGV[1] prefix, then per event: key, token, leaseMs or
@@ -172,6 +173,15 @@ local function record(key, token, lease, fields, ref, first, last)
     'receivedAt', now, 'ref', ref, 'fields', fields)
   redis.call('ZADD', KEYS[1], due, key)
   return answer
+end
+-- The indexes every event of the batch writes: another program's key there fails the whole
+-- batch before anything is written (within each event's pcall it would leave events unindexed).
+for _, index in ipairs(KEYS) do
+  local kind = redis.call('TYPE', index)
+  kind = type(kind) == 'table' and kind.ok or kind
+  if kind ~= 'zset' and kind ~= 'none' then
+    return redis.error_reply('WRONGTYPE ' .. index .. ' is not the inbox index (a ' .. kind .. ' of another program)')
+  end
 end
 local answers = {}
 local at = 2

@@ -45,6 +45,12 @@ import {
  */
 const RECORD_BATCH = 64
 
+/** Bytes one record script carries at most (fields and keys): a batch of large callbacks stays small. */
+const RECORD_BATCH_BYTES = 1_048_576
+
+/** The record operation, as its errors name it. */
+const RECORD_OPERATION = 'RedisClaimStore.record'
+
 /** A checked `record` call waiting for its batch. */
 interface Recording {
   readonly event: NewEvent
@@ -78,10 +84,14 @@ export class RedisClaimStore implements ClaimStore {
   readonly #dead: string
   readonly #done: string
   readonly #records = new RecordBatches<Recording, RecordAnswer>({
-    operation: 'RedisClaimStore.record',
+    operation: RECORD_OPERATION,
     send: (records) => this.#recordBatch(records),
     keysOf: ({ event }) => [event.key, ...event.previousKeys],
     maxItems: RECORD_BATCH,
+    // UTF-16 units, not bytes: a bound, not a measure (UTF-8 takes at most three bytes per unit).
+    sizeOf: ({ event }) =>
+      event.fields.length + event.key.length + event.ref.length + event.previousKeys.join('').length,
+    maxBytes: RECORD_BATCH_BYTES,
   })
 
   constructor(options: RedisStoreOptions) {
@@ -102,16 +112,14 @@ export class RedisClaimStore implements ClaimStore {
    * Records made while one is being written go to Redis together in the next script (group commit).
    */
   async record(event: NewEvent, token: string, leaseMs: number | undefined): Promise<RecordAnswer> {
-    const operation = 'RedisClaimStore.record'
-    const checked = checkEvent(operation, event)
-    const holder = checkToken(operation, token)
-    const lease = leaseMs === undefined ? '' : String(checkMs(operation, 'leaseMs', leaseMs))
+    const checked = checkEvent(RECORD_OPERATION, event)
+    const holder = checkToken(RECORD_OPERATION, token)
+    const lease = leaseMs === undefined ? '' : String(checkMs(RECORD_OPERATION, 'leaseMs', leaseMs))
     return this.#records.add({ event: checked, token: holder, lease })
   }
 
   /** One record script for the batch: the script answers each event in order. */
   async #recordBatch(records: readonly Recording[]): Promise<Array<RecordAnswer | Error>> {
-    const operation = 'RedisClaimStore.record'
     const args = [this.#prefix]
     for (const { event, token, lease } of records) {
       args.push(
@@ -125,15 +133,16 @@ export class RedisClaimStore implements ClaimStore {
       )
     }
     const replies = list(
-      operation,
+      RECORD_OPERATION,
       await runScript(this.#client, RECORD, { keys: [this.#due, this.#done], arguments: args }),
     )
     return replies.map((one) => {
       const reply = text(one)
       if (reply !== null && ANSWERS.has(reply)) return reply as RecordAnswer
-      if (reply?.startsWith('error:')) return new Error(`${operation}: Redis refused the record: ${reply.slice(6)}`)
+      if (reply?.startsWith('error:'))
+        return new Error(`${RECORD_OPERATION}: Redis refused the record: ${reply.slice(6)}`)
       // Anything else is not this script's answer: refuse rather than guess whether it was recorded.
-      return new Error(`${operation}: the record script answered ${JSON.stringify(reply)}`)
+      return new Error(`${RECORD_OPERATION}: the record script answered ${JSON.stringify(reply)}`)
     })
   }
 

@@ -4,7 +4,10 @@
  * round trip and one statement per batch instead of one per event, and a lone record goes at once.
  */
 
-/** What one item of a batch came to: its answer, or the error that is its own (the rest still stand). */
+/**
+ * What one item of a batch came to: its answer, or the error that is its own (the rest still
+ * stand). An `Error` is always read as a failure, so an answer cannot itself be an `Error`.
+ */
 export type BatchAnswer<Answer> = Answer | Error
 
 /** How a store writes a batch and tells its items apart. */
@@ -21,6 +24,13 @@ export interface RecordBatchesSetup<Item, Answer> {
   readonly keysOf: (item: Item) => readonly string[]
   /** The most items one batch carries (a statement's or script's size, how long it holds the server). */
   readonly maxItems: number
+  /** About how many bytes `item` adds to a batch (its fields and keys). */
+  readonly sizeOf: (item: Item) => number
+  /**
+   * The most bytes one batch carries: a batch of callbacks whose bodies were allowed to be large
+   * stays a few MiB, not `maxItems` times the largest. An item larger than this goes alone.
+   */
+  readonly maxBytes: number
 }
 
 /** Runs `work` after the event loop's current turn: `setImmediate` where there is one (Node, Bun, Deno). */
@@ -30,6 +40,7 @@ const afterThisTurn: (work: () => void) => void =
 interface Waiting<Item, Answer> {
   readonly item: Item
   readonly keys: readonly string[]
+  readonly bytes: number
   readonly resolve: (answer: Answer) => void
   readonly reject: (error: unknown) => void
 }
@@ -44,7 +55,7 @@ export const SLOW_BATCH_MS = 1_000
 
 /**
  * One batch in flight at a time; what arrives meanwhile waits for it and goes in the next, oldest
- * first, up to `maxItems`. Two items that share a key never share a batch (a statement that wrote
+ * first, up to `maxItems` and `maxBytes`. Two items that share a key never share a batch (a statement that wrote
  * one key twice would fail, and each record of a key must see the one before it), a later item
  * never passes an earlier one waiting on the same key, and no item goes while a record of one of
  * its keys is still in flight. A record made with nothing in flight goes at once, one made while a
@@ -69,7 +80,7 @@ export class RecordBatches<Item, Answer> {
   /** Writes `item` in the next batch; settles with its own answer or error. */
   add(item: Item): Promise<Answer> {
     return new Promise<Answer>((resolve, reject) => {
-      this.#waiting.push({ item, keys: this.#setup.keysOf(item), resolve, reject })
+      this.#waiting.push({ item, keys: this.#setup.keysOf(item), bytes: this.#setup.sizeOf(item), resolve, reject })
       this.#next()
     })
   }
@@ -78,23 +89,33 @@ export class RecordBatches<Item, Answer> {
     if (this.#holding || this.#waiting.length === 0) return
     const batch: Array<Waiting<Item, Answer>> = []
     const later: Array<Waiting<Item, Answer>> = []
+    let bytes = 0
     // The keys of every item taken or passed over so far, and of the records in flight: an item
     // touching one waits for a later batch.
     const seen = new Set<string>(this.#inFlight.keys())
-    for (const waiting of this.#waiting) {
-      const free = batch.length < this.#setup.maxItems && waiting.keys.every((key) => !seen.has(key))
+    for (let i = 0; i < this.#waiting.length; i++) {
+      if (batch.length === this.#setup.maxItems) {
+        // Full: nothing more is taken in this pass, so the rest need no look.
+        later.push(...this.#waiting.slice(i))
+        break
+      }
+      const waiting = this.#waiting[i] as Waiting<Item, Answer>
+      const fits = batch.length === 0 || bytes + waiting.bytes <= this.#setup.maxBytes
+      const free = fits && waiting.keys.every((key) => !seen.has(key))
       for (const key of waiting.keys) seen.add(key)
-      if (free) batch.push(waiting)
-      else later.push(waiting)
+      if (free) {
+        batch.push(waiting)
+        bytes += waiting.bytes
+      } else later.push(waiting)
     }
     this.#waiting = later
     if (batch.length === 0) return
     const keys = batch.flatMap((waiting) => waiting.keys)
     for (const key of keys) this.#inFlight.set(key, (this.#inFlight.get(key) ?? 0) + 1)
     this.#holding = true
-    let holds = true
+    let heldBack = true
     const slow = setTimeout(() => {
-      holds = false
+      heldBack = false
       this.#holding = false
       this.#next()
     }, SLOW_BATCH_MS)
@@ -110,7 +131,7 @@ export class RecordBatches<Item, Answer> {
       // The next batch leaves once the answered callers have run (a turn of the event loop, no
       // timer), so the records they make at once join it rather than split into half batches.
       afterThisTurn(() => {
-        if (holds) this.#holding = false
+        if (heldBack) this.#holding = false
         this.#next()
       })
     })
