@@ -118,6 +118,33 @@ END $$`)
     }
   })
 
+  it('a refusal of the whole statement (a read-only server) fails the batch once: no event is sent again alone', async () => {
+    const pool = server().pool({ max: 4 })
+    try {
+      const seen = watched(pool)
+      const store = new PostgresClaimStore({ pool: seen.pool, schema })
+      const run = randomUUID().slice(0, 8)
+      expect(await store.record(event(`${run}-first`), 't-first', 60_000)).toBe('taken')
+      // As after a failover to a standby: every transaction of these connections is read-only.
+      await pool.query('ALTER DATABASE postgres SET default_transaction_read_only = on')
+      const readOnly = server().pool({ max: 4 })
+      try {
+        const watchedReadOnly = watched(readOnly)
+        const refused = new PostgresClaimStore({ pool: watchedReadOnly.pool, schema })
+        const blocker = refused.record(event(`${run}-x`), 't-x', 60_000)
+        const batch = ['a', 'b', 'c'].map((key) => refused.record(event(`${run}-${key}`), `t-${key}`, 60_000))
+        for (const one of [blocker, ...batch]) await expect(one).rejects.toMatchObject({ code: '25006' })
+        // The lone one, then the batch of three: refused whole, none of its events sent again.
+        expect(watchedReadOnly.records).toBe(2)
+      } finally {
+        await readOnly.end()
+      }
+    } finally {
+      await direct.query('ALTER DATABASE postgres RESET default_transaction_read_only')
+      await pool.end()
+    }
+  })
+
   it('two instances recording the same keys at once, in opposite orders: one winner per key, nothing refused', async () => {
     const pools = [server().pool({ max: 4 }), server().pool({ max: 4 })]
     try {

@@ -83,6 +83,19 @@ describeWithRedis('RedisClaimStore.record in batches', (server) => {
     ).toBeNull()
   })
 
+  it('an index another program wrote fails the whole script before anything of it is written', async () => {
+    const { prefix, store } = setup()
+    await direct().set(`${prefix}inbox:due`, 'not a sorted set')
+    rig.proxy.record()
+    const all = await Promise.allSettled(['a', 'b', 'c'].map((key) => store.record(event(key), `t-${key}`, 60_000)))
+    for (const one of all)
+      expect(one).toMatchObject({
+        status: 'rejected',
+        reason: { message: expect.stringMatching(/WRONGTYPE .*inbox:due is not the inbox index/) },
+      })
+    for (const key of ['a', 'b', 'c']) expect(await direct().hGetAll(`${prefix}inbox:event:${key}`)).toEqual({})
+  })
+
   it('a lost reply fails every record of its batch; each sent again by its runner answers as its first write', async () => {
     const { prefix, store } = setup()
     // The second command is the batch of three: Redis runs it, its reply never arrives.
