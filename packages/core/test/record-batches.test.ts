@@ -191,6 +191,8 @@ describe('RecordBatches', () => {
             operation: 'TestStore.record',
             maxItems,
             keysOf: () => [],
+            sizeOf: () => 1,
+            maxBytes: 100,
             send: async () => [],
           }),
       ).toThrow(`TestStore.record: maxItems must be a whole number >= 1, got ${maxItems}`)
