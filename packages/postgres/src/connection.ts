@@ -55,6 +55,33 @@ function stalledError(bound: StatementDeadline, what: string, connecting: boolea
 }
 
 /**
+ * A connection of `pool`, with `onError` listening from the moment the pool hands it out.
+ * node-postgres parses every message of a chunk in one go: the ReadyForQuery that completes a new
+ * connection hands it out (the pool stops listening to it), and a FATAL in the same chunk (a
+ * restart) is emitted at once, before a promise's continuation could add a listener: an `error`
+ * nobody listens to ends the process. So the listener is added in the pool's callback; a pool that
+ * takes no callback (it answers a promise) is listened to when its promise settles.
+ */
+function listenedConnection(pool: PgPool, onError: (error: Error) => void): Promise<PgPoolClient> {
+  return new Promise<PgPoolClient>((resolve, reject) => {
+    const answered = pool.connect((error, client) => {
+      if (error !== undefined && error !== null) reject(error)
+      else if (client === undefined) reject(new Error('the pool answered no connection'))
+      else {
+        client.on?.('error', onError)
+        resolve(client)
+      }
+    }) as unknown
+    if (typeof (answered as { then?: unknown } | undefined)?.then === 'function') {
+      ;(answered as Promise<PgPoolClient>).then((client) => {
+        client.on?.('error', onError)
+        resolve(client)
+      }, reject)
+    }
+  })
+}
+
+/**
  * Checks out a connection, listening for its `error` while it is held: a connection that drops
  * between two queries (server restart, network cut) would otherwise crash the process with an
  * unhandled `error` event. With `bound`, getting the connection and each statement `bounded` sends
@@ -62,7 +89,12 @@ function stalledError(bound: StatementDeadline, what: string, connecting: boolea
  * nothing is bounded.
  */
 export async function checkOut(pool: PgPool, bound?: StatementDeadline): Promise<Held> {
-  const connecting = pool.connect()
+  let dropped: Error | undefined
+  let stalled: PaywireError | undefined
+  const onError = (error: Error) => {
+    dropped ??= error
+  }
+  const connecting = listenedConnection(pool, onError)
   let client: PgPoolClient
   if (bound === undefined) client = await connecting
   else {
@@ -70,9 +102,12 @@ export async function checkOut(pool: PgPool, bound?: StatementDeadline): Promise
     try {
       client = await Promise.race([connecting, limit.expired])
     } catch (error) {
-      // A connection that opens after all is healthy: back to the pool with it.
+      // A connection that opens after all is healthy (or says it is not): back to the pool with it.
       connecting.then(
-        (late) => late.release(),
+        (late) => {
+          late.off?.('error', onError)
+          late.release(dropped)
+        },
         () => {},
       )
       throw error
@@ -80,12 +115,6 @@ export async function checkOut(pool: PgPool, bound?: StatementDeadline): Promise
       limit.clear()
     }
   }
-  let dropped: Error | undefined
-  let stalled: PaywireError | undefined
-  const onError = (error: Error) => {
-    dropped ??= error
-  }
-  client.on?.('error', onError)
   return {
     client,
     async bounded(work, what) {

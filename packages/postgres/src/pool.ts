@@ -29,6 +29,8 @@ export interface PgPoolClient extends PgQueryable {
  */
 export interface PgPool extends PgQueryable {
   connect(): Promise<PgPoolClient>
+  /** The callback form, which the stores use: they listen to the connection before anything else runs. */
+  connect(callback: (error: Error | undefined, client: PgPoolClient | undefined) => void): void
   /** `pg.Pool` is an EventEmitter: it emits `error` when one of its idle connections fails. */
   on?(event: 'error', listener: (error: Error) => void): unknown
   listenerCount?(event: 'error'): number

@@ -160,3 +160,40 @@ describeWithPostgres('a merchant process whose pool has no error listener of its
     )
   }, 60_000)
 })
+
+it('a connection that reports a FATAL in the very turn the pool hands it out (a restart) is heard, not thrown', async () => {
+  // node-postgres parses every message of a chunk in one go: the ReadyForQuery that completes a new
+  // connection hands it out (the pool stops listening to it), and a FATAL 57P01 in the same chunk
+  // is emitted before a promise continuation could add a listener. Found by CI: an uncaught
+  // exception during a restart test. With the pool's callback the store listens at once.
+  let ended = false
+  const client = Object.assign(new EventEmitter(), {
+    query: async () => {
+      if (ended) throw idleError()
+      return { rows: [], rowCount: 0 }
+    },
+    release: vi.fn(),
+  })
+  const endSession = () => {
+    ended = true
+    client.emit('error', idleError())
+  }
+  // Both forms of pg.Pool's connect; either way the session ends in the turn the connection is handed out.
+  const pool: PgPool = {
+    query: async () => ({ rows: [], rowCount: 0 }),
+    connect: ((callback?: (error: Error | undefined, handedOut?: EventEmitter) => void) => {
+      if (callback !== undefined) {
+        callback(undefined, client)
+        endSession()
+        return undefined
+      }
+      const handedOut = Promise.resolve(client)
+      endSession()
+      return handedOut
+    }) as PgPool['connect'],
+  }
+  const store = new PostgresClaimStore({ pool, onError: () => {} })
+  await expect(store.take('k', { token: 't', ms: 1_000, maxAttempts: 3 })).rejects.toThrow(/terminating connection/)
+  // The connection was destroyed, never handed back as healthy.
+  expect(client.release).toHaveBeenCalledWith(expect.objectContaining({ code: '57P01' }))
+})
