@@ -6,7 +6,7 @@
 
 import { describe, expect, it } from 'vitest'
 import { mulberry32 } from '../../../tests/reliability/support/random.js'
-import { RecordBatches } from '../src/inbox/record-batches.js'
+import { RecordBatches, type RecordBatchesSetup } from '../src/inbox/record-batches.js'
 
 interface Item {
   readonly id: number
@@ -19,6 +19,18 @@ const turns = async (n: number) => {
 }
 
 /** Whether `promise` has settled once the microtasks queued so far have run (and a few turns more). */
+/** A store's batches of test items: keyed by `item.keys`, 64 a batch unless told, size not counted. */
+function batchesOf(setup: Partial<RecordBatchesSetup<Item, string>> & Pick<RecordBatchesSetup<Item, string>, 'send'>) {
+  return new RecordBatches<Item, string>({
+    operation: 'TestStore.record',
+    maxItems: 64,
+    sizeOf: () => 1,
+    maxBytes: Number.MAX_SAFE_INTEGER,
+    keysOf: (item) => item.keys,
+    ...setup,
+  })
+}
+
 async function settledSoon(promise: Promise<unknown>): Promise<boolean> {
   let settled = false
   promise.then(
@@ -40,12 +52,8 @@ function openStore(maxItems = 64) {
     answer: (answers: unknown) => void
     fail: (e: unknown) => void
   }> = []
-  const batches = new RecordBatches<Item, string>({
-    operation: 'TestStore.record',
+  const batches = batchesOf({
     maxItems,
-    sizeOf: () => 1,
-    maxBytes: Number.MAX_SAFE_INTEGER,
-    keysOf: (item) => item.keys,
     send: (items) =>
       new Promise((answer, fail) => {
         sent.push({ items, answer: answer as (answers: unknown) => void, fail })
@@ -70,12 +78,8 @@ describe('RecordBatches, adversarial', () => {
       const sentOfKey = new Map<string, number>()
       const failures: string[] = []
       const ownError = new Set<number>()
-      const batches = new RecordBatches<Item, string>({
-        operation: 'TestStore.record',
+      const batches = batchesOf({
         maxItems,
-        sizeOf: () => 1,
-        maxBytes: Number.MAX_SAFE_INTEGER,
-        keysOf: (item) => item.keys,
         send: async (items) => {
           sends++
           if (inFlight !== 0) failures.push(`seed ${seed}: two batches in flight`)
@@ -203,12 +207,7 @@ describe('RecordBatches, adversarial', () => {
 
   it('a thousand records made in one tick: the first alone, then full batches, each answered its own', async () => {
     const sizes: number[] = []
-    const batches = new RecordBatches<Item, string>({
-      operation: 'TestStore.record',
-      maxItems: 64,
-      sizeOf: () => 1,
-      maxBytes: Number.MAX_SAFE_INTEGER,
-      keysOf: (item) => item.keys,
+    const batches = batchesOf({
       send: async (items) => {
         sizes.push(items.length)
         return items.map((item) => `a${item.id}`)
@@ -220,12 +219,7 @@ describe('RecordBatches, adversarial', () => {
   })
 
   it('a chain of records each made inside the previous answer settles to the end (no lost wake-up)', async () => {
-    const batches = new RecordBatches<Item, string>({
-      operation: 'TestStore.record',
-      maxItems: 64,
-      sizeOf: () => 1,
-      maxBytes: Number.MAX_SAFE_INTEGER,
-      keysOf: (item) => item.keys,
+    const batches = batchesOf({
       send: async (items) => items.map((item) => `a${item.id}`),
     })
     const chain = (id: number): Promise<string> =>
@@ -236,12 +230,7 @@ describe('RecordBatches, adversarial', () => {
   it('a send that never settles holds every later record, of any key, until SLOW_BATCH_MS or the store’s own deadline', async () => {
     let release: ((error: Error) => void) | undefined
     let calls = 0
-    const batches = new RecordBatches<Item, string>({
-      operation: 'TestStore.record',
-      maxItems: 64,
-      sizeOf: () => 1,
-      maxBytes: Number.MAX_SAFE_INTEGER,
-      keysOf: (item) => item.keys,
+    const batches = batchesOf({
       send: (items) => {
         calls++
         if (calls === 1)
@@ -262,11 +251,7 @@ describe('RecordBatches, adversarial', () => {
   })
 
   it('keysOf throwing for one item rejects that record only; the queue keeps working', async () => {
-    const batches = new RecordBatches<Item, string>({
-      operation: 'TestStore.record',
-      maxItems: 64,
-      sizeOf: () => 1,
-      maxBytes: Number.MAX_SAFE_INTEGER,
+    const batches = batchesOf({
       keysOf: (item) => {
         if (item.id === 1) throw new Error('no keys for you')
         return item.keys

@@ -74,13 +74,13 @@ function recorded(from: EventSource): readonly (readonly [string, string])[] {
  * RETURNING reads as it now stands: the answer is derived from the row itself (its token is ours
  * or not).
  */
-function upsert(table: string, from: EventSource, rows: string): string {
+function upsert(table: string, from: EventSource, rows: (values: string) => string): string {
   // Only a done key past its keep, or a v1 claim past its hold, has a finite expires_at: such a row
   // counts as absent, and record takes it over.
   const gone = `c.expires_at <= statement_timestamp()`
   const columns = recorded(from)
   return `INSERT INTO ${table} AS c (key_hash, ${columns.map(([column]) => column).join(', ')})
-  SELECT ${rows.replace('%s', columns.map(([, value]) => value).join(', '))}
+  SELECT ${rows(columns.map(([, value]) => value).join(', '))}
   ON CONFLICT (key_hash) DO UPDATE SET
     ${columns.map(([column]) => `${column} = CASE WHEN ${gone} THEN EXCLUDED.${column} ELSE c.${column} END`).join(',\n    ')}
   RETURNING c.key_hash, c.token, c.state, c.done, c.attempts, NOT ${V2_ROW} AS legacy,
@@ -88,7 +88,7 @@ function upsert(table: string, from: EventSource, rows: string): string {
 }
 
 /** The batch's rows to insert: the events no previous key blocks, in key-hash order. */
-const BATCH_ROWS = `i.key_hash, %s
+const batchRows = (values: string) => `i.key_hash, ${values}
   FROM i LEFT JOIN prev ON prev.n = i.n
   WHERE prev.n IS NULL OR NOT (prev.done OR prev.held)
   ORDER BY i.key_hash`
@@ -113,7 +113,7 @@ export function claimStatements(table: string, effects: string) {
   FROM ${table} AS c
   WHERE c.key_hash = ANY($8::bytea[]) AND c.key_hash <> $1 AND c.expires_at > statement_timestamp()
 ), put AS (
-  ${upsert(table, ONE_EVENT, '$1::bytea, %s FROM prev WHERE NOT prev.done AND NOT prev.held')}
+  ${upsert(table, ONE_EVENT, (values) => `$1::bytea, ${values} FROM prev WHERE NOT prev.done AND NOT prev.held`)}
 )
 SELECT prev.done AS prev_done, prev.held AS prev_held, put.key_hash IS NOT NULL AS found, put.token = $3 AS mine,
   put.state, put.done, put.attempts, put.legacy, put.alive
@@ -139,7 +139,7 @@ FROM prev LEFT JOIN put ON true`,
   JOIN ${table} AS c ON c.key_hash = p.key_hash AND c.key_hash <> i.key_hash AND c.expires_at > statement_timestamp()
   GROUP BY p.n
 ), put AS (
-  ${upsert(table, BATCH_ROW, BATCH_ROWS)}
+  ${upsert(table, BATCH_ROW, batchRows)}
 )
 SELECT coalesce(prev.done, false) AS prev_done, coalesce(prev.held, false) AS prev_held,
   put.key_hash IS NOT NULL AS found, put.token = i.token AS mine, put.state, put.done, put.attempts, put.legacy, put.alive

@@ -64,19 +64,20 @@ function stalledError(bound: StatementDeadline, what: string, connecting: boolea
  */
 function listenedConnection(pool: PgPool, onError: (error: Error) => void): Promise<PgPoolClient> {
   return new Promise<PgPoolClient>((resolve, reject) => {
+    let listened = false
+    const handedOut = (client: PgPoolClient) => {
+      // Once, should a pool both call back and answer a promise.
+      if (!listened) client.on?.('error', onError)
+      listened = true
+      resolve(client)
+    }
     const answered = pool.connect((error, client) => {
       if (error !== undefined && error !== null) reject(error)
       else if (client === undefined) reject(new Error('the pool answered no connection'))
-      else {
-        client.on?.('error', onError)
-        resolve(client)
-      }
+      else handedOut(client)
     }) as unknown
     if (typeof (answered as { then?: unknown } | undefined)?.then === 'function') {
-      ;(answered as Promise<PgPoolClient>).then((client) => {
-        client.on?.('error', onError)
-        resolve(client)
-      }, reject)
+      ;(answered as Promise<PgPoolClient>).then(handedOut, reject)
     }
   })
 }

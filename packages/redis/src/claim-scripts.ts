@@ -63,14 +63,20 @@ const TAKE = `local function take(hash, key)
 end
 `
 
+/** A key's type as TYPE names it: Redis 7 answers TYPE to a script as a status table, earlier ones as a string. */
+const TYPE_OF = `local function typeOf(key)
+  local kind = redis.call('TYPE', key)
+  return type(kind) == 'table' and kind.ok or kind
+end
+`
+
 /**
  * Whether an index entry's key can be read as an event: a hash, or gone. Anything else was written
  * by another program (a keyPrefix shared with it): the walks over an index skip it rather than fail
  * on WRONGTYPE, which would stop every later `takeDue`, `failedEvents` or `prune` at that entry.
  */
-const OURS = `local function ours(key)
-  local kind = redis.call('TYPE', key)
-  kind = type(kind) == 'table' and kind.ok or kind
+const OURS = `${TYPE_OF}local function ours(key)
+  local kind = typeOf(key)
   return kind == 'hash' or kind == 'none'
 end
 `
@@ -130,7 +136,7 @@ end
  * the indexes' slot. KEYS[1] due, [2] done. ARGV[1] prefix, then per event: key, token, leaseMs or
  * '', fields, ref, the number of previous keys, and those keys.
  */
-export const RECORD = new LuaScript(`${NOW}${DONE_MEMBER}
+export const RECORD = new LuaScript(`${NOW}${DONE_MEMBER}${TYPE_OF}
 local prefix = ARGV[1]
 local function former(key)
   local value = redis.call('GET', prefix .. 'claim:' .. key)
@@ -177,8 +183,7 @@ end
 -- The indexes every event of the batch writes: another program's key there fails the whole
 -- batch before anything is written (within each event's pcall it would leave events unindexed).
 for _, index in ipairs(KEYS) do
-  local kind = redis.call('TYPE', index)
-  kind = type(kind) == 'table' and kind.ok or kind
+  local kind = typeOf(index)
   if kind ~= 'zset' and kind ~= 'none' then
     return redis.error_reply('WRONGTYPE ' .. index .. ' is not the inbox index (a ' .. kind .. ' of another program)')
   end

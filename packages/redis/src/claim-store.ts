@@ -90,7 +90,10 @@ export class RedisClaimStore implements ClaimStore {
     maxItems: RECORD_BATCH,
     // UTF-16 units, not bytes: a bound, not a measure (UTF-8 takes at most three bytes per unit).
     sizeOf: ({ event }) =>
-      event.fields.length + event.key.length + event.ref.length + event.previousKeys.join('').length,
+      event.previousKeys.reduce(
+        (size, key) => size + key.length,
+        event.fields.length + event.key.length + event.ref.length,
+      ),
     maxBytes: RECORD_BATCH_BYTES,
   })
 
