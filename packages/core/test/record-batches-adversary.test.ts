@@ -26,6 +26,7 @@ function batchesOf(setup: Partial<RecordBatchesSetup<Item, string>> & Pick<Recor
     maxItems: 64,
     sizeOf: () => 1,
     maxBytes: Number.MAX_SAFE_INTEGER,
+    batchesInFlight: 1,
     keysOf: (item) => item.keys,
     ...setup,
   })
@@ -65,9 +66,9 @@ function openStore(maxItems = 64) {
 const ids = (items: readonly Item[]) => items.map((item) => item.id)
 
 describe('RecordBatches, adversarial', () => {
-  it('random bursts (fixed seeds): one batch in flight, never empty, never over maxItems, no shared key, each key in add order, every record answered its own', async () => {
-    for (const seed of [1, 7, 42, 1234, 99991]) {
-      const random = mulberry32(seed)
+  it('random bursts (fixed seeds), one to three batches in flight: never more, never empty, never over maxItems, no key shared within or across the batches in flight, each key in add order, every record answered its own', async () => {
+    for (const [batchesInFlight, seed] of [1, 2, 3].flatMap((b) => [1, 7, 42, 1234, 99991].map((seed) => [b, seed]))) {
+      const random = mulberry32(seed as number)
       const maxItems = 1 + Math.floor(random() * 9)
       const keySpace = 3 + Math.floor(random() * 12)
       const key = () => `k${Math.floor(random() * keySpace)}`
@@ -78,11 +79,13 @@ describe('RecordBatches, adversarial', () => {
       const sentOfKey = new Map<string, number>()
       const failures: string[] = []
       const ownError = new Set<number>()
+      const keysInFlight = new Set<string>()
       const batches = batchesOf({
         maxItems,
+        batchesInFlight: batchesInFlight as number,
         send: async (items) => {
           sends++
-          if (inFlight !== 0) failures.push(`seed ${seed}: two batches in flight`)
+          if (inFlight >= (batchesInFlight as number)) failures.push(`seed ${seed}: ${inFlight + 1} batches in flight`)
           inFlight++
           if (items.length === 0) failures.push(`seed ${seed}: an empty batch`)
           if (items.length > maxItems) failures.push(`seed ${seed}: ${items.length} items > ${maxItems}`)
@@ -90,6 +93,7 @@ describe('RecordBatches, adversarial', () => {
           for (const item of items) {
             for (const k of new Set(item.keys)) {
               if (inBatch.has(k)) failures.push(`seed ${seed}: key ${k} twice in one batch`)
+              if (keysInFlight.has(k)) failures.push(`seed ${seed}: key ${k} in two batches in flight`)
               inBatch.add(k)
               const order = byKey.get(k) ?? []
               const at = sentOfKey.get(k) ?? 0
@@ -97,7 +101,9 @@ describe('RecordBatches, adversarial', () => {
               sentOfKey.set(k, at + 1)
             }
           }
+          for (const k of inBatch) keysInFlight.add(k)
           await turns(Math.floor(random() * 3))
+          for (const k of inBatch) keysInFlight.delete(k)
           inFlight--
           const whole = random()
           if (whole < 0.05) throw new Error(`batch ${sends} lost`)
@@ -216,6 +222,29 @@ describe('RecordBatches, adversarial', () => {
     const all = Array.from({ length: 1000 }, (_, id) => batches.add({ id, keys: [`k${id}`] }))
     expect(await Promise.all(all)).toEqual(Array.from({ length: 1000 }, (_, id) => `a${id}`))
     expect(sizes).toEqual([1, ...Array.from({ length: 15 }, () => 64), 999 - 15 * 64])
+  })
+
+  it('a thousand records made in one tick, two batches in flight: the first alone, then full batches, one leaving per turn, each answered its own', async () => {
+    const sizes: number[] = []
+    let sentThisTurn = 0
+    let mostInOneTurn = 0
+    const batches = batchesOf({
+      batchesInFlight: 2,
+      send: async (items) => {
+        sizes.push(items.length)
+        if (sentThisTurn++ === 0) setImmediate(() => (sentThisTurn = 0))
+        mostInOneTurn = Math.max(mostInOneTurn, sentThisTurn)
+        return items.map((item) => `a${item.id}`)
+      },
+    })
+    const all = Array.from({ length: 1000 }, (_, id) => batches.add({ id, keys: [`k${id}`] }))
+    expect(await Promise.all(all)).toEqual(Array.from({ length: 1000 }, (_, id) => `a${id}`))
+    expect({
+      first: sizes[0],
+      full: sizes.slice(1, -1).every((size) => size === 64),
+      total: sizes.reduce((a, b) => a + b),
+    }).toEqual({ first: 1, full: true, total: 1000 })
+    expect(mostInOneTurn).toBe(1)
   })
 
   it('a chain of records each made inside the previous answer settles to the end (no lost wake-up)', async () => {

@@ -13,7 +13,7 @@ interface Item {
 }
 
 /** A store whose batches stay open until the test answers them. */
-function openStore(maxItems = 64) {
+function openStore(maxItems = 64, batchesInFlight = 1) {
   const sent: Array<{
     items: readonly Item[]
     answer: (answers: ReadonlyArray<string | Error>) => void
@@ -25,6 +25,7 @@ function openStore(maxItems = 64) {
     keysOf: (item) => [item.key, ...(item.previous ?? [])],
     sizeOf: (item) => item.size ?? 1,
     maxBytes: 100,
+    batchesInFlight,
     send: (items) =>
       new Promise((answer, fail) => {
         sent.push({ items, answer, fail })
@@ -34,6 +35,9 @@ function openStore(maxItems = 64) {
 }
 
 const keys = (items: readonly Item[]) => items.map((item) => item.key)
+
+/** One turn of the event loop. */
+const turn = () => new Promise<void>((resolve) => setImmediate(resolve))
 
 /** Lets the answered callers run, then the next batch leave (it goes on the turn after its predecessor's answers). */
 const settle = async () => {
@@ -183,19 +187,23 @@ describe('RecordBatches', () => {
     })
   })
 
-  it('refuses a maxItems that is not a whole number from 1', () => {
-    for (const maxItems of [0, -1, 1.5, Number.NaN]) {
-      expect(
-        () =>
-          new RecordBatches<Item, string>({
-            operation: 'TestStore.record',
-            maxItems,
-            keysOf: () => [],
-            sizeOf: () => 1,
-            maxBytes: 100,
-            send: async () => [],
-          }),
-      ).toThrow(`TestStore.record: maxItems must be a whole number >= 1, got ${maxItems}`)
+  it('refuses a maxItems or batchesInFlight that is not a whole number from 1', () => {
+    for (const name of ['maxItems', 'batchesInFlight'] as const) {
+      for (const value of [0, -1, 1.5, Number.NaN]) {
+        expect(
+          () =>
+            new RecordBatches<Item, string>({
+              operation: 'TestStore.record',
+              maxItems: 8,
+              keysOf: () => [],
+              sizeOf: () => 1,
+              maxBytes: 100,
+              batchesInFlight: 1,
+              send: async () => [],
+              [name]: value,
+            }),
+        ).toThrow(`TestStore.record: ${name} must be a whole number >= 1, got ${value}`)
+      }
     }
   })
 
@@ -226,6 +234,7 @@ describe('RecordBatches', () => {
       keysOf: (item) => [item.key],
       sizeOf: () => 1,
       maxBytes: 100,
+      batchesInFlight: 1,
       send: (items) => {
         calls++
         if (calls === 1) throw new Error('could not even start')
@@ -234,5 +243,100 @@ describe('RecordBatches', () => {
     })
     await expect(batches.add({ key: 'a' })).rejects.toThrow('could not even start')
     expect(await batches.add({ key: 'a' })).toBe('recorded')
+  })
+
+  describe('two batches in flight', () => {
+    const sizes = (sent: ReturnType<typeof openStore>['sent']) => sent.map((s) => s.items.length)
+    const answerAll = (batch: ReturnType<typeof openStore>['sent'][number] | undefined) =>
+      batch?.answer(batch.items.map((item) => `ok ${item.key}`))
+
+    it('a lone record goes at once; one made in the same turn goes alone on the next turn, not with it', async () => {
+      const { batches, sent } = openStore(64, 2)
+      const a = batches.add({ key: 'a' })
+      const b = batches.add({ key: 'b' })
+      expect(sizes(sent)).toEqual([1])
+      await turn()
+      expect(sent.map((s) => keys(s.items))).toEqual([['a'], ['b']])
+      // Both in flight: the next waits for one of them.
+      const c = batches.add({ key: 'c' })
+      await settle()
+      expect(sent).toHaveLength(2)
+      answerAll(sent[1])
+      expect(await b).toBe('ok b')
+      await settle()
+      expect(sent.map((s) => keys(s.items))).toEqual([['a'], ['b'], ['c']])
+      answerAll(sent[0])
+      answerAll(sent[2])
+      expect(await Promise.all([a, c])).toEqual(['ok a', 'ok c'])
+    })
+
+    it('splits what waits evenly between the batches: a burst of 32 settles into two batches of 16', async () => {
+      const { batches, sent } = openStore(64, 2)
+      const all = Array.from({ length: 32 }, (_, i) => batches.add({ key: `k${i}` }))
+      await settle()
+      // The first alone, then half of everything waiting or in flight.
+      expect(sizes(sent)).toEqual([1, 16])
+      answerAll(sent[0])
+      await settle()
+      expect(sizes(sent)).toEqual([1, 16, 15])
+      // A caller answered records again at once, as a steady stream of callbacks does.
+      const answered = new Set<number>()
+      for (let round = 0; round < 4; round++) {
+        const oldest = sent.findIndex((_, i) => !answered.has(i))
+        answered.add(oldest)
+        const batch = sent[oldest]
+        answerAll(batch)
+        for (const item of batch?.items ?? []) all.push(batches.add({ key: `${item.key}+` }))
+        await settle()
+      }
+      expect(sizes(sent).slice(-2)).toEqual([16, 16])
+      for (const batch of sent) answerAll(batch)
+      await settle()
+    })
+
+    it('two batches answered in one turn do not leave again in one turn (they would reach the server in one read and be answered in one write again)', async () => {
+      const { batches, sent } = openStore(64, 2)
+      batches.add({ key: 'a' })
+      await turn()
+      batches.add({ key: 'b' })
+      expect(sizes(sent)).toEqual([1, 1])
+      for (let i = 0; i < 8; i++) batches.add({ key: `w${i}` })
+      // Both answered in one turn, as one read from the server delivers them.
+      answerAll(sent[0])
+      answerAll(sent[1])
+      // Their callers run, then one batch leaves; the other a turn later, never both in one turn.
+      const seen: number[] = []
+      for (let i = 0; i < 4; i++) {
+        await turn()
+        seen.push(sent.length)
+      }
+      expect(seen.map((count, i) => count - (seen[i - 1] ?? 2)).every((added) => added <= 1)).toBe(true)
+      // The first takes its share while the other answered batch still counts (ceil((8 + 1) / 2)).
+      expect(sizes(sent)).toEqual([1, 1, 5, 3])
+      for (const batch of sent.slice(2)) answerAll(batch)
+      await settle()
+    })
+
+    it('a record of a key in either batch in flight waits for that batch, and the other batch does not carry it', async () => {
+      const { batches, sent } = openStore(64, 2)
+      const first = batches.add({ key: 'a' })
+      await turn()
+      const second = batches.add({ key: 'b', previous: ['p'] })
+      const again = [batches.add({ key: 'a' }), batches.add({ key: 'p' }), batches.add({ key: 'free' })]
+      await settle()
+      expect(sent.map((s) => keys(s.items))).toEqual([['a'], ['b']])
+      // The first batch answers: 'a' may go; 'p' waits for the second, though a batch is free.
+      answerAll(sent[0])
+      expect(await first).toBe('ok a')
+      await settle()
+      expect(sent.map((s) => keys(s.items))).toEqual([['a'], ['b'], ['a', 'free']])
+      answerAll(sent[1])
+      expect(await second).toBe('ok b')
+      await settle()
+      expect(sent.map((s) => keys(s.items))).toEqual([['a'], ['b'], ['a', 'free'], ['p']])
+      answerAll(sent[2])
+      answerAll(sent[3])
+      expect(await Promise.all(again)).toEqual(['ok a', 'ok p', 'ok free'])
+    })
   })
 })

@@ -124,6 +124,9 @@ export class PostgresClaimStore implements ClaimStore {
     sizeOf: ({ event }) =>
       event.fields.byteLength + event.key.byteLength + event.ref.byteLength + event.previousKeys.length * 32,
     maxBytes: RECORD_BATCH_BYTES,
+    // Two at once measured no faster: each batch of half the size pays its own statement, and the
+    // two backends meet on the same index pages.
+    batchesInFlight: 1,
   })
 
   constructor(options: PostgresStoreOptions) {

@@ -95,6 +95,8 @@ export class RedisClaimStore implements ClaimStore {
         event.fields.length + event.key.length + event.ref.length,
       ),
     maxBytes: RECORD_BATCH_BYTES,
+    // Redis runs one script at a time: one batch is written while the other's callers run.
+    batchesInFlight: 2,
   })
 
   constructor(options: RedisStoreOptions) {

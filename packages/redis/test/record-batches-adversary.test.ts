@@ -122,7 +122,8 @@ describeWithRedis('RedisClaimStore.record in batches, adversarial', (server) => 
     await direct().hSet(`${prefix}claim:bad-former`, 'x', 'not a string')
     rig.proxy.record()
     const first = store.record(event('first'), 't-first', 60_000)
-    const keys = Array.from({ length: 64 }, (_, i) => `good-${i}`)
+    // 128 waiting behind the first: the next script carries half, capped at a full batch of 64.
+    const keys = Array.from({ length: 128 }, (_, i) => `good-${i}`)
     const bad = new Map<number, NewEvent>([
       [3, event('bad-own')],
       [20, event('uses-bad-prev', ['bad-prev'])],
@@ -140,26 +141,29 @@ describeWithRedis('RedisClaimStore.record in batches, adversarial', (server) => 
         )
       } else expect(outcome, `call ${i}`).toEqual({ status: 'fulfilled', value: 'taken' })
     })
-    // The first alone, then the 64 in one script.
-    expect(rig.proxy.commands).toEqual(['EVALSHA', 'EVALSHA'])
+    // The first alone, then the 64 with the refusals in one script, then the other 64.
+    expect(rig.proxy.commands).toEqual(['EVALSHA', 'EVALSHA', 'EVALSHA'])
     expect(await direct().exists(`${prefix}inbox:event:uses-bad-prev`)).toBe(0)
     expect(await direct().exists(`${prefix}inbox:event:bad-former`)).toBe(0)
   })
 
-  it('a reply lost for a full batch of 64 fails those 64 only; the batch behind goes; each sent again answers as its first write', async () => {
+  it('a reply lost for a full batch of 64 fails those 64, and at most the batch sent behind it on that connection; the rest go; each sent again answers as its first write', async () => {
     const prefix = fresh()
     const store = storeOn(rig.viaProxy, prefix)
     rig.proxy.arm(2, 'reply')
     const first = store.record(event('first'), 't-first', 60_000)
-    const keys = Array.from({ length: 100 }, (_, i) => `cut-${i}`)
+    const keys = Array.from({ length: 200 }, (_, i) => `cut-${i}`)
     const calls = keys.map((key, i) => store.record(event(key), `t-${key}`, i % 2 === 0 ? 60_000 : undefined))
     expect(await first).toBe('taken')
     const outcomes = await Promise.allSettled(calls)
     expect(rig.proxy.cuts).toBe(1)
     const lost = outcomes.flatMap((outcome, i) => (outcome.status === 'rejected' ? [i] : []))
-    expect(lost).toEqual(Array.from({ length: 64 }, (_, i) => i))
-    outcomes.slice(64).forEach((outcome, j) => {
-      expect(outcome).toEqual({ status: 'fulfilled', value: (64 + j) % 2 === 0 ? 'taken' : 'recorded' })
+    // The cut batch, and the one behind it when it was already written to the connection the cut closed.
+    expect([64, 128]).toContain(lost.length)
+    expect(lost).toEqual(Array.from({ length: lost.length }, (_, i) => i))
+    outcomes.slice(lost.length).forEach((outcome, j) => {
+      const i = lost.length + j
+      expect(outcome).toEqual({ status: 'fulfilled', value: i % 2 === 0 ? 'taken' : 'recorded' })
     })
     rig.proxy.record()
     const again = await Promise.all(
@@ -170,19 +174,27 @@ describeWithRedis('RedisClaimStore.record in batches, adversarial', (server) => 
     expect(new Set(others)).toEqual(new Set(['known']))
   })
 
-  it('a request lost for a full batch: nothing of it written; sent again, each is written once', async () => {
+  it('a request lost for a full batch: nothing of it written; what was in flight with it written at most once; sent again, each is written once', async () => {
     const prefix = fresh()
     const store = storeOn(rig.viaProxy, prefix)
     rig.proxy.arm(2, 'request')
-    const first = store.record(event('first'), 't-first', 60_000)
-    const keys = Array.from({ length: 64 }, (_, i) => `req-${i}`)
-    const calls = keys.map((key) => store.record(event(key), `t-${key}`, 60_000))
-    expect(await first).toBe('taken')
-    for (const outcome of await Promise.allSettled(calls)) expect(outcome.status).toBe('rejected')
-    for (const key of keys) expect(await direct().exists(`${prefix}inbox:event:${key}`)).toBe(0)
+    // 128 waiting behind the first: the second script carries a full batch of 64, and is cut. The
+    // first may still be in flight on the connection the cut closes.
+    const keys = ['first', ...Array.from({ length: 128 }, (_, i) => `req-${i}`)]
+    const outcomes = await Promise.allSettled(keys.map((key) => store.record(event(key), `t-${key}`, 60_000)))
+    expect(rig.proxy.cuts).toBe(1)
+    for (const [i, outcome] of outcomes.entries()) {
+      const written = await direct().exists(`${prefix}inbox:event:${keys[i]}`)
+      if (i >= 1 && i <= 64)
+        expect({ i, status: outcome.status, written }).toEqual({ i, status: 'rejected', written: 0 })
+      else if (outcome.status === 'fulfilled') expect(outcome.value).toBe('taken')
+    }
     rig.proxy.record()
     expect(await Promise.all(keys.map((key) => store.record(event(key), `t-${key}`, 60_000)))).toEqual(
       keys.map(() => 'taken'),
+    )
+    expect(new Set(await Promise.all(keys.map((key) => store.record(event(key), 'someone-else', 60_000))))).toEqual(
+      new Set(['known']),
     )
   })
 
@@ -259,7 +271,8 @@ describeWithRedis('RedisClaimStore.record in batches, adversarial', (server) => 
     for (const one of refused) await expect(one).rejects.toThrow(/RedisClaimStore\.record/)
     expect(await first).toBe('taken')
     expect(await Promise.all(good)).toEqual(['taken', 'taken', 'taken'])
-    expect(rig.proxy.commands).toEqual(['EVALSHA', 'EVALSHA'])
+    // The first, then g1 and g2 (half of the four), then g3: none of the refused.
+    expect(rig.proxy.commands).toEqual(['EVALSHA', 'EVALSHA', 'EVALSHA'])
     for (const key of ['ok', 'ok2', 'ok3', 'ok4', 'ok5', 'ok6', 'ok7']) {
       expect(await direct().exists(`${prefix}inbox:event:${key}`)).toBe(0)
     }

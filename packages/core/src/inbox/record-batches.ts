@@ -31,6 +31,14 @@ export interface RecordBatchesSetup<Item, Answer> {
    * stays a few MiB, not `maxItems` times the largest. An item larger than this goes alone.
    */
   readonly maxBytes: number
+  /**
+   * How many batches may be in flight at once: 1 or more. With one, the client and the server take
+   * turns: the server waits while the client settles a batch's callers and builds the next, and the
+   * client waits while the server writes. A server that runs one statement at a time (Redis) keeps
+   * busy with two, one written while the other's callers run; one that runs each batch on a
+   * connection of its own pays for the smaller batches two would make (PostgreSQL: 1).
+   */
+  readonly batchesInFlight: number
 }
 
 /** Runs `work` after the event loop's current turn: `setImmediate` where there is one (Node, Bun, Deno). */
@@ -54,25 +62,34 @@ interface Waiting<Item, Answer> {
 export const SLOW_BATCH_MS = 1_000
 
 /**
- * One batch in flight at a time; what arrives meanwhile waits for it and goes in the next, oldest
- * first, up to `maxItems` and `maxBytes`. Two items that share a key never share a batch (a statement that wrote
- * one key twice would fail, and each record of a key must see the one before it), a later item
- * never passes an earlier one waiting on the same key, and no item goes while a record of one of
- * its keys is still in flight. A record made with nothing in flight goes at once, one made while a
- * batch is written waits for it, and a batch unanswered after `SLOW_BATCH_MS` stops holding back
- * the others.
+ * Up to `batchesInFlight` batches in flight; what arrives meanwhile waits and goes in the next,
+ * oldest first, up to `maxItems` and `maxBytes`, each batch taking its share of what is waiting and
+ * in flight so the batches stay even (two of 16 rather than one of 31 and one of 1). At most one
+ * batch leaves per turn of the event loop: two written in one turn reach the server in one read,
+ * Redis answers them in one write, and the client and the server go on taking turns in step
+ * instead of working at once. Two items that share a key never share a batch (a statement that
+ * wrote one key twice would fail, and each record of a key must see the one before it), a later
+ * item never passes an earlier one waiting on the same key, and no item goes while a record of one
+ * of its keys is still in flight. A record made with a batch free goes at once, one made while
+ * every batch is in flight waits for one, and a batch unanswered after `SLOW_BATCH_MS` stops
+ * holding back the others.
  */
 export class RecordBatches<Item, Answer> {
   readonly #setup: RecordBatchesSetup<Item, Answer>
   #waiting: Array<Waiting<Item, Answer>> = []
-  /** A batch is in flight that the next one waits for. */
-  #holding = false
+  /** The batches in flight that the next ones wait for (a slow one stops counting), and their items. */
+  #held = 0
+  #heldItems = 0
+  /** A batch left in this turn of the event loop: the next waits for the next turn. */
+  #sentThisTurn = false
   /** The keys of every batch in flight, a slow one's included, and how many records of each. */
   readonly #inFlight = new Map<string, number>()
 
   constructor(setup: RecordBatchesSetup<Item, Answer>) {
-    if (!Number.isSafeInteger(setup.maxItems) || setup.maxItems < 1) {
-      throw new RangeError(`${setup.operation}: maxItems must be a whole number >= 1, got ${setup.maxItems}`)
+    for (const name of ['maxItems', 'batchesInFlight'] as const) {
+      if (!Number.isSafeInteger(setup[name]) || setup[name] < 1) {
+        throw new RangeError(`${setup.operation}: ${name} must be a whole number >= 1, got ${setup[name]}`)
+      }
     }
     this.#setup = setup
   }
@@ -85,8 +102,21 @@ export class RecordBatches<Item, Answer> {
     })
   }
 
+  /** Sends a batch when one is free, something waiting can go, and none left in this turn. */
   #next(): void {
-    if (this.#holding || this.#waiting.length === 0) return
+    const { batchesInFlight, maxItems } = this.#setup
+    if (this.#sentThisTurn || this.#held >= batchesInFlight || this.#waiting.length === 0) return
+    const share = Math.ceil((this.#waiting.length + this.#heldItems) / batchesInFlight)
+    if (!this.#send(Math.min(share, maxItems)) || batchesInFlight === 1) return
+    this.#sentThisTurn = true
+    afterThisTurn(() => {
+      this.#sentThisTurn = false
+      this.#next()
+    })
+  }
+
+  /** Sends a batch of up to `most` waiting items; false when none can go (their keys are in flight). */
+  #send(most: number): boolean {
     const batch: Array<Waiting<Item, Answer>> = []
     const later: Array<Waiting<Item, Answer>> = []
     let bytes = 0
@@ -94,7 +124,7 @@ export class RecordBatches<Item, Answer> {
     // touching one waits for a later batch.
     const seen = new Set<string>(this.#inFlight.keys())
     for (let i = 0; i < this.#waiting.length; i++) {
-      if (batch.length === this.#setup.maxItems) {
+      if (batch.length === most) {
         // Full: nothing more is taken in this pass, so the rest need no look.
         later.push(...this.#waiting.slice(i))
         break
@@ -109,14 +139,20 @@ export class RecordBatches<Item, Answer> {
       } else later.push(waiting)
     }
     this.#waiting = later
-    if (batch.length === 0) return
+    if (batch.length === 0) return false
     const keys = batch.flatMap((waiting) => waiting.keys)
     for (const key of keys) this.#inFlight.set(key, (this.#inFlight.get(key) ?? 0) + 1)
-    this.#holding = true
+    this.#held++
+    this.#heldItems += batch.length
     let heldBack = true
-    const slow = setTimeout(() => {
+    const release = () => {
+      if (!heldBack) return
       heldBack = false
-      this.#holding = false
+      this.#held--
+      this.#heldItems -= batch.length
+    }
+    const slow = setTimeout(() => {
+      release()
       this.#next()
     }, SLOW_BATCH_MS)
     // A stuck batch does not keep the process alive: its own deadline or connection does, if anything.
@@ -128,13 +164,14 @@ export class RecordBatches<Item, Answer> {
         if (left === 0) this.#inFlight.delete(key)
         else this.#inFlight.set(key, left)
       }
-      // The next batch leaves once the answered callers have run (a turn of the event loop, no
-      // timer), so the records they make at once join it rather than split into half batches.
+      // The batch is free once the answered callers have run (a turn of the event loop, no
+      // timer), so the records they make at once join the next batch rather than go one by one.
       afterThisTurn(() => {
-        if (heldBack) this.#holding = false
+        release()
         this.#next()
       })
     })
+    return true
   }
 
   /** Sends `batch` and settles each of its records; never rejects, whatever `send` does. */
