@@ -107,8 +107,16 @@ export class RecordBatches<Item, Answer> {
     const { batchesInFlight, maxItems } = this.#setup
     if (this.#sentThisTurn || this.#held >= batchesInFlight || this.#waiting.length === 0) return
     const share = Math.ceil((this.#waiting.length + this.#heldItems) / batchesInFlight)
-    if (!this.#send(Math.min(share, maxItems)) || batchesInFlight === 1) return
+    if (batchesInFlight === 1) {
+      this.#send(Math.min(share, maxItems))
+      return
+    }
+    // Marked before the send: a store's send that records again at once starts no second batch in this turn.
     this.#sentThisTurn = true
+    if (!this.#send(Math.min(share, maxItems))) {
+      this.#sentThisTurn = false
+      return
+    }
     afterThisTurn(() => {
       this.#sentThisTurn = false
       this.#next()
