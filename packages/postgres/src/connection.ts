@@ -5,7 +5,7 @@
  */
 
 import { PaywireError } from '@paywire/core'
-import type { PgPool, PgPoolClient, PgQueryable, PgResult } from './pool.js'
+import type { NamedStatement, PgPool, PgPoolClient, PgQueryable, PgResult } from './pool.js'
 
 /** Where a checked-out connection's statements are bounded: who sends them (for errors) and how long each may take. */
 export interface StatementDeadline {
@@ -148,13 +148,14 @@ export async function checkOut(pool: PgPool, bound?: StatementDeadline): Promise
 export async function statement(
   pool: PgPool,
   bound: StatementDeadline,
-  text: string,
+  text: string | NamedStatement,
   values?: unknown[],
 ): Promise<PgResult> {
   const held = await checkOut(pool, bound)
   let failed: Error | undefined
   try {
-    return await held.bounded(held.client.query(text, values), 'its statement')
+    const sent = typeof text === 'string' ? held.client.query(text, values) : held.client.query(text)
+    return await held.bounded(sent, 'its statement')
   } catch (error) {
     failed = error instanceof Error ? error : new Error(String(error))
     throw error

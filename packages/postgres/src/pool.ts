@@ -12,6 +12,18 @@ export interface PgResult {
 /** Anything that runs a parameterized query: a `pg.Pool`, a `pg.Client`, or the client of a transaction. */
 export interface PgQueryable {
   query(text: string, values?: unknown[]): Promise<PgResult>
+  /**
+   * A named (prepared) statement, as node-postgres sends it: parsed once per connection, then only
+   * bound and run. The callback inbox's record statements go this way.
+   */
+  query(statement: NamedStatement): Promise<PgResult>
+}
+
+/** A statement node-postgres prepares under `name` on each connection the first time it runs there. */
+export interface NamedStatement {
+  readonly name: string
+  readonly text: string
+  readonly values: unknown[]
 }
 
 /** A connection checked out of the pool: `runOnce` runs its transaction on one. */

@@ -8,7 +8,8 @@
  * reply, no RST), so each side keeps waiting on a connection the other never hears from again.
  * It reads just enough of the wire protocol: after the startup message, every frontend message is a
  * type byte and a length; a statement ends with a simple Query (`Q`) or with the Sync (`S`) after a
- * Parse (`P`), and the server ends each answer with ReadyForQuery (`Z`).
+ * Parse (`P`) or a Bind (`B`) of a statement named in an earlier Parse, and the server ends each
+ * answer with ReadyForQuery (`Z`).
  */
 
 import { once } from 'node:events'
@@ -78,6 +79,8 @@ export async function startCutProxy(targetPort: number): Promise<CutProxy> {
     let scanned = 0
     let startup = true
     let parsed = ''
+    /** The text of each named statement parsed on this connection. */
+    const prepared = new Map<string, string>()
     let statements = 0 // statements forwarded on this connection
     let dropping: { at: number; hit: Armed } | undefined // a `reply` cut waiting for its answer
 
@@ -105,6 +108,12 @@ export async function startCutProxy(targetPort: number): Promise<CutProxy> {
           if (type === 'P') {
             const nameEnd = body.indexOf(0)
             parsed = body.toString('utf8', nameEnd + 1, body.indexOf(0, nameEnd + 1))
+            if (nameEnd > 0) prepared.set(body.toString('utf8', 0, nameEnd), parsed)
+          } else if (type === 'B') {
+            // A named statement parsed earlier on this connection is only bound by its name since.
+            const portalEnd = body.indexOf(0)
+            const name = body.toString('utf8', portalEnd + 1, body.indexOf(0, portalEnd + 1))
+            if (name !== '') parsed = prepared.get(name) ?? ''
           }
           continue
         }

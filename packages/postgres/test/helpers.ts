@@ -11,7 +11,14 @@ import {
   spawnFixture as spawnPackageFixture,
 } from '../../../tests/support/fixture-process.js'
 import type { StoreSubject } from '../../../tests/support/store-conformance.js'
-import { migrate, type PgPool, type PgPoolClient, PostgresClaimStore, PostgresIntentStore } from '../src/index.js'
+import {
+  migrate,
+  type NamedStatement,
+  type PgPool,
+  type PgPoolClient,
+  PostgresClaimStore,
+  PostgresIntentStore,
+} from '../src/index.js'
 
 /**
  * Resolves once `until()` holds, polling every 10 ms; rejects after `deadlineMs`. How a test waits
@@ -103,15 +110,15 @@ export function watched(
 ): { pool: PgPool; readonly records: number } {
   let records = 0
   const wrapped: PgPool = {
-    query: (text, values) => pool.query(text, values),
+    query: pool.query.bind(pool) as PgPool['query'],
     async connect() {
       const client = await pool.connect()
       const query = client.query.bind(client) as PgPoolClient['query']
       return {
-        query: (text: string, values?: unknown[]) => {
-          if (RECORD_STATEMENT.test(text)) before(++records)
-          return query(text, values)
-        },
+        query: ((text: string | NamedStatement, values?: unknown[]) => {
+          if (RECORD_STATEMENT.test(typeof text === 'string' ? text : text.text)) before(++records)
+          return typeof text === 'string' ? query(text, values) : query(text)
+        }) as PgPoolClient['query'],
         release: (destroy?: boolean | Error) => client.release(destroy),
         on: (name: 'error', listener: (error: Error) => void) => client.on(name, listener),
         off: (name: 'error', listener: (error: Error) => void) => client.off(name, listener),

@@ -6,14 +6,20 @@
 import { RequestValidationError } from '@paywire/core'
 import { expect, it } from 'vitest'
 import { intentOf } from '../../../tests/support/store-conformance.js'
-import { type PgPool, PostgresClaimStore, PostgresInbox, PostgresIntentStore } from '../src/index.js'
+import {
+  type NamedStatement,
+  type PgPool,
+  PostgresClaimStore,
+  PostgresInbox,
+  PostgresIntentStore,
+} from '../src/index.js'
 
 function recordingPool(): PgPool & { sent: string[] } {
   const sent: string[] = []
   return {
     sent,
-    async query(text: string) {
-      sent.push(text)
+    async query(text: string | NamedStatement) {
+      sent.push(typeof text === 'string' ? text : text.text)
       return { rows: [], rowCount: 0 }
     },
     connect: () => Promise.reject(new Error('nothing may be sent')),

@@ -8,12 +8,13 @@
 import { PaywireError } from '@paywire/core'
 import { expect, it } from 'vitest'
 import { intentOf } from '../../../tests/support/store-conformance.js'
-import { type PgPool, PostgresIntentStore } from '../src/index.js'
+import { type NamedStatement, type PgPool, PostgresIntentStore } from '../src/index.js'
 
 /** A pool whose queries fail with `failures` in turn, then succeed; it records every statement. */
 function failingPool(failures: Error[]): PgPool & { sent: string[] } {
   const sent: string[] = []
-  const query = async (text: string) => {
+  const query = async (statement: string | NamedStatement) => {
+    const text = typeof statement === 'string' ? statement : statement.text
     sent.push(text.trim().split(/\s+/)[0] as string)
     const failure = failures.shift()
     if (failure) throw failure

@@ -59,14 +59,14 @@ export interface PostgresServer {
  * run in the temp folder, so nothing depends on the caller's directory, which `postgres` may not be
  * allowed to read (a checkout under /root).
  */
-function runAs(): { uid: number; gid: number } | undefined {
+export function runAs(): { uid: number; gid: number } | undefined {
   if (process.getuid?.() !== 0) return undefined
   const uid = Number(execFileSync('id', ['-u', 'postgres']).toString().trim())
   const gid = Number(execFileSync('id', ['-g', 'postgres']).toString().trim())
   return { uid, gid }
 }
 
-function exited(child: ChildProcess): Promise<void> {
+export function exited(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve()
   return new Promise((resolve) => child.once('exit', () => resolve()))
 }
@@ -181,7 +181,7 @@ export async function startPostgres(): Promise<PostgresServer> {
 }
 
 /** Resolves once the server accepts a query; rejects with its output when it exits first or 15 s pass. */
-async function ready(child: ChildProcess, port: number, output: () => string): Promise<void> {
+export async function ready(child: ChildProcess, port: number, output: () => string): Promise<void> {
   const deadline = Date.now() + 15_000
   while (Date.now() < deadline) {
     if (child.exitCode !== null || child.signalCode !== null) {

@@ -1,0 +1,147 @@
+/**
+ * The record statements go prepared (named): parsed and planned once per connection. From the side
+ * of a server session that does not hold them as node-postgres believes: deallocated behind its back
+ * (26000), prepared already under the name by someone else (42P05), and a real PgBouncer 1.18 in
+ * transaction mode, which moves a connection's statements between server sessions. Each time the
+ * record is sent again unnamed, answered as its first write, written once.
+ */
+
+import { randomUUID } from 'node:crypto'
+import type { NewEvent } from '@paywire/core'
+import type pg from 'pg'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { PostgresClaimStore } from '../src/index.js'
+import { freshSchema, RECORD_STATEMENT } from './helpers.js'
+import { PGBOUNCER_BIN, PGBOUNCER_MISSING, startPgBouncer } from './pgbouncer-process.js'
+import { describeWithPostgres, REQUIRE_POSTGRES } from './postgres-server.js'
+
+const event = (key: string, previousKeys: string[] = []): NewEvent => ({
+  key,
+  previousKeys,
+  fields: `{"trans_id":"${key}"}`,
+  ref: `ref-${key}`,
+})
+
+const PREPARED = `SELECT name, statement FROM pg_prepared_statements WHERE name LIKE 'paywire_record_%' ORDER BY name`
+
+describeWithPostgres('PostgresClaimStore record statements, prepared', (server) => {
+  let direct: pg.Pool
+  let schema: string
+  beforeAll(async () => {
+    direct = server().pool()
+    schema = await freshSchema(direct, 'named')
+  })
+  afterAll(async () => {
+    await direct.end()
+  })
+
+  /** The key's rows, as written: one per key, or none. */
+  const rows = async (key: string) =>
+    (await direct.query(`SELECT token, attempts FROM ${schema}.claims WHERE key = convert_to($1, 'UTF8')`, [key])).rows
+
+  it('a lone record and a batch each prepare their statement once on a connection, and go by name after', async () => {
+    // One connection: every statement of the store and of the test runs in the same server session.
+    const pool = server().pool({ max: 1 })
+    try {
+      const store = new PostgresClaimStore({ pool, schema })
+      const run = randomUUID().slice(0, 8)
+      for (let i = 0; i < 3; i++) expect(await store.record(event(`${run}-lone-${i}`), 't', 60_000)).toBe('taken')
+      for (let round = 0; round < 3; round++) {
+        const keys = Array.from({ length: 8 }, (_, i) => `${run}-batch-${round}-${i}`)
+        expect(await Promise.all(keys.map((key) => store.record(event(key), `t-${key}`, undefined)))).toEqual(
+          keys.map(() => 'recorded'),
+        )
+      }
+      const { rows: prepared } = await pool.query(PREPARED)
+      // Two statements (a lone event's and a batch's), each prepared once, whatever the count of runs.
+      expect(prepared).toHaveLength(2)
+      for (const { statement } of prepared) expect(statement).toMatch(RECORD_STATEMENT)
+    } finally {
+      await pool.end()
+    }
+  })
+
+  it('a statement deallocated behind node-postgres (26000): the record is sent again unnamed, written once; the store goes unnamed from then on', async () => {
+    const pool = server().pool({ max: 1 })
+    try {
+      const store = new PostgresClaimStore({ pool, schema })
+      const run = randomUUID().slice(0, 8)
+      expect(await store.record(event(`${run}-a`), 't-a', 60_000)).toBe('taken')
+      // As a pooler that hands this connection another server session: the client still believes
+      // the statement prepared, and sends only its name.
+      await pool.query('DEALLOCATE ALL')
+      expect(await store.record(event(`${run}-b`, [`${run}-a`]), 't-b', 60_000)).toBe('taken')
+      expect(await rows(`${run}-b`)).toEqual([{ token: 't-b', attempts: 1 }])
+      const keys = Array.from({ length: 6 }, (_, i) => `${run}-after-${i}`)
+      expect(await Promise.all(keys.map((key) => store.record(event(key), `t-${key}`, 60_000)))).toEqual(
+        keys.map(() => 'taken'),
+      )
+      expect((await pool.query(PREPARED)).rows).toEqual([])
+      // A record sent again by its runner after all that still answers as its first write.
+      expect(await store.record(event(`${run}-b`, [`${run}-a`]), 't-b', 60_000)).toBe('taken')
+    } finally {
+      await pool.end()
+    }
+  })
+
+  it('a name already prepared in the session by someone else (42P05): the record is sent again unnamed, written once', async () => {
+    const probe = server().pool({ max: 1 })
+    const pool = server().pool({ max: 1 })
+    try {
+      const run = randomUUID().slice(0, 8)
+      expect(await new PostgresClaimStore({ pool: probe, schema }).record(event(`${run}-p`), 't', 60_000)).toBe('taken')
+      const [{ name }] = (await probe.query(PREPARED)).rows as [{ name: string }]
+      // Another client of a pooler left a statement of that name (here another text) in the session.
+      await pool.query(`PREPARE ${name} AS SELECT 1`)
+      const store = new PostgresClaimStore({ pool, schema })
+      expect(await store.record(event(`${run}-x`), 't-x', 60_000)).toBe('taken')
+      expect(await rows(`${run}-x`)).toEqual([{ token: 't-x', attempts: 1 }])
+      expect(await store.record(event(`${run}-x`), 't-other', 60_000)).toBe('known')
+    } finally {
+      await Promise.all([probe.end(), pool.end()])
+    }
+  })
+
+  const withPgBouncer = PGBOUNCER_BIN ? describe : REQUIRE_POSTGRES ? describe : describe.skip
+  withPgBouncer('behind a real PgBouncer 1.18 in transaction mode', () => {
+    it('instances recording through it: every key written once, the first write answered, the rest known, none refused', async () => {
+      if (!PGBOUNCER_BIN) throw new Error(`PAYWIRE_REQUIRE_POSTGRES=1 but ${PGBOUNCER_MISSING}`)
+      // Two server sessions for eight client connections: statements land on sessions that never
+      // parsed them, and parses on sessions that already hold the name.
+      const bouncer = await startPgBouncer(server().port, 2)
+      const pools = [server().pool({ port: bouncer.port, max: 4 }), server().pool({ port: bouncer.port, max: 4 })]
+      try {
+        const stores = pools.map((pool) => new PostgresClaimStore({ pool, schema }))
+        const run = randomUUID().slice(0, 8)
+        const keys = Array.from({ length: 60 }, (_, i) => `${run}-${i}`)
+        for (let round = 0; round < 4; round++) {
+          const roundKeys = keys.map((key) => `${key}-r${round}`)
+          // Each key recorded by both instances, in opposite orders, in bursts and alone.
+          const [first, second] = await Promise.all(
+            stores.map((store, s) =>
+              Promise.all(
+                (s === 0 ? roundKeys : [...roundKeys].reverse()).map((key) =>
+                  store.record(event(key), `s${s}-${key}`, 60_000),
+                ),
+              ),
+            ),
+          )
+          const secondInOrder = [...(second ?? [])].reverse()
+          for (const [i, key] of roundKeys.entries()) {
+            expect([first?.[i], secondInOrder[i]].sort(), key).toEqual(['known', 'taken'])
+          }
+          for (const key of roundKeys.slice(0, 5)) expect(await rows(key)).toHaveLength(1)
+          expect(await stores[round % 2]?.record(event(`${run}-lone-${round}`), 't', undefined)).toBe('recorded')
+        }
+        const { rows: count } = await direct.query(
+          `SELECT count(*)::int AS n FROM ${schema}.claims WHERE convert_from(key, 'UTF8') LIKE $1`,
+          [`${run}-%`],
+        )
+        expect(count[0].n).toBe(keys.length * 4 + 4)
+      } finally {
+        await Promise.all(pools.map((pool) => pool.end()))
+        await bouncer.stop()
+      }
+    })
+  })
+})
