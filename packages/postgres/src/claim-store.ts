@@ -50,14 +50,20 @@ const RECORD_BATCH_BYTES = 1_048_576
 const RECORD_OPERATION = 'PostgresClaimStore.record'
 
 /**
- * What PostgreSQL answers a named statement it does not hold as node-postgres believes: 26000 (not
- * prepared in this server session: a pooler in transaction mode without prepared-statement support,
- * PgBouncer before 1.21 or with `max_prepared_statements` 0, sends a connection's statements to
- * other sessions; or someone ran DEALLOCATE), 42P05 (prepared already in this session, by another
- * client of such a pooler), 0A000 (its cached plan no longer fits the table). Either way nothing
- * ran (one statement, outside a transaction, is all or nothing), and it is sent again unnamed.
+ * Whether `error` says a named statement could not be used as node-postgres sent it, before
+ * anything of it ran: 26000 (not prepared in this server session: a pooler in transaction mode that
+ * cannot keep prepared statements sends a connection's statements to other sessions, or someone ran
+ * DEALLOCATE or DISCARD ALL), 42P05 (prepared already in this session, by another client of such a
+ * pooler), 0A000 from the plan check (its cached plan no longer fits the table), or node-postgres's
+ * own refusal of a name it prepared for another text (a wrapper that rewrote the text, such as a
+ * per-call comment), raised before anything is sent.
  */
-const NAMED_REFUSED: ReadonlySet<unknown> = new Set(['26000', '42P05', '0A000'])
+function namedStatementRefused(error: unknown): boolean {
+  const { code, routine, message } = (error ?? {}) as { code?: unknown; routine?: unknown; message?: unknown }
+  if (code === '26000' || code === '42P05') return true
+  if (code === '0A000') return routine === 'RevalidateCachedQuery'
+  return code === undefined && typeof message === 'string' && message.startsWith('Prepared statements must be unique')
+}
 
 /** The name a record statement is prepared under: its text's, so two schemas' never meet. */
 function statementName(text: string): string {
@@ -140,8 +146,9 @@ export class PostgresClaimStore implements ClaimStore {
     sizeOf: ({ event }) =>
       event.fields.byteLength + event.key.byteLength + event.ref.byteLength + event.previousKeys.length * 32,
     maxBytes: RECORD_BATCH_BYTES,
-    // Two backends write at once while this process settles the callers of neither; prepared, a
-    // batch of half the size costs little more (unnamed, two measured no faster than one).
+    // Two server sessions write while this process settles the callers of the batch answered
+    // before: prepared, a batch of half the size costs little more (unnamed, two measured 0.93–1.0×
+    // one, so a store gone unnamed loses nothing by keeping two).
     batchesInFlight: 2,
   })
   /** The record statements' names, and whether they still go named (until a pooler refuses one). */
@@ -173,7 +180,7 @@ export class PostgresClaimStore implements ClaimStore {
       try {
         return await this.#send(RECORD_OPERATION, { name: this.#names[which], text, values })
       } catch (error) {
-        if (!NAMED_REFUSED.has((error as { code?: unknown } | null)?.code)) throw error
+        if (!namedStatementRefused(error)) throw error
         this.#named = false
       }
     }

@@ -14,12 +14,17 @@ export interface PgQueryable {
   query(text: string, values?: unknown[]): Promise<PgResult>
   /**
    * A named (prepared) statement, as node-postgres sends it: parsed once per connection, then only
-   * bound and run. The callback inbox's record statements go this way.
+   * bound and run. The callback inbox's record statements go this way: a wrapper of the pool or its
+   * clients forwards the object as it came, never changing `name` or `text` (node-postgres refuses
+   * a name it prepared for another text).
    */
   query(statement: NamedStatement): Promise<PgResult>
 }
 
-/** A statement node-postgres prepares under `name` on each connection the first time it runs there. */
+/**
+ * A statement node-postgres prepares under `name` on each connection the first time it runs there
+ * (`client.query({ name, text, values })`), then only binds and runs.
+ */
 export interface NamedStatement {
   readonly name: string
   readonly text: string
@@ -36,8 +41,10 @@ export interface PgPoolClient extends PgQueryable {
 
 /**
  * The part of a `pg.Pool` (node-postgres 8) the stores use, created and ended by you. The stores only
- * send parameterized queries, each on a connection they check out for it (one per `runOnce`
- * transaction), so that a connection whose statement stalls can be destroyed.
+ * send parameterized queries (the callback inbox's record statements named), each on a connection
+ * they check out for it (one per `runOnce` transaction), so that a connection whose statement stalls
+ * can be destroyed. The callback inbox's store has up to two record statements in flight: size the
+ * pool for them beside your own `runOnce` transactions.
  */
 export interface PgPool extends PgQueryable {
   connect(): Promise<PgPoolClient>

@@ -10,9 +10,9 @@ import { randomUUID } from 'node:crypto'
 import type { NewEvent } from '@paywire/core'
 import type pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { PostgresClaimStore } from '../src/index.js'
+import { type NamedStatement, type PgPool, type PgPoolClient, PostgresClaimStore } from '../src/index.js'
 import { freshSchema, RECORD_STATEMENT } from './helpers.js'
-import { PGBOUNCER_BIN, PGBOUNCER_MISSING, startPgBouncer } from './pgbouncer-process.js'
+import { PGBOUNCER_BIN, PGBOUNCER_MISSING, pgBouncerVersion, startPgBouncer } from './pgbouncer-process.js'
 import { describeWithPostgres, REQUIRE_POSTGRES } from './postgres-server.js'
 
 const event = (key: string, previousKeys: string[] = []): NewEvent => ({
@@ -21,6 +21,35 @@ const event = (key: string, previousKeys: string[] = []): NewEvent => ({
   fields: `{"trans_id":"${key}"}`,
   ref: `ref-${key}`,
 })
+
+/**
+ * `pool` as a wrapper hands it to the store: each named statement's refusal code counted in
+ * `refused`, and with `rewrite`, the named statement's text changed per call as a wrapper adding a
+ * per-call comment would.
+ */
+function wrapped(pool: pg.Pool, rewrite?: (text: string) => string): { pool: PgPool; refused: string[] } {
+  const refused: string[] = []
+  const wrapper: PgPool = {
+    query: pool.query.bind(pool) as PgPool['query'],
+    async connect() {
+      const client = await pool.connect()
+      const query = client.query.bind(client) as PgPoolClient['query']
+      return {
+        query: (async (text: string | NamedStatement, values?: unknown[]) => {
+          if (typeof text === 'string') return query(text, values)
+          try {
+            return await query(rewrite ? { ...text, text: rewrite(text.text) } : text)
+          } catch (error) {
+            refused.push(String((error as { code?: unknown }).code ?? (error as Error).message))
+            throw error
+          }
+        }) as PgPoolClient['query'],
+        release: (destroy?: boolean | Error) => client.release(destroy),
+      }
+    },
+  }
+  return { pool: wrapper, refused }
+}
 
 const PREPARED = `SELECT name, statement FROM pg_prepared_statements WHERE name LIKE 'paywire_record_%' ORDER BY name`
 
@@ -102,16 +131,78 @@ describeWithPostgres('PostgresClaimStore record statements, prepared', (server) 
     }
   })
 
+  it('a cached plan that no longer fits the table (0A000 from the plan check): sent again unnamed, written once', async () => {
+    const altered = await freshSchema(direct, 'named_altered')
+    const pool = server().pool({ max: 1 })
+    try {
+      const store = new PostgresClaimStore({ pool, schema: altered })
+      expect(await store.record(event('before'), 't', 60_000)).toBe('taken')
+      // A DBA's change of a column the statement answers: the prepared plan's result type changes.
+      await direct.query(`ALTER TABLE ${altered}.claims ALTER COLUMN state TYPE varchar(16)`)
+      expect(await store.record(event('after'), 't-after', 60_000)).toBe('taken')
+      const { rows: written } = await direct.query(
+        `SELECT token, attempts FROM ${altered}.claims WHERE key = convert_to('after', 'UTF8')`,
+      )
+      expect(written).toEqual([{ token: 't-after', attempts: 1 }])
+    } finally {
+      await pool.end()
+    }
+  })
+
+  it("an event refused with 0A000 by a DBA's trigger fails alone, and the statements stay prepared", async () => {
+    const guarded = await freshSchema(direct, 'named_guarded')
+    await direct.query(`CREATE FUNCTION ${guarded}.refuse() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF convert_from(NEW.ref, 'UTF8') = 'ref-refused' THEN
+    RAISE EXCEPTION 'not supported for this payment' USING ERRCODE = '0A000';
+  END IF;
+  RETURN NEW;
+END $$`)
+    await direct.query(
+      `CREATE TRIGGER refuse BEFORE INSERT ON ${guarded}.claims FOR EACH ROW EXECUTE FUNCTION ${guarded}.refuse()`,
+    )
+    const pool = server().pool({ max: 1 })
+    try {
+      const store = new PostgresClaimStore({ pool, schema: guarded })
+      const outcomes = await Promise.allSettled(
+        ['a', 'b', 'refused', 'c'].map((key) => store.record(event(key), `t-${key}`, 60_000)),
+      )
+      expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled'])
+      expect(outcomes[2]).toMatchObject({ reason: { code: '0A000', message: 'not supported for this payment' } })
+      expect(await store.record(event('d'), 't-d', 60_000)).toBe('taken')
+      expect((await pool.query(PREPARED)).rows.length).toBeGreaterThan(0)
+    } finally {
+      await pool.end()
+    }
+  })
+
+  it('a wrapper that rewrites a named statement per call (node-postgres refuses the name for another text): sent again unnamed, written once', async () => {
+    const pool = server().pool({ max: 1 })
+    try {
+      let call = 0
+      const seen = wrapped(pool, (text) => `${text} -- call ${++call}`)
+      const store = new PostgresClaimStore({ pool: seen.pool, schema })
+      const run = randomUUID().slice(0, 8)
+      for (let i = 0; i < 3; i++) expect(await store.record(event(`${run}-${i}`), `t-${i}`, 60_000)).toBe('taken')
+      expect(seen.refused).toEqual([expect.stringMatching(/^Prepared statements must be unique/)])
+      for (let i = 0; i < 3; i++) expect(await rows(`${run}-${i}`)).toEqual([{ token: `t-${i}`, attempts: 1 }])
+    } finally {
+      await pool.end()
+    }
+  })
+
   const withPgBouncer = PGBOUNCER_BIN ? describe : REQUIRE_POSTGRES ? describe : describe.skip
   withPgBouncer('behind a real PgBouncer 1.18 in transaction mode', () => {
     it('instances recording through it: every key written once, the first write answered, the rest known, none refused', async () => {
       if (!PGBOUNCER_BIN) throw new Error(`PAYWIRE_REQUIRE_POSTGRES=1 but ${PGBOUNCER_MISSING}`)
       // Two server sessions for eight client connections: statements land on sessions that never
       // parsed them, and parses on sessions that already hold the name.
+      expect(pgBouncerVersion()[0]).toBeGreaterThanOrEqual(1)
       const bouncer = await startPgBouncer(server().port, 2)
       const pools = [server().pool({ port: bouncer.port, max: 4 }), server().pool({ port: bouncer.port, max: 4 })]
       try {
-        const stores = pools.map((pool) => new PostgresClaimStore({ pool, schema }))
+        const seen = pools.map((pool) => wrapped(pool))
+        const stores = seen.map(({ pool }) => new PostgresClaimStore({ pool, schema }))
         const run = randomUUID().slice(0, 8)
         const keys = Array.from({ length: 60 }, (_, i) => `${run}-${i}`)
         for (let round = 0; round < 4; round++) {
@@ -138,6 +229,10 @@ describeWithPostgres('PostgresClaimStore record statements, prepared', (server) 
           [`${run}-%`],
         )
         expect(count[0].n).toBe(keys.length * 4 + 4)
+        // The fallback was taken, not just available: PgBouncer refused a named statement.
+        expect(
+          seen.flatMap(({ refused }) => refused).filter((code) => code === '26000' || code === '42P05'),
+        ).not.toEqual([])
       } finally {
         await Promise.all(pools.map((pool) => pool.end()))
         await bouncer.stop()

@@ -1,12 +1,12 @@
 /**
  * A real PgBouncer (Debian package `pgbouncer`) in front of a test file's PostgreSQL, in transaction
  * mode: each transaction, and each statement outside one, may run on another server session, so a
- * statement a client prepared on one session is unknown on the next (PgBouncer before 1.21, or with
- * `max_prepared_statements` 0). PgBouncer refuses to run as root: as root (CI) it runs as the
+ * statement a client prepared on one session is unknown on the next (PgBouncer before 1.21; a later
+ * one is started with `max_prepared_statements = 0`, which does the same). PgBouncer refuses to run as root: as root (CI) it runs as the
  * `postgres` user, as the server does.
  */
 
-import { type ChildProcess, spawn } from 'node:child_process'
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
 import { accessSync, chmodSync, chownSync, constants, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -24,6 +24,13 @@ export const PGBOUNCER_BIN = ((path) => {
 
 export const PGBOUNCER_MISSING = 'no /usr/sbin/pgbouncer (apt-get install -y pgbouncer)'
 
+/** The installed PgBouncer's version, as `[major, minor]`. */
+export function pgBouncerVersion(): [number, number] {
+  const text = execFileSync(PGBOUNCER_BIN ?? PGBOUNCER_MISSING, ['--version']).toString()
+  const [, major, minor] = /PgBouncer (\d+)\.(\d+)/.exec(text) ?? []
+  return [Number(major), Number(minor)]
+}
+
 export interface PgBouncer {
   readonly port: number
   stop(): Promise<void>
@@ -37,6 +44,9 @@ export async function startPgBouncer(targetPort: number, serverSessions: number)
   if (as) chownSync(dir, as.uid, as.gid)
   chmodSync(dir, 0o700)
   const port = await freePort()
+  // From 1.21 PgBouncer can keep prepared statements across sessions: switched off, as before 1.21.
+  const [major, minor] = pgBouncerVersion()
+  const keepsPrepared = major > 1 || (major === 1 && minor >= 21)
   const config = join(dir, 'pgbouncer.ini')
   writeFileSync(
     config,
@@ -53,7 +63,7 @@ default_pool_size = ${serverSessions}
 max_client_conn = 200
 ignore_startup_parameters = extra_float_digits
 logfile = ${join(dir, 'pgbouncer.log')}
-`,
+${keepsPrepared ? 'max_prepared_statements = 0\n' : ''}`,
   )
   if (as) chownSync(config, as.uid, as.gid)
   const child: ChildProcess = spawn(PGBOUNCER_BIN, [config], {

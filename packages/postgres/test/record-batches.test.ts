@@ -57,9 +57,9 @@ describeWithPostgres('PostgresClaimStore.record in batches', (server) => {
       ])
       expect(answers).toEqual([...keys.map(() => 'taken'), 'known', 'recorded'])
       // The first alone (nothing was in flight), the next eleven on the next turn (half of what waits
-      // and is in flight), the rest in one or two more as the two in flight are answered: the second
-      // k3 and k20 after the statement that had k3 and k5.
-      // (or each alone, when both statements were free as they became free to go).
+      // and is in flight), then the eight left that share no key with those; the second k3 and k20
+      // after the statement that had k3 and k5, together, or one each when both statements are
+      // free by then (each takes half of the two).
       expect(seen.records).toBeGreaterThanOrEqual(3)
       expect(seen.records).toBeLessThanOrEqual(5)
       for (const key of keys) {
@@ -181,8 +181,8 @@ END $$`)
       pool = server().pool({ port: proxy.port, max: 3 })
       const store = new PostgresClaimStore({ pool, schema })
       const run = randomUUID().slice(0, 8)
-      // The first record waits at the server on a row lock held by an open transaction, so the
-      // three made next go together once it is answered.
+      // The first record waits at the server on a row lock held by an open transaction, holding
+      // one of the two statements in flight while the records made next go in the other.
       const locker = await direct.connect()
       await locker.query('BEGIN')
       await locker.query(

@@ -34,9 +34,9 @@ export interface RecordBatchesSetup<Item, Answer> {
   /**
    * How many batches may be in flight at once: 1 or more. With one, the client and the server take
    * turns: the server waits while the client settles a batch's callers and builds the next, and the
-   * client waits while the server writes. A server that runs one statement at a time (Redis) keeps
-   * busy with two, one written while the other's callers run; one that runs each batch on a
-   * connection of its own pays for the smaller batches two would make (PostgreSQL: 1).
+   * client waits while the server writes. With two, one batch is written while the other's callers
+   * run (Redis, and PostgreSQL with its statements prepared: each batch of half the size then costs
+   * little more).
    */
   readonly batchesInFlight: number
 }
@@ -107,13 +107,14 @@ export class RecordBatches<Item, Answer> {
     const { batchesInFlight, maxItems } = this.#setup
     if (this.#sentThisTurn || this.#held >= batchesInFlight || this.#waiting.length === 0) return
     const share = Math.ceil((this.#waiting.length + this.#heldItems) / batchesInFlight)
-    if (batchesInFlight === 1) {
-      this.#send(Math.min(share, maxItems))
-      return
-    }
-    // Marked before the send: a store's send that records again at once starts no second batch in this turn.
-    this.#sentThisTurn = true
-    if (!this.#send(Math.min(share, maxItems))) {
+    // With one batch in flight the next leaves only after this one's answers, never in this turn:
+    // the turn needs no mark. With more, it is marked before the send, so a store's send that
+    // records again at once starts no second batch in this turn.
+    const oneATurn = batchesInFlight > 1
+    if (oneATurn) this.#sentThisTurn = true
+    const sent = this.#send(Math.min(share, maxItems))
+    if (!oneATurn) return
+    if (!sent) {
       this.#sentThisTurn = false
       return
     }
