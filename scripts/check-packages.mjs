@@ -156,7 +156,8 @@ const BUDGETS = {
   // when PostgreSQL refuses the batch for what may be one event's own, a lone record as its own
   // statement, a byte cap per statement): 27.8 / 9.6 KB; then connections taken through the pool's
   // callback, listened to at once (a restart's FATAL in the chunk that hands one out): 28.1 / 9.6 KB;
-  // then the record statements prepared, sent again unnamed where a pooler refuses them: 28.5 / 9.8 KB.
+  // then the record statements prepared, sent again unnamed where a pooler, a table change or a
+  // wrapper refuses them: 28.7 / 9.9 KB.
   postgres: { gzip: 9_900, minified: 28_700 },
   // The channel subscribers and their attribute mapping: 5.4 KB / 1.7 KB when added; the callback
   // refusal counter: 6.7 / 2.1 KB.

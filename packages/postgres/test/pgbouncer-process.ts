@@ -61,6 +61,7 @@ auth_type = any
 pool_mode = transaction
 default_pool_size = ${serverSessions}
 max_client_conn = 200
+server_login_retry = 1
 ignore_startup_parameters = extra_float_digits
 logfile = ${join(dir, 'pgbouncer.log')}
 ${keepsPrepared ? 'max_prepared_statements = 0\n' : ''}`,
