@@ -81,31 +81,6 @@ export function logged(
   return { pool: wrapped, sends }
 }
 
-/**
- * Adds to `schema`'s claims a DBA's trigger refusing the events whose ref is a key of `refuse`, each
- * with its SQLSTATE (null: RAISE's own, P0001).
- */
-export async function refuseRefs(direct: pg.Pool, schema: string, refuse: Record<string, string | null>) {
-  const checks = Object.entries(refuse)
-    .map(([ref, code]) =>
-      code === null
-        ? `IF convert_from(NEW.ref, 'UTF8') = '${ref}' THEN RAISE EXCEPTION 'refused ${ref}'; END IF;`
-        : `IF convert_from(NEW.ref, 'UTF8') = '${ref}' THEN RAISE EXCEPTION 'refused ${ref}' USING ERRCODE = '${code}'; END IF;`,
-    )
-    .join('\n')
-  await direct.query(
-    `CREATE OR REPLACE FUNCTION ${schema}.refuse() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-${checks}
-RETURN NEW;
-END $$`,
-  )
-  await direct.query(`DROP TRIGGER IF EXISTS refuse ON ${schema}.claims`)
-  await direct.query(
-    `CREATE TRIGGER refuse BEFORE INSERT OR UPDATE ON ${schema}.claims FOR EACH ROW EXECUTE FUNCTION ${schema}.refuse()`,
-  )
-}
-
 /** The SQLSTATE of a rejection (or 'no code'), or 'ok' when it fulfilled. */
 export function outcomeOf(settled: PromiseSettledResult<unknown>): string {
   if (settled.status === 'fulfilled') return `ok:${String(settled.value)}`

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest'
 import { mulberry32 } from '../../../tests/reliability/support/random.js'
 import { PostgresClaimStore } from '../src/index.js'
 import { type CutProxy, startCutProxy } from './cut-proxy.js'
-import { freshSchema, watched } from './helpers.js'
+import { freshSchema, refuseRefs, watched } from './helpers.js'
 import { describeWithPostgres } from './postgres-server.js'
 
 const event = (key: string, previousKeys: string[] = [], ref = `ref-${key}`): NewEvent => ({
@@ -69,21 +69,7 @@ describeWithPostgres('PostgresClaimStore.record in batches, adversarial', (serve
   /** A schema whose claims refuse, by a DBA's trigger, the events of the refs listed with a SQLSTATE each (NULL: RAISE's default). */
   const guardedSchema = async (name: string, refusals: Record<string, string | null>) => {
     const guarded = await freshSchema(direct, name)
-    const cases = Object.entries(refusals)
-      .map(([ref, code]) =>
-        code === null
-          ? `IF convert_from(NEW.ref, 'UTF8') = '${ref}' THEN RAISE EXCEPTION 'refused ${ref}'; END IF;`
-          : `IF convert_from(NEW.ref, 'UTF8') = '${ref}' THEN RAISE EXCEPTION 'refused ${ref}' USING ERRCODE = '${code}'; END IF;`,
-      )
-      .join('\n  ')
-    await direct.query(`CREATE FUNCTION ${guarded}.refuse() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  ${cases}
-  RETURN NEW;
-END $$`)
-    await direct.query(
-      `CREATE TRIGGER refuse BEFORE INSERT OR UPDATE ON ${guarded}.claims FOR EACH ROW EXECUTE FUNCTION ${guarded}.refuse()`,
-    )
+    await refuseRefs(direct, guarded, refusals)
     return guarded
   }
 
