@@ -16,8 +16,8 @@ import { PostgresClaimStore } from '../src/index.js'
 import { startCutProxy } from './cut-proxy.js'
 import { eventually, freshSchema, RECORD_STATEMENT, refuseRefs } from './helpers.js'
 import { logged, outcomeOf, type Send } from './named-adversary-support.js'
-import { PGBOUNCER_BIN, PGBOUNCER_MISSING, startPgBouncer } from './pgbouncer-process.js'
-import { describeWithPostgres, REQUIRE_POSTGRES } from './postgres-server.js'
+import { describeWithPgBouncer, startPgBouncer } from './pgbouncer-process.js'
+import { describeWithPostgres } from './postgres-server.js'
 
 const event = (key: string, previousKeys: string[] = [], ref = `ref-${key}`): NewEvent => ({
   key,
@@ -527,10 +527,8 @@ describeWithPostgres('PostgresClaimStore prepared record statements, adversarial
     expect((await raw.query(PREPARED)).rows).toHaveLength(2)
   })
 
-  const withPgBouncer = PGBOUNCER_BIN ? describe : REQUIRE_POSTGRES ? describe : describe.skip
-  withPgBouncer('behind a real PgBouncer 1.18 in transaction mode', () => {
+  describeWithPgBouncer('behind a real PgBouncer 1.18 in transaction mode', () => {
     it('a server restart between uses: the client connection outlives its session, the named statement meets a session that never parsed it, the record is sent again unnamed, answered as its first write, written once', async () => {
-      if (!PGBOUNCER_BIN) throw new Error(`PAYWIRE_REQUIRE_POSTGRES=1 but ${PGBOUNCER_MISSING}`)
       const schema = await freshSchema(direct, 'nadv_bouncer_restart')
       const bouncer = await startPgBouncer(server().port, 1)
       const through = server().pool({ port: bouncer.port, max: 1 })
@@ -569,7 +567,6 @@ describeWithPostgres('PostgresClaimStore prepared record statements, adversarial
     })
 
     it('many instances through two server sessions, a server restart in the middle of their bursts: every record settles, the failed ones sent again answer as their first write, each key written once and taken once', async () => {
-      if (!PGBOUNCER_BIN) throw new Error(`PAYWIRE_REQUIRE_POSTGRES=1 but ${PGBOUNCER_MISSING}`)
       const schema = await freshSchema(direct, 'nadv_bouncer_many')
       const bouncer = await startPgBouncer(server().port, 2)
       const throughs = [0, 1, 2].map(() => server().pool({ port: bouncer.port, max: 3 }))

@@ -12,8 +12,8 @@ import type pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type NamedStatement, type PgPool, type PgPoolClient, PostgresClaimStore } from '../src/index.js'
 import { freshSchema, RECORD_STATEMENT } from './helpers.js'
-import { PGBOUNCER_BIN, PGBOUNCER_MISSING, pgBouncerVersion, startPgBouncer } from './pgbouncer-process.js'
-import { describeWithPostgres, REQUIRE_POSTGRES } from './postgres-server.js'
+import { describeWithPgBouncer, pgBouncerVersion, startPgBouncer } from './pgbouncer-process.js'
+import { describeWithPostgres } from './postgres-server.js'
 
 const event = (key: string, previousKeys: string[] = []): NewEvent => ({
   key,
@@ -191,10 +191,8 @@ END $$`)
     }
   })
 
-  const withPgBouncer = PGBOUNCER_BIN ? describe : REQUIRE_POSTGRES ? describe : describe.skip
-  withPgBouncer('behind a real PgBouncer 1.18 in transaction mode', () => {
+  describeWithPgBouncer('behind a real PgBouncer 1.18 in transaction mode', () => {
     it('instances recording through it: every key written once, the first write answered, the rest known, none refused', async () => {
-      if (!PGBOUNCER_BIN) throw new Error(`PAYWIRE_REQUIRE_POSTGRES=1 but ${PGBOUNCER_MISSING}`)
       // Two server sessions for eight client connections: statements land on sessions that never
       // parsed them, and parses on sessions that already hold the name.
       expect(pgBouncerVersion()[0]).toBeGreaterThanOrEqual(1)

@@ -10,8 +10,9 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
 import { accessSync, chmodSync, chownSync, constants, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { describe, it } from 'vitest'
 import { freePort } from '../../../tests/support/free-port.js'
-import { exited, ready, runAs } from './postgres-process.js'
+import { exited, REQUIRE_POSTGRES, ready, runAs } from './postgres-process.js'
 
 export const PGBOUNCER_BIN = ((path) => {
   try {
@@ -96,5 +97,24 @@ ${keepsPrepared ? 'max_prepared_statements = 0\n' : ''}`,
       await exited(child)
       rmSync(dir, { recursive: true, force: true })
     },
+  }
+}
+
+/**
+ * `describe` for tests that need PgBouncer: skipped with a message where it is not installed,
+ * unless PAYWIRE_REQUIRE_POSTGRES=1 (CI), where its tests fail saying so.
+ */
+export function describeWithPgBouncer(name: string, body: () => void): void {
+  if (PGBOUNCER_BIN) {
+    describe(name, body)
+  } else if (REQUIRE_POSTGRES) {
+    describe(name, () => {
+      it('needs PgBouncer (PAYWIRE_REQUIRE_POSTGRES=1 forbids skipping)', () => {
+        throw new Error(`PAYWIRE_REQUIRE_POSTGRES=1 but ${PGBOUNCER_MISSING}`)
+      })
+    })
+  } else {
+    console.warn(`@paywire/postgres: "${name}" skipped: ${PGBOUNCER_MISSING}`)
+    describe.skip(`${name} [skipped: ${PGBOUNCER_MISSING}; CI sets PAYWIRE_REQUIRE_POSTGRES=1 to fail instead]`, body)
   }
 }
