@@ -31,6 +31,7 @@ import {
   type PgResult,
   type PostgresStoreOptions,
 } from './pool.js'
+import { namedStatementRefused, refusedForOneEvent, statementName } from './record-refusals.js'
 
 const STATES: ReadonlySet<unknown> = new Set<StoredEventState>(['pending', 'running', 'done', 'dead'])
 
@@ -49,53 +50,12 @@ const RECORD_BATCH_BYTES = 1_048_576
 /** The record operation, as its errors name it. */
 const RECORD_OPERATION = 'PostgresClaimStore.record'
 
-/**
- * Whether `error` says a named statement could not be used as node-postgres sent it, before
- * anything of it ran: 26000 (not prepared in this server session: a pooler in transaction mode that
- * cannot keep prepared statements sends a connection's statements to other sessions, or someone ran
- * DEALLOCATE or DISCARD ALL), 42P05 (prepared already in this session, by another client of such a
- * pooler), 0A000 from the plan check (its cached plan no longer fits the table), or node-postgres's
- * own refusal of a name it prepared for another text (a wrapper that rewrote the text, such as a
- * per-call comment), raised before anything is sent.
- */
-function namedStatementRefused(error: unknown): boolean {
-  const { code, routine, message } = (error ?? {}) as { code?: unknown; routine?: unknown; message?: unknown }
-  if (code === '26000' || code === '42P05') return true
-  if (code === '0A000') return routine === 'RevalidateCachedQuery'
-  return code === undefined && typeof message === 'string' && message.startsWith('Prepared statements must be unique')
-}
-
-/** The name a record statement is prepared under: its text's, so two schemas' never meet. */
-function statementName(text: string): string {
-  return `paywire_record_${hashOf(Buffer.from(text, 'utf8')).toString('hex').slice(0, 16)}`
-}
-
 /** A checked `record` call waiting for its batch. */
 interface Recording {
   readonly event: CheckedEvent
   readonly token: string
   /** The lease in ms, or null for a pending event. */
   readonly lease: number | null
-}
-
-/**
- * SQLSTATEs that say what befell the whole statement, the connection or the server, never one
- * event: the connection (08), a read-only standby (25), the login or the database (28, 3D, which a
- * new connection answers), the statement itself (42, but for 42501, which a row-level security
- * policy answers for one row), resources (53), an operator or a cancel (57), the system (58), an
- * internal error (XX).
- */
-const BATCH_WIDE_SQLSTATE = /^(08|25|28|3D|53|57|58|XX)|^42(?!501)/
-
-/**
- * PostgreSQL refused the batch with an error that may be one event's own (a trigger's or a
- * policy's refusal, a data or constraint error, a deadlock): the statement, atomic, wrote nothing.
- */
-function refusedForOneEvent(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code
-  return (
-    error instanceof Error && typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && !BATCH_WIDE_SQLSTATE.test(code)
-  )
 }
 
 /**
