@@ -137,7 +137,9 @@ END $$`)
         const refused = new PostgresClaimStore({ pool: watchedReadOnly.pool, schema })
         const blocker = refused.record(event(`${run}-x`), 't-x', 60_000)
         const batch = ['a', 'b', 'c'].map((key) => refused.record(event(`${run}-${key}`), `t-${key}`, 60_000))
-        for (const one of [blocker, ...batch]) await expect(one).rejects.toMatchObject({ code: '25006' })
+        for (const one of await Promise.allSettled([blocker, ...batch])) {
+          expect(one).toMatchObject({ status: 'rejected', reason: { code: '25006' } })
+        }
         // The lone one, then a and b (half of what waits and is in flight), then c: each statement
         // refused whole, none of their events sent again alone.
         expect(watchedReadOnly.records).toBe(3)
@@ -200,12 +202,13 @@ END $$`)
       // The next batch statement (not a lone record's) is cut on its reply.
       const cut = proxy.arm(/^WITH i AS/, 'reply')
       const keys = ['a', 'b', 'c', 'd', 'e'].map((key) => `${run}-${key}`)
-      const made = keys.map((key) => store.record(event(key), `t-${key}`, 60_000))
+      // Settled as they come: the cut statement's records reject while the blocker still waits.
+      const settled = Promise.allSettled(keys.map((key) => store.record(event(key), `t-${key}`, 60_000)))
       await cut
       await locker.query('ROLLBACK')
       locker.release()
       expect(await blocker).toBe('taken')
-      const outcomes = await Promise.allSettled(made)
+      const outcomes = await settled
       const lost = keys.filter((_, i) => outcomes[i]?.status === 'rejected')
       // Every record of the cut statement fails, and none other; the server wrote them all the same.
       expect(lost.length).toBeGreaterThanOrEqual(2)
