@@ -9,9 +9,9 @@
 import { randomUUID } from 'node:crypto'
 import type { NewEvent } from '@paywire/core'
 import type pg from 'pg'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type NamedStatement, type PgPool, type PgPoolClient, PostgresClaimStore } from '../src/index.js'
-import { freshSchema, RECORD_STATEMENT } from './helpers.js'
+import { afterAll, beforeAll, expect, it } from 'vitest'
+import { PostgresClaimStore } from '../src/index.js'
+import { freshSchema, logged, RECORD_STATEMENT, type Send } from './helpers.js'
 import { describeWithPgBouncer, pgBouncerVersion, startPgBouncer } from './pgbouncer-process.js'
 import { describeWithPostgres } from './postgres-server.js'
 
@@ -22,34 +22,11 @@ const event = (key: string, previousKeys: string[] = []): NewEvent => ({
   ref: `ref-${key}`,
 })
 
-/**
- * `pool` as a wrapper hands it to the store: each named statement's refusal code counted in
- * `refused`, and with `rewrite`, the named statement's text changed per call as a wrapper adding a
- * per-call comment would.
- */
-function wrapped(pool: pg.Pool, rewrite?: (text: string) => string): { pool: PgPool; refused: string[] } {
-  const refused: string[] = []
-  const wrapper: PgPool = {
-    query: pool.query.bind(pool) as PgPool['query'],
-    async connect() {
-      const client = await pool.connect()
-      const query = client.query.bind(client) as PgPoolClient['query']
-      return {
-        query: (async (text: string | NamedStatement, values?: unknown[]) => {
-          if (typeof text === 'string') return query(text, values)
-          try {
-            return await query(rewrite ? { ...text, text: rewrite(text.text) } : text)
-          } catch (error) {
-            refused.push(String((error as { code?: unknown }).code ?? (error as Error).message))
-            throw error
-          }
-        }) as PgPoolClient['query'],
-        release: (destroy?: boolean | Error) => client.release(destroy),
-      }
-    },
-  }
-  return { pool: wrapper, refused }
-}
+/** What was refused of the named statements in `sends`: each SQLSTATE, or node-postgres's own message. */
+const refusedOf = (sends: readonly Send[]) =>
+  sends
+    .filter((send) => send.named && send.outcome !== 'ok')
+    .map((send) => (send.outcome === 'no code' ? String((send.error as Error).message) : String(send.outcome)))
 
 const PREPARED = `SELECT name, statement FROM pg_prepared_statements WHERE name LIKE 'paywire_record_%' ORDER BY name`
 
@@ -180,11 +157,11 @@ END $$`)
     const pool = server().pool({ max: 1 })
     try {
       let call = 0
-      const seen = wrapped(pool, (text) => `${text} -- call ${++call}`)
+      const seen = logged(pool, undefined, (text) => `${text} -- call ${++call}`)
       const store = new PostgresClaimStore({ pool: seen.pool, schema })
       const run = randomUUID().slice(0, 8)
       for (let i = 0; i < 3; i++) expect(await store.record(event(`${run}-${i}`), `t-${i}`, 60_000)).toBe('taken')
-      expect(seen.refused).toEqual([expect.stringMatching(/^Prepared statements must be unique/)])
+      expect(refusedOf(seen.sends)).toEqual([expect.stringMatching(/^Prepared statements must be unique/)])
       for (let i = 0; i < 3; i++) expect(await rows(`${run}-${i}`)).toEqual([{ token: `t-${i}`, attempts: 1 }])
     } finally {
       await pool.end()
@@ -199,7 +176,7 @@ END $$`)
       const bouncer = await startPgBouncer(server().port, 2)
       const pools = [server().pool({ port: bouncer.port, max: 4 }), server().pool({ port: bouncer.port, max: 4 })]
       try {
-        const seen = pools.map((pool) => wrapped(pool))
+        const seen = pools.map((pool) => logged(pool))
         const stores = seen.map(({ pool }) => new PostgresClaimStore({ pool, schema }))
         const run = randomUUID().slice(0, 8)
         const keys = Array.from({ length: 60 }, (_, i) => `${run}-${i}`)
@@ -229,7 +206,7 @@ END $$`)
         expect(count[0].n).toBe(keys.length * 4 + 4)
         // The fallback was taken, not just available: PgBouncer refused a named statement.
         expect(
-          seen.flatMap(({ refused }) => refused).filter((code) => code === '26000' || code === '42P05'),
+          seen.flatMap(({ sends }) => refusedOf(sends)).filter((code) => code === '26000' || code === '42P05'),
         ).not.toEqual([])
       } finally {
         await Promise.all(pools.map((pool) => pool.end()))
