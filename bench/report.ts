@@ -225,6 +225,10 @@ function coldTable(results: readonly ColdStartResult[], emptyMs: number | undefi
     ratio(c.firstCallVsEmpty),
     c.undiciFirstCallMs === undefined ? '' : num(c.undiciFirstCallMs, 1),
     ratio(c.firstCallVsUndici),
+    c.firstCallExitMs === undefined
+      ? ''
+      : `${num(c.firstCallExitMs, 1)} vs ${num(c.undiciFirstCallExitMs ?? Number.NaN, 1)}`,
+    ratio(c.firstCallExitVsUndici),
   ])
   const note =
     emptyMs === undefined
@@ -245,6 +249,8 @@ function coldTable(results: readonly ColdStartResult[], emptyMs: number | undefi
         'first answer ÷ node -e 0',
         'raw undici first answer ms',
         'first answer ÷ raw undici',
+        'to exit ms (vs raw undici)',
+        'to exit ÷ raw undici',
       ],
       rows,
     ) + note

@@ -185,9 +185,9 @@ async function main(): Promise<void> {
       memory = await measureMemory(server.url, settings.memoryCalls, settings.concurrency)
     }
     if (!skipped.has('cold')) {
-      // The first answers come from the bench server (its own process: spawnSync blocks this one).
+      // The first answers come from the bench server, in its own process; nothing else runs meanwhile.
       log(`cold start: ${settings.coldRuns} runs`)
-      const cold = measureColdStart(settings.coldRuns, server.url, log)
+      const cold = await measureColdStart(settings.coldRuns, server.url, log)
       coldStart = cold.results
       nodeEmptyMs = cold.nodeEmptyMs
     }
