@@ -7,6 +7,7 @@
  * Both run for real against a loopback HTTPS server. `measureTlsLatency` adds round-trip time with a
  * delaying proxy and compares a capture's latency with raw keep-alive undici's.
  *
+ * The gateways are addressed by name (`localhost`), so each contender pays its client's lookups.
  * The servers run in this (the parent) process, one per contender, and count handshakes, the resumed
  * ones and the most sockets open at once; the merchant runs in a child started with NODE_EXTRA_CA_CERTS naming the test
  * certificate (Node reads it at start only), so its CPU is its own. Contenders, interleaved in rounds
@@ -32,6 +33,15 @@ import { median } from './measure.js'
 import { type Spread, spread } from './throughput.js'
 
 export const TLS_CONTENDERS = ['sdk', 'undici-reset', 'undici-keepalive'] as const
+
+/**
+ * The gateways' host name, as a merchant configures a gateway: by name, so each contender's client
+ * looks it up as it would in production (Node, for every connection it opens; the SDK, once per 10 s
+ * since issue 39), from `/etc/hosts` here, where production may go to a DNS server. The servers
+ * listen on 127.0.0.1; where `localhost` names `::1` first, each connection tries that first, on
+ * every side alike. The test certificate names it.
+ */
+const GATEWAY_HOST = 'localhost'
 export type TlsContender = (typeof TLS_CONTENDERS)[number]
 /** The payment measured: one on a connection of its own, one kept alive. */
 export type TlsOperation = 'checkout purchase' | 's2s capture'
@@ -240,7 +250,7 @@ async function startDelayProxy(target: string, delayMs: number): Promise<{ url: 
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const address = server.address() as AddressInfo
   return {
-    url: `https://127.0.0.1:${address.port}`,
+    url: `https://${GATEWAY_HOST}:${address.port}`,
     stop: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy()
@@ -291,7 +301,7 @@ async function startGateway(protocol: TlsProtocol): Promise<Gateway> {
   const address = server.address()
   if (address === null || typeof address === 'string') throw new Error('no TCP address')
   return {
-    url: `https://127.0.0.1:${address.port}`,
+    url: `https://${GATEWAY_HOST}:${address.port}`,
     take() {
       const { handshakes, resumed, mostOpen } = counter
       counter.handshakes = 0

@@ -5,10 +5,13 @@
  * next waiting connection the moment a socket closes.
  */
 
+import * as dns from 'node:dns'
 import * as net from 'node:net'
 import * as tls from 'node:tls'
 import type { buildConnector } from 'undici'
 import { afterEach, describe, expect, it } from 'vitest'
+import { systemClock } from '../src/clock.js'
+import { RecentAddresses } from '../src/transport/addresses.js'
 import { ClientTls, createConnector } from '../src/transport/connector.js'
 
 const held = new Set<net.Socket>()
@@ -49,8 +52,9 @@ describe('the connector: a slot per socket until it closes, a wait within the ti
   it('refuses a connection that waited out its limit without opening it, then passes the freed slot on', async () => {
     const gateway = await holdingServer()
     const connector = createConnector({
-      modules: { net, tls },
+      modules: { net, tls, dns },
       shared: new ClientTls(),
+      addresses: new RecentAddresses(systemClock),
       maxSockets: 1,
       timeoutMs: 150,
     })

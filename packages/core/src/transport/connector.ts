@@ -24,14 +24,18 @@
  *   its members, not their sockets: a one-request member opens its next socket while the last one
  *   still closes, so a cap of 16 left several times 16 sockets open over TLS (bench/tls.ts). A connection waits for
  *   a slot instead, within the connect time limit.
+ * - **The gateway's host name is looked up once per 10 s, not once per connection** (addresses.ts),
+ *   and again as soon as a connection to its addresses fails.
  */
 
 import type { buildConnector } from 'undici'
+import type { Lookup, RecentAddresses } from './addresses.js'
 
-/** The two Node modules a connection needs, loaded with undici by the first request (undici.ts). */
+/** The Node modules a connection needs, loaded with undici by the first request (undici.ts). */
 export interface SocketModules {
   readonly net: typeof import('node:net')
   readonly tls: typeof import('node:tls')
+  readonly dns: typeof import('node:dns')
 }
 
 /** What the client offers in the TLS handshake, preferred first: the gateway picks. */
@@ -101,6 +105,8 @@ function tlsDefaults(tls: typeof import('node:tls')): readonly unknown[] {
 export interface ConnectorConfig {
   readonly modules: SocketModules
   readonly shared: ClientTls
+  /** The client's recent lookups, shared by all its pools. */
+  readonly addresses: RecentAddresses
   /** Sockets open to one origin at most, closing ones included. */
   readonly maxSockets: number
   /** How long a connection may take, its wait for a slot included (undici's `connect.timeout`). */
@@ -123,8 +129,11 @@ interface OriginSlots {
  * usually ended by then), so after an outage nothing stale is opened ahead of live calls.
  */
 export function createConnector(config: ConnectorConfig): buildConnector.connector {
-  const { modules, shared, maxSockets, timeoutMs } = config
+  const { modules, shared, addresses, maxSockets, timeoutMs } = config
   const origins = new Map<string, OriginSlots>()
+  const lookup = addresses.lookup(modules.dns)
+  // A connection that failed before it was established: its host name is looked up again next time.
+  const failed = (hostname: string) => addresses.forget(hostname)
 
   const release = (origin: string, slots: OriginSlots) => {
     // The slot passes from the socket that closed to the longest waiting connection.
@@ -145,8 +154,8 @@ export function createConnector(config: ConnectorConfig): buildConnector.connect
       origins.set(origin, slots)
     }
     const held = slots
-    const attempt = new ConnectAttempt(callback, options, timeoutMs)
-    const start = () => attempt.open(modules, shared, () => release(origin, held))
+    const attempt = new ConnectAttempt(callback, options, timeoutMs, failed)
+    const start = () => attempt.open(modules, shared, lookup, () => release(origin, held))
     if (held.open < maxSockets) {
       held.open++
       start()
@@ -197,10 +206,17 @@ class ConnectAttempt {
   readonly #timer: ReturnType<typeof setTimeout>
   #socket: import('node:net').Socket | undefined
   #onTimeout: (() => void) | undefined
+  readonly #failed: (hostname: string) => void
 
-  constructor(callback: buildConnector.Callback, options: buildConnector.Options, timeoutMs: number) {
+  constructor(
+    callback: buildConnector.Callback,
+    options: buildConnector.Options,
+    timeoutMs: number,
+    failed: (hostname: string) => void,
+  ) {
     this.#answer = callback
     this.#options = options
+    this.#failed = failed
     this.#tls = options.protocol === 'https:'
     this.#port = Number(options.port) || (this.#tls ? 443 : 80)
     // Fired one turn late, as undici's own: a handshake that completed during a long synchronous
@@ -228,12 +244,13 @@ class ConnectAttempt {
     clearTimeout(this.#timer)
     const answer = this.#answer
     this.#answer = undefined
+    if (answer !== undefined && args[0] !== null && this.#socket !== undefined) this.#failed(this.#options.hostname)
     if (args[0] === null) answer?.(null, args[1])
     else answer?.(args[0], null)
   }
 
   /** Opens the socket; `closed` is called once it has closed (or could not be made). */
-  open(modules: SocketModules, shared: ClientTls, closed: () => void): void {
+  open(modules: SocketModules, shared: ClientTls, lookup: Lookup, closed: () => void): void {
     const { net, tls } = modules
     const { hostname } = this.#options
     const port = this.#port
@@ -246,13 +263,21 @@ class ConnectAttempt {
         // The context first: a change of Node's TLS defaults drops the sessions kept before it.
         const secureContext = shared.context(tls)
         const session = shared.session(key)
-        const secure = tls.connect({ host: hostname, port, servername, session, secureContext, ALPNProtocols: ALPN })
+        const secure = tls.connect({
+          host: hostname,
+          port,
+          servername,
+          session,
+          secureContext,
+          ALPNProtocols: ALPN,
+          lookup,
+        })
         secure.on('session', (next: Buffer) => shared.keepSession(key, next))
         // A session whose handshake failed is not offered again (the next handshake is a full one).
         if (session) secure.once('error', () => this.#answer !== undefined && shared.forgetSession(key, session))
         socket = secure
       } else {
-        socket = net.connect({ host: hostname, port })
+        socket = net.connect({ host: hostname, port, lookup })
       }
     } catch (error) {
       closed()

@@ -10,6 +10,7 @@ import { PaywireError, ResponseTooLargeError } from '../errors/errors.js'
 import { parseJson, rawResponse } from '../operations/answer-shape.js'
 import { isRetryableStatus } from '../operations/retry.js'
 import { isNode, warnFetchInstead } from '../runtime.js'
+import { RecentAddresses } from './addresses.js'
 import {
   type AttemptOutcome,
   type AttemptPlan,
@@ -93,6 +94,8 @@ export class UndiciTransport implements CallTransport {
   readonly #maxSockets: number
   /** One TLS context, and each origin's last session, resumed by the next connection of either pool (connector.ts). */
   readonly #tls = new ClientTls()
+  /** The host names this client's connections looked up lately, shared by both pools (addresses.ts). */
+  readonly #addresses: RecentAddresses
   readonly #timeout: number
   readonly #maxResponseBytes: number
   readonly #clock: Clock
@@ -110,6 +113,7 @@ export class UndiciTransport implements CallTransport {
     this.#timeout = config.timeout
     this.#maxResponseBytes = config.maxResponseBytes
     this.#clock = config.clock ?? systemClock
+    this.#addresses = new RecentAddresses(this.#clock)
   }
 
   /** Whether attempts go through the caller's dispatcher rather than the client's own pools. */
@@ -235,6 +239,7 @@ export class UndiciTransport implements CallTransport {
     return createConnector({
       modules: transport.sockets,
       shared: this.#tls,
+      addresses: this.#addresses,
       maxSockets: this.#maxSockets,
       timeoutMs: Math.min(10_000, Math.max(1, this.#timeout)),
     })

@@ -38,12 +38,13 @@ export function loadTransport(): Transport | Promise<Transport> {
     import('undici/lib/dispatcher/client.js'),
     import('node:net'),
     import('node:tls'),
+    import('node:dns'),
   ]).then(
-    ([pool, client, net, tls]) => {
+    ([pool, client, net, tls, dns]) => {
       loaded = {
         Pool: pool.default,
         Client: client.default,
-        sockets: { net, tls },
+        sockets: { net, tls, dns },
       }
       return loaded
     },
