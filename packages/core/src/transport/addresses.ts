@@ -83,7 +83,9 @@ export class RecentAddresses {
   #addresses(dns: typeof import('node:dns'), hostname: string, family: number, hints: number, answer: AllAnswer): void {
     const now = this.#clock.now()
     const known = this.#known.get(hostname)
-    if (known && known.family === family && known.hints === hints && now - known.at < ADDRESSES_KEPT_MS) {
+    const age = known ? now - known.at : Number.NaN
+    // A clock that stepped back (a test clock; the client's is monotonic) ends an answer's use too.
+    if (known && known.family === family && known.hints === hints && age >= 0 && age < ADDRESSES_KEPT_MS) {
       // Answered after the caller's synchronous part, as a lookup always is: `net.connect` has
       // returned and its caller attached its listeners before the connection starts.
       queueMicrotask(() => answer(null, known.addresses))
@@ -120,15 +122,23 @@ export class RecentAddresses {
 /** `dns.lookup` of every address, read from the module as it is now (an application may have replaced it). */
 function lookUp(dns: typeof import('node:dns'), hostname: string, family: number, hints: number, answer: AllAnswer) {
   const live = (dns as { default?: typeof dns }).default ?? dns
+  // Only the first answer counts: a replaced `dns.lookup` that calls back twice would otherwise
+  // fail (or connect twice) every connection sharing the lookup.
+  let answered = false
+  const once: AllAnswer = (error, addresses) => {
+    if (answered) return
+    answered = true
+    answer(error, addresses)
+  }
   try {
     live.lookup(hostname, { all: true, family, hints }, (error, addresses) => {
-      if (error) return answer(error, [])
-      if (addresses.length === 0) return answer(notFound(hostname), [])
-      answer(null, addresses)
+      if (error) return once(error, [])
+      if (addresses.length === 0) return once(notFound(hostname), [])
+      once(null, addresses)
     })
   } catch (error) {
     // An invalid host name is refused synchronously; Node's own lookup reports it as the socket's error.
-    queueMicrotask(() => answer(error as NodeJS.ErrnoException, []))
+    queueMicrotask(() => once(error as NodeJS.ErrnoException, []))
   }
 }
 
