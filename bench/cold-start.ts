@@ -11,7 +11,7 @@
  *
  * A first answer is timed from the spawn to the line the child prints once its answer is read, not to
  * its exit: after the answer both processes wait on V8 finishing undici's HTTP parser (WebAssembly) in
- * optimized code, which the first response made hot, before they can exit (40–140 ms here, the same
+ * optimized code, which the first response made hot, before they can exit (40–160 ms here, the same
  * work on both sides and not part of answering). The time to exit is reported beside it.
  */
 
