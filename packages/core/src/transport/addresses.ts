@@ -19,6 +19,7 @@
 
 import type { LookupAddress, LookupOptions } from 'node:dns'
 import type { Clock } from '../clock.js'
+import { keepNewest } from './connector.js'
 
 /** How long a host name's addresses are used without a new lookup, at most. */
 export const ADDRESSES_KEPT_MS = 10_000
@@ -106,16 +107,10 @@ export class RecentAddresses {
       // A lookup that took too long may have been replaced by a newer one: only the newest is kept.
       if (this.#looking.get(hostname) === started) {
         this.#looking.delete(hostname)
-        if (!error) this.#keep(hostname, { addresses, family, hints, at: this.#clock.now() })
+        if (!error) keepNewest(this.#known, hostname, { addresses, family, hints, at: this.#clock.now() }, MAX_HOSTS)
       }
       for (const waiting of started.waiting) waiting(error, addresses)
     })
-  }
-
-  #keep(hostname: string, known: Known): void {
-    this.#known.delete(hostname)
-    this.#known.set(hostname, known)
-    if (this.#known.size > MAX_HOSTS) this.#known.delete(this.#known.keys().next().value as string)
   }
 }
 

@@ -71,15 +71,20 @@ export class ClientTls {
   }
 
   keepSession(origin: string, session: Buffer): void {
-    this.#sessions.delete(origin)
-    this.#sessions.set(origin, session)
-    if (this.#sessions.size > MAX_ORIGINS) this.#sessions.delete(this.#sessions.keys().next().value as string)
+    keepNewest(this.#sessions, origin, session, MAX_ORIGINS)
   }
 
   /** Drops `session` unless a newer one replaced it already. */
   forgetSession(origin: string, session: Buffer): void {
     if (this.#sessions.get(origin) === session) this.#sessions.delete(origin)
   }
+}
+
+/** Sets `key` as the newest entry of `map`, dropping the oldest beyond `most` (a Map keeps insertion order). */
+export function keepNewest<K, V>(map: Map<K, V>, key: K, value: V, most: number): void {
+  map.delete(key)
+  map.set(key, value)
+  if (map.size > most) map.delete(map.keys().next().value as K)
 }
 
 /**
