@@ -19,7 +19,7 @@
 
 import type { LookupAddress, LookupOptions } from 'node:dns'
 import type { Clock } from '../clock.js'
-import { keepNewest } from './connector.js'
+import { keepNewest } from './kept-newest.js'
 
 /** How long a host name's addresses are used without a new lookup, at most. */
 export const ADDRESSES_KEPT_MS = 10_000

@@ -30,6 +30,7 @@
 
 import type { buildConnector } from 'undici'
 import type { Lookup, RecentAddresses } from './addresses.js'
+import { keepNewest } from './kept-newest.js'
 
 /** The Node modules a connection needs, loaded with undici by the first request (undici.ts). */
 export interface SocketModules {
@@ -78,13 +79,6 @@ export class ClientTls {
   forgetSession(origin: string, session: Buffer): void {
     if (this.#sessions.get(origin) === session) this.#sessions.delete(origin)
   }
-}
-
-/** Sets `key` as the newest entry of `map`, dropping the oldest beyond `most` (a Map keeps insertion order). */
-export function keepNewest<K, V>(map: Map<K, V>, key: K, value: V, most: number): void {
-  map.delete(key)
-  map.set(key, value)
-  if (map.size > most) map.delete(map.keys().next().value as K)
 }
 
 /**
