@@ -52,9 +52,11 @@ export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key'
 export const IDEMPOTENCY = { header: IDEMPOTENCY_KEY_HEADER } as const
 
 /** A body the service names but does not describe: any plain JSON object, sent as given (rule Platform 1; `root` names it in issues). */
-export function jsonObject(root: string): z.ZodType<OpenRecord, OpenRecord> {
-  return z.custom<OpenRecord>().superRefine((value, ctx) => {
-    for (const issue of jsonObjectIssues(value, root))
-      ctx.addIssue({ code: 'custom', message: issue.message, path: [issue.path] })
-  })
+export function jsonObject(root: string): z.ZodMiniType<OpenRecord, OpenRecord> {
+  return z.custom<OpenRecord>().check(
+    z.superRefine((value, ctx) => {
+      for (const issue of jsonObjectIssues(value, root))
+        ctx.addIssue({ code: 'custom', message: issue.message, path: [issue.path] })
+    }),
+  )
 }

@@ -31,7 +31,7 @@ export function amountText() {
 
 /** A currency code: three capital letters (rule Platform 22). */
 export function currencyCode() {
-  return z.string().regex(CURRENCY_PATTERN, CURRENCY_RULE)
+  return z.string().check(z.regex(CURRENCY_PATTERN, CURRENCY_RULE))
 }
 
 /**
@@ -39,19 +39,21 @@ export function currencyCode() {
  * `form` (two decimals by default, rule Interfaces; per currency by opt-in, rule Platform 22) of
  * the currency in `currencyField`, or of any currency when the request names none.
  */
-export function withAmountRule<T extends z.ZodObject>(
+export function withAmountRule<T extends z.ZodMiniObject>(
   schema: T,
   form: AmountForm,
   amountField: string,
   currencyField?: string,
 ): T {
-  return schema.superRefine((value: Record<string, unknown>, ctx) => {
-    const amount = value[amountField]
-    if (typeof amount !== 'string') return
-    const currency = currencyField === undefined ? undefined : value[currencyField]
-    const problem = amountProblem(amount, typeof currency === 'string' ? currency : undefined, form)
-    if (problem) ctx.addIssue({ code: 'custom', path: [amountField], message: problem })
-  }) as T
+  return schema.check(
+    z.superRefine((value: Record<string, unknown>, ctx) => {
+      const amount = value[amountField]
+      if (typeof amount !== 'string') return
+      const currency = currencyField === undefined ? undefined : value[currencyField]
+      const problem = amountProblem(amount, typeof currency === 'string' ? currency : undefined, form)
+      if (problem) ctx.addIssue({ code: 'custom', path: [amountField], message: problem })
+    }),
+  ) as T
 }
 
 /** One member of `T` given (never `undefined`), every other member absent. */
@@ -65,28 +67,27 @@ export type ExactlyOne<T> = {
  * An object of optional members of which exactly one must be given: checked at run time with
  * `message`, and typed so that a call naming both or neither does not compile.
  */
-export function exactlyOne<S extends z.ZodObject>(
+export function exactlyOne<S extends z.ZodMiniObject>(
   schema: S,
   message: string,
-): z.ZodType<z.output<S>, ExactlyOne<z.input<S>>> {
+): z.ZodMiniType<z.output<S>, ExactlyOne<z.input<S>>> {
   const given = (value: Record<string, unknown>) => Object.values(value).filter((v) => v !== undefined).length
   // The refinement is what makes the narrower input type true; zod cannot infer it from a refinement.
-  return schema.refine((value: Record<string, unknown>) => given(value) === 1, { message }) as unknown as z.ZodType<
-    z.output<S>,
-    ExactlyOne<z.input<S>>
-  >
+  return schema.check(
+    z.refine((value: Record<string, unknown>) => given(value) === 1, { message }),
+  ) as unknown as z.ZodMiniType<z.output<S>, ExactlyOne<z.input<S>>>
 }
 
 export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 /** schedule_id: a UUID, checked before sending (rule S2S 2). */
 export function uuid() {
-  return z.string().regex(UUID_PATTERN, 'must be a UUID, e.g. "9b0c6e1a-3f7d-4c2e-8a51-7d2f0e4b9c13"')
+  return z.string().check(z.regex(UUID_PATTERN, 'must be a UUID, e.g. "9b0c6e1a-3f7d-4c2e-8a51-7d2f0e4b9c13"'))
 }
 
 /** Text that must not be empty. */
 export function nonEmpty() {
-  return z.string().min(1, 'must not be empty')
+  return z.string().check(z.minLength(1, 'must not be empty'))
 }
 
 /**
@@ -126,16 +127,18 @@ export function redirectUrl(allowPrivate: boolean) {
   // A shop sends the same few redirect URLs on every call: each verdict is kept (by the exact string,
   // at most ACCEPTED_URLS of them), so the URL is parsed once rather than on every payment.
   const accepted = new Set<string>()
-  return z.string().superRefine((value, ctx) => {
-    if (accepted.has(value)) return
-    const problem = redirectProblem(value, allowPrivate)
-    if (problem !== undefined) {
-      ctx.addIssue({ code: 'custom', message: problem })
-      return
-    }
-    if (accepted.size >= ACCEPTED_URLS) accepted.clear()
-    accepted.add(value)
-  })
+  return z.string().check(
+    z.superRefine((value, ctx) => {
+      if (accepted.has(value)) return
+      const problem = redirectProblem(value, allowPrivate)
+      if (problem !== undefined) {
+        ctx.addIssue({ code: 'custom', message: problem })
+        return
+      }
+      if (accepted.size >= ACCEPTED_URLS) accepted.clear()
+      accepted.add(value)
+    }),
+  )
 }
 
 /** How many accepted redirect URLs one client remembers. */
@@ -242,7 +245,10 @@ function nonPublicIpv6(text: string): string | undefined {
 
 /** A count sent as a form string: a positive integer, given as a number or a digit string. */
 export function positiveInt() {
-  return z.union([z.number().int().positive(), z.string().regex(/^[1-9]\d*$/, 'must be a positive integer')])
+  return z.union([
+    z.number().check(z.int(), z.positive()),
+    z.string().check(z.regex(/^[1-9]\d*$/, 'must be a positive integer')),
+  ])
 }
 
 /** S2S `result` values (rule Platform 9); unknown values still parse. */

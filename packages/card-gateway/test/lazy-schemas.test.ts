@@ -1,14 +1,15 @@
 /**
  * Rule 3 of the one-source conversion: importing the package builds no zod schema; a row's params
  * schema is built on a client's first call of the row. Every zod function our sources call (through
- * `@paywire/core/zod`, which re-exports zod's) is counted, by caller file, through a wrapped `zod` module.
+ * `@paywire/core/zod`, which re-exports zod mini's) is counted, by caller file, through a wrapped
+ * `zod/mini` module.
  */
 
 import { describe, expect, it, vi } from 'vitest'
 
 const calls = vi.hoisted(() => ({ fromCard: [] as string[] }))
 
-vi.mock('zod', async (importOriginal) => {
+vi.mock('zod/mini', async (importOriginal) => {
   const original = await importOriginal<Record<string, unknown>>()
   const wrapped: Record<string, unknown> = { ...original }
   for (const [name, value] of Object.entries(original)) {

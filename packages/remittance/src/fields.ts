@@ -16,7 +16,7 @@ export type { JsonValue } from '@paywire/core'
  * before the results were typed.
  *
  * @deprecated Each method now resolves with its own result type (`Transfer`, `Confirmation`,
- * `readonly Bank[]`…). To read any JSON as before, pass `{ schema: z.json().optional() }`.
+ * `readonly Bank[]`…). To read any JSON as before, pass `{ schema: z.optional(z.json()) }`.
  */
 export type RemittanceResult = JsonValue | undefined
 
@@ -35,7 +35,7 @@ export const DEFAULT_SLE_DECIMALS = 2
 // ---- field rules ------------------------------------------------------------------------------
 
 export function text() {
-  return z.string().optional()
+  return z.optional(z.string())
 }
 
 /**
@@ -51,7 +51,7 @@ export function amount() {
           ? `must be a finite number, not ${issue.input} (JSON cannot carry it)`
           : undefined,
     })
-    .nonnegative()
+    .check(z.nonnegative())
 }
 
 /** An SLE amount with at most `sleDecimals` decimal places (`platformDefaults.sleDecimals`, rule Platform 4). */
@@ -60,9 +60,7 @@ export function amountSle({ sleDecimals: decimals }: RemittanceRules) {
     decimals === 0
       ? 'SLE amounts are whole numbers'
       : `SLE amounts have at most ${decimals} decimal place${decimals === 1 ? '' : 's'}`
-  return amount()
-    .refine((value) => Number(value.toFixed(decimals)) === value, { message })
-    .optional()
+  return z.optional(amount().check(z.refine((value) => Number(value.toFixed(decimals)) === value, { message })))
 }
 
 /**

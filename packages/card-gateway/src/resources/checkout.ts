@@ -38,7 +38,7 @@ export const DEDUP_WINDOW_MS = 15_000
 /** A string of `min` to `max` characters, saying both bounds when either is broken. */
 function lengthBetween(min: number, max: number) {
   const message = `must be ${min} to ${max} characters`
-  return z.string().min(min, message).max(max, message)
+  return z.string().check(z.minLength(min, message), z.maxLength(max, message))
 }
 
 /** Purchase params under a client's rules (the platform defaults for the lengths, its redirect policy). */
@@ -67,52 +67,52 @@ function purchaseParams(rules: RequestRules) {
     /** Where the payer returns after cancelling: a public HTTPS URL (rule Events 4). */
     cancel_url: url,
     /** Payment methods offered on the hosted page, as your account names them. */
-    methods: z.array(nonEmpty()).optional(),
+    methods: z.optional(z.array(nonEmpty())),
     /** The channel of your account the payment goes through. */
-    channel_id: nonEmpty().optional(),
+    channel_id: z.optional(nonEmpty()),
     /** Minutes the hosted session stays open: a whole number above 0. */
-    session_expiry: z.number().int().positive().optional(),
+    session_expiry: z.optional(z.number().check(z.int(), z.positive())),
     /** Where the payer goes when the session expires: a public HTTPS URL (rule Events 4). */
-    expiry_url: url.optional(),
+    expiry_url: z.optional(url),
     /** Where the payer goes on an error: a public HTTPS URL (rule Events 4). */
-    error_url: url.optional(),
+    error_url: z.optional(url),
     /** The browser target of the redirect (e.g. `_top`). */
-    url_target: nonEmpty().optional(),
+    url_target: z.optional(nonEmpty()),
     /** `true` asks for a `card_token` of the card in the sale callback and status answer: keep it to refund with `credit` (rule Platform 26). */
-    req_token: z.boolean().optional(),
+    req_token: z.optional(z.boolean()),
     /** Saved cards offered to the payer: an array of `card_token`s (unlike credit, which takes one string; rule Platform 5). */
-    card_token: z.array(nonEmpty(), { error: 'must be an array of strings for purchase' }).optional(),
+    card_token: z.optional(z.array(nonEmpty(), { error: 'must be an array of strings for purchase' })),
     /** `true` starts a recurring series: the answer's `recurring_token` then feeds `s2s.recurringSale`. */
-    recurring_init: z.boolean().optional(),
+    recurring_init: z.optional(z.boolean()),
     /** The recurring schedule (a UUID from `s2s.createSchedule`) this payment starts. */
-    schedule_id: uuid().optional(),
+    schedule_id: z.optional(uuid()),
     /** The payer, as the hosted page pre-fills it (rule Platform 5). */
-    customer: z
-      .strictObject({
+    customer: z.optional(
+      z.strictObject({
         /** The payer's name; not empty when given. */
-        name: nonEmpty().optional(),
-        email: z.string().optional(),
+        name: z.optional(nonEmpty()),
+        email: z.optional(z.string()),
         /** The payer's birth date, as your account expects it. */
-        birth_date: z.string().optional(),
-      })
-      .optional(),
+        birth_date: z.optional(z.string()),
+      }),
+    ),
     /** The payer's billing address (rule Platform 5); every member is optional text. */
-    billing_address: z
-      .strictObject({
-        country: z.string().optional(),
-        state: z.string().optional(),
-        city: z.string().optional(),
-        district: z.string().optional(),
-        address: z.string().optional(),
-        house_number: z.string().optional(),
-        zip: z.string().optional(),
-        phone: z.string().optional(),
-      })
-      .optional(),
+    billing_address: z.optional(
+      z.strictObject({
+        country: z.optional(z.string()),
+        state: z.optional(z.string()),
+        city: z.optional(z.string()),
+        district: z.optional(z.string()),
+        address: z.optional(z.string()),
+        house_number: z.optional(z.string()),
+        zip: z.optional(z.string()),
+        phone: z.optional(z.string()),
+      }),
+    ),
     /** Extra parameters your account defines, sent as given. */
-    parameters: z.record(z.string(), z.unknown()).optional(),
+    parameters: z.optional(z.record(z.string(), z.unknown())),
     /** Your own data, returned in answers and callbacks as given. */
-    custom_data: z.record(z.string(), z.unknown()).optional(),
+    custom_data: z.optional(z.record(z.string(), z.unknown())),
   })
 }
 
@@ -138,7 +138,7 @@ function creditParams() {
                 ? 'is required: the card_token of the original sale (purchase with req_token: true)'
                 : 'must be a string (the card_token of the original sale)',
         })
-        .min(1, 'must not be empty'),
+        .check(z.minLength(1, 'must not be empty')),
       /** The cardholder's name; not empty. */
       name: nonEmpty(),
     }),
@@ -277,7 +277,12 @@ let decoders: ReturnType<typeof makeDecoders> | undefined
  * `hashInputs` in order and the password last (rule Authentication 5). The row keeps its
  * `hashInputs`: `SIGNED_OPERATIONS` is read from the rows.
  */
-function checkoutOperation<S extends z.ZodType, Result, const Path extends string, const H extends readonly string[]>(
+function checkoutOperation<
+  S extends z.ZodMiniType,
+  Result,
+  const Path extends string,
+  const H extends readonly string[],
+>(
   row: Omit<Operation<GatewayContext, S, Result, Path, false>, 'method' | 'base' | 'finalize'> & {
     readonly hashInputs: H
   },
@@ -361,9 +366,9 @@ export const CHECKOUT = {
       exactlyOne(
         z.strictObject({
           /** The gateway's payment identifier (the callback's `id`). */
-          payment_id: nonEmpty().optional(),
+          payment_id: z.optional(nonEmpty()),
           /** Your order identifier. */
-          order_id: nonEmpty().optional(),
+          order_id: z.optional(nonEmpty()),
         }),
         'give exactly one of payment_id or order_id',
       ),

@@ -63,7 +63,7 @@ let decodeFields: AnswerDecoder<S2sActionFields> | undefined
 interface ActionRow<
   A extends string,
   H extends readonly string[] | null,
-  S extends z.ZodType<Readonly<Record<string, string | number | undefined>>>,
+  S extends z.ZodMiniType<Readonly<Record<string, string | number | undefined>>>,
 > {
   /** The wire `action` name, e.g. `CAPTURE` (rule S2S 1). */
   readonly action: A
@@ -89,7 +89,7 @@ interface ActionRow<
 export function s2sAction<
   const A extends string,
   const H extends readonly string[] | null,
-  S extends z.ZodType<Readonly<Record<string, string | number | undefined>>>,
+  S extends z.ZodMiniType<Readonly<Record<string, string | number | undefined>>>,
 >(operation: `s2s.${string}`, row: ActionRow<A, H, S>) {
   const defined = defineOperation<GatewayContext, S, S2sActionResult, '/post', false>({
     name: operation,

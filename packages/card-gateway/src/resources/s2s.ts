@@ -44,10 +44,9 @@ function choices(values: readonly string[]): string {
 function intervalUnit(units: readonly string[]) {
   const message = `must be ${choices(units)}`
   type Unit = S2sIntervalUnit | (string & {})
-  return z.string({ error: message }).refine((value) => units.includes(value), message) as unknown as z.ZodType<
-    Unit,
-    Unit
-  >
+  return z
+    .string({ error: message })
+    .check(z.refine((value) => units.includes(value), message)) as unknown as z.ZodMiniType<Unit, Unit>
 }
 
 const byTransIdLookup = reconcileBy(
@@ -88,7 +87,7 @@ const createScheduleKey = reconcileRule(['schedule_id', 'name'], ({ wire }) => {
 })
 
 /** An optional `amount` (a partial capture or refund): two decimals by default, any currency's form under 'per-currency' (rule Platform 22; the request names no currency). */
-function withOptionalAmount<T extends z.ZodObject>(ctx: GatewayContext, schema: T): T {
+function withOptionalAmount<T extends z.ZodMiniObject>(ctx: GatewayContext, schema: T): T {
   return withAmountRule(schema, ctx.rules.amountForm, 'amount')
 }
 
@@ -130,7 +129,7 @@ export const S2S = {
           /** The authorised (`pending`) transaction; the hash input (rules States 1, Authentication 5). */
           trans_id: nonEmpty(),
           /** A partial capture: the amount string with two decimals, e.g. `"5.00"`; omitted captures it all (rules Interfaces, Platform 11). */
-          amount: amountText().optional(),
+          amount: z.optional(amountText()),
         }),
       ),
     retry: unsentOnly, // a repeated capture can act twice
@@ -164,7 +163,7 @@ export const S2S = {
           /** The transaction to refund or reverse; the hash input (rule Authentication 5). */
           trans_id: nonEmpty(),
           /** A partial refund: the amount string with two decimals, e.g. `"5.00"`; omitted refunds it all (rules Interfaces, Platform 11). */
-          amount: amountText().optional(),
+          amount: z.optional(amountText()),
         }),
       ),
     retry: unsentOnly,
@@ -184,13 +183,13 @@ export const S2S = {
           /** Not empty. */
           order_description: nonEmpty(),
           /** ISO 4217 code in capitals; with it a currency without a minor unit takes `.00` (rule Interfaces). */
-          order_currency: currencyCode().optional(),
+          order_currency: z.optional(currencyCode()),
           /** The `trans_id` of the initial recurring payment; must pair with `recurring_token` (rule S2S 4). */
           recurring_first_trans_id: nonEmpty(),
           /** The `recurring_token` of the initial recurring payment (rule S2S 4). */
           recurring_token: nonEmpty(),
           /** Where the payer returns after 3DS: a public HTTPS URL (rule Events 4). */
-          term_url_3ds: redirectUrl(ctx.rules.allowPrivateRedirectUrls).optional(),
+          term_url_3ds: z.optional(redirectUrl(ctx.rules.allowPrivateRedirectUrls)),
         }),
         ctx.rules.amountForm,
         'order_amount',
@@ -228,7 +227,7 @@ export const S2S = {
          * action reads a schedule, so after a lost answer it is what you can check the schedule by
          * (and cancel it with DELETE_SCHEDULE); without it nothing identifies the schedule.
          */
-        schedule_id: uuid().optional(),
+        schedule_id: z.optional(uuid()),
       }),
     retry: unsentOnly,
     reconcile: createScheduleKey,
@@ -255,13 +254,13 @@ export const S2S = {
         /** A UUID; the hash input (rules S2S 2, Authentication 5). */
         schedule_id: uuid(),
         /** The schedule's new name; not empty. */
-        name: nonEmpty().optional(),
+        name: z.optional(nonEmpty()),
         /** Intervals between payments: a positive whole number (or its digit string). */
-        interval_length: positiveInt().optional(),
+        interval_length: z.optional(positiveInt()),
         /** `day` or `month` (rule Platform 12), or the units set in `platformDefaults.intervalUnits`. */
-        interval_unit: intervalUnit(ctx.rules.intervalUnits).optional(),
+        interval_unit: z.optional(intervalUnit(ctx.rules.intervalUnits)),
         /** How many payments: a positive whole number (or its digit string). */
-        payments_count: positiveInt().optional(),
+        payments_count: z.optional(positiveInt()),
       }),
     retry: unsentOnly,
     reconcile: byScheduleLookup,

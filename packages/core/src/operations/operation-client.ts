@@ -177,7 +177,7 @@ export class OperationClient<Ctx> {
 
   /** Checks `input`, builds the request and sends it; a refusal rejects with `RequestValidationError`. */
   call<S extends ResponseSchema | undefined = undefined, Result = unknown>(
-    row: Operation<Ctx, z.ZodType, Result>,
+    row: Operation<Ctx, z.core.$ZodType, Result>,
     input: OperationInput,
     options?: OperationOptions<S>,
   ): ApiPromise<ResultOf<S, Result>> {

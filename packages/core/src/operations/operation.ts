@@ -109,7 +109,7 @@ export type RejectAnswer = (problem: string) => never
  */
 export interface Operation<
   Ctx = unknown,
-  S extends z.ZodType = z.ZodType,
+  S extends z.core.$ZodType = z.core.$ZodType,
   Result = unknown,
   Path extends string = string,
   Q extends boolean = boolean,
@@ -172,7 +172,7 @@ export interface Operation<
  */
 export function defineOperation<
   Ctx = unknown,
-  S extends z.ZodType = never,
+  S extends z.core.$ZodType = never,
   Result = unknown,
   const Path extends string = string,
   const Q extends boolean = false,

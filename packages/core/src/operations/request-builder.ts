@@ -45,7 +45,7 @@ export class RequestBuilder<Ctx> {
   readonly #target: RequestTarget<Ctx>
   readonly #defaultBase: string
   /** Each row's schema under this client's rules, built once. */
-  readonly #schemas = new WeakMap<object, z.ZodType>()
+  readonly #schemas = new WeakMap<object, z.core.$ZodType>()
   /** The names of the client's credential headers, once a call has read them. */
   #credentialHeaders: readonly string[] | undefined
 
@@ -60,7 +60,7 @@ export class RequestBuilder<Ctx> {
    * the journal); `sent` what the request carries (for the answer binding).
    */
   build<Result>(
-    row: Operation<Ctx, z.ZodType, Result>,
+    row: Operation<Ctx, z.core.$ZodType, Result>,
     input: OperationInput,
     options: OperationOptions<ResponseSchema | undefined>,
     ownConnection: boolean,
@@ -192,8 +192,8 @@ export class RequestBuilder<Ctx> {
     throw new RequestValidationError(operation, [{ path: 'base', message: `must be ${names.join(' or ')}` }])
   }
 
-  #schemaOf(row: Operation<Ctx, z.ZodType, unknown>): z.ZodType {
-    const given = row.params as z.ZodType | ((ctx: Ctx) => z.ZodType)
+  #schemaOf(row: Operation<Ctx, z.core.$ZodType, unknown>): z.core.$ZodType {
+    const given = row.params as z.core.$ZodType | ((ctx: Ctx) => z.core.$ZodType)
     if (typeof given !== 'function') return given
     let schema = this.#schemas.get(row)
     if (!schema) {

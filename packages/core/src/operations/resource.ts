@@ -23,7 +23,7 @@ type HasPathVariable<T> = T extends `${string}{${string}}${string}` ? true : fal
 type PathArgument<Path> = HasPathVariable<Path> extends true ? [pathValue: string | number] : []
 
 /** What a row's method takes after its path value: the body (typed by the schema's input), an optional open query, or nothing. */
-type BodyArgument<S extends z.ZodType, Q> = [S] extends [never]
+type BodyArgument<S extends z.core.$ZodType, Q> = [S] extends [never]
   ? Q extends true
     ? [query?: Query]
     : []

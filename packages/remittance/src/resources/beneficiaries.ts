@@ -134,7 +134,7 @@ export function beneficiaryCreateSchema() {
  * fields), every other member passes through as JSON.
  */
 export function beneficiaryUpdateSchema() {
-  return z.object(beneficiaryShape()).catchall(jsonMember())
+  return z.catchall(z.object(beneficiaryShape()), jsonMember())
 }
 
 /** The field names of CreateBeneficiaryRequest, in the service's order (rule Resources 1). */

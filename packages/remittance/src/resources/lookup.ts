@@ -272,7 +272,7 @@ export function ratesSchema(rules: RemittanceRules) {
     /** Amount in SLE (at most `platformDefaults.sleDecimals` decimals, 2 by default; rule Platform 4). */
     sendingAmountSLE: amountSle(rules),
     /** Amount in the destination currency. */
-    receivingAmountFX: amount().optional(),
+    receivingAmountFX: z.optional(amount()),
     /** `SOURCE` or `DESTINATION` upstream (rule Platform 1); not enforced. */
     amountType: text(),
     /** The currency sent. */
@@ -288,7 +288,7 @@ export function ratesSchema(rules: RemittanceRules) {
 
 /** `POST /api/lookup/name-enquiry`: NameEnquiryRequest's fields are not published (rule Resources 8), so any JSON members. */
 export function nameEnquirySchema() {
-  return z.object({}).catchall(jsonMember())
+  return z.catchall(z.object({}), jsonMember())
 }
 
 /**

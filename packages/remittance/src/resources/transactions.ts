@@ -135,7 +135,7 @@ export function transactionShape(rules: RemittanceRules) {
      * The idempotency key (rule Platform 5: a reused one is rejected). Filled with a random
      * UUID when omitted, and returned with the result and on every error of the call.
      */
-    agentTransactionRef: z.string().min(1, 'must not be empty').optional(),
+    agentTransactionRef: z.optional(z.string().check(z.minLength(1, 'must not be empty'))),
     /** The beneficiary's reference for the transfer. */
     benefTransRef: text(),
     /** The amount to send, as a string. */
@@ -143,11 +143,11 @@ export function transactionShape(rules: RemittanceRules) {
     /** Amount in SLE (at most `platformDefaults.sleDecimals` decimals, 2 by default; rule Platform 4). */
     amountSLE: amountSle(rules),
     /** The fees charged, a number. */
-    fees: amount().optional(),
+    fees: z.optional(amount()),
   }
 }
 
-// Written out by scripts/public-types.mjs (edit the rows, then run it) from: z.input<z.ZodObject<ReturnType<typeof transactionShape>>>
+// Written out by scripts/public-types.mjs (edit the rows, then run it) from: z.input<z.ZodMiniObject<ReturnType<typeof transactionShape>>>
 /** The fields every transfer shares (rule Resources 3), as their schema declares them. */
 export interface TransactionCommonFields {
   /** The remitter sending the money. */
@@ -227,7 +227,7 @@ export function cashCollectionSchema(rules: RemittanceRules) {
  * `agentTransactionRef` is needed for reconciliation); every other member passes through as JSON.
  */
 export function bankTransferSchema(rules: RemittanceRules) {
-  return z.object(transactionShape(rules)).catchall(jsonMember())
+  return z.catchall(z.object(transactionShape(rules)), jsonMember())
 }
 
 /**
@@ -265,7 +265,7 @@ const TRANSFER_NAMES_ITS_REF = bindAnswer('action', {
  * A transfer: a POST whose body carries its `agentTransactionRef` (the idempotency key, generated when
  * omitted), `unsent-only`, reconciled by the status lookup, answered with the `Transfer`.
  */
-function transferRow<const Path extends string, S extends z.ZodType>(
+function transferRow<const Path extends string, S extends z.ZodMiniType>(
   method: string,
   path: Path,
   params: (rules: RemittanceRules) => S,
