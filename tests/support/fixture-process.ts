@@ -14,21 +14,18 @@ const bundles = new Map<string, Promise<string>>()
 const running = new Set<ChildProcess>()
 
 /**
- * `<packageDir>/test/fixtures/<name>` bundled into the package's node_modules, once per test process
- * and list of modules left outside (one fixture may be bundled both ways).
+ * `<packageDir>/test/fixtures/<name>` bundled into `bundleDir` (default the package's node_modules),
+ * once per test process, list of modules left outside (one fixture may be bundled both ways) and place.
  */
-function bundled(packageDir: string, name: string, external: readonly string[]): Promise<string> {
+function bundled(pkg: FixturePackage, name: string): Promise<string> {
+  const { packageDir, external } = pkg
   const entry = join(packageDir, 'test', 'fixtures', name)
   const outside = external.length === 0 ? 'all-inside' : external.join('+').replace(/[^\w+-]/g, '_')
-  const key = `${entry}\0${outside}`
+  const dir = pkg.bundleDir ?? join(packageDir, 'node_modules', '.paywire-fixtures')
+  const key = `${entry}\0${outside}\0${dir}`
   let made = bundles.get(key)
   if (!made) {
-    const outfile = join(
-      packageDir,
-      'node_modules',
-      '.paywire-fixtures',
-      `${process.pid}-${outside}-${name.replace(/\.ts$/, '.mjs')}`,
-    )
+    const outfile = join(dir, `${process.pid}-${outside}-${name.replace(/\.ts$/, '.mjs')}`)
     made = build({
       entryPoints: [entry],
       bundle: true,
@@ -53,6 +50,11 @@ function bundled(packageDir: string, name: string, external: readonly string[]):
 export interface FixturePackage {
   readonly packageDir: string
   readonly external: readonly string[]
+  /**
+   * Where the bundle is written; default the package's node_modules, so what is left outside
+   * resolves from it. A directory with no node_modules above it runs the bundle as deployed alone.
+   */
+  readonly bundleDir?: string
 }
 
 /**
@@ -67,7 +69,7 @@ export async function spawnFixture(
   stepped = false,
   env: Record<string, string> = {},
 ): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [await bundled(pkg.packageDir, name, pkg.external), ...args], {
+  const child = spawn(process.execPath, [await bundled(pkg, name), ...args], {
     cwd: pkg.packageDir,
     env: { ...process.env, ...env },
     stdio: [stepped ? 'pipe' : 'ignore', 'pipe', 'pipe'],

@@ -46,6 +46,9 @@ function operations(url: string) {
 /**
  * Runs `script` in a fresh Node process (this one has long loaded undici) in which loading undici's
  * Pool module takes `delayMs`, as on a cold container or a slow disk. Prints its last line as JSON.
+ * The child loads undici with `import()`, as in a bundle (`node:module` hidden from
+ * `process.getBuiltinModule`): where `require` reaches undici its modules load synchronously, and
+ * no timer runs before they are loaded, with or without this delay.
  */
 function runWithSlowUndici(script: string, delayMs: number): Record<string, unknown> {
   const dir = mkdtempSync(join(tmpdir(), 'paywire-slow-undici-'))
@@ -63,7 +66,9 @@ function runWithSlowUndici(script: string, delayMs: number): Record<string, unkn
     const register = join(dir, 'register.mjs')
     writeFileSync(
       register,
-      `import { register } from 'node:module'\nregister(${JSON.stringify(pathToFileURL(hooks).href)})`,
+      `import { register } from 'node:module'\nregister(${JSON.stringify(pathToFileURL(hooks).href)})\n` +
+        'const builtin = process.getBuiltinModule.bind(process)\n' +
+        "process.getBuiltinModule = (id) => (id === 'node:module' ? undefined : builtin(id))",
     )
     const out = execFileSync(
       process.execPath,

@@ -1,5 +1,6 @@
 import { ApiError, type ClientOptions } from '@paywire/core'
 import { HttpClient, type HttpRequest, type ResponseHandler, safe } from '@paywire/core/engine'
+import { vi } from 'vitest'
 
 /** A service-like handler: JSON result on 2xx, ApiError with the status otherwise. */
 export const jsonHandler: ResponseHandler<unknown> = {
@@ -54,3 +55,15 @@ export const TRANSPORTS: readonly (readonly [name: string, options: () => Client
 ]
 
 export { rejection } from '@paywire/core/testing'
+
+/**
+ * Makes this test file's clients load undici's modules with `import()` (as in a bundle), not
+ * `require` (undici.ts `requireUndici`): `vi.mock` of a module replaces what `import()` loads, and
+ * `require` would go around it. `node:module` is hidden from `process.getBuiltinModule`; every
+ * other built-in is as before. Call it at the top of the file, before the first request.
+ */
+export function loadUndiciByImport(): void {
+  const original = process.getBuiltinModule.bind(process)
+  const hiding = ((id: string) => (id === 'node:module' ? undefined : original(id))) as typeof process.getBuiltinModule
+  vi.spyOn(process, 'getBuiltinModule').mockImplementation(hiding)
+}

@@ -21,7 +21,10 @@ import { unsentOnly } from '@paywire/core/engine'
 import { createTestClock } from '@paywire/core/testing'
 import { describe, expect, it, onTestFinished, vi } from 'vitest'
 import { MONEY_IDLE_LIMIT_MS } from '../src/transport/kept-connections.js'
-import { jsonHandler, makeClient, post, rejection } from './helpers.js'
+import { jsonHandler, loadUndiciByImport, makeClient, post, rejection } from './helpers.js'
+
+// The Pools are counted through the mocked module below, which only `import()` loads.
+loadUndiciByImport()
 
 /** Every undici Pool the transport makes (single-use.ts), by origin: the real Pool, counted. */
 const poolsMade = vi.hoisted(() => [] as string[])

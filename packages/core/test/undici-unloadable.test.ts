@@ -5,7 +5,10 @@
 
 import { faults, startFaultServer } from '@paywire/core/testing'
 import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest'
-import { get, jsonHandler, makeClient } from './helpers.js'
+import { get, jsonHandler, loadUndiciByImport, makeClient } from './helpers.js'
+
+// Neither `require` (no `node:module`, as on a runtime without it) nor `import()` (mocked below) can load undici.
+loadUndiciByImport()
 
 vi.mock('undici/lib/dispatcher/pool.js', () => {
   throw new Error('Cannot find module undici/lib/dispatcher/pool.js')

@@ -12,8 +12,9 @@
  *
  * They are loaded by the first request, not at import (Node's HTTP stack and undici's parser: the
  * larger part of a cold start, bench/cold-start.ts): a process that imports paywire to verify
- * callbacks, or never calls out, does not pay it.
- * A literal dynamic `import()`, so bundlers still see and include them.
+ * callbacks, or never calls out, does not pay it. Where Node's `require` can reach them they are
+ * required (`requireUndici`); else, and in a bundle, a literal dynamic `import()` loads them, which
+ * bundlers see and include.
  */
 
 import type { SocketModules } from './connector.js'
@@ -33,19 +34,17 @@ let loading: Promise<Transport> | undefined
 /** undici's Pool and Client, loaded once per process by whichever request comes first. */
 export function loadTransport(): Transport | Promise<Transport> {
   if (loaded) return loaded
-  loading ??= Promise.all([
-    import('undici/lib/dispatcher/pool.js'),
-    import('undici/lib/dispatcher/client.js'),
+  if (loading) return loading
+  const required = requireUndici()
+  loading = Promise.all([
+    required?.pool ?? import('undici/lib/dispatcher/pool.js').then((module) => module.default),
+    required?.client ?? import('undici/lib/dispatcher/client.js').then((module) => module.default),
     import('node:net'),
     import('node:tls'),
     import('node:dns'),
   ]).then(
-    ([pool, client, net, tls, dns]) => {
-      loaded = {
-        Pool: pool.default,
-        Client: client.default,
-        sockets: { net, tls, dns },
-      }
+    ([Pool, Client, net, tls, dns]) => {
+      loaded = { Pool, Client, sockets: { net, tls, dns } }
       return loaded
     },
     (error: unknown) => {
@@ -54,6 +53,31 @@ export function loadTransport(): Transport | Promise<Transport> {
     },
   )
   return loading
+}
+
+/**
+ * undici's two modules through Node's `require`, or `undefined` where it cannot reach them (no
+ * `node:module`, as on Workers; a bundle with no node_modules beside it; a broken install): the
+ * `import()` in `loadTransport` then loads them. An `import()` of a CommonJS module makes Node's ES
+ * module loader scan the file's whole source for its export names before loading it, 4–6 ms of
+ * a cold process's first answer (bench/README.md "Cold start"); `require` loads the same files into
+ * the same module cache without that scan. Either way undici's modules run synchronously once read,
+ * so a call's deadline and abort apply once they are loaded.
+ */
+function requireUndici(): { readonly pool: Transport['Pool']; readonly client: Transport['Client'] } | undefined {
+  const getBuiltinModule = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process
+    ?.getBuiltinModule
+  if (typeof getBuiltinModule !== 'function') return undefined
+  try {
+    const nodeModule = getBuiltinModule('node:module') as typeof import('node:module') | undefined
+    // This module's own address, so undici resolves as this package's dependency (tsup writes the
+    // CommonJS build's `import.meta.url` from its file name).
+    const require = nodeModule?.createRequire(import.meta.url)
+    if (require === undefined) return undefined
+    return { pool: require('undici/lib/dispatcher/pool.js'), client: require('undici/lib/dispatcher/client.js') }
+  } catch {
+    return undefined
+  }
 }
 
 /**
