@@ -147,7 +147,7 @@ export function transactionShape(rules: RemittanceRules) {
   }
 }
 
-// Written out by scripts/public-types.mjs (edit the rows, then run it) from: z.input<z.ZodMiniObject<ReturnType<typeof transactionShape>>>
+// Written out by scripts/public-types.mjs (edit the rows, then run it) from: z.input<z.ZodObject<ReturnType<typeof transactionShape>>>
 /** The fields every transfer shares (rule Resources 3), as their schema declares them. */
 export interface TransactionCommonFields {
   /** The remitter sending the money. */
