@@ -208,11 +208,16 @@ async function matrix(transport: Cell['transport'], operations: readonly Operati
   }
 }
 
+/** A misread cell in one line, so a failure says which cell and why. */
+function described({ cell, verdict, detail }: { cell: Cell; verdict: Verdict; detail: string }): string {
+  return `${cell.transport} ${cell.operation}, ${cell.kind}, ${cell.timing}, next call ${cell.gapMs} ms after: ${verdict} (${detail})`
+}
+
 describe('a gateway that answers twice: no call takes another call’s answer for its own', () => {
   it('undici transport: CAPTURE and VOID (kept alive, bound), GET_TRANS_STATUS, CREDITVOID (a connection of its own)', async () => {
     const figures = await matrix('undici', ['capture', 'void', 'getTransStatus', 'creditVoid'])
     console.info('double-answer matrix (undici):', JSON.stringify({ ...figures, misread: figures.misread.length }))
-    expect(figures.misread).toEqual([])
+    expect(figures.misread.map(described)).toEqual([])
     expect(figures.cells).toBe(4 * 36)
     // Not vacuous: the stale copies were read, and each was refused, settled or asked again.
     expect(figures.settled + figures.unknown).toBeGreaterThan(0)
@@ -221,7 +226,7 @@ describe('a gateway that answers twice: no call takes another call’s answer fo
   it('fetch transport: CAPTURE and VOID (the runtime may reuse any connection) and GET_TRANS_STATUS', async () => {
     const figures = await matrix('fetch', ['capture', 'void', 'getTransStatus'])
     console.info('double-answer matrix (fetch):', JSON.stringify({ ...figures, misread: figures.misread.length }))
-    expect(figures.misread).toEqual([])
+    expect(figures.misread.map(described)).toEqual([])
     expect(figures.cells).toBe(3 * 36)
     expect(figures.settled + figures.unknown).toBeGreaterThan(0)
   }, 60_000)
