@@ -17,16 +17,23 @@ export function nodeCrypto(): typeof import('node:crypto') {
   return crypto
 }
 
-function builtinCrypto(): typeof import('node:crypto') | undefined {
+/**
+ * A Node built-in through `process.getBuiltinModule` (Node 20.16 and later), loaded by its first
+ * use rather than at import; `undefined` where the runtime has no such function or refuses the id.
+ */
+export function builtinModule<T>(id: string): Partial<T> | undefined {
   const getBuiltinModule = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process
     ?.getBuiltinModule
   if (typeof getBuiltinModule !== 'function') return undefined
-  let module: Partial<typeof import('node:crypto')> | undefined
   try {
-    module = getBuiltinModule('node:crypto') as Partial<typeof import('node:crypto')> | undefined
+    return (getBuiltinModule(id) ?? undefined) as Partial<T> | undefined
   } catch {
     return undefined
   }
+}
+
+function builtinCrypto(): typeof import('node:crypto') | undefined {
+  const module = builtinModule<typeof import('node:crypto')>('node:crypto')
   const complete =
     typeof module?.hash === 'function' &&
     typeof module.timingSafeEqual === 'function' &&

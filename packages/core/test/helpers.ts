@@ -59,11 +59,16 @@ export { rejection } from '@paywire/core/testing'
 /**
  * Makes this test file's clients load undici's modules with `import()` (as in a bundle), not
  * `require` (undici.ts `requireUndici`): `vi.mock` of a module replaces what `import()` loads, and
- * `require` would go around it. `node:module` is hidden from `process.getBuiltinModule`; every
- * other built-in is as before. Call it at the top of the file, before the first request.
+ * `require` would go around it. Call it at the top of the file, before the first request.
  */
 export function loadUndiciByImport(): void {
+  replaceNodeModule(undefined)
+}
+
+/** What `process.getBuiltinModule('node:module')` gives from now on; every other built-in is as before. */
+export function replaceNodeModule(replacement: unknown): void {
   const original = process.getBuiltinModule.bind(process)
-  const hiding = ((id: string) => (id === 'node:module' ? undefined : original(id))) as typeof process.getBuiltinModule
-  vi.spyOn(process, 'getBuiltinModule').mockImplementation(hiding)
+  const replacing = ((id: string) =>
+    id === 'node:module' ? replacement : original(id)) as typeof process.getBuiltinModule
+  vi.spyOn(process, 'getBuiltinModule').mockImplementation(replacing)
 }

@@ -13,7 +13,7 @@ import { join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { faults, startFaultServer } from '@paywire/core/testing'
 import { describe, expect, it, onTestFinished, vi } from 'vitest'
-import { get, jsonHandler, makeClient } from './helpers.js'
+import { get, jsonHandler, makeClient, replaceNodeModule } from './helpers.js'
 
 /** Every undici Client the transport makes through `import()`: the real Client, counted. */
 const importedClients = vi.hoisted(() => ({ made: 0 }))
@@ -116,12 +116,10 @@ describe("undici's modules are required where Node's require reaches them", () =
   })
 
   it('where require cannot find undici (a bundle with no node_modules), import() loads it and the call is answered', async () => {
-    const builtin = process.getBuiltinModule.bind(process)
     const notFound = (id: string) => {
       throw Object.assign(new Error(`Cannot find module '${id}'`), { code: 'MODULE_NOT_FOUND' })
     }
-    vi.spyOn(process, 'getBuiltinModule').mockImplementation(((id: string) =>
-      id === 'node:module' ? { createRequire: () => notFound } : builtin(id)) as typeof process.getBuiltinModule)
+    replaceNodeModule({ createRequire: () => notFound })
     const s = await startFaultServer(faults.json(200, { ok: true }))
     onTestFinished(s.close)
     const client = makeClient()

@@ -7,6 +7,7 @@
  */
 
 import type { Channel, TracingChannel } from 'node:diagnostics_channel'
+import { builtinModule } from '../builtins.js'
 import type { HttpRequest } from '../transport/request.js'
 
 /** The channel names paywire publishes on: a contract with subscribers. */
@@ -167,13 +168,7 @@ const points = new Map<Exclude<Name, Tracing>, Channel>()
  * core loads nothing, and a runtime without it simply has no telemetry.
  */
 function diagnostics(): Diagnostics | null {
-  if (loaded === undefined) {
-    try {
-      loaded = process.getBuiltinModule?.('node:diagnostics_channel') ?? null
-    } catch {
-      loaded = null
-    }
-  }
+  if (loaded === undefined) loaded = (builtinModule<Diagnostics>('node:diagnostics_channel') as Diagnostics) ?? null
   return loaded
 }
 

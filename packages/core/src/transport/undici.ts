@@ -17,6 +17,7 @@
  * bundlers see and include.
  */
 
+import { builtinModule } from '../builtins.js'
 import type { SocketModules } from './connector.js'
 
 /** The undici exports every request needs, and the Node modules its connections are opened with (connector.ts). */
@@ -65,15 +66,12 @@ export function loadTransport(): Transport | Promise<Transport> {
  * so a call's deadline and abort apply once they are loaded.
  */
 function requireUndici(): { readonly pool: Transport['Pool']; readonly client: Transport['Client'] } | undefined {
-  const getBuiltinModule = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process
-    ?.getBuiltinModule
-  if (typeof getBuiltinModule !== 'function') return undefined
+  const createRequire = builtinModule<typeof import('node:module')>('node:module')?.createRequire
+  if (typeof createRequire !== 'function') return undefined
   try {
-    const nodeModule = getBuiltinModule('node:module') as typeof import('node:module') | undefined
     // This module's own address, so undici resolves as this package's dependency (tsup writes the
     // CommonJS build's `import.meta.url` from its file name).
-    const require = nodeModule?.createRequire(import.meta.url)
-    if (require === undefined) return undefined
+    const require = createRequire(import.meta.url)
     return { pool: require('undici/lib/dispatcher/pool.js'), client: require('undici/lib/dispatcher/client.js') }
   } catch {
     return undefined
